@@ -1,0 +1,38 @@
+// Package searchattr names Cairn's custom Temporal search attributes, so the
+// Temporal UI and the API can filter executions by them.
+package searchattr
+
+import (
+	"go.temporal.io/api/enums/v1"
+	"go.temporal.io/sdk/temporal"
+)
+
+// Keys of Cairn's search attributes. All are keywords.
+var (
+	Kind      = temporal.NewSearchAttributeKeyKeyword("CairnKind")      // apply, dry-run, graph, destroy
+	Stack     = temporal.NewSearchAttributeKeyKeyword("CairnStack")     // stack id
+	Cluster   = temporal.NewSearchAttributeKeyKeyword("CairnCluster")   // cluster id
+	GraphType = temporal.NewSearchAttributeKeyKeyword("CairnGraphType") // graph type(s)
+	RetryOf   = temporal.NewSearchAttributeKeyKeyword("CairnRetryOf")   // execution id retried
+)
+
+// All lists every key with its type, for registration.
+func All() map[string]enums.IndexedValueType {
+	return map[string]enums.IndexedValueType{
+		Kind.GetName():      enums.INDEXED_VALUE_TYPE_KEYWORD,
+		Stack.GetName():     enums.INDEXED_VALUE_TYPE_KEYWORD,
+		Cluster.GetName():   enums.INDEXED_VALUE_TYPE_KEYWORD,
+		GraphType.GetName(): enums.INDEXED_VALUE_TYPE_KEYWORD,
+		RetryOf.GetName():   enums.INDEXED_VALUE_TYPE_KEYWORD,
+	}
+}
+
+// DevServerArgs are the dev server flags that pre-register the attributes
+// (`temporal server start-dev --search-attribute NAME=Keyword`).
+func DevServerArgs() []string {
+	var args []string
+	for name := range All() {
+		args = append(args, "--search-attribute", name+"=Keyword")
+	}
+	return args
+}

@@ -1,0 +1,73 @@
+package model
+
+// Node is one host of a cluster. Local nodes are served by the server's own
+// worker inside a directory of their own; agent nodes by `cairn agent`.
+type Node struct {
+	ID    string   `json:"id" yaml:"id"`
+	Name  string   `json:"name" yaml:"name"`
+	Roles []string `json:"roles" yaml:"roles"`
+	Mode  NodeMode `json:"mode,omitempty" yaml:"mode,omitempty"`
+}
+
+type NodeMode string
+
+const (
+	NodeLocal NodeMode = "local"
+	NodeAgent NodeMode = "agent"
+)
+
+// ControlPlane is the node name of steps with no node: the server's worker
+// host (Fuel's "master").
+const ControlPlane = "master"
+
+// Release owns release-level graphs.
+type Release struct {
+	ID          string `json:"id" yaml:"id"`
+	Name        string `json:"name" yaml:"name"`
+	Description string `json:"description,omitempty" yaml:"description,omitempty"`
+	CreatedAt   Time   `json:"createdAt" yaml:"createdAt"`
+	UpdatedAt   Time   `json:"updatedAt" yaml:"updatedAt"`
+}
+
+// Plugin owns plugin-level graphs.
+type Plugin struct {
+	ID          string `json:"id" yaml:"id"`
+	Name        string `json:"name" yaml:"name"`
+	Version     string `json:"version,omitempty" yaml:"version,omitempty"`
+	Description string `json:"description,omitempty" yaml:"description,omitempty"`
+	CreatedAt   Time   `json:"createdAt" yaml:"createdAt"`
+	UpdatedAt   Time   `json:"updatedAt" yaml:"updatedAt"`
+}
+
+// Cluster has a release, ordered attached plugins and nodes.
+type Cluster struct {
+	ID        string   `json:"id" yaml:"id"`
+	Name      string   `json:"name" yaml:"name"`
+	ReleaseID string   `json:"releaseId,omitempty" yaml:"releaseId,omitempty"`
+	PluginIDs []string `json:"pluginIds,omitempty" yaml:"pluginIds,omitempty"`
+	Nodes     []Node   `json:"nodes" yaml:"nodes"`
+	CreatedAt Time     `json:"createdAt" yaml:"createdAt"`
+	UpdatedAt Time     `json:"updatedAt" yaml:"updatedAt"`
+}
+
+// Node returns the node with the given id or name.
+func (c *Cluster) Node(idOrName string) *Node {
+	for i := range c.Nodes {
+		if c.Nodes[i].ID == idOrName || c.Nodes[i].Name == idOrName {
+			return &c.Nodes[i]
+		}
+	}
+	return nil
+}
+
+// TaskRun is a node's history entry: the last successful run of a task.
+type TaskRun struct {
+	ClusterID   string `json:"clusterId"`
+	NodeID      string `json:"nodeId"`
+	TaskID      string `json:"taskId"`
+	ExecutionID string `json:"executionId"`
+	// Digest is a hash of the task's resolved parameters, so a condition
+	// can ask whether anything changed since the last run.
+	Digest string `json:"digest"`
+	At     Time   `json:"at"`
+}

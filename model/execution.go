@@ -1,0 +1,58 @@
+package model
+
+// ExecutionKind is what a workflow run does.
+type ExecutionKind string
+
+const (
+	ExecApply   ExecutionKind = "apply"
+	ExecDryRun  ExecutionKind = "dry-run"
+	ExecGraph   ExecutionKind = "graph"
+	ExecDestroy ExecutionKind = "destroy"
+)
+
+// ExecutionStatus is the status of a whole execution as the API reports it.
+type ExecutionStatus string
+
+const (
+	ExecRunning    ExecutionStatus = "running"
+	ExecWaiting    ExecutionStatus = "waiting"
+	ExecCompleted  ExecutionStatus = "completed"
+	ExecFailed     ExecutionStatus = "failed"
+	ExecRolledBack ExecutionStatus = "rolled_back"
+	ExecCanceled   ExecutionStatus = "canceled"
+)
+
+// OnFailure decides what an execution does when a step fails.
+type OnFailure string
+
+const (
+	OnFailureRollback OnFailure = "rollback"
+	OnFailureStop     OnFailure = "stop"
+	OnFailureContinue OnFailure = "continue"
+	OnFailurePause    OnFailure = "pause"
+)
+
+// Decision is an operator's answer to a paused execution.
+type Decision string
+
+const (
+	DecisionRetry    Decision = "retry"
+	DecisionSkip     Decision = "skip"
+	DecisionRollback Decision = "rollback"
+	DecisionAbort    Decision = "abort"
+)
+
+// StepProgress is one step's live state, as the progress query returns it.
+type StepProgress struct {
+	ID        string       `json:"id"`
+	Kind      string       `json:"kind"`
+	Name      string       `json:"name"`
+	Node      string       `json:"node,omitempty"`
+	Action    Action       `json:"action,omitempty"`
+	Status    Status       `json:"status"`
+	Attempts  int          `json:"attempts"`
+	Error     string       `json:"error,omitempty"`
+	Changes   []AttrChange `json:"changes,omitempty"`
+	StartedAt *Time        `json:"startedAt,omitempty"`
+	EndedAt   *Time        `json:"endedAt,omitempty"`
+}

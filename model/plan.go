@@ -1,0 +1,137 @@
+package model
+
+// Action is what a step does (or would do, in a plan).
+type Action string
+
+const (
+	ActionCreate Action = "create"
+	ActionUpdate Action = "update"
+	ActionDelete Action = "delete"
+	ActionRun    Action = "run" // exec and Fuel tasks: runs, has no stored state
+	ActionNoop   Action = "noop"
+)
+
+// Status is a step's state in an execution.
+type Status string
+
+const (
+	StatusPending    Status = "pending"
+	StatusRunning    Status = "running"
+	StatusWaiting    Status = "waiting" // paused for an operator decision
+	StatusSucceeded  Status = "succeeded"
+	StatusFailed     Status = "failed"
+	StatusSkipped    Status = "skipped"
+	StatusDepFailed  Status = "dep_failed"
+	StatusRolledBack Status = "rolled_back"
+	StatusCanceled   Status = "canceled"
+)
+
+// Outcome is a Puppet-style result class of one resource.
+type Outcome string
+
+const (
+	OutcomeCreated   Outcome = "created"
+	OutcomeUpdated   Outcome = "updated"
+	OutcomeDeleted   Outcome = "deleted"
+	OutcomeUnchanged Outcome = "unchanged"
+	OutcomeFailed    Outcome = "failed"
+	OutcomeSkipped   Outcome = "skipped"
+)
+
+// AttrChange is one attribute's old and new value.
+type AttrChange struct {
+	Path string `json:"path" yaml:"path"`
+	Old  any    `json:"old,omitempty" yaml:"old,omitempty"`
+	New  any    `json:"new,omitempty" yaml:"new,omitempty"`
+}
+
+// PlanStep is one step of a plan.
+type PlanStep struct {
+	ID      string       `json:"id" yaml:"id"` // "kind/name" or "task@node"
+	Kind    string       `json:"kind" yaml:"kind"`
+	Name    string       `json:"name" yaml:"name"`
+	Node    string       `json:"node,omitempty" yaml:"node,omitempty"`
+	Action  Action       `json:"action" yaml:"action"`
+	Changes []AttrChange `json:"changes,omitempty" yaml:"changes,omitempty"`
+	Old     any          `json:"old,omitempty" yaml:"old,omitempty"`
+	New     any          `json:"new,omitempty" yaml:"new,omitempty"`
+	Error   string       `json:"error,omitempty" yaml:"error,omitempty"`
+}
+
+// Summary counts the steps of a plan by action.
+type Summary struct {
+	Create int `json:"create" yaml:"create"`
+	Update int `json:"update" yaml:"update"`
+	Delete int `json:"delete" yaml:"delete"`
+	Run    int `json:"run" yaml:"run"`
+	Noop   int `json:"noop" yaml:"noop"`
+}
+
+// Add counts one action.
+func (s *Summary) Add(a Action) {
+	switch a {
+	case ActionCreate:
+		s.Create++
+	case ActionUpdate:
+		s.Update++
+	case ActionDelete:
+		s.Delete++
+	case ActionRun:
+		s.Run++
+	default:
+		s.Noop++
+	}
+}
+
+// Changes reports whether applying the plan would change anything.
+func (s Summary) Changes() bool { return s.Create+s.Update+s.Delete+s.Run > 0 }
+
+// Plan is a dry-run's answer: what would change and what is missing.
+type Plan struct {
+	Summary        Summary    `json:"summary" yaml:"summary"`
+	Steps          []PlanStep `json:"steps" yaml:"steps"`
+	MissingEnvRefs []string   `json:"missingEnvRefs" yaml:"missingEnvRefs"`
+	MissingSecrets []string   `json:"missingSecrets" yaml:"missingSecrets"`
+}
+
+// Report is the Puppet-style account of a finished execution.
+type Report struct {
+	Created   int `json:"created" yaml:"created"`
+	Updated   int `json:"updated" yaml:"updated"`
+	Deleted   int `json:"deleted" yaml:"deleted"`
+	Unchanged int `json:"unchanged" yaml:"unchanged"`
+	Failed    int `json:"failed" yaml:"failed"`
+	Skipped   int `json:"skipped" yaml:"skipped"`
+	// Failures names each failed step with its error; CompensationFailures
+	// each compensation that itself failed during a rollback.
+	Failures             []StepError `json:"failures,omitempty" yaml:"failures,omitempty"`
+	CompensationFailures []StepError `json:"compensationFailures,omitempty" yaml:"compensationFailures,omitempty"`
+	RolledBack           bool        `json:"rolledBack,omitempty" yaml:"rolledBack,omitempty"`
+}
+
+// Count adds one outcome.
+func (r *Report) Count(o Outcome) {
+	switch o {
+	case OutcomeCreated:
+		r.Created++
+	case OutcomeUpdated:
+		r.Updated++
+	case OutcomeDeleted:
+		r.Deleted++
+	case OutcomeUnchanged:
+		r.Unchanged++
+	case OutcomeFailed:
+		r.Failed++
+	case OutcomeSkipped:
+		r.Skipped++
+	}
+}
+
+// Changed reports whether anything was created, updated or deleted.
+func (r Report) Changed() bool { return r.Created+r.Updated+r.Deleted > 0 }
+
+// StepError names a step and what went wrong with it.
+type StepError struct {
+	Step  string `json:"step" yaml:"step"`
+	Error string `json:"error" yaml:"error"`
+}

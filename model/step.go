@@ -1,0 +1,38 @@
+package model
+
+// Step is one vertex of an execution: a resource or a task expanded onto one
+// node. graphs builds steps; the executor runs them. A step is small and
+// JSON-friendly so the executor can persist large step lists in the store
+// and pass only ids through workflow history.
+type Step struct {
+	// ID is unique in the execution: "kind/name" for package resources
+	// (with "@node" when targeted at nodes), "task@node" for graph tasks.
+	ID   string `json:"id"`
+	Kind string `json:"kind"` // catalogue kind (lower case), e.g. "file", "exec"
+	Name string `json:"name"` // metadata.name or task id
+	// RecordKind is the kind as written in the package, kept for the stack
+	// record (pkger shows "Label", not "label").
+	RecordKind string `json:"recordKind,omitempty"`
+	Node       string `json:"node,omitempty"` // "" = control plane
+	Spec       Spec   `json:"spec,omitempty"`
+	// Deps are step ids that must succeed first; AnyOf groups are satisfied
+	// when one member succeeds (Fuel cross_depends policy any).
+	Deps  []string   `json:"deps,omitempty"`
+	AnyOf [][]string `json:"anyOf,omitempty"`
+	// Delete marks a step that removes a resource which left the package.
+	Delete bool `json:"delete,omitempty"`
+	// ID of the existing object from the stack record (http object id).
+	ObjectID     string `json:"objectId,omitempty"`
+	Associations []Ref  `json:"associations,omitempty"`
+	Meta         Meta   `json:"meta,omitempty"`
+	// Fuel run-time semantics.
+	Condition   string `json:"condition,omitempty"`
+	FailOnError *bool  `json:"failOnError,omitempty"`
+	Strategy    int    `json:"strategy,omitempty"` // max copies of this task at once; 0 = no cap
+	Task        string `json:"task,omitempty"`     // task id shared by the copies of a task
+	Skipped     bool   `json:"skipped,omitempty"`  // not selected: runs as a no-op, edges kept
+	Group       string `json:"group,omitempty"`    // group task this step belongs to (fault tolerance)
+}
+
+// FailsOnError reports fail_on_error, which defaults to true.
+func (s *Step) FailsOnError() bool { return s.FailOnError == nil || *s.FailOnError }

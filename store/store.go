@@ -1,0 +1,71 @@
+// Package store persists Cairn's state in SQL: stacks and package snapshots,
+// releases, plugins, clusters with nodes, graphs per owner and type, the
+// before-states kept for compensation, plans and node history. SQLite is the
+// default; PostgreSQL is used when the URL says so. Executions themselves
+// live in Temporal.
+package store
+
+import (
+	"context"
+	"errors"
+
+	"github.com/cairn-io/cairn/model"
+)
+
+// ErrNotFound is returned (wrapped) when a record does not exist.
+var ErrNotFound = errors.New("not found")
+
+// ErrConflict is returned (wrapped) when a record already exists.
+var ErrConflict = errors.New("conflict")
+
+// Store is everything Cairn keeps outside Temporal.
+type Store interface {
+	Close() error
+	Ping(ctx context.Context) error
+
+	// Stacks.
+	CreateStack(ctx context.Context, s *model.Stack) error // fills ID (if empty), CreatedAt, UpdatedAt
+	GetStack(ctx context.Context, id string) (*model.Stack, error)
+	ListStacks(ctx context.Context) ([]*model.Stack, error)
+	DeleteStack(ctx context.Context, id string) error
+	// WriteStackRecord replaces the stack's resources and snapshot hash as
+	// the result of execution execID. It is idempotent per execID: a second
+	// call with the same execID changes nothing. UpdatedAt moves only when
+	// changed is true.
+	WriteStackRecord(ctx context.Context, stackID, execID string, resources []model.StackResource, snapshotHash string, changed bool) (*model.Stack, error)
+
+	// Snapshots: immutable content by hash (sha256 hex). Put is idempotent.
+	PutSnapshot(ctx context.Context, kind string, content []byte) (hash string, err error)
+	GetSnapshot(ctx context.Context, hash string) (*model.Snapshot, error)
+
+	// Step data of an execution, keyed by (execID, stepID): the state read
+	// before a change (for compensation) and the step's plan/report entry.
+	// Values are opaque bytes; Put is an idempotent upsert.
+	PutStepData(ctx context.Context, execID, stepID, kind string, data []byte) error
+	GetStepData(ctx context.Context, execID, stepID, kind string) ([]byte, error)
+	ListStepData(ctx context.Context, execID, kind string) (map[string][]byte, error)
+
+	// Releases, plugins, clusters.
+	PutRelease(ctx context.Context, r *model.Release) error // create or update by ID
+	GetRelease(ctx context.Context, id string) (*model.Release, error)
+	ListReleases(ctx context.Context) ([]*model.Release, error)
+	DeleteRelease(ctx context.Context, id string) error // deletes its graphs
+	PutPlugin(ctx context.Context, p *model.Plugin) error
+	GetPlugin(ctx context.Context, id string) (*model.Plugin, error)
+	ListPlugins(ctx context.Context) ([]*model.Plugin, error)
+	DeletePlugin(ctx context.Context, id string) error
+	PutCluster(ctx context.Context, c *model.Cluster) error // nodes and plugin order replaced whole
+	GetCluster(ctx context.Context, id string) (*model.Cluster, error)
+	ListClusters(ctx context.Context) ([]*model.Cluster, error)
+	DeleteCluster(ctx context.Context, id string) error
+
+	// Graphs: at most one per (layer, owner, type); Put replaces it whole.
+	PutGraph(ctx context.Context, g *model.StoredGraph) error
+	GetGraph(ctx context.Context, layer model.Layer, ownerID, graphType string) (*model.StoredGraph, error)
+	ListGraphs(ctx context.Context, layer model.Layer, ownerID string) ([]*model.StoredGraph, error)
+	DeleteGraph(ctx context.Context, layer model.Layer, ownerID, graphType string) error
+
+	// Node history: the last successful run of a task on a node.
+	RecordTaskRun(ctx context.Context, run model.TaskRun) error
+	LastTaskRun(ctx context.Context, clusterID, nodeID, taskID string) (*model.TaskRun, error)
+}
