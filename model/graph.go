@@ -47,7 +47,14 @@ type Task struct {
 	Parameters      map[string]any `json:"parameters,omitempty" yaml:"parameters,omitempty"`
 	Meta            Meta           `json:"meta,omitempty" yaml:"meta,omitempty"`
 	Extra           map[string]any `json:"-" yaml:"-"`
-	Pos             Position       `json:"-" yaml:"-"`
+	// Nulls lists the top-level fields the document set to an explicit
+	// null, which a layer merge treats as "remove this field". Explicit
+	// nulls inside Parameters stay as nil values in the map.
+	Nulls []string `json:"-" yaml:"-"`
+	// Layer and Owner say where the task came from after a merge.
+	Layer Layer    `json:"-" yaml:"-"`
+	Owner string   `json:"-" yaml:"-"`
+	Pos   Position `json:"-" yaml:"-"`
 }
 
 // FailsOnError reports Fuel's fail_on_error, which defaults to true.

@@ -1,6 +1,9 @@
 package model
 
-import "time"
+import (
+	"encoding/json"
+	"time"
+)
 
 // Time is a UTC timestamp that renders as RFC 3339 with nanoseconds.
 type Time = time.Time
@@ -26,7 +29,42 @@ type StackResource struct {
 	ID           string        `json:"id" yaml:"id"`
 	PkgName      string        `json:"pkgName" yaml:"pkgName"`
 	Node         string        `json:"node,omitempty" yaml:"node,omitempty"`
+	// Associations is nil when the resource never had any (the key is left
+	// out) and empty when they were removed (rendered as []), as pkger's
+	// stack records show.
 	Associations []Association `json:"associations,omitempty" yaml:"associations,omitempty"`
+}
+
+// MarshalJSON keeps the nil/empty distinction of Associations.
+func (r StackResource) MarshalJSON() ([]byte, error) {
+	type plain StackResource
+	if r.Associations != nil && len(r.Associations) == 0 {
+		return json.Marshal(struct {
+			plain
+			Associations []Association `json:"associations"`
+		}{plain(r), []Association{}})
+	}
+	return json.Marshal(plain(r))
+}
+
+// UnmarshalJSON restores an explicit empty Associations list.
+func (r *StackResource) UnmarshalJSON(b []byte) error {
+	type plain StackResource
+	var p plain
+	if err := json.Unmarshal(b, &p); err != nil {
+		return err
+	}
+	var probe struct {
+		Associations json.RawMessage `json:"associations"`
+	}
+	if err := json.Unmarshal(b, &probe); err != nil {
+		return err
+	}
+	if p.Associations == nil && len(probe.Associations) > 0 && string(probe.Associations) != "null" {
+		p.Associations = []Association{}
+	}
+	*r = StackResource(p)
+	return nil
 }
 
 // Association is a recorded link to another resource of the stack.
