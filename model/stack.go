@@ -24,11 +24,11 @@ type Stack struct {
 
 // StackResource is the record of one resource a stack manages.
 type StackResource struct {
-	APIVersion   string        `json:"apiVersion,omitempty" yaml:"apiVersion,omitempty"`
-	Kind         string        `json:"kind" yaml:"kind"`
-	ID           string        `json:"id" yaml:"id"`
-	PkgName      string        `json:"pkgName" yaml:"pkgName"`
-	Node         string        `json:"node,omitempty" yaml:"node,omitempty"`
+	APIVersion string `json:"apiVersion,omitempty" yaml:"apiVersion,omitempty"`
+	Kind       string `json:"kind" yaml:"kind"`
+	ID         string `json:"id" yaml:"id"`
+	PkgName    string `json:"pkgName" yaml:"pkgName"`
+	Node       string `json:"node,omitempty" yaml:"node,omitempty"`
 	// Associations is nil when the resource never had any (the key is left
 	// out) and empty when they were removed (rendered as []), as pkger's
 	// stack records show.
