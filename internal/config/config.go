@@ -1,0 +1,185 @@
+// Package config is Cairn's configuration: every setting has a CAIRN_*
+// environment variable and a flag of the same meaning. The table of
+// variables is data, so the docs, `cairn server --help` and the check of
+// docker-compose.yml all read the same names.
+package config
+
+import (
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Var describes one setting.
+type Var struct {
+	Name    string // environment variable
+	Flag    string // command-line flag
+	Default string
+	Usage   string
+}
+
+// Vars lists every setting Cairn reads.
+var Vars = []Var{
+	{"CAIRN_TEMPORAL_ADDRESS", "temporal-address", "127.0.0.1:7233", "Temporal frontend host:port"},
+	{"CAIRN_TEMPORAL_NAMESPACE", "temporal-namespace", "default", "Temporal namespace"},
+	{"CAIRN_TASK_QUEUE", "task-queue", "cairn", "task queue of the server's worker (the control plane)"},
+	{"CAIRN_TEMPORAL_UI_URL", "temporal-ui-url", "http://127.0.0.1:8233", "base URL of the Temporal UI, for links"},
+	{"CAIRN_DATA_DIR", "data-dir", ".data", "directory for the SQLite database and local nodes' roots"},
+	{"CAIRN_DATABASE_URL", "database-url", "", "postgres://… for PostgreSQL; empty for SQLite in the data dir"},
+	{"CAIRN_API_ADDR", "api-addr", "127.0.0.1:8080", "HTTP API listen address"},
+	{"CAIRN_API_TOKEN", "api-token", "", "bearer token required by the API (required to listen beyond loopback)"},
+	{"CAIRN_BODY_LIMIT", "body-limit", "10MB", "largest request body the API accepts"},
+	{"CAIRN_CODEC_KEY", "codec-key", "", "AES-256 key (hex or base64) sealing workflow payloads and stored states"},
+	{"CAIRN_SECRETS_FILE", "secrets-file", "", "YAML or JSON file of secrets for secretRef (CAIRN_SECRET_<KEY> works too)"},
+	{"CAIRN_KINDS_DIR", "kinds-dir", "", "directory of kind definitions (kind: Kind documents)"},
+	{"CAIRN_FETCH_SCHEMES", "fetch-schemes", "https,http,file", "URL schemes a stack's package URLs may use"},
+	{"CAIRN_FETCH_DIR", "fetch-dir", "", "directory file:// package URLs are confined to (empty: file URLs refused)"},
+	{"CAIRN_PARALLELISM", "parallelism", "10", "default steps in flight per execution"},
+	{"CAIRN_WORKER_POLLERS", "worker-pollers", "8", "task pollers per worker"},
+	{"CAIRN_CLUSTER", "cluster", "", "agent: the cluster this node belongs to"},
+	{"CAIRN_NODE", "node", "", "agent: the node this agent serves"},
+	{"CAIRN_NODE_ROOT", "node-root", "", "agent: confine the node's paths to this directory (empty: the host's filesystem)"},
+	{"CAIRN_SERVER", "server", "http://127.0.0.1:8080", "CLI: base URL of the Cairn API"},
+	{"CAIRN_LOG_LEVEL", "log-level", "info", "debug, info, warn or error"},
+	{"CAIRN_LOG_FORMAT", "log-format", "", "json or text (default: text on a terminal, json otherwise)"},
+}
+
+// Lookup finds a variable by environment name.
+func Lookup(name string) (Var, bool) {
+	for _, v := range Vars {
+		if v.Name == name {
+			return v, true
+		}
+	}
+	return Var{}, false
+}
+
+// Config is the resolved configuration.
+type Config struct {
+	TemporalAddress   string
+	TemporalNamespace string
+	TaskQueue         string
+	TemporalUIURL     string
+	DataDir           string
+	DatabaseURL       string
+	APIAddr           string
+	APIToken          string
+	BodyLimit         int64
+	CodecKey          string
+	SecretsFile       string
+	KindsDir          string
+	FetchSchemes      []string
+	FetchDir          string
+	Parallelism       int
+	WorkerPollers     int
+	Cluster           string
+	Node              string
+	NodeRoot          string
+	Server            string
+	LogLevel          string
+	LogFormat         string
+	ShutdownTimeout   time.Duration
+}
+
+// Values maps each variable to its value: the environment (through
+// getenv) over the defaults.
+func Values(getenv func(string) string) map[string]string {
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	out := make(map[string]string, len(Vars))
+	for _, v := range Vars {
+		out[v.Name] = v.Default
+		if s := getenv(v.Name); s != "" {
+			out[v.Name] = s
+		}
+	}
+	return out
+}
+
+// Load resolves a Config from values keyed by variable name (see Values;
+// flags override entries before calling Load).
+func Load(vals map[string]string) (*Config, error) {
+	c := &Config{
+		TemporalAddress:   vals["CAIRN_TEMPORAL_ADDRESS"],
+		TemporalNamespace: vals["CAIRN_TEMPORAL_NAMESPACE"],
+		TaskQueue:         vals["CAIRN_TASK_QUEUE"],
+		TemporalUIURL:     strings.TrimRight(vals["CAIRN_TEMPORAL_UI_URL"], "/"),
+		DataDir:           vals["CAIRN_DATA_DIR"],
+		DatabaseURL:       vals["CAIRN_DATABASE_URL"],
+		APIAddr:           vals["CAIRN_API_ADDR"],
+		APIToken:          vals["CAIRN_API_TOKEN"],
+		CodecKey:          vals["CAIRN_CODEC_KEY"],
+		SecretsFile:       vals["CAIRN_SECRETS_FILE"],
+		KindsDir:          vals["CAIRN_KINDS_DIR"],
+		FetchDir:          vals["CAIRN_FETCH_DIR"],
+		Cluster:           vals["CAIRN_CLUSTER"],
+		Node:              vals["CAIRN_NODE"],
+		NodeRoot:          vals["CAIRN_NODE_ROOT"],
+		Server:            strings.TrimRight(vals["CAIRN_SERVER"], "/"),
+		LogLevel:          vals["CAIRN_LOG_LEVEL"],
+		LogFormat:         vals["CAIRN_LOG_FORMAT"],
+		ShutdownTimeout:   10 * time.Second,
+	}
+	var err error
+	if c.BodyLimit, err = ParseSize(vals["CAIRN_BODY_LIMIT"]); err != nil {
+		return nil, fmt.Errorf("CAIRN_BODY_LIMIT: %w", err)
+	}
+	if c.Parallelism, err = positive(vals["CAIRN_PARALLELISM"]); err != nil {
+		return nil, fmt.Errorf("CAIRN_PARALLELISM: %w", err)
+	}
+	if c.WorkerPollers, err = positive(vals["CAIRN_WORKER_POLLERS"]); err != nil {
+		return nil, fmt.Errorf("CAIRN_WORKER_POLLERS: %w", err)
+	}
+	for _, s := range strings.Split(vals["CAIRN_FETCH_SCHEMES"], ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			c.FetchSchemes = append(c.FetchSchemes, strings.ToLower(s))
+		}
+	}
+	if c.DataDir != "" {
+		if abs, err := filepath.Abs(c.DataDir); err == nil {
+			c.DataDir = abs
+		}
+	}
+	if _, _, err := net.SplitHostPort(c.APIAddr); err != nil {
+		return nil, fmt.Errorf("CAIRN_API_ADDR %q: %w", c.APIAddr, err)
+	}
+	return c, nil
+}
+
+// NodeRootFor is a local node's own root directory under the data dir.
+func (c *Config) NodeRootFor(cluster, node string) string {
+	return filepath.Join(c.DataDir, "nodes", cluster, node)
+}
+
+func positive(s string) (int, error) {
+	n, err := strconv.Atoi(s)
+	if err != nil || n <= 0 {
+		return 0, fmt.Errorf("want a positive integer, got %q", s)
+	}
+	return n, nil
+}
+
+// ParseSize reads "10MB", "512KiB", "1048576".
+func ParseSize(s string) (int64, error) {
+	s = strings.TrimSpace(strings.ToUpper(s))
+	mult := int64(1)
+	for _, u := range []struct {
+		suffix string
+		mult   int64
+	}{{"GIB", 1 << 30}, {"MIB", 1 << 20}, {"KIB", 1 << 10}, {"GB", 1e9}, {"MB", 1e6}, {"KB", 1e3}, {"G", 1 << 30}, {"M", 1 << 20}, {"K", 1 << 10}, {"B", 1}} {
+		if strings.HasSuffix(s, u.suffix) {
+			s, mult = strings.TrimSpace(strings.TrimSuffix(s, u.suffix)), u.mult
+			break
+		}
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || n <= 0 {
+		return 0, fmt.Errorf("want a size like 10MB, got %q", s)
+	}
+	return n * mult, nil
+}
