@@ -5,6 +5,11 @@
 // data; the implementations live in package providers.
 package kinds
 
+import (
+	"path"
+	"strings"
+)
+
 // AttrKind classifies an attribute the Puppet way.
 type AttrKind string
 
@@ -33,6 +38,32 @@ type AutoEdge struct {
 	Match string `json:"match" yaml:"match"`
 }
 
+// Matches reports whether a resource whose attribute From has value from
+// depends on a resource whose attribute Attr has value attr. Paths compare
+// cleaned: "parent-path" holds when from lies strictly below attr
+// ("/srv/app/motd" below "/srv/app"), "equal" when they are the same.
+func (e AutoEdge) Matches(from, attr string) bool {
+	if from == "" || attr == "" {
+		return false
+	}
+	switch e.Match {
+	case "equal":
+		return cleanPath(from) == cleanPath(attr)
+	case "parent-path":
+		f, a := cleanPath(from), cleanPath(attr)
+		if f == a {
+			return false
+		}
+		if a == "/" {
+			return strings.HasPrefix(f, "/")
+		}
+		return strings.HasPrefix(f, a+"/")
+	}
+	return false
+}
+
+func cleanPath(p string) string { return path.Clean(p) }
+
 // Kind describes one resource kind.
 type Kind struct {
 	// Name is the catalogue spelling; lookups are case-insensitive.
@@ -56,6 +87,11 @@ type Kind struct {
 	Structural bool `json:"structural,omitempty" yaml:"structural,omitempty"`
 	// TaskTypes are Fuel task types mapped to this kind ("shell" → exec).
 	TaskTypes []string `json:"taskTypes,omitempty" yaml:"taskTypes,omitempty"`
+	// Verbatim names attributes that are templates of their own (a file's
+	// template, rendered with its vars): expression resolution must copy
+	// them unrendered (pass them as expr.Context.Verbatim) and whoever
+	// writes the file renders them with expr.Render.
+	Verbatim []string `json:"verbatim,omitempty" yaml:"verbatim,omitempty"`
 }
 
 // LinkSpec describes sub-objects linking an http object to others (pkger

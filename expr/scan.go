@@ -1,0 +1,146 @@
+package expr
+
+import (
+	"text/template/parse"
+)
+
+// Issue is a problem found in a spec without evaluating it: a malformed
+// reference or a template that does not parse. Path is dotted with list
+// indexes in brackets ("headers.Authorization", "argv[1]").
+type Issue struct {
+	Path    string
+	Message string
+}
+
+// CheckSpec finds malformed references and unparsable templates anywhere
+// in spec, every one of them, in path order.
+func CheckSpec(spec map[string]any) []Issue {
+	var issues []Issue
+	for _, k := range sortedKeys(spec) {
+		checkValue(spec[k], k, &issues)
+	}
+	return issues
+}
+
+// CheckValue is CheckSpec for one value at path.
+func CheckValue(v any, path string) []Issue {
+	var issues []Issue
+	checkValue(v, path, &issues)
+	return issues
+}
+
+func checkValue(v any, path string, issues *[]Issue) {
+	switch x := v.(type) {
+	case string:
+		if err := Check(x); err != nil {
+			*issues = append(*issues, Issue{Path: path, Message: "invalid expression: " + err.Error()})
+		}
+	case map[string]any:
+		switch Classify(x) {
+		case EnvRef:
+			if _, err := parseEnvRef(x[EnvRefKey]); err != nil {
+				*issues = append(*issues, Issue{Path: path, Message: err.Error()})
+			}
+			return
+		case SecretRef:
+			if _, err := parseSecretRef(x[SecretRefKey]); err != nil {
+				*issues = append(*issues, Issue{Path: path, Message: err.Error()})
+			}
+			return
+		}
+		for _, k := range sortedKeys(x) {
+			checkValue(x[k], JoinPath(path, k), issues)
+		}
+	case []any:
+		for i, item := range x {
+			checkValue(item, IndexPath(path, i), issues)
+		}
+	}
+}
+
+// Scan discovers statically what spec refers to: env variables (envRef keys
+// and env "KEY" calls), secrets (secretRef keys and secret "KEY" calls) and
+// dependencies (.deps.NAME, dep "NAME" and index .deps "NAME"). Each list is
+// sorted and unique; templates that do not parse are skipped (CheckSpec
+// reports them).
+func Scan(spec map[string]any) (env, secrets, deps []string) {
+	s := scanner{env: stringSet{}, secrets: stringSet{}, deps: stringSet{}}
+	for _, v := range spec {
+		s.value(v)
+	}
+	return s.env.sorted(), s.secrets.sorted(), s.deps.sorted()
+}
+
+// ScanString is Scan for one template string or condition source.
+func ScanString(src string) (env, secrets, deps []string) {
+	s := scanner{env: stringSet{}, secrets: stringSet{}, deps: stringSet{}}
+	s.template(src)
+	return s.env.sorted(), s.secrets.sorted(), s.deps.sorted()
+}
+
+type scanner struct {
+	env, secrets, deps stringSet
+}
+
+func (s *scanner) value(v any) {
+	switch x := v.(type) {
+	case string:
+		s.template(x)
+	case map[string]any:
+		switch Classify(x) {
+		case EnvRef:
+			if r, err := parseEnvRef(x[EnvRefKey]); err == nil {
+				s.env.add(r.Key)
+			}
+			return
+		case SecretRef:
+			if k, err := parseSecretRef(x[SecretRefKey]); err == nil {
+				s.secrets.add(k)
+			}
+			return
+		}
+		for _, item := range x {
+			s.value(item)
+		}
+	case []any:
+		for _, item := range x {
+			s.value(item)
+		}
+	}
+}
+
+func (s *scanner) template(src string) {
+	if !IsTemplate(src) {
+		return
+	}
+	tree, err := parseTree(src, staticNames())
+	if err != nil {
+		return
+	}
+	walk(tree.Root, func(n parse.Node) {
+		switch x := n.(type) {
+		case *parse.CommandNode:
+			if k, ok := literalCall(x, "env"); ok {
+				s.env.add(k)
+			}
+			if k, ok := literalCall(x, "secret"); ok {
+				s.secrets.add(k)
+			}
+			if k, ok := literalCall(x, "dep"); ok {
+				s.deps.add(k)
+			}
+			// index .deps "NAME"
+			if isCall(x, "index") && len(x.Args) >= 3 {
+				if f, ok := x.Args[1].(*parse.FieldNode); ok && len(f.Ident) == 1 && f.Ident[0] == "deps" {
+					if str, ok := x.Args[2].(*parse.StringNode); ok {
+						s.deps.add(str.Text)
+					}
+				}
+			}
+		case *parse.FieldNode:
+			if len(x.Ident) >= 2 && x.Ident[0] == "deps" {
+				s.deps.add(x.Ident[1])
+			}
+		}
+	})
+}

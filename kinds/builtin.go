@@ -1,0 +1,272 @@
+package kinds
+
+import (
+	"embed"
+	"encoding/base64"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/cairn-io/cairn/expr"
+	"github.com/cairn-io/cairn/model"
+)
+
+//go:embed schemas/*.json
+var schemaFiles embed.FS
+
+// Built-in kind names.
+const (
+	KindFile      = "file"
+	KindDirectory = "directory"
+	KindExec      = "exec"
+	KindHTTP      = "http"
+	KindExternal  = "external"
+	KindGroup     = model.TaskGroup
+	KindStage     = model.TaskStage
+	KindSkipped   = model.TaskSkipped
+)
+
+// Fuel task types mapped onto built-in kinds.
+const (
+	TaskShell      = "shell"
+	TaskUploadFile = "upload_file"
+	TaskPuppet     = "puppet"
+)
+
+// AutoEdge matches.
+const (
+	MatchParentPath = "parent-path"
+	MatchEqual      = "equal"
+)
+
+// builtin compiles the built-in kinds once per process: the result is
+// never modified (Builtin hands out clones), so sharing it is safe.
+var builtin = sync.OnceValues(buildBuiltin)
+
+// Builtin returns a new catalogue of the eight built-in kinds (file,
+// directory, exec, http, external, group, stage, skipped) and the Fuel task
+// types shell, upload_file and puppet.
+func Builtin() *Catalogue {
+	c, err := builtin()
+	if err != nil {
+		// The schemas are part of the program; a broken one is a bug.
+		panic(fmt.Sprintf("kinds: built-in catalogue: %v", err))
+	}
+	return c.Clone()
+}
+
+func buildBuiltin() (*Catalogue, error) {
+	c := &Catalogue{kinds: map[string]*entry{}, tasks: map[string]*taskType{}}
+	parentDir := AutoEdge{Kind: KindDirectory, From: "path", Attr: "path", Match: MatchParentPath}
+	defs := []struct {
+		kind  Kind
+		file  string
+		rules func(map[string]any, string) []SpecError
+	}{
+		{Kind{
+			Name:        KindFile,
+			Description: "a file: content, base64 content or a template rendered with vars; mode; present or absent",
+			Attributes: map[string]AttrKind{
+				"path": Namevar, "content": Property, "contentBase64": Property, "template": Property,
+				"vars": Parameter, "mode": Property, "ensure": Property, "checksum": ReadOnly, "size": ReadOnly,
+			},
+			AutoEdges: []AutoEdge{parentDir},
+			TaskTypes: []string{TaskUploadFile},
+			Verbatim:  []string{"template"},
+		}, "file.json", fileRules},
+		{Kind{
+			Name:        KindDirectory,
+			Description: "a directory: mode; present or absent",
+			Attributes:  map[string]AttrKind{"path": Namevar, "mode": Property, "ensure": Property},
+			AutoEdges:   []AutoEdge{parentDir},
+		}, "directory.json", nil},
+		{Kind{
+			Name:        KindExec,
+			Description: "a command (sh -c) or argv, guarded by creates/unless/onlyif, with an optional undo",
+			Attributes: map[string]AttrKind{
+				"command": Parameter, "argv": Parameter, "env": Parameter, "cwd": Parameter, "timeout": Parameter,
+				"creates": Parameter, "unless": Parameter, "onlyif": Parameter, "undo": Parameter, "returns": Parameter,
+			},
+			AutoEdges: []AutoEdge{
+				{Kind: KindDirectory, From: "cwd", Attr: "path", Match: MatchEqual},
+				{Kind: KindDirectory, From: "cwd", Attr: "path", Match: MatchParentPath},
+			},
+			TaskTypes: []string{TaskShell, TaskPuppet},
+		}, "exec.json", execRules},
+		{Kind{
+			Name:        KindHTTP,
+			Description: "an object in a REST API: created in path, read/updated/deleted by id",
+			Attributes: map[string]AttrKind{
+				"body": Property, "links": Property,
+				"url": Parameter, "path": Parameter, "readPath": Parameter, "updatePath": Parameter, "deletePath": Parameter,
+				"headers": Parameter, "updateMethod": Parameter, "expect": Parameter, "listPath": Parameter, "listPointer": Parameter,
+				"idPointer": InitOnly, "id": ReadOnly,
+			},
+		}, "http.json", nil},
+		{Kind{
+			Name:        KindExternal,
+			Description: "a resource implemented by a program speaking JSON on stdin/stdout (the Deployster protocol)",
+			Attributes: map[string]AttrKind{
+				"program": Parameter, "image": Parameter, "env": Parameter, "timeout": Parameter, "config": Property,
+			},
+		}, "external.json", externalRules},
+		{Kind{Name: KindGroup, Description: "a Fuel group: orders its member tasks, changes nothing", Structural: true}, "structural.json", nil},
+		{Kind{Name: KindStage, Description: "a Fuel stage: an ordering point, changes nothing", Structural: true}, "structural.json", nil},
+		{Kind{Name: KindSkipped, Description: "a disabled task: keeps its edges, runs nothing", Structural: true}, "structural.json", nil},
+	}
+	for _, d := range defs {
+		schema, err := schemaFiles.ReadFile("schemas/" + d.file)
+		if err != nil {
+			return nil, err
+		}
+		d.kind.Schema = schema
+		v, err := compileSchema(d.kind.Name, schema, d.rules)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", d.kind.Name, err)
+		}
+		c.kinds[d.kind.Name] = &entry{kind: d.kind, validator: v}
+	}
+	tasks := []struct {
+		name, base, file string
+		rules            func(map[string]any, string) []SpecError
+		toBase           func(map[string]any) (map[string]any, model.Meta)
+	}{
+		{TaskShell, KindExec, "shell.json", shellRules, shellToExec},
+		{TaskUploadFile, KindFile, "upload_file.json", uploadFileRules, uploadFileToFile},
+		{TaskPuppet, KindExec, "puppet.json", timeoutRule, puppetToExec},
+	}
+	for _, t := range tasks {
+		schema, err := schemaFiles.ReadFile("schemas/" + t.file)
+		if err != nil {
+			return nil, err
+		}
+		v, err := compileSchema(t.name, schema, t.rules)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", t.name, err)
+		}
+		c.tasks[t.name] = &taskType{name: t.name, base: t.base, validator: v, toBase: t.toBase}
+	}
+	return c, nil
+}
+
+// set reports whether a field is present and not null.
+func set(spec map[string]any, field string) bool {
+	v, ok := spec[field]
+	return ok && v != nil
+}
+
+// exactlyOne checks that exactly one (or, with optional, at most one) of
+// the fields is set.
+func exactlyOne(spec map[string]any, root string, optional bool, fields ...string) []SpecError {
+	var present []string
+	for _, f := range fields {
+		if set(spec, f) {
+			present = append(present, f)
+		}
+	}
+	quoted := make([]string, len(fields))
+	for i, f := range fields {
+		quoted[i] = strconv.Quote(f)
+	}
+	list := strings.Join(quoted, ", ")
+	switch {
+	case len(present) > 1:
+		return []SpecError{{Path: expr.JoinPath(root, present[1]), Message: fmt.Sprintf("set only one of %s (both %q and %q are set)", list, present[0], present[1])}}
+	case len(present) == 0 && !optional:
+		return []SpecError{{Path: root, Message: fmt.Sprintf("one of %s is required", list)}}
+	}
+	return nil
+}
+
+func fileRules(spec map[string]any, root string) []SpecError {
+	var errs []SpecError
+	if spec["ensure"] != "absent" {
+		errs = append(errs, exactlyOne(spec, root, true, "content", "contentBase64", "template")...)
+	}
+	if s, ok := spec["contentBase64"].(string); ok && !expr.IsDynamic(s) {
+		if _, err := base64.StdEncoding.DecodeString(s); err != nil {
+			errs = append(errs, SpecError{Path: expr.JoinPath(root, "contentBase64"), Message: "is not valid base64"})
+		}
+	}
+	if set(spec, "vars") && !set(spec, "template") {
+		errs = append(errs, SpecError{Path: expr.JoinPath(root, "vars"), Message: `vars are only used with "template"`})
+	}
+	return errs
+}
+
+func execRules(spec map[string]any, root string) []SpecError {
+	errs := exactlyOne(spec, root, false, "command", "argv")
+	return append(errs, timeoutRule(spec, root)...)
+}
+
+func externalRules(spec map[string]any, root string) []SpecError {
+	errs := exactlyOne(spec, root, false, "program", "image")
+	return append(errs, timeoutRule(spec, root)...)
+}
+
+func shellRules(spec map[string]any, root string) []SpecError {
+	errs := exactlyOne(spec, root, false, "cmd", "command", "argv")
+	return append(errs, timeoutRule(spec, root)...)
+}
+
+func uploadFileRules(spec map[string]any, root string) []SpecError {
+	if spec["ensure"] == "absent" {
+		return timeoutRule(spec, root)
+	}
+	errs := exactlyOne(spec, root, true, "data", "content", "contentBase64")
+	return append(errs, timeoutRule(spec, root)...)
+}
+
+func timeoutRule(spec map[string]any, root string) []SpecError {
+	v, ok := spec["timeout"]
+	if !ok || expr.IsDynamic(v) {
+		return nil
+	}
+	if _, isString := v.(string); !isString {
+		return nil // numbers are checked by the schema
+	}
+	if _, err := ParseTimeout(v); err != nil {
+		return []SpecError{{Path: expr.JoinPath(root, "timeout"), Message: err.Error()}}
+	}
+	return nil
+}
+
+// ParseTimeout reads a timeout given as seconds (a number or a numeric
+// string) or as a Go duration string ("90s", "1m30s").
+func ParseTimeout(v any) (time.Duration, error) {
+	var secs float64
+	switch x := v.(type) {
+	case nil:
+		return 0, nil
+	case float64:
+		secs = x
+	case float32:
+		secs = float64(x)
+	case int:
+		secs = float64(x)
+	case int64:
+		secs = float64(x)
+	case string:
+		s := strings.TrimSpace(x)
+		if f, err := strconv.ParseFloat(s, 64); err == nil {
+			secs = f
+			break
+		}
+		d, err := time.ParseDuration(s)
+		if err != nil {
+			return 0, fmt.Errorf("invalid timeout %q: want seconds or a duration such as \"90s\"", x)
+		}
+		if d < 0 {
+			return 0, fmt.Errorf("invalid timeout %q: negative", x)
+		}
+		return d, nil
+	default:
+		return 0, fmt.Errorf("invalid timeout: want seconds or a duration string, got %T", v)
+	}
+	if secs < 0 {
+		return 0, fmt.Errorf("invalid timeout %v: negative", secs)
+	}
+	return time.Duration(secs * float64(time.Second)), nil
+}
