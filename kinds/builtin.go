@@ -102,7 +102,7 @@ func buildBuiltin() (*Catalogue, error) {
 				"body": Property, "links": Property,
 				"url": Parameter, "path": Parameter, "readPath": Parameter, "updatePath": Parameter, "deletePath": Parameter,
 				"headers": Parameter, "updateMethod": Parameter, "expect": Parameter, "listPath": Parameter, "listPointer": Parameter,
-				"idPointer": InitOnly, "id": ReadOnly,
+				"idPointer": Parameter, "id": ReadOnly,
 			},
 		}, "http.json", nil},
 		{Kind{

@@ -322,7 +322,7 @@ func TestAttrKind(t *testing.T) {
 		{"http", "body", Property},
 		{"http", "url", Parameter},
 		{"http", "headers", Parameter},
-		{"http", "idPointer", InitOnly},
+		{"http", "idPointer", Parameter},
 		{"http", "id", ReadOnly},
 		{"external", "config", Property},
 		{"external", "program", Parameter},
