@@ -46,6 +46,10 @@ func runCommand(ctx context.Context, c command) (commandResult, error) {
 	cmd.Dir = c.Dir
 	cmd.Env = c.Env
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// A background child that keeps our pipes open (`daemon &`) must not
+	// hold the step until its timeout: stop waiting for output shortly
+	// after the command itself exits.
+	cmd.WaitDelay = 500 * time.Millisecond
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if c.Stdin != nil {
@@ -64,22 +68,23 @@ func runCommand(ctx context.Context, c command) (commandResult, error) {
 		<-done
 		res := commandResult{ExitCode: -1, Stdout: stdout.Bytes(), Stderr: stderr.Bytes()}
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			return res, fmt.Errorf("%s: %w after %s", c.Argv[0], errTimeout, c.Timeout)
+			if c.Timeout > 0 {
+				return res, fmt.Errorf("%s: %w after %s", c.Argv[0], errTimeout, c.Timeout)
+			}
+			return res, fmt.Errorf("%s: %w (deadline of the step)", c.Argv[0], errTimeout)
 		}
 		return res, ctx.Err()
 	}
 	res := commandResult{Stdout: stdout.Bytes(), Stderr: stderr.Bytes()}
 	var exitErr *exec.ExitError
 	switch {
-	case waitErr == nil:
+	case waitErr == nil, errors.Is(waitErr, exec.ErrWaitDelay):
+		// Children left running in the background are the command's
+		// business (a service it started), so they are not killed.
 	case errors.As(waitErr, &exitErr):
 		res.ExitCode = exitErr.ExitCode()
 	default:
 		return res, fmt.Errorf("wait %s: %w", c.Argv[0], waitErr)
 	}
-	// The group may still hold background children that inherited our
-	// pipes; they are the command's business once it exited, but a timeout
-	// should not leave them behind either.
-	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 	return res, nil
 }

@@ -1,0 +1,390 @@
+package providers
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/cairn-io/cairn/kinds"
+	"github.com/cairn-io/cairn/model"
+)
+
+// Request is one resource for the engine to converge.
+type Request struct {
+	// Kind is the provider's kind (a derived catalogue kind's base).
+	Kind string `json:"kind"`
+	Name string `json:"name"`
+	// Spec is the resolved spec of the base kind: no references left.
+	Spec model.Spec `json:"spec,omitempty"`
+	Node Node       `json:"node"`
+	// ObjectID is the id the stack recorded for the object, if any; a
+	// delete whose spec is gone finds the object by it.
+	ObjectID string `json:"objectId,omitempty"`
+	// Delete removes the object (it left the package).
+	Delete bool `json:"delete,omitempty"`
+	// Noop reads and diffs but changes nothing.
+	Noop bool `json:"noop,omitempty"`
+}
+
+// Change is what one Converge did, or in noop would do. It is persisted
+// for compensation, so it survives a JSON round trip.
+type Change struct {
+	// Action is what was (or, with Noop, would be) done.
+	Action  model.Action       `json:"action"`
+	Outcome model.Outcome      `json:"outcome"`
+	Changes []model.AttrChange `json:"changes,omitempty"`
+	Before  State              `json:"before"`
+	After   State              `json:"after"`
+	// Noop marks a change that was only reported, never made.
+	Noop bool `json:"noop,omitempty"`
+	// Irreversible marks a change compensation cannot undo (an exec that
+	// ran without an undo command).
+	Irreversible bool `json:"irreversible,omitempty"`
+	// Report is one Puppet-style line: "file/motd: content changed
+	// {sha256}… → {sha256}…".
+	Report string `json:"report"`
+}
+
+// ErrIrreversible is returned by compensating a change that cannot be
+// undone; the change carried Irreversible.
+var ErrIrreversible = errors.New("change cannot be undone")
+
+// Converge brings one resource to its spec, in one call (mgmt's
+// CheckApply): canonicalize the spec, read the current state, diff the two,
+// and apply or delete unless Noop. A converged resource is left untouched,
+// so running it twice is running it once. On failure the returned Change
+// has Outcome failed and Before set when the read got that far.
+func (r *Registry) Converge(ctx context.Context, req Request) (Change, error) {
+	p, ok := r.Get(req.Kind)
+	if !ok {
+		return failedChange(strings.ToLower(req.Kind)+"/"+req.Name, Change{}, configErrorf("", "unknown kind %q", req.Kind))
+	}
+	title := strings.ToLower(req.Kind) + "/" + req.Name
+	env := Env{Node: req.Node, Name: req.Name, ObjectID: req.ObjectID, Noop: req.Noop}
+	planner, plans := p.(Planner)
+	if req.Delete && plans {
+		// Kinds that plan their own action (exec, structural) leave no
+		// object behind, so removing one has nothing to delete.
+		return Change{Action: model.ActionNoop, Outcome: model.OutcomeUnchanged, Noop: req.Noop, Report: title + ": unchanged"}, nil
+	}
+	want, err := r.canonical(p, req)
+	if err != nil {
+		return failedChange(title, Change{Noop: req.Noop}, err)
+	}
+	have, err := p.Read(ctx, env, want)
+	if err != nil {
+		return failedChange(title, Change{Noop: req.Noop}, fmt.Errorf("read: %w", err))
+	}
+	ch := Change{Before: have, After: have, Noop: req.Noop}
+	remove := req.Delete || want["ensure"] == "absent"
+	switch {
+	case plans:
+		ch.Action = planner.Plan(want, have)
+	case remove && !have.Exists:
+		ch.Action = model.ActionNoop
+	case remove:
+		ch.Action = model.ActionDelete
+		ch.Changes = r.deleteChanges(p, req.Kind, have)
+	case !have.Exists:
+		ch.Action = model.ActionCreate
+		ch.Changes = r.createChanges(p, req.Kind, want)
+	default:
+		ch.Changes, err = r.diff(p, req.Kind, want, have)
+		if err != nil {
+			return failedChange(title, ch, err)
+		}
+		ch.Action = model.ActionUpdate
+		if len(ch.Changes) == 0 {
+			ch.Action = model.ActionNoop
+		}
+	}
+	if ch.Action == model.ActionNoop || ch.Action == "" {
+		ch.Action = model.ActionNoop
+		ch.Outcome = model.OutcomeUnchanged
+		ch.Report = title + ": unchanged" + skipReason(have)
+		return ch, nil
+	}
+	if c, ok := p.(Compensator); ok && !c.Reversible(want) {
+		ch.Irreversible = true
+	}
+	if req.Noop {
+		ch.Outcome = model.OutcomeUnchanged
+		ch.Report = report(title, ch)
+		return ch, nil
+	}
+	switch ch.Action {
+	case model.ActionDelete:
+		del := p.Delete
+		if sd, ok := p.(SpecDeleter); ok {
+			del = func(ctx context.Context, env Env, have State) error { return sd.DeleteSpec(ctx, env, want, have) }
+		}
+		if err := del(ctx, env, have); err != nil {
+			return failedChange(title, ch, fmt.Errorf("delete: %w", err))
+		}
+		ch.After = State{ID: have.ID}
+		ch.Outcome = model.OutcomeDeleted
+	default:
+		after, err := p.Apply(ctx, env, want, have)
+		if err != nil {
+			if after.Exists || after.Outputs != nil {
+				ch.After = after // what a failed run left: an exec's exit code and output
+			}
+			return failedChange(title, ch, fmt.Errorf("%s: %w", ch.Action, err))
+		}
+		ch.After = after
+		ch.Outcome = model.OutcomeUpdated
+		if ch.Action == model.ActionCreate {
+			ch.Outcome = model.OutcomeCreated
+		}
+		// An exec that ran changed something it does not describe: Puppet
+		// counts it as a change, and so does the report.
+	}
+	ch.Report = report(title, ch)
+	return ch, nil
+}
+
+// Compensate undoes ch, which Converge returned for req, from ch.Before:
+// a created object is deleted, an updated one gets its previous attributes
+// (a file its bytes and mode) back, a deleted one is recreated. A kind that
+// implements Compensator undoes the change itself (exec runs undo).
+// Compensation converges to the previous state, so it is idempotent; a
+// noop or unchanged change needs none.
+func (r *Registry) Compensate(ctx context.Context, req Request, ch Change) error {
+	if ch.Noop || ch.Action == "" || ch.Action == model.ActionNoop || ch.Outcome == model.OutcomeUnchanged {
+		return nil
+	}
+	p, ok := r.Get(req.Kind)
+	if !ok {
+		return configErrorf("", "unknown kind %q", req.Kind)
+	}
+	title := strings.ToLower(req.Kind) + "/" + req.Name
+	if c, ok := p.(Compensator); ok {
+		want, err := r.canonical(p, req)
+		if err != nil {
+			return fmt.Errorf("compensate %s: %w", title, err)
+		}
+		env := Env{Node: req.Node, Name: req.Name, ObjectID: firstNonEmpty(req.ObjectID, ch.After.ID, ch.Before.ID)}
+		if err := c.Compensate(ctx, env, want, ch); err != nil {
+			return fmt.Errorf("compensate %s: %w", title, err)
+		}
+		return nil
+	}
+	undo := Request{Kind: req.Kind, Name: req.Name, Node: req.Node}
+	if !ch.Before.Exists {
+		// It did not exist before: remove what the change created.
+		undo.Spec = req.Spec
+		undo.ObjectID = firstNonEmpty(ch.After.ID, ch.Before.ID, req.ObjectID)
+		undo.Delete = true
+	} else {
+		spec, err := r.restoreSpec(p, req.Kind, ch.Before)
+		if err != nil {
+			return fmt.Errorf("compensate %s: %w", title, err)
+		}
+		undo.Spec = spec
+		undo.ObjectID = firstNonEmpty(ch.Before.ID, req.ObjectID)
+	}
+	if _, err := r.Converge(ctx, undo); err != nil {
+		return fmt.Errorf("compensate %s: %w", title, err)
+	}
+	return nil
+}
+
+// canonical normalizes and canonicalizes a request's spec. A delete whose
+// spec is gone (the resource left the package) is found by ObjectID alone.
+func (r *Registry) canonical(p Provider, req Request) (model.Spec, error) {
+	spec := NormalizeSpec(req.Spec)
+	if req.Delete && len(spec) == 0 {
+		return spec, nil
+	}
+	want, err := p.Canonicalize(spec)
+	if err != nil {
+		if !IsConfigError(err) {
+			err = &ConfigError{Err: err}
+		}
+		return nil, fmt.Errorf("invalid spec: %w", err)
+	}
+	return want, nil
+}
+
+// restoreSpec is the spec that recreates before.
+func (r *Registry) restoreSpec(p Provider, kind string, before State) (model.Spec, error) {
+	if rs, ok := p.(Restorer); ok {
+		return rs.RestoreSpec(before)
+	}
+	spec := model.Spec{}
+	for k, v := range before.Attrs {
+		if r.attrKind(p, kind, k) != kinds.ReadOnly {
+			spec[k] = v
+		}
+	}
+	return spec, nil
+}
+
+// diff compares the attributes want sets with have's. Read-only and
+// parameter attributes are ignored (they are not state the spec controls),
+// as are the namevar (it chose the object) and ensure (existence decides
+// create or delete). An init-only attribute that differs is an error.
+func (r *Registry) diff(p Provider, kind string, want model.Spec, have State) ([]model.AttrChange, error) {
+	var changes []model.AttrChange
+	for _, k := range sortedKeys(want) {
+		if k == "ensure" {
+			continue
+		}
+		ak := r.attrKind(p, kind, k)
+		switch ak {
+		case kinds.ReadOnly, kinds.Parameter, kinds.Namevar:
+			continue
+		}
+		w := diffValue(p, k, want[k])
+		h := have.Attrs[k]
+		if EqualValues(w, h) {
+			continue
+		}
+		if ak == kinds.InitOnly {
+			return nil, configErrorf(k, "init-only attribute cannot change on an existing object (%s → %s); recreate the resource instead", showValue(h), showValue(w))
+		}
+		changes = append(changes, model.AttrChange{Path: k, Old: h, New: w})
+	}
+	return changes, nil
+}
+
+// createChanges lists what a create sets.
+func (r *Registry) createChanges(p Provider, kind string, want model.Spec) []model.AttrChange {
+	var changes []model.AttrChange
+	for _, k := range sortedKeys(want) {
+		if k == "ensure" {
+			continue
+		}
+		switch r.attrKind(p, kind, k) {
+		case kinds.ReadOnly, kinds.Parameter:
+			continue
+		}
+		changes = append(changes, model.AttrChange{Path: k, New: diffValue(p, k, want[k])})
+	}
+	return changes
+}
+
+// deleteChanges lists what a delete removes.
+func (r *Registry) deleteChanges(p Provider, kind string, have State) []model.AttrChange {
+	var changes []model.AttrChange
+	for _, k := range sortedKeys(have.Attrs) {
+		if k == "ensure" {
+			continue
+		}
+		switch r.attrKind(p, kind, k) {
+		case kinds.ReadOnly, kinds.Parameter:
+			continue
+		}
+		changes = append(changes, model.AttrChange{Path: k, Old: have.Attrs[k]})
+	}
+	return changes
+}
+
+func diffValue(p Provider, attr string, v any) any {
+	if dv, ok := p.(DiffValuer); ok {
+		return dv.DiffValue(attr, v)
+	}
+	return v
+}
+
+func failedChange(title string, ch Change, err error) (Change, error) {
+	ch.Outcome = model.OutcomeFailed
+	ch.Report = title + ": failed: " + err.Error()
+	return ch, fmt.Errorf("%s: %w", title, err)
+}
+
+// report renders the one-line account of a change.
+func report(title string, ch Change) string {
+	var b strings.Builder
+	b.WriteString(title)
+	b.WriteString(": ")
+	would := ""
+	if ch.Noop {
+		would = "would "
+	}
+	switch ch.Action {
+	case model.ActionCreate:
+		b.WriteString(pick(ch.Noop, "would create", "created"))
+	case model.ActionDelete:
+		b.WriteString(pick(ch.Noop, "would delete", "deleted"))
+	case model.ActionRun:
+		b.WriteString(pick(ch.Noop, "would run", "ran"))
+		if code, ok := ch.After.Outputs["exitCode"]; ok && !ch.Noop {
+			fmt.Fprintf(&b, " (exit %v)", code)
+		}
+	case model.ActionUpdate:
+		for i, c := range ch.Changes {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			fmt.Fprintf(&b, "%s %schange%s %s → %s", c.Path, would, pick(ch.Noop, "", "d"), showValue(c.Old), showValue(c.New))
+		}
+	default:
+		b.WriteString(string(ch.Action))
+	}
+	if ch.Noop {
+		b.WriteString(" (noop)")
+	}
+	return b.String()
+}
+
+// skipReason tells why a resource that plans its own action did nothing
+// (an exec whose guard held).
+func skipReason(have State) string {
+	if s, ok := have.Outputs["skipped"].(string); ok && s != "" {
+		return " (" + s + ")"
+	}
+	return ""
+}
+
+// showValue renders a value for a report line, shortened.
+func showValue(v any) string {
+	var s string
+	switch x := v.(type) {
+	case nil:
+		return "absent"
+	case string:
+		s = x
+	default:
+		raw, err := json.Marshal(x)
+		if err != nil {
+			s = fmt.Sprint(x)
+		} else {
+			s = string(raw)
+		}
+	}
+	const maxLen = 80
+	if utf8.RuneCountInString(s) > maxLen {
+		s = string([]rune(s)[:maxLen-1]) + "…"
+	}
+	return s
+}
+
+func pick(cond bool, yes, no string) string {
+	if cond {
+		return yes
+	}
+	return no
+}
+
+func firstNonEmpty(ss ...string) string {
+	for _, s := range ss {
+		if s != "" {
+			return s
+		}
+	}
+	return ""
+}
+
+func sortedKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}

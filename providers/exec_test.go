@@ -1,0 +1,364 @@
+package providers
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/cairn-io/cairn/model"
+)
+
+// runCount is how many times the test command ran (one line each).
+func runCount(t *testing.T, root string) int {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(root, "runs"))
+	if errors.Is(err, os.ErrNotExist) {
+		return 0
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Count(string(b), "\n")
+}
+
+func TestExecGuards(t *testing.T) {
+	ctx := context.Background()
+	const cmd = "echo run >> runs"
+	tests := []struct {
+		name       string
+		setup      func(t *testing.T, root string)
+		spec       model.Spec
+		wantRun    bool
+		wantReason string
+	}{
+		{name: "no guard runs", spec: model.Spec{"command": cmd}, wantRun: true},
+		{name: "creates absent runs", spec: model.Spec{"command": cmd, "creates": "/done"}, wantRun: true},
+		{name: "creates present skips", setup: func(t *testing.T, root string) { mustWrite(t, filepath.Join(root, "done"), nil, 0o644) },
+			spec: model.Spec{"command": cmd, "creates": "/done"}, wantReason: "creates /done exists"},
+		{name: "unless exit 0 skips", spec: model.Spec{"command": cmd, "unless": "true"}, wantReason: "unless exited 0"},
+		{name: "unless exit 1 runs", spec: model.Spec{"command": cmd, "unless": "test -e flag"}, wantRun: true},
+		{name: "unless as argv", setup: func(t *testing.T, root string) { mustWrite(t, filepath.Join(root, "flag"), nil, 0o644) },
+			spec: model.Spec{"command": cmd, "unless": []any{"test", "-e", "flag"}}, wantReason: "unless exited 0"},
+		{name: "onlyif exit 0 runs", spec: model.Spec{"command": cmd, "onlyif": "true"}, wantRun: true},
+		{name: "onlyif exit 3 skips", spec: model.Spec{"command": cmd, "onlyif": "exit 3"}, wantReason: "onlyif exited 3"},
+		{name: "all guards pass", spec: model.Spec{"command": cmd, "creates": "/done", "unless": "false", "onlyif": "true"}, wantRun: true},
+		{name: "creates wins before commands", setup: func(t *testing.T, root string) { mustWrite(t, filepath.Join(root, "done"), nil, 0o644) },
+			spec: model.Spec{"command": cmd, "creates": "done", "onlyif": "echo guard >> runs"}, wantReason: "creates done exists"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := localRegistry(t)
+			node := localNode(t)
+			if tt.setup != nil {
+				tt.setup(t, node.Root)
+			}
+			req := Request{Kind: "exec", Name: "job", Node: node, Spec: tt.spec}
+			// Noop evaluates the guards but never runs the command.
+			noop := req
+			noop.Noop = true
+			nch, err := r.Converge(ctx, noop)
+			if err != nil {
+				t.Fatal(err)
+			}
+			wantAction := model.ActionNoop
+			if tt.wantRun {
+				wantAction = model.ActionRun
+			}
+			if nch.Action != wantAction || nch.Outcome != model.OutcomeUnchanged || runCount(t, node.Root) != 0 {
+				t.Fatalf("noop: %+v, runs %d", nch, runCount(t, node.Root))
+			}
+			ch, err := r.Converge(ctx, req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ch.Action != wantAction {
+				t.Errorf("action %q, want %q", ch.Action, wantAction)
+			}
+			wantRuns := 0
+			if tt.wantRun {
+				wantRuns = 1
+				if ch.Outcome != model.OutcomeUpdated || ch.After.Outputs["exitCode"] != int64(0) || ch.Report != "exec/job: ran (exit 0)" {
+					t.Errorf("ran: %+v", ch)
+				}
+			} else {
+				if ch.Outcome != model.OutcomeUnchanged || ch.Report != "exec/job: unchanged ("+tt.wantReason+")" {
+					t.Errorf("skipped: outcome %q report %q", ch.Outcome, ch.Report)
+				}
+			}
+			if got := runCount(t, node.Root); got != wantRuns {
+				t.Errorf("command ran %d times, want %d", got, wantRuns)
+			}
+		})
+	}
+}
+
+func TestExecCreatesMakesItIdempotent(t *testing.T) {
+	ctx := context.Background()
+	r := localRegistry(t)
+	node := localNode(t)
+	req := Request{Kind: "exec", Name: "init", Node: node, Spec: model.Spec{"command": "echo run >> runs && touch initialized", "creates": "/initialized"}}
+	for i := range 3 {
+		if _, err := r.Converge(ctx, req); err != nil {
+			t.Fatalf("converge %d: %v", i, err)
+		}
+	}
+	if got := runCount(t, node.Root); got != 1 {
+		t.Errorf("ran %d times, want once", got)
+	}
+}
+
+func TestExecReturnsAndOutputs(t *testing.T) {
+	ctx := context.Background()
+	tests := []struct {
+		name     string
+		spec     model.Spec
+		wantErr  string
+		wantCode int64
+		wantOut  string
+	}{
+		{name: "exit 0", spec: model.Spec{"command": "echo out; echo err >&2"}, wantCode: 0, wantOut: "out\n"},
+		{name: "exit 3 refused by default", spec: model.Spec{"command": "echo broke >&2; exit 3"}, wantErr: "exited 3 (accepted [0]): broke"},
+		{name: "exit 3 accepted", spec: model.Spec{"command": "exit 3", "returns": []any{0, 3}}, wantCode: 3},
+		{name: "single accepted code", spec: model.Spec{"command": "exit 2", "returns": 2}, wantCode: 2},
+		{name: "exit 0 not accepted", spec: model.Spec{"command": "true", "returns": []any{1}}, wantErr: "exited 0"},
+		{name: "argv without a shell", spec: model.Spec{"argv": []any{"printf", "%s|%s", "a b", "$HOME"}}, wantOut: "a b|$HOME"},
+		{name: "missing program", spec: model.Spec{"argv": []any{"/nonexistent/program"}}, wantErr: "start /nonexistent/program"},
+		{name: "cwd missing", spec: model.Spec{"command": "true", "cwd": "/nope"}, wantErr: "cwd /nope is not a directory"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := localRegistry(t)
+			node := localNode(t)
+			ch, err := r.Converge(ctx, Request{Kind: "exec", Name: "x", Node: node, Spec: tt.spec})
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) || ch.Outcome != model.OutcomeFailed {
+					t.Fatalf("err %v outcome %q; want failed with %q", err, ch.Outcome, tt.wantErr)
+				}
+				if strings.Contains(tt.wantErr, "exited") && ch.After.Outputs["exitCode"] == nil {
+					t.Errorf("failed run lost its exit code: %+v", ch.After)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ch.After.Outputs["exitCode"] != tt.wantCode {
+				t.Errorf("exitCode %v, want %d", ch.After.Outputs["exitCode"], tt.wantCode)
+			}
+			if tt.wantOut != "" && ch.After.Outputs["stdout"] != tt.wantOut {
+				t.Errorf("stdout %q, want %q", ch.After.Outputs["stdout"], tt.wantOut)
+			}
+		})
+	}
+}
+
+func TestExecOutputTail(t *testing.T) {
+	r := localRegistry(t)
+	node := localNode(t)
+	// 10,000 bytes of stdout ending in a marker; only the last 4 KiB is kept.
+	ch, err := r.Converge(context.Background(), Request{Kind: "exec", Name: "x", Node: node,
+		Spec: model.Spec{"command": `head -c 9990 /dev/zero | tr '\0' a; printf 'END-MARKER'`}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := ch.After.Outputs["stdout"].(string)
+	if len(out) != outputTail || !strings.HasSuffix(out, "aaaEND-MARKER") {
+		t.Errorf("stdout tail: %d bytes ending %q", len(out), out[max(0, len(out)-20):])
+	}
+}
+
+func TestExecEnvironmentAndCwd(t *testing.T) {
+	ctx := context.Background()
+	t.Setenv("CAIRN_WORKER_SECRET", "do-not-leak")
+	r := localRegistry(t)
+	node := localNode(t)
+	mustMkdir(t, filepath.Join(node.Root, "srv"))
+	tests := []struct {
+		name string
+		spec model.Spec
+		want string
+	}{
+		{"default cwd is the node root", model.Spec{"command": "pwd -P"}, mustEval(t, node.Root) + "\n"},
+		{"cwd resolves inside the root", model.Spec{"command": "pwd -P", "cwd": "/srv"}, mustEval(t, filepath.Join(node.Root, "srv")) + "\n"},
+		{"worker env does not leak", model.Spec{"command": `echo "[$CAIRN_WORKER_SECRET]"`}, "[]\n"},
+		{"spec env as object", model.Spec{"command": `echo "$A-$B"`, "env": map[string]any{"A": "x", "B": 2}}, "x-2\n"},
+		{"spec env as list", model.Spec{"command": `echo "$A"`, "env": []any{"A=y=z"}}, "y=z\n"},
+		{"node variables", model.Spec{"command": `echo "$CAIRN_NODE $CAIRN_NODE_ROOT $HOME"`}, "node-1 " + node.Root + " " + node.Root + "\n"},
+		{"PATH is set", model.Spec{"command": `test -n "$PATH" && echo ok`}, "ok\n"},
+	}
+	for _, tt := range tests {
+		ch, err := r.Converge(ctx, Request{Kind: "exec", Name: "x", Node: node, Spec: tt.spec})
+		if err != nil {
+			t.Errorf("%s: %v", tt.name, err)
+			continue
+		}
+		if got := ch.After.Outputs["stdout"]; got != tt.want {
+			t.Errorf("%s: stdout %q, want %q", tt.name, got, tt.want)
+		}
+	}
+	for _, cwd := range []string{"../..", "/../.."} {
+		_, err := r.Converge(ctx, Request{Kind: "exec", Name: "x", Node: node, Spec: model.Spec{"command": "true", "cwd": cwd}})
+		if !IsConfigError(err) {
+			t.Errorf("cwd %q: %v, want a ConfigError", cwd, err)
+		}
+	}
+	outside := t.TempDir()
+	mustSymlink(t, outside, filepath.Join(node.Root, "out"))
+	if _, err := r.Converge(ctx, Request{Kind: "exec", Name: "x", Node: node, Spec: model.Spec{"command": "touch pwned", "cwd": "/out"}}); !IsConfigError(err) {
+		t.Errorf("cwd through a symlink out of the root: %v", err)
+	}
+	if entries, _ := os.ReadDir(outside); len(entries) != 0 {
+		t.Errorf("command ran outside the root: %v", entries)
+	}
+}
+
+func mustEval(t *testing.T, p string) string {
+	t.Helper()
+	real, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return real
+}
+
+func TestExecTimeoutKillsProcessGroup(t *testing.T) {
+	r := localRegistry(t)
+	node := localNode(t)
+	start := time.Now()
+	ch, err := r.Converge(context.Background(), Request{Kind: "exec", Name: "slow", Node: node, Spec: model.Spec{
+		"command": "sleep 60 & echo $! > child.pid; wait", "timeout": "1s",
+	}})
+	if err == nil || !errors.Is(err, errTimeout) || ch.Outcome != model.OutcomeFailed {
+		t.Fatalf("err %v outcome %q; want a timeout failure", err, ch.Outcome)
+	}
+	if elapsed := time.Since(start); elapsed > 30*time.Second {
+		t.Fatalf("converge returned after %v: the timeout did not stop the command", elapsed)
+	}
+	raw, err := os.ReadFile(filepath.Join(node.Root, "child.pid"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(raw)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The background child must be gone (a zombie awaiting its reaper counts
+	// as gone: it no longer runs).
+	deadline := time.Now().Add(10 * time.Second)
+	for !processGone(pid) {
+		if time.Now().After(deadline) {
+			t.Fatalf("background child %d still running after the timeout", pid)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func processGone(pid int) bool {
+	if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
+		return true
+	}
+	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return true
+	}
+	// The state follows the parenthesised command name.
+	fields := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:]))
+	return len(fields) > 0 && (fields[0] == "Z" || fields[0] == "X")
+}
+
+func TestExecUndoAndIrreversible(t *testing.T) {
+	ctx := context.Background()
+	t.Run("undo compensates a run", func(t *testing.T) {
+		r := localRegistry(t)
+		node := localNode(t)
+		req := Request{Kind: "exec", Name: "svc", Node: node, Spec: model.Spec{
+			"command": "echo on > state", "undo": []any{"sh", "-c", "echo off > state"}, "creates": "/never",
+		}}
+		ch, err := r.Converge(ctx, req)
+		if err != nil || ch.Irreversible {
+			t.Fatalf("converge: %v irreversible=%v", err, ch.Irreversible)
+		}
+		for range 2 { // undo runs again harmlessly: compensation is retried
+			if err := r.Compensate(ctx, req, jsonRoundTrip(t, ch)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if got, _ := os.ReadFile(filepath.Join(node.Root, "state")); string(got) != "off\n" {
+			t.Errorf("state %q after undo", got)
+		}
+	})
+	t.Run("failing undo is an error", func(t *testing.T) {
+		r := localRegistry(t)
+		node := localNode(t)
+		req := Request{Kind: "exec", Name: "svc", Node: node, Spec: model.Spec{"command": "true", "undo": "echo nope >&2; exit 4"}}
+		ch, err := r.Converge(ctx, req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := r.Compensate(ctx, req, ch); err == nil || !strings.Contains(err.Error(), "undo exited 4: nope") {
+			t.Errorf("compensate: %v", err)
+		}
+	})
+	t.Run("no undo is irreversible", func(t *testing.T) {
+		r := localRegistry(t)
+		node := localNode(t)
+		req := Request{Kind: "exec", Name: "migrate", Node: node, Spec: model.Spec{"command": "echo run >> runs"}}
+		noop := req
+		noop.Noop = true
+		if nch, _ := r.Converge(ctx, noop); !nch.Irreversible {
+			t.Errorf("noop plan does not warn the run is irreversible")
+		}
+		ch, err := r.Converge(ctx, req)
+		if err != nil || !ch.Irreversible {
+			t.Fatalf("converge: %v irreversible=%v", err, ch.Irreversible)
+		}
+		err = r.Compensate(ctx, req, jsonRoundTrip(t, ch))
+		if !errors.Is(err, ErrIrreversible) {
+			t.Errorf("compensate: %v, want ErrIrreversible", err)
+		}
+		if runCount(t, node.Root) != 1 {
+			t.Errorf("compensation re-ran the command")
+		}
+	})
+	t.Run("a skipped exec needs no compensation", func(t *testing.T) {
+		r := localRegistry(t)
+		node := localNode(t)
+		req := Request{Kind: "exec", Name: "migrate", Node: node, Spec: model.Spec{"command": "true", "unless": "true"}}
+		ch, err := r.Converge(ctx, req)
+		if err != nil || ch.Irreversible {
+			t.Fatalf("converge: %v %+v", err, ch)
+		}
+		if err := r.Compensate(ctx, req, ch); err != nil {
+			t.Errorf("compensate: %v", err)
+		}
+	})
+	t.Run("deleting an exec does nothing", func(t *testing.T) {
+		r := localRegistry(t)
+		node := localNode(t)
+		ch, err := r.Converge(ctx, Request{Kind: "exec", Name: "gone", Node: node, Delete: true})
+		if err != nil || ch.Outcome != model.OutcomeUnchanged {
+			t.Errorf("delete: %v %+v", err, ch)
+		}
+	})
+}
+
+func TestExecCancellation(t *testing.T) {
+	r := localRegistry(t)
+	node := localNode(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	_, err := r.Converge(ctx, Request{Kind: "exec", Name: "x", Node: node, Spec: model.Spec{"command": "sleep 60"}})
+	if err == nil || IsConfigError(err) {
+		t.Errorf("err %v, want a retryable failure", err)
+	}
+	if time.Since(start) > 30*time.Second {
+		t.Errorf("cancellation did not stop the command")
+	}
+}

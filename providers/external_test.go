@@ -1,0 +1,760 @@
+package providers
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/cairn-io/cairn/kinds"
+	"github.com/cairn-io/cairn/model"
+)
+
+// extBin is the directory holding the test provider programs built from
+// testdata/ext by TestMain.
+var extBin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "cairn-ext-programs-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	code := 1
+	if err := buildExtPrograms(dir); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+	} else {
+		extBin = dir
+		code = m.Run()
+	}
+	_ = os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+func buildExtPrograms(dir string) error {
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		goBin = filepath.Join(runtime.GOROOT(), "bin", "go")
+	}
+	entries, err := os.ReadDir(filepath.Join("testdata", "ext"))
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		if !e.IsDir() {
+			continue
+		}
+		cmd := exec.Command(goBin, "build", "-o", filepath.Join(dir, e.Name()), "./testdata/ext/"+e.Name())
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return fmt.Errorf("building test program %s: %v\n%s", e.Name(), err, out)
+		}
+	}
+	return nil
+}
+
+// extFixture is a registry with the external provider and a directory
+// for the jsonfile program's files and call log.
+type extFixture struct {
+	reg  *Registry
+	prov *externalProvider
+	dir  string
+	log  string
+}
+
+func newExtFixture(t *testing.T, opts ExternalOptions) *extFixture {
+	t.Helper()
+	prov := NewExternal(opts).(*externalProvider)
+	reg := NewRegistry(kinds.Builtin())
+	reg.Register(prov)
+	dir := t.TempDir()
+	return &extFixture{reg: reg, prov: prov, dir: dir, log: filepath.Join(dir, "calls.log")}
+}
+
+// jsonfile is a spec for the well-behaved program managing name.json.
+func (f *extFixture) jsonfile(name string, content map[string]any) model.Spec {
+	return model.Spec{
+		"program": filepath.Join(extBin, "jsonfile"),
+		"config":  map[string]any{"dir": filepath.Join(f.dir, "files"), "name": name, "content": content},
+		"env":     map[string]any{"EXT_LOG": f.log, "EXT_MARK": "from-env"},
+	}
+}
+
+// calls counts the logged invocations per phase.
+func (f *extFixture) calls(t *testing.T) map[string]int {
+	t.Helper()
+	raw, err := os.ReadFile(f.log)
+	if err != nil && !os.IsNotExist(err) {
+		t.Fatal(err)
+	}
+	out := map[string]int{}
+	for _, line := range strings.Fields(string(raw)) {
+		out[line]++
+	}
+	return out
+}
+
+func (f *extFixture) fileContent(t *testing.T, name string) map[string]any {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join(f.dir, "files", name+".json"))
+	if os.IsNotExist(err) {
+		return nil
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(raw, &m); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func (f *extFixture) converge(t *testing.T, req Request) Change {
+	t.Helper()
+	req.Kind = "external"
+	ch, err := f.reg.Converge(context.Background(), req)
+	if err != nil {
+		t.Fatalf("converge: %v", err)
+	}
+	return ch
+}
+
+func TestExternalLifecycle(t *testing.T) {
+	f := newExtFixture(t, ExternalOptions{})
+	v1 := f.jsonfile("site", map[string]any{"title": "one", "n": 1})
+	v2 := f.jsonfile("site", map[string]any{"title": "two", "n": 2})
+	steps := []struct {
+		name       string
+		spec       model.Spec
+		noop       bool
+		action     model.Action
+		outcome    model.Outcome
+		wantFile   map[string]any
+		wantWrites int // write actions run so far
+		pending    string
+	}{
+		{"dry-run of a create shows nothing written", v1, true, model.ActionCreate, model.OutcomeUnchanged, nil, 0, ""},
+		{"create", v1, false, model.ActionCreate, model.OutcomeCreated, map[string]any{"title": "one", "n": 1.0}, 1, ""},
+		{"reapply is a noop", v1, false, model.ActionNoop, model.OutcomeUnchanged, map[string]any{"title": "one", "n": 1.0}, 1, ""},
+		{"dry-run of an update shows the actions", v2, true, model.ActionUpdate, model.OutcomeUnchanged, map[string]any{"title": "one", "n": 1.0}, 1, "update"},
+		{"update", v2, false, model.ActionUpdate, model.OutcomeUpdated, map[string]any{"title": "two", "n": 2.0}, 2, "update"},
+		{"update again is a noop", v2, false, model.ActionNoop, model.OutcomeUnchanged, map[string]any{"title": "two", "n": 2.0}, 2, ""},
+	}
+	for _, s := range steps {
+		t.Run(s.name, func(t *testing.T) {
+			ch := f.converge(t, Request{Name: "site", Spec: s.spec, Noop: s.noop})
+			if ch.Action != s.action || ch.Outcome != s.outcome {
+				t.Fatalf("%s/%s, want %s/%s (%s)", ch.Action, ch.Outcome, s.action, s.outcome, ch.Report)
+			}
+			if got := f.fileContent(t, "site"); !EqualValues(got, s.wantFile) {
+				t.Fatalf("file holds %v, want %v", got, s.wantFile)
+			}
+			if got := f.calls(t)["write"]; got != s.wantWrites {
+				t.Fatalf("write action ran %d times, want %d", got, s.wantWrites)
+			}
+			if s.pending != "" {
+				// The diff: the pending actions (desired none), and the
+				// config against the state the program reports.
+				if len(ch.Changes) != 2 || ch.Changes[0].Path != "actions" || ch.Changes[1].Path != "config" {
+					t.Fatalf("changes %+v, want actions and config", ch.Changes)
+				}
+				old, _ := json.Marshal(ch.Changes[0].Old)
+				if !strings.Contains(string(old), `"name":"`+s.pending+`"`) || !strings.Contains(string(old), "site.json") {
+					t.Fatalf("pending actions %s lack %q and its description", old, s.pending)
+				}
+				stale, _ := ch.Changes[1].Old.(map[string]any)
+				if !EqualValues(stale["content"], map[string]any{"title": "one", "n": 1}) {
+					t.Fatalf("config change from %v, want the stale state", ch.Changes[1].Old)
+				}
+				if !strings.Contains(ch.Report, "actions") {
+					t.Fatalf("report %q does not show the actions", ch.Report)
+				}
+			}
+			if s.action != model.ActionNoop && !s.noop {
+				if ch.After.Outputs["marker"] != "from-env" || ch.After.ID != "site" {
+					t.Fatalf("outputs %v (id %q): want the VALID state, env passed through", ch.After.Outputs, ch.After.ID)
+				}
+			}
+		})
+	}
+	if got := f.calls(t)["init"]; got != 1 {
+		t.Fatalf("init ran %d times, want once per program", got)
+	}
+
+	t.Run("delete", func(t *testing.T) {
+		canon, err := f.prov.Canonicalize(v2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		have, err := f.prov.Read(context.Background(), Env{Name: "site"}, canon)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := f.prov.DeleteSpec(context.Background(), Env{Name: "site"}, canon, have); err != nil {
+			t.Fatal(err)
+		}
+		if got := f.fileContent(t, "site"); got != nil {
+			t.Fatalf("file still holds %v", got)
+		}
+		// Deleting what is gone does nothing.
+		have, _ = f.prov.Read(context.Background(), Env{Name: "site"}, canon)
+		if have.Exists {
+			t.Fatal("read after delete reports the object")
+		}
+		if err := f.prov.DeleteSpec(context.Background(), Env{Name: "site"}, canon, have); err != nil {
+			t.Fatal(err)
+		}
+		if got := f.calls(t)["delete"]; got != 1 {
+			t.Fatalf("delete action ran %d times, want 1", got)
+		}
+		// Without its spec a delete cannot run the program.
+		err = f.prov.Delete(context.Background(), Env{Name: "site"}, State{Exists: true, ID: "site"})
+		if err == nil || !IsConfigError(err) || !strings.Contains(err.Error(), "without its spec") {
+			t.Fatalf("delete without spec: %v", err)
+		}
+	})
+}
+
+func TestExternalCompensation(t *testing.T) {
+	tests := []struct {
+		name    string
+		before  map[string]any // nil: the file does not exist
+		want    map[string]any
+		delete  bool
+		restore bool
+	}{
+		{"create is deleted", nil, map[string]any{"v": "new"}, false, false},
+		{"update is restored", map[string]any{"v": "old"}, map[string]any{"v": "new"}, false, true},
+		{"delete is restored", map[string]any{"v": "old"}, nil, true, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newExtFixture(t, ExternalOptions{})
+			if tt.before != nil {
+				f.converge(t, Request{Name: "c", Spec: f.jsonfile("c", tt.before)})
+			}
+			req := Request{Kind: "external", Name: "c", Spec: f.jsonfile("c", tt.want), Delete: tt.delete}
+			if tt.delete {
+				req.Spec = f.jsonfile("c", tt.before)
+			}
+			ch := f.converge(t, req)
+			if got := f.fileContent(t, "c"); !EqualValues(got, tt.want) {
+				t.Fatalf("after apply: %v", got)
+			}
+			if ch.Irreversible {
+				t.Fatal("change marked irreversible though the program declares delete_action")
+			}
+			raw, _ := json.Marshal(ch)
+			var stored Change
+			if err := json.Unmarshal(raw, &stored); err != nil {
+				t.Fatal(err)
+			}
+			if err := f.reg.Compensate(context.Background(), req, stored); err != nil {
+				t.Fatal(err)
+			}
+			if got := f.fileContent(t, "c"); !EqualValues(got, tt.before) {
+				t.Fatalf("after compensation the file holds %v, want %v", got, tt.before)
+			}
+			if got := f.calls(t)["restore"] > 0; got != tt.restore {
+				t.Fatalf("restore ran: %v, want %v", got, tt.restore)
+			}
+		})
+	}
+}
+
+func TestExternalNoDeleteOrRestore(t *testing.T) {
+	f := newExtFixture(t, ExternalOptions{})
+	spec := model.Spec{"program": []any{filepath.Join(extBin, "misbehave"), "plain"}}
+	canon, err := f.prov.Canonicalize(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	have, err := f.prov.Read(context.Background(), Env{Name: "p"}, canon)
+	if err != nil || !have.Exists {
+		t.Fatalf("read: %+v %v", have, err)
+	}
+	if f.prov.Reversible(canon) {
+		t.Fatal("reversible though no delete_action is declared")
+	}
+	err = f.prov.DeleteSpec(context.Background(), Env{Name: "p"}, canon, have)
+	if err == nil || !IsConfigError(err) || !strings.Contains(err.Error(), "declares no delete_action") {
+		t.Fatalf("delete: %v", err)
+	}
+	for _, ch := range []Change{
+		{Action: model.ActionCreate, Outcome: model.OutcomeCreated, After: have},
+		{Action: model.ActionUpdate, Outcome: model.OutcomeUpdated, Before: have, After: have},
+	} {
+		err := f.prov.Compensate(context.Background(), Env{Name: "p"}, canon, ch)
+		if !errors.Is(err, ErrIrreversible) {
+			t.Fatalf("compensate %s: %v, want ErrIrreversible", ch.Action, err)
+		}
+	}
+}
+
+func TestExternalMisbehaviour(t *testing.T) {
+	tests := []struct {
+		mode   string
+		phase  string   // the phase the error names
+		want   []string // in the message
+		config bool     // not retryable
+		apply  bool     // fails in Apply rather than Read
+	}{
+		{"badjson-init", "init", []string{"stdout is not one JSON value", `"Starting provider v1.2... {oops"`}, true, false},
+		{"two-values", "init", []string{"more than one JSON value"}, true, false},
+		{"shape-init", "init", []string{"breaks the protocol", "at /state_action/args", "array"}, true, false},
+		{"no-state-action", "init", []string{"missing property", "state_action"}, true, false},
+		{"exit-init", "init", []string{"exited 3", "cannot reach the cloud API"}, false, false},
+		{"required-plug", "init", []string{`requires plug "credentials"`}, true, false},
+		{"bad-config-schema", "init", []string{"config_schema does not compile"}, true, false},
+		{"badjson-state", "state", []string{"stdout is not one JSON value", "unexpected EOF"}, true, false},
+		{"shape-state", "state", []string{"at /actions: not allowed here"}, true, false},
+		{"unknown-status", "state", []string{"at /status", "VALID"}, true, false},
+		{"stale-no-actions", "state", []string{"at /actions", "minItems"}, true, false},
+		{"exit-state", "state", []string{"exited 2", "permission denied"}, false, false},
+		{"always-stale", "state after actions", []string{"still STALE after running fix; it now asks for fix"}, false, true},
+		{"exit-action", "action explode", []string{"exited 7", "explosion in sector 7"}, false, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.mode, func(t *testing.T) {
+			f := newExtFixture(t, ExternalOptions{})
+			prog := filepath.Join(extBin, "misbehave")
+			_, err := f.reg.Converge(context.Background(), Request{Kind: "external", Name: "m", Spec: model.Spec{"program": []any{prog, tt.mode}}})
+			if err == nil {
+				t.Fatal("no error")
+			}
+			msg := err.Error()
+			t.Log(msg)
+			wantPrefix := fmt.Sprintf("external program %s (%s): ", prog, tt.phase)
+			if !strings.Contains(msg, wantPrefix) {
+				t.Errorf("error %q does not name program and phase (%q)", msg, wantPrefix)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(msg, w) {
+					t.Errorf("error %q lacks %q", msg, w)
+				}
+			}
+			if IsConfigError(err) != tt.config {
+				t.Errorf("config error = %v, want %v", IsConfigError(err), tt.config)
+			}
+			var ee *ExternalError
+			if !errors.As(err, &ee) || ee.Phase != tt.phase {
+				t.Errorf("error %v: want an ExternalError of phase %q", err, tt.phase)
+			}
+			if hasApply := strings.Contains(msg, ": create: ") || strings.Contains(msg, ": update: "); hasApply != tt.apply {
+				t.Errorf("error %q: failed in apply = %v, want %v", msg, hasApply, tt.apply)
+			}
+		})
+	}
+}
+
+func TestExternalTimeoutKillsProcessGroup(t *testing.T) {
+	f := newExtFixture(t, ExternalOptions{})
+	pidFile := filepath.Join(f.dir, "child.pid")
+	spec := model.Spec{
+		"program": []any{filepath.Join(extBin, "misbehave"), "sleep-state"},
+		"timeout": "2s",
+		"env":     map[string]any{"EXT_PIDFILE": pidFile},
+	}
+	start := time.Now()
+	_, err := f.reg.Converge(context.Background(), Request{Kind: "external", Name: "s", Spec: spec})
+	if err == nil || !strings.Contains(err.Error(), "(state): timed out after 2s; its process group was killed") {
+		t.Fatalf("error %v, want a timeout of the state phase", err)
+	}
+	if IsConfigError(err) {
+		t.Fatal("a timeout is retryable")
+	}
+	if elapsed := time.Since(start); elapsed > 30*time.Second {
+		t.Fatalf("took %s: the timeout did not stop the program", elapsed)
+	}
+	raw, err := os.ReadFile(pidFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, _ := strconv.Atoi(string(raw))
+	deadline := time.Now().Add(10 * time.Second)
+	for processAlive(pid) {
+		if time.Now().After(deadline) {
+			t.Fatalf("child %d of the timed-out program is still running", pid)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// processAlive reports whether pid runs (a zombie waiting to be reaped
+// does not count).
+func processAlive(pid int) bool {
+	if err := syscall.Kill(pid, 0); err != nil {
+		return false
+	}
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	fields := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:]))
+	return len(fields) > 0 && fields[0] != "Z" && fields[0] != "X"
+}
+
+func TestExternalConfigSchema(t *testing.T) {
+	tests := []struct {
+		name string
+		spec func(f *extFixture) model.Spec
+		want []string
+	}{
+		{
+			name: "below minimum",
+			spec: func(*extFixture) model.Spec {
+				return model.Spec{"program": []any{filepath.Join(extBin, "misbehave"), "strict-schema"}, "config": map[string]any{"size": 0}}
+			},
+			want: []string{"config: does not match the config_schema", "at /size", "minimum"},
+		},
+		{
+			name: "missing required",
+			spec: func(*extFixture) model.Spec {
+				return model.Spec{"program": []any{filepath.Join(extBin, "misbehave"), "strict-schema"}}
+			},
+			want: []string{"missing property", "size"},
+		},
+		{
+			name: "pattern of a well-behaved program",
+			spec: func(f *extFixture) model.Spec { return f.jsonfile("Not Allowed", map[string]any{}) },
+			want: []string{"at /name", "does not match pattern"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newExtFixture(t, ExternalOptions{})
+			_, err := f.reg.Converge(context.Background(), Request{Kind: "external", Name: "c", Spec: tt.spec(f)})
+			if err == nil || !IsConfigError(err) {
+				t.Fatalf("error %v, want a config error", err)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q lacks %q", err, w)
+				}
+			}
+			if f.calls(t)["state"] != 0 {
+				t.Error("the state action ran with an invalid config")
+			}
+		})
+	}
+	t.Run("valid config passes", func(t *testing.T) {
+		f := newExtFixture(t, ExternalOptions{})
+		ch := f.converge(t, Request{Name: "c", Spec: model.Spec{"program": []any{filepath.Join(extBin, "misbehave"), "strict-schema"}, "config": map[string]any{"size": 3}}})
+		if ch.Action != model.ActionNoop {
+			t.Fatalf("action %s", ch.Action)
+		}
+	})
+}
+
+// TestExternalDocker runs an image resource through a fake docker on PATH
+// that records its argv and runs the jsonfile program as the "container".
+func TestExternalDocker(t *testing.T) {
+	binDir := t.TempDir()
+	argvLog := filepath.Join(binDir, "argv.log")
+	script := fmt.Sprintf(`#!/bin/sh
+printf '%%s\n' "$*" >> %q
+[ "$1" = run ] && [ "$2" = -i ] && [ "$3" = --rm ] || { echo "unexpected docker call: $*" >&2; exit 125; }
+shift 3
+while [ $# -gt 0 ]; do
+  case "$1" in
+    -e) [ -n "$(printenv "$2")" ] || { echo "no value for $2" >&2; exit 125; }; shift 2 ;;
+    --entrypoint) shift 2 ;;
+    *) break ;;
+  esac
+done
+shift # the image
+exec %q "$@"
+`, argvLog, filepath.Join(extBin, "jsonfile"))
+	if err := os.WriteFile(filepath.Join(binDir, "docker"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", binDir+string(os.PathListSeparator)+os.Getenv("PATH"))
+
+	f := newExtFixture(t, ExternalOptions{})
+	spec := f.jsonfile("img", map[string]any{"k": "v"})
+	delete(spec, "program")
+	spec["image"] = "acme/jsonfile:1.0"
+	ch := f.converge(t, Request{Name: "img", Spec: spec})
+	if ch.Action != model.ActionCreate || !EqualValues(f.fileContent(t, "img"), map[string]any{"k": "v"}) {
+		t.Fatalf("create through docker: %s, file %v", ch.Action, f.fileContent(t, "img"))
+	}
+	raw, err := os.ReadFile(argvLog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(raw)), "\n")
+	want := []string{
+		"run -i --rm -e EXT_LOG -e EXT_MARK acme/jsonfile:1.0",       // init
+		"run -i --rm -e EXT_LOG -e EXT_MARK acme/jsonfile:1.0 state", // read
+		"run -i --rm -e EXT_LOG -e EXT_MARK acme/jsonfile:1.0 state", // apply re-reads
+		"run -i --rm -e EXT_LOG -e EXT_MARK acme/jsonfile:1.0 write", // the create action
+		"run -i --rm -e EXT_LOG -e EXT_MARK acme/jsonfile:1.0 state", // expect VALID
+	}
+	if strings.Join(lines, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("docker calls:\n%s\nwant:\n%s", raw, strings.Join(want, "\n"))
+	}
+	if strings.Contains(string(raw), f.log) {
+		t.Fatal("env values reached docker's argv")
+	}
+
+	t.Run("configured binary", func(t *testing.T) {
+		f := newExtFixture(t, ExternalOptions{Docker: filepath.Join(binDir, "docker")})
+		spec := f.jsonfile("img2", map[string]any{"k": 2})
+		delete(spec, "program")
+		spec["image"] = "acme/jsonfile:1.0"
+		if ch := f.converge(t, Request{Name: "img2", Spec: spec}); ch.Action != model.ActionCreate {
+			t.Fatalf("action %s", ch.Action)
+		}
+	})
+	t.Run("missing docker is a config error", func(t *testing.T) {
+		f := newExtFixture(t, ExternalOptions{Docker: filepath.Join(binDir, "no-docker")})
+		_, err := f.reg.Converge(context.Background(), Request{Kind: "external", Name: "x", Spec: model.Spec{"image": "acme/x"}})
+		if err == nil || !IsConfigError(err) || !strings.Contains(err.Error(), "external program acme/x (init)") {
+			t.Fatalf("error %v", err)
+		}
+	})
+}
+
+func TestExternalInitCachedAcrossConcurrentSteps(t *testing.T) {
+	f := newExtFixture(t, ExternalOptions{})
+	var wg sync.WaitGroup
+	errs := make(chan error, 8)
+	for i := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, err := f.reg.Converge(context.Background(), Request{Kind: "external", Name: fmt.Sprint("r", i), Spec: f.jsonfile(fmt.Sprint("r", i), map[string]any{"i": i})})
+			errs <- err
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	calls := f.calls(t)
+	if calls["init"] != 1 || calls["write"] != 8 {
+		t.Fatalf("calls %v: want one init and eight writes", calls)
+	}
+	// Another provider (another worker) initializes again.
+	other := NewExternal(ExternalOptions{})
+	canon, _ := other.Canonicalize(f.jsonfile("r0", map[string]any{"i": 0}))
+	if st, err := other.Read(context.Background(), Env{Name: "r0"}, canon); err != nil || !st.Exists {
+		t.Fatalf("read: %+v %v", st, err)
+	}
+	if got := f.calls(t)["init"]; got != 2 {
+		t.Fatalf("init ran %d times across two providers, want 2", got)
+	}
+}
+
+func TestExternalListInstances(t *testing.T) {
+	f := newExtFixture(t, ExternalOptions{})
+	for _, n := range []string{"b", "a"} {
+		f.converge(t, Request{Name: n, Spec: f.jsonfile(n, map[string]any{"name": n})})
+	}
+	listed, err := f.reg.List(context.Background(), "external", Node{}, ListQuery{Spec: f.jsonfile("any", map[string]any{})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(listed) != 2 || listed[0].Name != "a" || listed[1].Name != "b" {
+		t.Fatalf("listed %+v", listed)
+	}
+	only, err := f.reg.List(context.Background(), "external", Node{}, ListQuery{Spec: f.jsonfile("any", map[string]any{}), Names: []string{"b"}})
+	if err != nil || len(only) != 1 || only[0].Name != "b" {
+		t.Fatalf("listed by name: %+v %v", only, err)
+	}
+	// A listed spec reproduces its instance: converging it is a noop.
+	spec := listed[0].Spec
+	spec["env"] = map[string]any{"EXT_LOG": f.log}
+	if ch := f.converge(t, Request{Name: "a", Spec: spec}); ch.Action != model.ActionNoop {
+		t.Fatalf("listed spec converges with %s", ch.Action)
+	}
+	_, err = f.prov.ListInstances(context.Background(), Env{}, model.Spec{"program": []any{filepath.Join(extBin, "misbehave"), "plain"}})
+	if err == nil || !strings.Contains(err.Error(), "declares no list_action") {
+		t.Fatalf("list without list_action: %v", err)
+	}
+}
+
+func TestExternalProgramOnNode(t *testing.T) {
+	root := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(root, "opt"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := os.ReadFile(filepath.Join(extBin, "jsonfile"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "opt", "jsonfile"), raw, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	node := Node{Name: "n1", Root: root}
+	tests := []struct {
+		name    string
+		program string
+		wantErr string
+	}{
+		{"relative inside the root", "opt/jsonfile", ""},
+		{"absolute means inside the root", "/opt/jsonfile", ""},
+		{"escaping the root", "../../opt/jsonfile", "escapes the root"},
+		{"missing", "opt/nothing", "not found"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newExtFixture(t, ExternalOptions{})
+			spec := model.Spec{"program": tt.program, "config": map[string]any{"dir": "files", "name": "x", "content": map[string]any{}}}
+			ch, err := f.reg.Converge(context.Background(), Request{Kind: "external", Name: "x", Spec: spec, Node: node})
+			if tt.wantErr != "" {
+				if err == nil || !IsConfigError(err) || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("error %v, want a config error containing %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			// The program ran in the node's root: its relative dir is there.
+			if _, err := os.Stat(filepath.Join(root, "files", "x.json")); err != nil || ch.Action == model.ActionNoop && ch.Outcome != model.OutcomeUnchanged {
+				t.Fatalf("file in the node root: %v (%s)", err, ch.Action)
+			}
+		})
+	}
+	t.Run("relative path on the control plane", func(t *testing.T) {
+		f := newExtFixture(t, ExternalOptions{})
+		_, err := f.reg.Converge(context.Background(), Request{Kind: "external", Name: "x", Spec: model.Spec{"program": "opt/jsonfile"}})
+		if err == nil || !IsConfigError(err) || !strings.Contains(err.Error(), "needs a node with a root") {
+			t.Fatalf("error %v", err)
+		}
+	})
+}
+
+func TestExternalCanonicalize(t *testing.T) {
+	p := NewExternal(ExternalOptions{})
+	tests := []struct {
+		name    string
+		spec    model.Spec
+		want    model.Spec
+		wantErr string
+	}{
+		{
+			name: "program string",
+			spec: model.Spec{"program": "/bin/prov", "timeout": 90, "env": map[string]any{"A": 1}},
+			want: model.Spec{"program": []any{"/bin/prov"}, "config": map[string]any{}, "actions": []any{}, "timeout": "1m30s", "env": map[string]any{"A": "1"}},
+		},
+		{
+			name: "image",
+			spec: model.Spec{"image": "acme/x:1", "config": map[string]any{"n": 1.0}},
+			want: model.Spec{"image": "acme/x:1", "config": map[string]any{"n": 1}, "actions": []any{}},
+		},
+		{name: "both", spec: model.Spec{"program": "/x", "image": "y"}, wantErr: "not both"},
+		{name: "neither", spec: model.Spec{"config": map[string]any{}}, wantErr: "program: required"},
+		{name: "config not an object", spec: model.Spec{"program": "/x", "config": "a"}, wantErr: "config: want an object"},
+		{name: "bad timeout", spec: model.Spec{"program": "/x", "timeout": "soon"}, wantErr: "timeout"},
+		{name: "actions set", spec: model.Spec{"program": "/x", "actions": []any{"a"}}, wantErr: "reported by the program"},
+		{name: "unknown attribute", spec: model.Spec{"program": "/x", "confg": map[string]any{}}, wantErr: `did you mean "config"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := p.Canonicalize(tt.spec)
+			if tt.wantErr != "" {
+				if err == nil || !IsConfigError(err) || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("error %v, want a config error containing %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !EqualValues(got, tt.want) {
+				t.Fatalf("got %v, want %v", got, tt.want)
+			}
+			again, err := p.Canonicalize(got)
+			if err != nil || !EqualValues(again, got) {
+				t.Fatalf("not stable: %v (%v)", again, err)
+			}
+		})
+	}
+}
+
+func TestExternalProtocolSchemas(t *testing.T) {
+	proto, err := newExtProtocol()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		schema string
+		msg    string
+		want   string // "" = valid, else a fragment of the problem
+	}{
+		{"init-request", `{"name":"a","type":"t","version":"1","verbose":false}`, ""},
+		{"init-request", `{"name":"a","type":"t","version":"1"}`, "verbose"},
+		{"init-request", `{"name":"a","type":"t","version":"1","verbose":false,"x":1}`, "additional"},
+		{"init-response", `{"state_action":{"args":["state"]}}`, ""},
+		{"init-response", `{"state_action":{"args":["state"],"image":"other"},"config_schema":true,"plugs":{"p":{"optional":true}},"delete_action":{"args":["d"]}}`, ""},
+		{"init-response", `{"state_action":{"arg":["state"]}}`, "at /state_action"},
+		{"init-response", `{"state_action":{},"config_schema":"object"}`, "at /config_schema"},
+		{"state-request", `{"name":"a","type":"t","version":"1","verbose":true,"config":{}}`, ""},
+		{"state-request", `{"name":"a","type":"t","version":"1","verbose":true,"config":[]}`, "at /config"},
+		{"state-response", `{"status":"VALID","state":{}}`, ""},
+		{"state-response", `{"status":"VALID"}`, "state"},
+		{"state-response", `{"status":"VALID","state":{},"staleState":{}}`, "at /staleState: not allowed here"},
+		{"state-response", `{"status":"STALE","actions":[{"name":"c","description":"d","image":"i","entrypoint":"/e","args":["a"]}]}`, ""},
+		{"state-response", `{"status":"STALE","staleState":null,"actions":[{"name":"c"}]}`, ""},
+		{"state-response", `{"status":"STALE","actions":[{"description":"no name"}]}`, "name"},
+		{"state-response", `{"status":"STALE","actions":[{"name":"c","args":[1]}]}`, "at /actions/0/args/0"},
+		{"state-response", `{"status":"STALE","state":{},"actions":[{"name":"c"}]}`, "at /state: not allowed here"},
+		{"state-response", `["VALID"]`, "object"},
+		{"list-response", `{"instances":[{"name":"a","config":{}}]}`, ""},
+		{"list-response", `{"instances":[{"config":{}}]}`, "name"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.schema+" "+tt.msg, func(t *testing.T) {
+			doc, err := decodeJSONValue([]byte(tt.msg))
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = proto.check(tt.schema, doc)
+			switch {
+			case tt.want == "" && err != nil:
+				t.Fatalf("valid message refused: %v", err)
+			case tt.want != "" && err == nil:
+				t.Fatal("invalid message accepted")
+			case tt.want != "" && !strings.Contains(err.Error(), tt.want):
+				t.Fatalf("error %q lacks %q", err, tt.want)
+			}
+		})
+	}
+}
+
+func BenchmarkExternalReadValid(b *testing.B) {
+	dir := b.TempDir()
+	p := NewExternal(ExternalOptions{})
+	spec, err := p.Canonicalize(model.Spec{
+		"program": filepath.Join(extBin, "jsonfile"),
+		"config":  map[string]any{"dir": dir, "name": "bench", "content": map[string]any{"a": 1}},
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := p.Apply(context.Background(), Env{Name: "bench"}, spec, State{}); err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		st, err := p.Read(context.Background(), Env{Name: "bench"}, spec)
+		if err != nil || !st.Exists {
+			b.Fatal(st, err)
+		}
+	}
+}

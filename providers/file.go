@@ -1,0 +1,463 @@
+package providers
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"github.com/cairn-io/cairn/expr"
+	"github.com/cairn-io/cairn/kinds"
+	"github.com/cairn-io/cairn/model"
+)
+
+// fileProvider manages one regular file: its bytes (content, contentBase64
+// or a rendered template) and mode. Writes are atomic: a temporary file in
+// the same directory is written, synced and renamed over the target, so a
+// reader sees the old bytes or the new ones, and an apply cut off half-way
+// leaves the target untouched (the next apply replaces the stale temporary
+// file). The parent directory must exist: creating it is the job of a
+// directory resource, which the file depends on through an auto-edge.
+type fileProvider struct{}
+
+// NewFile returns the provider of kind file.
+func NewFile() Provider { return fileProvider{} }
+
+func (fileProvider) Kind() string { return "file" }
+
+var fileAttrs = map[string]kinds.AttrKind{
+	"path":          kinds.Namevar,
+	"content":       kinds.Property,
+	"contentBase64": kinds.Property,
+	"template":      kinds.Property,
+	"vars":          kinds.Parameter,
+	"mode":          kinds.Property,
+	"ensure":        kinds.Property,
+	"checksum":      kinds.ReadOnly,
+	"size":          kinds.ReadOnly,
+}
+
+func (fileProvider) Attributes() map[string]kinds.AttrKind { return fileAttrs }
+
+// maxTemplateOutput bounds a rendered file template.
+const maxTemplateOutput = 64 << 20
+
+// Canonicalize reduces the three ways of giving bytes to one: content holds
+// the bytes (a Go string, binary-safe; a template is rendered with vars as
+// its data, .x and .vars.x). Read-only attributes are dropped.
+func (fileProvider) Canonicalize(spec model.Spec) (model.Spec, error) {
+	if err := checkAttrs("file", spec, fileAttrs); err != nil {
+		return nil, err
+	}
+	out := model.Spec{}
+	path, ok, err := specString(spec, "path")
+	if err != nil {
+		return nil, err
+	}
+	if !ok || path == "" {
+		return nil, configErrorf("path", "required")
+	}
+	if out["path"], err = canonicalSpecPath("path", path); err != nil {
+		return nil, err
+	}
+	ensure, err := canonicalEnsure(spec, "file")
+	if err != nil {
+		return nil, err
+	}
+	out["ensure"] = ensure
+
+	sources := 0
+	for _, k := range []string{"content", "contentBase64", "template"} {
+		if spec[k] != nil {
+			sources++
+		}
+	}
+	if sources > 1 {
+		return nil, configErrorf("content", "give only one of content, contentBase64 and template")
+	}
+	if spec["vars"] != nil && spec["template"] == nil {
+		return nil, configErrorf("vars", "vars are the data of a template; there is no template")
+	}
+	switch c := spec["content"].(type) {
+	case nil:
+	case string:
+		out["content"] = c
+	case int64, float64, bool:
+		// An expression over a dependency's output keeps its type
+		// ("{{ .deps.counter.value }}"); the file holds its text.
+		out["content"] = fmt.Sprint(c)
+	default:
+		return nil, configErrorf("content", "want a string, got %s", jsonType(c))
+	}
+	if s, ok, err := specString(spec, "contentBase64"); err != nil {
+		return nil, err
+	} else if ok {
+		b, err := decodeBase64(s)
+		if err != nil {
+			return nil, configErrorf("contentBase64", "%v", err)
+		}
+		out["content"] = string(b)
+	}
+	if s, ok, err := specString(spec, "template"); err != nil {
+		return nil, err
+	} else if ok {
+		text, err := renderFileTemplate(s, spec["vars"])
+		if err != nil {
+			return nil, err
+		}
+		out["content"] = text
+	}
+	if m, ok := spec["mode"]; ok && m != nil {
+		mode, err := CanonicalMode(m)
+		if err != nil {
+			return nil, configErrorf("mode", "%v", err)
+		}
+		out["mode"] = mode
+	}
+	return out, nil
+}
+
+// renderFileTemplate renders a file's template with vars as its only data:
+// env, secrets and dependency outputs reach it through vars, which are
+// resolved before the step runs.
+func renderFileTemplate(src string, vars any) (string, error) {
+	var data map[string]any
+	switch v := vars.(type) {
+	case nil:
+	case map[string]any:
+		data = v
+	default:
+		return "", configErrorf("vars", "want an object, got %s", jsonType(vars))
+	}
+	text, missing, err := expr.Render(src, expr.Context{
+		Env:    func(string) (string, bool) { return "", false },
+		Vars:   data,
+		Limits: expr.Limits{MaxOutput: maxTemplateOutput},
+	})
+	if err != nil {
+		return "", configErrorf("template", "%v", err)
+	}
+	if !missing.Empty() {
+		return "", configErrorf("template", "reads env %v or secrets %v directly; pass them in through vars", missing.Env, missing.Secrets)
+	}
+	return text, nil
+}
+
+func decodeBase64(s string) ([]byte, error) {
+	s = strings.Map(func(r rune) rune {
+		if r == '\n' || r == '\r' || r == ' ' || r == '\t' {
+			return -1
+		}
+		return r
+	}, s)
+	if b, err := base64.StdEncoding.DecodeString(s); err == nil {
+		return b, nil
+	}
+	b, err := base64.RawStdEncoding.DecodeString(s)
+	if err != nil {
+		return nil, fmt.Errorf("not base64: %w", err)
+	}
+	return b, nil
+}
+
+// DiffValue compares and shows content as its digest, never as bytes.
+func (fileProvider) DiffValue(attr string, want any) any {
+	if s, ok := want.(string); ok && attr == "content" {
+		return digest([]byte(s))
+	}
+	return want
+}
+
+func digest(b []byte) string {
+	sum := sha256.Sum256(b)
+	return "{sha256}" + hex.EncodeToString(sum[:])
+}
+
+// Read reports the file at the spec's path (or, for a delete without a
+// spec, at the recorded id). Private holds the current bytes so that
+// compensation can put them back exactly.
+func (fileProvider) Read(_ context.Context, env Env, want model.Spec) (State, error) {
+	loc, err := locate(env, want)
+	if err != nil {
+		return State{}, err
+	}
+	fi, err := os.Stat(loc.target)
+	if errors.Is(err, fs.ErrNotExist) {
+		return State{ID: loc.id}, nil
+	}
+	if err != nil {
+		return State{}, err
+	}
+	if fi.IsDir() {
+		return State{}, fmt.Errorf("%s is a directory, not a file", loc.id)
+	}
+	if !fi.Mode().IsRegular() {
+		return State{}, fmt.Errorf("%s is not a regular file (%s)", loc.id, fi.Mode().Type())
+	}
+	data, err := os.ReadFile(loc.target)
+	if err != nil {
+		return State{}, err
+	}
+	st := fileState(loc.id, data, unixMode(fi.Mode()))
+	st.Private = data
+	return st, nil
+}
+
+// Apply writes the bytes when they differ (or the file is missing) and
+// sets the mode when it differs.
+func (fileProvider) Apply(_ context.Context, env Env, want model.Spec, have State) (State, error) {
+	loc, err := locate(env, want)
+	if err != nil {
+		return State{}, err
+	}
+	content, hasContent := want["content"].(string)
+	mode := uint32(0o644)
+	if have.Exists {
+		if m, ok := have.Attrs["mode"].(string); ok {
+			if mode, err = parseMode(m); err != nil {
+				return State{}, err
+			}
+		}
+	}
+	modeStr, hasMode := want["mode"].(string)
+	if hasMode {
+		if mode, err = parseMode(modeStr); err != nil {
+			return State{}, configErrorf("mode", "%v", err)
+		}
+	}
+	rewrite := !have.Exists || hasContent && digest([]byte(content)) != have.Attrs["content"]
+	if rewrite {
+		if err := writeAtomic(loc, []byte(content), mode); err != nil {
+			return State{}, err
+		}
+		return fileState(loc.id, []byte(content), mode), nil
+	}
+	if hasMode && modeStr != have.Attrs["mode"] {
+		if err := os.Chmod(loc.target, fileMode(mode)); err != nil {
+			return State{}, fmt.Errorf("chmod %s: %w", loc.id, err)
+		}
+	}
+	after := State{Exists: true, ID: loc.id, Attrs: copyMap(have.Attrs), Outputs: copyMap(have.Outputs)}
+	after.Attrs["mode"] = formatMode(mode)
+	after.Outputs["mode"] = formatMode(mode)
+	return after, nil
+}
+
+// Delete removes the file; one already gone is fine.
+func (fileProvider) Delete(_ context.Context, env Env, have State) error {
+	loc, err := locate(env, model.Spec{"path": have.ID})
+	if err != nil {
+		return err
+	}
+	fi, err := os.Lstat(loc.host)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if fi.IsDir() {
+		return fmt.Errorf("%s is a directory, not a file", loc.id)
+	}
+	_ = os.Remove(tempPath(loc.target))
+	if err := os.Remove(loc.host); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("remove %s: %w", loc.id, err)
+	}
+	return nil
+}
+
+// RestoreSpec recreates a previous file from its bytes and mode.
+func (fileProvider) RestoreSpec(before State) (model.Spec, error) {
+	path, _ := before.Attrs["path"].(string)
+	if path == "" {
+		path = before.ID
+	}
+	if path == "" {
+		return nil, errors.New("previous state names no path")
+	}
+	spec := model.Spec{"path": path, "contentBase64": base64.StdEncoding.EncodeToString(before.Private)}
+	if m, ok := before.Attrs["mode"]; ok {
+		spec["mode"] = m
+	}
+	return spec, nil
+}
+
+// fileLocation is where a file or directory resource lives.
+type fileLocation struct {
+	id     string // the path as the node sees it: the object's identity
+	host   string // the path on the worker
+	target string // host, or where host leads when it is a symlink (inside the root)
+}
+
+// locate resolves the spec's path (or the recorded id) on env's node.
+func locate(env Env, want model.Spec) (fileLocation, error) {
+	path, _ := want["path"].(string)
+	if path == "" {
+		path = env.ObjectID
+	}
+	if path == "" {
+		return fileLocation{}, configErrorf("path", "required")
+	}
+	id, err := env.Node.OnNode(path)
+	if err != nil {
+		return fileLocation{}, err
+	}
+	host, err := env.Node.Resolve(path)
+	if err != nil {
+		return fileLocation{}, err
+	}
+	loc := fileLocation{id: id, host: host, target: host}
+	if fi, err := os.Lstat(host); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+		if t, err := filepath.EvalSymlinks(host); err == nil {
+			loc.target = t // Resolve has checked it stays inside the root
+		}
+	}
+	return loc, nil
+}
+
+func fileState(id string, data []byte, mode uint32) State {
+	sum := digest(data)
+	m := formatMode(mode)
+	return State{
+		Exists:  true,
+		ID:      id,
+		Attrs:   map[string]any{"path": id, "ensure": "present", "content": sum, "mode": m, "checksum": sum, "size": int64(len(data))},
+		Outputs: map[string]any{"path": id, "checksum": sum, "size": int64(len(data)), "mode": m},
+	}
+}
+
+// tempPath is the one temporary file a write of target uses. A fixed name
+// means a write cut off half-way leaves at most one stale file, which the
+// next write replaces.
+func tempPath(target string) string {
+	dir, base := filepath.Split(target)
+	name := "." + base + ".cairn-tmp"
+	if len(name) > 255 {
+		sum := sha256.Sum256([]byte(base))
+		name = ".cairn-" + hex.EncodeToString(sum[:8]) + ".tmp"
+	}
+	return filepath.Join(dir, name)
+}
+
+// writeAtomic replaces loc's target with data and mode: temporary file in
+// the same directory, fsync, rename, fsync of the directory. The previous
+// owner is kept when the worker may set it.
+func writeAtomic(loc fileLocation, data []byte, mode uint32) (err error) {
+	dir := filepath.Dir(loc.target)
+	if fi, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("parent directory of %s does not exist: declare a directory resource for %s", loc.id, filepath.Dir(loc.id))
+	} else if err != nil {
+		return err
+	} else if !fi.IsDir() {
+		return fmt.Errorf("parent of %s is not a directory", loc.id)
+	}
+	tmp := tempPath(loc.target)
+	if err := os.Remove(tmp); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("remove stale %s: %w", tmp, err)
+	}
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return fmt.Errorf("write %s: %w", loc.id, err)
+	}
+	defer func() {
+		if err != nil {
+			_ = f.Close()
+			_ = os.Remove(tmp)
+		}
+	}()
+	if _, err = f.Write(data); err != nil {
+		return fmt.Errorf("write %s: %w", loc.id, err)
+	}
+	if err = f.Chmod(fileMode(mode)); err != nil {
+		return fmt.Errorf("chmod %s: %w", loc.id, err)
+	}
+	if fi, serr := os.Stat(loc.target); serr == nil {
+		if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+			_ = f.Chown(int(st.Uid), int(st.Gid)) // best effort: needs privilege
+		}
+	}
+	if err = f.Sync(); err != nil {
+		return fmt.Errorf("sync %s: %w", loc.id, err)
+	}
+	if err = f.Close(); err != nil {
+		return fmt.Errorf("close %s: %w", loc.id, err)
+	}
+	if err = os.Rename(tmp, loc.target); err != nil {
+		return fmt.Errorf("rename into %s: %w", loc.id, err)
+	}
+	syncDir(dir)
+	return nil
+}
+
+// syncDir makes a rename durable. Failing to is not an error: the bytes
+// are in place either way, and a lost rename is repaired by the next apply.
+func syncDir(dir string) {
+	d, err := os.Open(dir)
+	if err != nil {
+		return
+	}
+	_ = d.Sync()
+	_ = d.Close()
+}
+
+// unixMode converts Go's mode bits to the permission bits of chmod(2).
+func unixMode(m fs.FileMode) uint32 {
+	u := uint32(m.Perm())
+	if m&fs.ModeSetuid != 0 {
+		u |= 0o4000
+	}
+	if m&fs.ModeSetgid != 0 {
+		u |= 0o2000
+	}
+	if m&fs.ModeSticky != 0 {
+		u |= 0o1000
+	}
+	return u
+}
+
+// fileMode converts chmod(2) permission bits to Go's mode bits.
+func fileMode(u uint32) fs.FileMode {
+	m := fs.FileMode(u & 0o777)
+	if u&0o4000 != 0 {
+		m |= fs.ModeSetuid
+	}
+	if u&0o2000 != 0 {
+		m |= fs.ModeSetgid
+	}
+	if u&0o1000 != 0 {
+		m |= fs.ModeSticky
+	}
+	return m
+}
+
+// canonicalEnsure reads ensure: present (the default; the kind's own name,
+// "file" or "directory", is accepted as Puppet writes it) or absent.
+func canonicalEnsure(spec model.Spec, kind string) (string, error) {
+	s, ok, err := specString(spec, "ensure")
+	if err != nil {
+		return "", err
+	}
+	switch {
+	case !ok, s == "present", s == kind:
+		return "present", nil
+	case s == "absent":
+		return "absent", nil
+	default:
+		return "", configErrorf("ensure", "want present or absent, got %q", s)
+	}
+}
+
+func copyMap(m map[string]any) map[string]any {
+	out := make(map[string]any, len(m)+1)
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}

@@ -1,0 +1,194 @@
+package providers
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/cairn-io/cairn/model"
+)
+
+func TestFileInterruptedApplyConverges(t *testing.T) {
+	ctx := context.Background()
+	outside := t.TempDir()
+	victim := filepath.Join(outside, "victim")
+	mustWrite(t, victim, []byte("untouched"), 0o644)
+	tests := []struct {
+		name  string
+		stale func(t *testing.T, tmp string)
+	}{
+		{"half-written temporary file", func(t *testing.T, tmp string) { mustWrite(t, tmp, []byte("half-wri"), 0o600) }},
+		{"temporary file made read-only", func(t *testing.T, tmp string) { mustWrite(t, tmp, []byte("x"), 0o400) }},
+		// A planted symlink must be replaced, not written through.
+		{"temporary name is a symlink out of the root", func(t *testing.T, tmp string) { mustSymlink(t, victim, tmp) }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := localRegistry(t)
+			node := localNode(t)
+			target := filepath.Join(node.Root, "motd")
+			mustWrite(t, target, []byte("old"), 0o644)
+			tt.stale(t, tempPath(target))
+			req := Request{Kind: "file", Name: "motd", Node: node, Spec: model.Spec{"path": "/motd", "content": "new"}}
+			ch, err := r.Converge(ctx, req)
+			if err != nil || ch.Outcome != model.OutcomeUpdated {
+				t.Fatalf("converge: %v %+v", err, ch)
+			}
+			if got, _ := os.ReadFile(target); string(got) != "new" {
+				t.Errorf("target holds %q", got)
+			}
+			if _, err := os.Lstat(tempPath(target)); !errors.Is(err, fs.ErrNotExist) {
+				t.Errorf("temporary file left behind: %v", err)
+			}
+			if got, _ := os.ReadFile(victim); string(got) != "untouched" {
+				t.Errorf("write followed the planted symlink: victim holds %q", got)
+			}
+			if ch, err := r.Converge(ctx, req); err != nil || ch.Action != model.ActionNoop {
+				t.Errorf("second converge: %v %+v", err, ch)
+			}
+		})
+	}
+}
+
+func TestFileWriteReplacesAtomically(t *testing.T) {
+	// The bytes are renamed into place: a hard link to the old file keeps
+	// the old bytes, as a reader holding the old file would.
+	r := localRegistry(t)
+	node := localNode(t)
+	target := filepath.Join(node.Root, "motd")
+	mustWrite(t, target, []byte("old"), 0o644)
+	if err := os.Link(target, filepath.Join(node.Root, "old-link")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Converge(context.Background(), Request{Kind: "file", Name: "motd", Node: node, Spec: model.Spec{"path": "motd", "content": "new"}}); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := os.ReadFile(filepath.Join(node.Root, "old-link")); string(got) != "old" {
+		t.Errorf("old inode was rewritten in place: %q", got)
+	}
+	if got, _ := os.ReadFile(target); string(got) != "new" {
+		t.Errorf("target holds %q", got)
+	}
+}
+
+func TestFileRefusals(t *testing.T) {
+	ctx := context.Background()
+	outside := t.TempDir()
+	secret := filepath.Join(outside, "secret")
+	mustWrite(t, secret, []byte("outside"), 0o644)
+	tests := []struct {
+		name      string
+		setup     func(t *testing.T, root string)
+		spec      model.Spec
+		configErr bool
+		wantMsg   string
+	}{
+		{name: "parent directory missing", spec: model.Spec{"path": "/etc/app/app.conf", "content": "x"},
+			wantMsg: "parent directory of /etc/app/app.conf does not exist: declare a directory resource for /etc/app"},
+		{name: "path is a directory", setup: func(t *testing.T, root string) { mustMkdir(t, filepath.Join(root, "etc")) },
+			spec: model.Spec{"path": "/etc", "content": "x"}, wantMsg: "/etc is a directory"},
+		{name: "dot-dot escape", spec: model.Spec{"path": "../outside", "content": "x"}, configErr: true, wantMsg: "escapes the root"},
+		{name: "symlinked parent leads out", setup: func(t *testing.T, root string) { mustSymlink(t, outside, filepath.Join(root, "out")) },
+			spec: model.Spec{"path": "/out/secret", "content": "pwned"}, configErr: true, wantMsg: "through symlink /out"},
+		{name: "leaf symlink leads out", setup: func(t *testing.T, root string) { mustSymlink(t, secret, filepath.Join(root, "secret")) },
+			spec: model.Spec{"path": "/secret", "content": "pwned"}, configErr: true, wantMsg: "leaves the root"},
+		{name: "delete through a symlinked parent", setup: func(t *testing.T, root string) { mustSymlink(t, outside, filepath.Join(root, "out")) },
+			spec: model.Spec{"path": "/out/secret", "ensure": "absent"}, configErr: true, wantMsg: "leaves the root"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := localRegistry(t)
+			node := localNode(t)
+			if tt.setup != nil {
+				tt.setup(t, node.Root)
+			}
+			before := snapshot(t, node.Root)
+			ch, err := r.Converge(ctx, Request{Kind: "file", Name: "f", Node: node, Spec: tt.spec})
+			if err == nil || ch.Outcome != model.OutcomeFailed {
+				t.Fatalf("converge succeeded: %+v", ch)
+			}
+			if IsConfigError(err) != tt.configErr {
+				t.Errorf("IsConfigError = %v, want %v (%v)", IsConfigError(err), tt.configErr, err)
+			}
+			if !strings.Contains(err.Error(), tt.wantMsg) {
+				t.Errorf("error %q does not say %q", err, tt.wantMsg)
+			}
+			if got := snapshot(t, node.Root); len(got) != len(before) {
+				t.Errorf("refused apply changed the root: %v", got)
+			}
+			if got, _ := os.ReadFile(secret); string(got) != "outside" {
+				t.Errorf("file outside the root changed: %q", got)
+			}
+		})
+	}
+}
+
+func TestFileAbsolutePathStaysInRoot(t *testing.T) {
+	r := localRegistry(t)
+	node := localNode(t)
+	const p = "/cairn-provider-test-must-not-exist"
+	ch, err := r.Converge(context.Background(), Request{Kind: "file", Name: "f", Node: node, Spec: model.Spec{"path": p, "content": "x"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(p); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("wrote the worker's %s", p)
+	}
+	if got, _ := os.ReadFile(filepath.Join(node.Root, p)); string(got) != "x" {
+		t.Errorf("file not in the node root")
+	}
+	if ch.After.ID != p {
+		t.Errorf("id %q, want the node path %q", ch.After.ID, p)
+	}
+}
+
+func TestFileThroughSymlinkInsideRoot(t *testing.T) {
+	// A leaf symlink that stays inside the root is written through; the
+	// link itself is kept.
+	ctx := context.Background()
+	r := localRegistry(t)
+	node := localNode(t)
+	mustMkdir(t, filepath.Join(node.Root, "real"))
+	mustWrite(t, filepath.Join(node.Root, "real", "motd"), []byte("old"), 0o644)
+	mustSymlink(t, "real/motd", filepath.Join(node.Root, "motd"))
+	req := Request{Kind: "file", Name: "motd", Node: node, Spec: model.Spec{"path": "/motd", "content": "new"}}
+	if _, err := r.Converge(ctx, req); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := os.ReadFile(filepath.Join(node.Root, "real", "motd")); string(got) != "new" {
+		t.Errorf("target holds %q", got)
+	}
+	if fi, err := os.Lstat(filepath.Join(node.Root, "motd")); err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+		t.Errorf("symlink replaced: %v", err)
+	}
+	if ch, err := r.Converge(ctx, req); err != nil || ch.Action != model.ActionNoop {
+		t.Errorf("second converge: %v %+v", err, ch)
+	}
+}
+
+func TestFileOnControlPlane(t *testing.T) {
+	// Root "" takes absolute paths as given.
+	ctx := context.Background()
+	r := localRegistry(t)
+	dir := t.TempDir()
+	p := filepath.Join(dir, "motd")
+	req := Request{Kind: "file", Name: "motd", Node: Node{Name: "master"}, Spec: model.Spec{"path": p, "content": "cp\n", "mode": "0640"}}
+	ch, err := r.Converge(ctx, req)
+	if err != nil || ch.Outcome != model.OutcomeCreated || ch.After.ID != p {
+		t.Fatalf("create: %v %+v", err, ch)
+	}
+	if err := r.Compensate(ctx, req, jsonRoundTrip(t, ch)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(p); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("compensation left the file: %v", err)
+	}
+	req.Spec = model.Spec{"path": "relative/motd", "content": "x"}
+	if _, err := r.Converge(ctx, req); !IsConfigError(err) {
+		t.Errorf("relative path on the control plane: %v", err)
+	}
+}
