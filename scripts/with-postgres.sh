@@ -44,4 +44,10 @@ trap cleanup EXIT
 
 export CAIRN_TEST_POSTGRES_URL="postgres://cairn@127.0.0.1:$port/postgres?sslmode=disable"
 echo "with-postgres: PostgreSQL on 127.0.0.1:$port" >&2
-"$@"
+# Run the command in the background so an interrupt reaches the traps at
+# once: they stop the command, then the EXIT trap removes the cluster.
+"$@" <&0 &
+child=$!
+trap 'kill -TERM "$child" 2>/dev/null; wait "$child" || true; exit 130' INT
+trap 'kill -TERM "$child" 2>/dev/null; wait "$child" || true; exit 143' TERM
+wait "$child"

@@ -44,6 +44,12 @@ type Store interface {
 	PutStepData(ctx context.Context, execID, stepID, kind string, data []byte) error
 	GetStepData(ctx context.Context, execID, stepID, kind string) ([]byte, error)
 	ListStepData(ctx context.Context, execID, kind string) (map[string][]byte, error)
+	// PutStepDataBatch upserts many steps' data of one kind in one
+	// transaction (an execution may have 100,000 steps).
+	PutStepDataBatch(ctx context.Context, execID, kind string, data map[string][]byte) error
+	// DeleteStepData drops everything kept for an execution, once nothing
+	// can need it any more (the execution finished and was not rolled back).
+	DeleteStepData(ctx context.Context, execID string) error
 
 	// Releases, plugins, clusters.
 	PutRelease(ctx context.Context, r *model.Release) error // create or update by ID

@@ -1,0 +1,139 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/cairn-io/cairn/internal/testenv"
+)
+
+// testBackend is one database the suite runs against.
+type testBackend struct {
+	name string
+	// fresh returns the URL of a new, empty database of this backend, removed
+	// when the test ends.
+	fresh func(t testing.TB) string
+	// raw opens the database behind url without the store, to look at the
+	// bytes it keeps.
+	raw func(t testing.TB, dbURL string) *sql.DB
+}
+
+var testBackends = []testBackend{
+	{
+		name: "sqlite",
+		fresh: func(t testing.TB) string {
+			return "sqlite://" + filepath.Join(t.TempDir(), "cairn.db")
+		},
+		raw: func(t testing.TB, dbURL string) *sql.DB {
+			db, err := sql.Open("sqlite", strings.TrimPrefix(dbURL, "sqlite://"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { _ = db.Close() })
+			return db
+		},
+	},
+	{
+		name:  "postgres",
+		fresh: freshPostgres,
+		raw: func(t testing.TB, dbURL string) *sql.DB {
+			db, err := sql.Open("pgx", dbURL)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { _ = db.Close() })
+			return db
+		},
+	},
+}
+
+// freshPostgres creates a schema of its own on the test PostgreSQL and
+// returns a URL whose search_path selects it; the schema is dropped when
+// the test ends, so runs and tests never see each other's tables.
+func freshPostgres(t testing.TB) string {
+	t.Helper()
+	base := testenv.PostgresURL(t)
+	admin, err := sql.Open("pgx", base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	schema := "cairn_test_" + newID()
+	if _, err := admin.Exec(`CREATE SCHEMA ` + schema); err != nil {
+		_ = admin.Close()
+		t.Fatalf("create schema: %v", err)
+	}
+	t.Cleanup(func() {
+		if _, err := admin.Exec(`DROP SCHEMA ` + schema + ` CASCADE`); err != nil {
+			t.Errorf("drop schema %s: %v", schema, err)
+		}
+		_ = admin.Close()
+	})
+	u, err := url.Parse(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := u.Query()
+	q.Set("search_path", schema)
+	u.RawQuery = q.Encode()
+	return u.String()
+}
+
+// eachBackend runs fn as a subtest per backend.
+func eachBackend(t *testing.T, fn func(t *testing.T, be testBackend)) {
+	t.Helper()
+	for _, be := range testBackends {
+		t.Run(be.name, func(t *testing.T) { fn(t, be) })
+	}
+}
+
+// openTest opens the store at dbURL and closes it when the test ends.
+func openTest(t testing.TB, dbURL string) Store {
+	t.Helper()
+	s, err := Open(context.Background(), dbURL)
+	if err != nil {
+		t.Fatalf("open %s: %v", dbURL, err)
+	}
+	t.Cleanup(func() { _ = s.Close() })
+	return s
+}
+
+// freshStore opens a store on a new database of the backend.
+func freshStore(t testing.TB, be testBackend) Store {
+	t.Helper()
+	return openTest(t, be.fresh(t))
+}
+
+func must(t testing.TB, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// wantErr checks that err wraps target and its message names every part.
+func wantErr(t testing.TB, err, target error, parts ...string) {
+	t.Helper()
+	if !errors.Is(err, target) {
+		t.Fatalf("error = %v, want one wrapping %v", err, target)
+	}
+	for _, p := range parts {
+		if !strings.Contains(err.Error(), p) {
+			t.Fatalf("error %q does not name %q", err, p)
+		}
+	}
+}
+
+func TestMain(m *testing.M) {
+	// The concurrent-open test starts copies of this binary as separate
+	// processes; in such a copy the variable names the database to open.
+	if u := os.Getenv(helperOpenEnv); u != "" {
+		os.Exit(helperOpen(u))
+	}
+	os.Exit(m.Run())
+}

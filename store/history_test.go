@@ -1,0 +1,70 @@
+package store
+
+import (
+	"context"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/cairn-io/cairn/model"
+)
+
+func TestTaskRuns(t *testing.T) {
+	eachBackend(t, func(t *testing.T, be testBackend) {
+		ctx := context.Background()
+		s := freshStore(t, be)
+		c := &model.Cluster{ID: "env", Name: "env", Nodes: []model.Node{{ID: "n1", Name: "node-1"}}}
+		must(t, s.PutCluster(ctx, c))
+
+		at := time.Date(2026, 3, 1, 12, 0, 0, 123456789, time.FixedZone("CET", 3600))
+		first := model.TaskRun{ClusterID: "env", NodeID: "n1", TaskID: "netconfig", ExecutionID: "g1", Digest: "d1", At: at}
+		must(t, s.RecordTaskRun(ctx, first))
+		got, err := s.LastTaskRun(ctx, "env", "n1", "netconfig")
+		must(t, err)
+		want := first
+		want.At = time.Date(2026, 3, 1, 11, 0, 0, 123456000, time.UTC) // UTC, microseconds
+		if !reflect.DeepEqual(*got, want) {
+			t.Fatalf("LastTaskRun = %+v, want %+v", *got, want)
+		}
+
+		tests := []struct {
+			name string
+			run  model.TaskRun
+			want string // execution recorded afterwards
+		}{
+			{"a later run replaces it", model.TaskRun{ClusterID: "env", NodeID: "n1", TaskID: "netconfig", ExecutionID: "g2", Digest: "d2", At: at.Add(time.Hour)}, "g2"},
+			{"a late retry of an older run does not", model.TaskRun{ClusterID: "env", NodeID: "n1", TaskID: "netconfig", ExecutionID: "g0", Digest: "d0", At: at.Add(-time.Hour)}, "g2"},
+			{"no time means now", model.TaskRun{ClusterID: "env", NodeID: "n1", TaskID: "netconfig", ExecutionID: "g3", Digest: "d3"}, "g3"},
+		}
+		for _, tt := range tests {
+			must(t, s.RecordTaskRun(ctx, tt.run))
+			got, err := s.LastTaskRun(ctx, "env", "n1", "netconfig")
+			must(t, err)
+			if got.ExecutionID != tt.want {
+				t.Fatalf("%s: last run is %s, want %s", tt.name, got.ExecutionID, tt.want)
+			}
+		}
+
+		// Other tasks and nodes are separate entries.
+		must(t, s.RecordTaskRun(ctx, model.TaskRun{ClusterID: "env", NodeID: "n2", TaskID: "netconfig", ExecutionID: "g9"}))
+		got, err = s.LastTaskRun(ctx, "env", "n1", "netconfig")
+		must(t, err)
+		if got.ExecutionID != "g3" {
+			t.Fatalf("a run on n2 replaced n1's: %+v", got)
+		}
+		_, err = s.LastTaskRun(ctx, "env", "n1", "never")
+		wantErr(t, err, ErrNotFound, "never", "n1", "env")
+		wantErr(t, s.RecordTaskRun(ctx, model.TaskRun{ClusterID: "ghost", NodeID: "n1", TaskID: "t"}), ErrNotFound, "ghost")
+
+		// Saving the cluster (its nodes are replaced) keeps node history.
+		must(t, s.PutCluster(ctx, &model.Cluster{ID: "env", Name: "env", Nodes: []model.Node{{ID: "n1", Name: "node-1", Roles: []string{"compute"}}}}))
+		if _, err := s.LastTaskRun(ctx, "env", "n1", "netconfig"); err != nil {
+			t.Fatalf("history lost when the cluster was saved: %v", err)
+		}
+		// Deleting the cluster deletes it.
+		must(t, s.DeleteCluster(ctx, "env"))
+		must(t, s.PutCluster(ctx, &model.Cluster{ID: "env", Name: "env again"}))
+		_, err = s.LastTaskRun(ctx, "env", "n1", "netconfig")
+		wantErr(t, err, ErrNotFound)
+	})
+}

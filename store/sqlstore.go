@@ -1,0 +1,103 @@
+package store
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/hex"
+	"errors"
+	"fmt"
+)
+
+// sqlStore implements Store over database/sql for both dialects.
+type sqlStore struct {
+	d dialect
+	// w runs every write. For SQLite it is a single connection, so writers
+	// of this process queue instead of fighting over the file lock.
+	w *sql.DB
+	// r runs reads; for PostgreSQL it is the same pool as w.
+	r *sql.DB
+}
+
+var _ Store = (*sqlStore)(nil)
+
+func (s *sqlStore) Close() error {
+	err := s.w.Close()
+	if s.r != s.w {
+		err = errors.Join(err, s.r.Close())
+	}
+	return err
+}
+
+func (s *sqlStore) Ping(ctx context.Context) error {
+	if err := s.w.PingContext(ctx); err != nil {
+		return fmt.Errorf("ping %s: %w", s.d.name, err)
+	}
+	if s.r != s.w {
+		if err := s.r.PingContext(ctx); err != nil {
+			return fmt.Errorf("ping %s: %w", s.d.name, err)
+		}
+	}
+	return nil
+}
+
+// newID returns a random URL-safe id of 16 hex characters.
+func newID() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails (Go 1.24+)
+	return hex.EncodeToString(b[:])
+}
+
+// queryer is what both *sql.DB and *sql.Tx offer.
+type queryer interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+// inTx runs fn in a write transaction and commits when it returns nil.
+func (s *sqlStore) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	tx, err := s.w.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = tx.Rollback() }()
+	if err := fn(tx); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// inReadTx runs fn in a read-only transaction, so reads of several tables
+// see one consistent state.
+func (s *sqlStore) inReadTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	tx, err := s.r.BeginTx(ctx, s.d.readTx)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = tx.Rollback() }()
+	if err := fn(tx); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// exists reports whether a row with the given id is in table (a constant
+// of this package, never input).
+func exists(ctx context.Context, q queryer, table, id string) (bool, error) {
+	var one int
+	err := q.QueryRowContext(ctx, `SELECT 1 FROM `+table+` WHERE id = $1`, id).Scan(&one)
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+// affected returns the rows a statement changed.
+func affected(res sql.Result) (int64, error) {
+	n, err := res.RowsAffected()
+	if err != nil {
+		return 0, err
+	}
+	return n, nil
+}

@@ -1,0 +1,156 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/cairn-io/cairn/model"
+)
+
+const stackColumns = `id, name, description, urls, resources, snapshot_hash, created_at, updated_at`
+
+func (s *sqlStore) CreateStack(ctx context.Context, st *model.Stack) error {
+	if st.ID == "" {
+		st.ID = newID()
+	}
+	urls, err := json.Marshal(st.URLs)
+	if err != nil {
+		return fmt.Errorf("create stack %q: urls: %w", st.ID, err)
+	}
+	resources, err := json.Marshal(st.Resources)
+	if err != nil {
+		return fmt.Errorf("create stack %q: resources: %w", st.ID, err)
+	}
+	at := now()
+	res, err := s.w.ExecContext(ctx, `INSERT INTO stacks (`+stackColumns+`)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $7) ON CONFLICT (id) DO NOTHING`,
+		st.ID, st.Name, st.Description, string(urls), string(resources), st.SnapshotHash, s.d.timeArg(at))
+	if err != nil {
+		return fmt.Errorf("create stack %q: %w", st.ID, err)
+	}
+	if n, err := affected(res); err != nil {
+		return fmt.Errorf("create stack %q: %w", st.ID, err)
+	} else if n == 0 {
+		return fmt.Errorf("stack %q already exists: %w", st.ID, ErrConflict)
+	}
+	st.CreatedAt, st.UpdatedAt = at, at
+	return nil
+}
+
+func (s *sqlStore) GetStack(ctx context.Context, id string) (*model.Stack, error) {
+	return getStack(ctx, s.r, id)
+}
+
+func getStack(ctx context.Context, q queryer, id string) (*model.Stack, error) {
+	st, err := scanStack(q.QueryRowContext(ctx, `SELECT `+stackColumns+` FROM stacks WHERE id = $1`, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("stack %q: %w", id, ErrNotFound)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("get stack %q: %w", id, err)
+	}
+	return st, nil
+}
+
+func (s *sqlStore) ListStacks(ctx context.Context) ([]*model.Stack, error) {
+	rows, err := s.r.QueryContext(ctx, `SELECT `+stackColumns+` FROM stacks ORDER BY created_at, id`)
+	if err != nil {
+		return nil, fmt.Errorf("list stacks: %w", err)
+	}
+	defer rows.Close()
+	out := []*model.Stack{}
+	for rows.Next() {
+		st, err := scanStack(rows)
+		if err != nil {
+			return nil, fmt.Errorf("list stacks: %w", err)
+		}
+		out = append(out, st)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("list stacks: %w", err)
+	}
+	return out, nil
+}
+
+func (s *sqlStore) DeleteStack(ctx context.Context, id string) error {
+	res, err := s.w.ExecContext(ctx, `DELETE FROM stacks WHERE id = $1`, id)
+	if err != nil {
+		return fmt.Errorf("delete stack %q: %w", id, err)
+	}
+	if n, err := affected(res); err != nil {
+		return fmt.Errorf("delete stack %q: %w", id, err)
+	} else if n == 0 {
+		return fmt.Errorf("stack %q: %w", id, ErrNotFound)
+	}
+	return nil
+}
+
+func (s *sqlStore) WriteStackRecord(ctx context.Context, stackID, execID string, resources []model.StackResource, snapshotHash string, changed bool) (*model.Stack, error) {
+	if execID == "" {
+		return nil, fmt.Errorf("write stack %q record: empty execution id", stackID)
+	}
+	encoded, err := json.Marshal(resources)
+	if err != nil {
+		return nil, fmt.Errorf("write stack %q record: resources: %w", stackID, err)
+	}
+	var out *model.Stack
+	err = s.inTx(ctx, func(tx *sql.Tx) error {
+		if ok, err := exists(ctx, tx, "stacks", stackID); err != nil {
+			return err
+		} else if !ok {
+			return fmt.Errorf("stack %q: %w", stackID, ErrNotFound)
+		}
+		at := now()
+		// The execution's mark goes in first: if it is already there this
+		// is a retry of a write that happened, and nothing changes.
+		res, err := tx.ExecContext(ctx, `INSERT INTO stack_executions (stack_id, exec_id, applied_at)
+			VALUES ($1, $2, $3) ON CONFLICT (stack_id, exec_id) DO NOTHING`,
+			stackID, execID, s.d.timeArg(at))
+		if err != nil {
+			return err
+		}
+		if n, err := affected(res); err != nil {
+			return err
+		} else if n == 1 {
+			q := `UPDATE stacks SET resources = $2, snapshot_hash = $3, last_exec_id = $4 WHERE id = $1`
+			args := []any{stackID, string(encoded), snapshotHash, execID}
+			if changed {
+				q = `UPDATE stacks SET resources = $2, snapshot_hash = $3, last_exec_id = $4, updated_at = $5 WHERE id = $1`
+				args = append(args, s.d.timeArg(at))
+			}
+			if _, err := tx.ExecContext(ctx, q, args...); err != nil {
+				return err
+			}
+		}
+		out, err = getStack(ctx, tx, stackID)
+		return err
+	})
+	if err != nil {
+		if errors.Is(err, ErrNotFound) {
+			return nil, err
+		}
+		return nil, fmt.Errorf("write stack %q record of %s: %w", stackID, execID, err)
+	}
+	return out, nil
+}
+
+type scanner interface{ Scan(dest ...any) error }
+
+func scanStack(row scanner) (*model.Stack, error) {
+	var st model.Stack
+	var urls, resources string
+	if err := row.Scan(&st.ID, &st.Name, &st.Description, &urls, &resources, &st.SnapshotHash,
+		timeCol{&st.CreatedAt}, timeCol{&st.UpdatedAt}); err != nil {
+		return nil, err
+	}
+	if err := json.Unmarshal([]byte(urls), &st.URLs); err != nil {
+		return nil, fmt.Errorf("stack %q: urls: %w", st.ID, err)
+	}
+	if err := json.Unmarshal([]byte(resources), &st.Resources); err != nil {
+		return nil, fmt.Errorf("stack %q: resources: %w", st.ID, err)
+	}
+	return &st, nil
+}

@@ -1,0 +1,251 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/cairn-io/cairn/model"
+)
+
+func newTestStack(name string) *model.Stack {
+	return &model.Stack{Name: name, Description: "test stack " + name, URLs: []string{"https://example.com/" + name + ".yaml"}}
+}
+
+func TestStackCRUD(t *testing.T) {
+	eachBackend(t, func(t *testing.T, be testBackend) {
+		ctx := context.Background()
+		s := freshStore(t, be)
+
+		a := newTestStack("a")
+		must(t, s.CreateStack(ctx, a))
+		if len(a.ID) != 16 {
+			t.Fatalf("generated id %q, want 16 hex characters", a.ID)
+		}
+		if a.CreatedAt.IsZero() || !a.CreatedAt.Equal(a.UpdatedAt) || a.CreatedAt.Location() != time.UTC {
+			t.Fatalf("CreatedAt %v, UpdatedAt %v: want equal, set and UTC", a.CreatedAt, a.UpdatedAt)
+		}
+		b := &model.Stack{ID: "chosen-id", Name: "b"} // no URLs: nil stays nil
+		must(t, s.CreateStack(ctx, b))
+		if b.ID != "chosen-id" {
+			t.Fatalf("CreateStack replaced a given id with %q", b.ID)
+		}
+
+		got, err := s.GetStack(ctx, a.ID)
+		must(t, err)
+		if !reflect.DeepEqual(got, a) {
+			t.Fatalf("GetStack = %#v\nwant %#v", got, a)
+		}
+		gotB, err := s.GetStack(ctx, b.ID)
+		must(t, err)
+		if !reflect.DeepEqual(gotB, b) {
+			t.Fatalf("GetStack = %#v\nwant %#v", gotB, b)
+		}
+
+		wantErr(t, s.CreateStack(ctx, &model.Stack{ID: a.ID, Name: "again"}), ErrConflict, a.ID)
+
+		list, err := s.ListStacks(ctx)
+		must(t, err)
+		if len(list) != 2 || list[0].ID != a.ID || list[1].ID != b.ID {
+			t.Fatalf("ListStacks = %v, want [a b] in creation order", stackIDs(list))
+		}
+
+		must(t, s.DeleteStack(ctx, a.ID))
+		_, err = s.GetStack(ctx, a.ID)
+		wantErr(t, err, ErrNotFound, "stack", a.ID)
+		wantErr(t, s.DeleteStack(ctx, a.ID), ErrNotFound, a.ID)
+		list, err = s.ListStacks(ctx)
+		must(t, err)
+		if len(list) != 1 || list[0].ID != b.ID {
+			t.Fatalf("ListStacks after delete = %v", stackIDs(list))
+		}
+	})
+}
+
+func TestListStacksEmpty(t *testing.T) {
+	eachBackend(t, func(t *testing.T, be testBackend) {
+		list, err := freshStore(t, be).ListStacks(context.Background())
+		must(t, err)
+		if list == nil || len(list) != 0 {
+			t.Fatalf("ListStacks on an empty store = %#v, want an empty list", list)
+		}
+	})
+}
+
+func stackIDs(list []*model.Stack) []string {
+	var ids []string
+	for _, s := range list {
+		ids = append(ids, s.ID)
+	}
+	return ids
+}
+
+// The S1 lifecycle of the pkger document: records after each apply.
+var (
+	labelRes = model.StackResource{Kind: "Label", ID: "LABEL_UUID", PkgName: "lucid_einstein"}
+	toLabel  = []model.Association{{Kind: "Label", PkgName: "lucid_einstein"}}
+	bucket   = model.StackResource{Kind: "Bucket", ID: "BUCKET_UUID", PkgName: "pristine_noir", Associations: toLabel}
+	dash     = model.StackResource{Kind: "Dashboard", ID: "DASHBOARD_UUID", PkgName: "charmed_saratoba", Associations: toLabel}
+	task     = model.StackResource{Kind: "Task", ID: "TASK_UUID", PkgName: "alcord_mumphries", Associations: toLabel}
+	// Step 6: the label and every association to it are gone; the records
+	// keep an explicit empty list.
+	bucketNoAssoc = model.StackResource{Kind: "Bucket", ID: "BUCKET_UUID", PkgName: "pristine_noir", Associations: []model.Association{}}
+	dashNoAssoc   = model.StackResource{Kind: "Dashboard", ID: "DASHBOARD_UUID", PkgName: "charmed_saratoba", Associations: []model.Association{}}
+)
+
+func TestWriteStackRecordLifecycle(t *testing.T) {
+	steps := []struct {
+		name      string
+		execID    string
+		resources []model.StackResource
+		changed   bool
+		moves     bool // UpdatedAt moves
+	}{
+		{"1 all new resources applied", "exec-1", []model.StackResource{labelRes, bucket, dash}, true, true},
+		{"2 reapplied with no changes", "exec-2", []model.StackResource{labelRes, bucket, dash}, false, false},
+		{"3 label renamed", "exec-3", []model.StackResource{labelRes, bucket, dash}, true, true},
+		{"3 retried write of the same execution", "exec-3", []model.StackResource{labelRes, bucket, dash}, true, false},
+		{"4 task added", "exec-4", []model.StackResource{labelRes, bucket, dash, task}, true, true},
+		{"5 task removed", "exec-5", []model.StackResource{labelRes, bucket, dash}, true, true},
+		{"6 label and its associations removed", "exec-6", []model.StackResource{bucketNoAssoc, dashNoAssoc}, true, true},
+	}
+	eachBackend(t, func(t *testing.T, be testBackend) {
+		ctx := context.Background()
+		s := freshStore(t, be)
+		st := newTestStack("S1")
+		must(t, s.CreateStack(ctx, st))
+		created := st.CreatedAt
+		prev := st.UpdatedAt
+		for i, step := range steps {
+			time.Sleep(2 * time.Millisecond) // so a moved UpdatedAt is visibly later
+			hash := "snap-" + step.execID
+			got, err := s.WriteStackRecord(ctx, st.ID, step.execID, step.resources, hash, step.changed)
+			must(t, err)
+			if !got.CreatedAt.Equal(created) {
+				t.Fatalf("step %s: CreatedAt moved from %v to %v", step.name, created, got.CreatedAt)
+			}
+			if moved := !got.UpdatedAt.Equal(prev); moved != step.moves {
+				t.Fatalf("step %s: UpdatedAt moved=%v (from %v to %v), want moved=%v", step.name, moved, prev, got.UpdatedAt, step.moves)
+			}
+			if step.moves && !got.UpdatedAt.After(prev) {
+				t.Fatalf("step %s: UpdatedAt went from %v to %v", step.name, prev, got.UpdatedAt)
+			}
+			prev = got.UpdatedAt
+			if !reflect.DeepEqual(got.Resources, step.resources) {
+				t.Fatalf("step %s: resources %#v, want %#v", step.name, got.Resources, step.resources)
+			}
+			if got.SnapshotHash != hash {
+				t.Fatalf("step %s: snapshot %q, want %q", step.name, got.SnapshotHash, hash)
+			}
+			again, err := s.GetStack(ctx, st.ID)
+			must(t, err)
+			if !reflect.DeepEqual(again, got) {
+				t.Fatalf("step %s: GetStack %#v differs from the returned record %#v", step.name, again, got)
+			}
+			if i == len(steps)-1 {
+				// The stored record renders as the pkger document shows it.
+				b, err := json.Marshal(again.Resources)
+				must(t, err)
+				want := `[{"kind":"Bucket","id":"BUCKET_UUID","pkgName":"pristine_noir","associations":[]},` +
+					`{"kind":"Dashboard","id":"DASHBOARD_UUID","pkgName":"charmed_saratoba","associations":[]}]`
+				if string(b) != want {
+					t.Fatalf("record JSON %s\nwant %s", b, want)
+				}
+			}
+		}
+
+		// Replaying an earlier execution with other content changes nothing.
+		before, err := s.GetStack(ctx, st.ID)
+		must(t, err)
+		replay, err := s.WriteStackRecord(ctx, st.ID, "exec-4", []model.StackResource{task}, "other", true)
+		must(t, err)
+		if !reflect.DeepEqual(replay, before) {
+			t.Fatalf("replayed exec-4 changed the stack: %#v\nwas %#v", replay, before)
+		}
+	})
+}
+
+func TestWriteStackRecordKeepsNilAssociations(t *testing.T) {
+	eachBackend(t, func(t *testing.T, be testBackend) {
+		ctx := context.Background()
+		s := freshStore(t, be)
+		st := newTestStack("nil-vs-empty")
+		must(t, s.CreateStack(ctx, st))
+		in := []model.StackResource{
+			{Kind: "Label", ID: "1", PkgName: "never"},
+			{Kind: "Bucket", ID: "2", PkgName: "removed", Associations: []model.Association{}},
+			{APIVersion: "cairn/v1", Kind: "File", ID: "3", PkgName: "some", Node: "node-1", Associations: toLabel},
+		}
+		_, err := s.WriteStackRecord(ctx, st.ID, "e", in, "h", true)
+		must(t, err)
+		got, err := s.GetStack(ctx, st.ID)
+		must(t, err)
+		if got.Resources[0].Associations != nil {
+			t.Fatalf("nil associations came back as %#v", got.Resources[0].Associations)
+		}
+		if got.Resources[1].Associations == nil || len(got.Resources[1].Associations) != 0 {
+			t.Fatalf("empty associations came back as %#v", got.Resources[1].Associations)
+		}
+		if !reflect.DeepEqual(got.Resources, in) {
+			t.Fatalf("resources %#v, want %#v", got.Resources, in)
+		}
+	})
+}
+
+func TestWriteStackRecordErrors(t *testing.T) {
+	eachBackend(t, func(t *testing.T, be testBackend) {
+		ctx := context.Background()
+		s := freshStore(t, be)
+		_, err := s.WriteStackRecord(ctx, "missing", "e1", nil, "", true)
+		wantErr(t, err, ErrNotFound, "missing")
+		st := newTestStack("x")
+		must(t, s.CreateStack(ctx, st))
+		if _, err := s.WriteStackRecord(ctx, st.ID, "", nil, "", true); err == nil {
+			t.Fatal("empty execution id accepted")
+		}
+		// Deleting the stack forgets its executions: a new stack with the
+		// same id takes a record from the same execution id.
+		_, err = s.WriteStackRecord(ctx, st.ID, "e1", []model.StackResource{labelRes}, "h1", true)
+		must(t, err)
+		must(t, s.DeleteStack(ctx, st.ID))
+		must(t, s.CreateStack(ctx, &model.Stack{ID: st.ID, Name: "again"}))
+		got, err := s.WriteStackRecord(ctx, st.ID, "e1", []model.StackResource{bucket}, "h2", true)
+		must(t, err)
+		if got.SnapshotHash != "h2" || len(got.Resources) != 1 || got.Resources[0].ID != bucket.ID {
+			t.Fatalf("record of the recreated stack: %#v", got)
+		}
+	})
+}
+
+func TestWriteStackRecordConcurrentRetries(t *testing.T) {
+	// Activity retries of one execution may overlap; exactly one write
+	// applies and all callers see the same record.
+	eachBackend(t, func(t *testing.T, be testBackend) {
+		ctx := context.Background()
+		s := freshStore(t, be)
+		st := newTestStack("race")
+		must(t, s.CreateStack(ctx, st))
+		const callers = 10
+		results := make([]*model.Stack, callers)
+		errs := make([]error, callers)
+		done := make(chan int)
+		for i := range callers {
+			go func() {
+				time.Sleep(time.Millisecond)
+				results[i], errs[i] = s.WriteStackRecord(ctx, st.ID, "same-exec", []model.StackResource{labelRes}, "h", true)
+				done <- i
+			}()
+		}
+		for range callers {
+			<-done
+		}
+		for i := range callers {
+			must(t, errs[i])
+			if !reflect.DeepEqual(results[i], results[0]) {
+				t.Fatalf("caller %d saw %#v, caller 0 saw %#v", i, results[i], results[0])
+			}
+		}
+	})
+}
