@@ -17,8 +17,9 @@ type Stack struct {
 	CreatedAt   Time            `json:"createdAt" yaml:"createdAt"`
 	UpdatedAt   Time            `json:"updatedAt" yaml:"updatedAt"`
 	Resources   []StackResource `json:"resources" yaml:"resources"`
-	// SnapshotHash is the package snapshot of the last apply that changed
-	// something; empty before the first apply.
+	// SnapshotHash is the package snapshot of the last successful apply
+	// (whether or not it changed anything); empty before the first apply.
+	// The next apply reads removed resources' specs from it.
 	SnapshotHash string `json:"snapshotHash,omitempty" yaml:"snapshotHash,omitempty"`
 }
 
