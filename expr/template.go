@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
+	"sync"
 	"text/template/parse"
 	"time"
 
@@ -135,7 +136,9 @@ func funcNames(fm texttemplate.FuncMap) map[string]any {
 }
 
 // staticNames are the names Check accepts: base and runtime functions.
-func staticNames() map[string]any { return funcNames(baseFuncs()) }
+// Built once: the parser only reads the map, and Check runs for every
+// string of every document.
+var staticNames = sync.OnceValue(func() map[string]any { return funcNames(baseFuncs()) })
 
 // rootData is the template's dot: deps, node and vars, plus each variable at
 // the top level (a file template writes {{ .port }}) unless it would hide
