@@ -45,7 +45,9 @@ func runCommand(ctx context.Context, c command) (commandResult, error) {
 	cmd := exec.Command(c.Argv[0], c.Argv[1:]...)
 	cmd.Dir = c.Dir
 	cmd.Env = c.Env
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// Pdeathsig: a command must not outlive a worker that was killed, or a
+	// retried step would run it a second time alongside the orphan.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	// A background child that keeps our pipes open (`daemon &`) must not
 	// hold the step until its timeout: stop waiting for output shortly
 	// after the command itself exits.

@@ -38,6 +38,7 @@ var Vars = []Var{
 	{"CAIRN_KINDS_DIR", "kinds-dir", "", "directory of kind definitions (kind: Kind documents)"},
 	{"CAIRN_FETCH_SCHEMES", "fetch-schemes", "https,http,file", "URL schemes a stack's package URLs may use"},
 	{"CAIRN_FETCH_DIR", "fetch-dir", "", "directory file:// package URLs are confined to (empty: file URLs refused)"},
+	{"CAIRN_CONTROL_ROOT", "control-root", "", "confine the control plane's paths to this directory (empty: absolute paths as given)"},
 	{"CAIRN_PARALLELISM", "parallelism", "10", "default steps in flight per execution"},
 	{"CAIRN_WORKER_POLLERS", "worker-pollers", "8", "task pollers per worker"},
 	{"CAIRN_CLUSTER", "cluster", "", "agent: the cluster this node belongs to"},
@@ -74,6 +75,7 @@ type Config struct {
 	KindsDir          string
 	FetchSchemes      []string
 	FetchDir          string
+	ControlRoot       string
 	Parallelism       int
 	WorkerPollers     int
 	Cluster           string
@@ -117,6 +119,7 @@ func Load(vals map[string]string) (*Config, error) {
 		SecretsFile:       vals["CAIRN_SECRETS_FILE"],
 		KindsDir:          vals["CAIRN_KINDS_DIR"],
 		FetchDir:          vals["CAIRN_FETCH_DIR"],
+		ControlRoot:       vals["CAIRN_CONTROL_ROOT"],
 		Cluster:           vals["CAIRN_CLUSTER"],
 		Node:              vals["CAIRN_NODE"],
 		NodeRoot:          vals["CAIRN_NODE_ROOT"],
@@ -140,9 +143,11 @@ func Load(vals map[string]string) (*Config, error) {
 			c.FetchSchemes = append(c.FetchSchemes, strings.ToLower(s))
 		}
 	}
-	if c.DataDir != "" {
-		if abs, err := filepath.Abs(c.DataDir); err == nil {
-			c.DataDir = abs
+	for _, dir := range []*string{&c.DataDir, &c.ControlRoot, &c.FetchDir, &c.NodeRoot} {
+		if *dir != "" {
+			if abs, err := filepath.Abs(*dir); err == nil {
+				*dir = abs
+			}
 		}
 	}
 	if _, _, err := net.SplitHostPort(c.APIAddr); err != nil {

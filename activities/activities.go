@@ -1,0 +1,134 @@
+package activities
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/temporal"
+
+	"github.com/cairn-io/cairn/expr"
+	"github.com/cairn-io/cairn/kinds"
+	"github.com/cairn-io/cairn/model"
+	"github.com/cairn-io/cairn/providers"
+	"github.com/cairn-io/cairn/store"
+)
+
+// PackageLoader parses a stored package snapshot and builds its steps
+// (graphs.Parse and graphs.BuildPackage), expanding targeted resources
+// onto nodes.
+type PackageLoader interface {
+	Load(ctx context.Context, content []byte, nodes []model.Node) (*LoadedPackage, error)
+}
+
+// LoadedPackage is a parsed package: its resources, the catalogue its kinds
+// resolve in (built-in kinds plus those the package defines) and its steps
+// with dependencies.
+type LoadedPackage struct {
+	Package   *model.Package
+	Catalogue *kinds.Catalogue
+	Steps     []*model.Step
+}
+
+// Deps are what the activities work with.
+type Deps struct {
+	Store    store.Store
+	Registry *providers.Registry
+	// Packages parses snapshots; only the control plane's Prepare needs it.
+	Packages PackageLoader
+	// Secrets resolves secret refs; nil means none are available.
+	Secrets *expr.Secrets
+	// Env looks up env refs; nil means the process environment.
+	Env func(string) (string, bool)
+	// Node is where this worker applies steps: the control plane (Name
+	// "", Root "" or a confining root) or one node with its own root.
+	Node   providers.Node
+	Logger *slog.Logger
+	// StepConcurrency is how many steps of one batch converge at once
+	// (default DefaultStepConcurrency).
+	StepConcurrency int
+}
+
+// DefaultStepConcurrency is the default of Deps.StepConcurrency.
+const DefaultStepConcurrency = 8
+
+// Activities holds Cairn's activities; register its methods under the
+// names in this package.
+type Activities struct {
+	d   Deps
+	log *slog.Logger
+}
+
+// New returns the activities over deps.
+func New(d Deps) *Activities {
+	log := d.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	if d.StepConcurrency <= 0 {
+		d.StepConcurrency = DefaultStepConcurrency
+	}
+	return &Activities{d: d, log: log}
+}
+
+// configError is an application error no retry can fix.
+func configError(msg string, details ...any) error {
+	return temporal.NewNonRetryableApplicationError(msg, ConfigErrorType, nil, details...)
+}
+
+// loadJSON reads one step-data record into v.
+func (a *Activities) loadJSON(ctx context.Context, execID, stepID, kind string, v any) error {
+	raw, err := a.d.Store.GetStepData(ctx, execID, stepID, kind)
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(raw, v); err != nil {
+		return fmt.Errorf("%s record of %s: %w", kind, stepID, err)
+	}
+	return nil
+}
+
+// found reports whether err is anything but "not found", returning the
+// error to propagate.
+func notFound(err error) bool { return errors.Is(err, store.ErrNotFound) }
+
+// heartbeat keeps a long step visibly alive, so a worker that dies is
+// noticed within the heartbeat timeout and the step is retried elsewhere,
+// and so cancellation reaches the step. It returns a stop function.
+func heartbeat(ctx context.Context) func() {
+	if !activity.IsActivity(ctx) {
+		return func() {}
+	}
+	every := 10 * time.Second
+	if hb := activity.GetInfo(ctx).HeartbeatTimeout; hb > 0 && hb/3 < every {
+		every = max(hb/3, 100*time.Millisecond)
+	}
+	done := make(chan struct{})
+	go func() {
+		t := time.NewTicker(every)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				activity.RecordHeartbeat(ctx)
+			}
+		}
+	}()
+	return func() { close(done) }
+}
+
+// attempt is the activity's attempt number (1 outside an activity).
+func attempt(ctx context.Context) int {
+	if !activity.IsActivity(ctx) {
+		return 1
+	}
+	return int(activity.GetInfo(ctx).Attempt)
+}

@@ -1,0 +1,538 @@
+package activities
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"unicode/utf8"
+
+	"go.temporal.io/sdk/temporal"
+
+	"github.com/cairn-io/cairn/expr"
+	"github.com/cairn-io/cairn/model"
+	"github.com/cairn-io/cairn/providers"
+)
+
+// knownAfterApply stands in, during a dry-run, for a value a dependency
+// only has once it is created.
+const knownAfterApply = "(known after apply)"
+
+// Result size bounds: a step's changes shown in history and progress are
+// shortened; a batch spends at most batchChangeBudget bytes on them.
+const (
+	maxShownValue     = 80
+	maxShownChanges   = 20
+	stepChangeBudget  = 8 << 10
+	batchChangeBudget = 1 << 10
+	maxPlanValue      = 1000
+)
+
+// stepRun is one step going through an activity.
+type stepRun struct {
+	step    *StoredStep
+	req     providers.Request
+	secrets []string // secret values the spec uses, to redact
+	missing expr.Missing
+	// prior is the before-state an earlier attempt recorded.
+	prior *beforeRecord
+	plan  providers.Change
+	res   StepResult
+	err   error
+	done  bool
+	// recalled marks a step an earlier attempt finished and recorded.
+	recalled bool
+}
+
+// ApplyStep converges one step (reads, diffs and applies in one go), or
+// plans it with Noop. A provider failure fails the activity so Temporal
+// retries it by the step's meta params; configuration errors are never
+// retried.
+func (a *Activities) ApplyStep(ctx context.Context, in UnitInput) (*UnitResult, error) {
+	stop := heartbeat(ctx)
+	defer stop()
+	var step StoredStep
+	if err := a.loadJSON(ctx, in.ExecutionID, in.Unit.Step, DataStep, &step); err != nil {
+		return nil, fmt.Errorf("load step %s: %w", in.Unit.Step, err)
+	}
+	runs, err := a.converge(ctx, in, []*StoredStep{&step})
+	if err != nil {
+		return nil, err
+	}
+	r := runs[0]
+	n := attempt(ctx)
+	if r.res.Outcome == model.OutcomeFailed && !in.Noop {
+		details := FailureDetails{StepID: step.ID, Attempt: n}
+		if providers.IsConfigError(r.err) || isConfig(r.err) {
+			return nil, configError(r.res.Error, details)
+		}
+		// The step's own retry budget is spent: later attempts are for
+		// workers that die, not for failures.
+		if step.Meta.Retry >= 0 && n > step.Meta.Retry {
+			return nil, temporal.NewNonRetryableApplicationError(r.res.Error, StepFailedType, nil, details)
+		}
+		return nil, temporal.NewApplicationError(r.res.Error, StepFailedType, details)
+	}
+	budget := stepChangeBudget
+	r.res.Changes = spend(r.res.Changes, &budget)
+	return &UnitResult{Steps: []StepResult{r.res}, Attempt: n}, nil
+}
+
+// ApplyBatch converges a batch unit's steps and reports each one's own
+// result; one step failing does not fail the others.
+func (a *Activities) ApplyBatch(ctx context.Context, in UnitInput) (*UnitResult, error) {
+	stop := heartbeat(ctx)
+	defer stop()
+	var steps []*StoredStep
+	if err := a.loadJSON(ctx, in.ExecutionID, UnitKey(in.Unit.Index), DataUnit, &steps); err != nil {
+		return nil, fmt.Errorf("load unit %d: %w", in.Unit.Index, err)
+	}
+	runs, err := a.converge(ctx, in, steps)
+	if err != nil {
+		return nil, err
+	}
+	out := &UnitResult{Attempt: attempt(ctx), Steps: make([]StepResult, len(runs))}
+	budget := batchChangeBudget
+	for i, r := range runs {
+		out.Steps[i] = r.res
+		out.Steps[i].Changes = spend(r.res.Changes, &budget)
+		// Object ids are in the store for the record; 100 paths per batch
+		// would only fatten history.
+		out.Steps[i].ObjectID = ""
+	}
+	out.Compact()
+	return out, nil
+}
+
+// converge runs steps through resolve, plan, record-before, apply and
+// record-outputs. Store failures fail the activity (to be retried); step
+// failures are in each run's result.
+func (a *Activities) converge(ctx context.Context, in UnitInput, steps []*StoredStep) ([]*stepRun, error) {
+	runs := make([]*stepRun, len(steps))
+	for i, s := range steps {
+		runs[i] = &stepRun{step: s, res: StepResult{StepID: s.ID}}
+	}
+	// A retried attempt (or an operator's retry) may find steps an earlier
+	// attempt already converged, or began to change.
+	if !in.Noop && (attempt(ctx) > 1 || in.Rerun) {
+		if err := a.recall(ctx, in.ExecutionID, runs); err != nil {
+			return nil, err
+		}
+	}
+	a.each(runs, func(r *stepRun) {
+		if !r.done {
+			a.plan(ctx, in, r)
+		}
+	})
+	if in.Noop {
+		return runs, a.recordPlan(ctx, in.ExecutionID, runs)
+	}
+	befores := map[string][]byte{}
+	for _, r := range runs {
+		if r.done || r.plan.Action == model.ActionNoop || r.prior != nil {
+			continue
+		}
+		raw, err := json.Marshal(beforeRecord{Action: r.plan.Action, Irreversible: r.plan.Irreversible, Before: r.plan.Before})
+		if err != nil {
+			return nil, err
+		}
+		befores[r.step.ID] = raw
+	}
+	if err := a.d.Store.PutStepDataBatch(ctx, in.ExecutionID, DataBefore, befores); err != nil {
+		return nil, err
+	}
+	a.each(runs, func(r *stepRun) {
+		if !r.done {
+			a.apply(ctx, r)
+		}
+	})
+	outputs := map[string][]byte{}
+	for _, r := range runs {
+		if r.recalled || r.res.Outcome == model.OutcomeFailed || r.res.Outcome == model.OutcomeSkipped || r.req.Noop {
+			continue
+		}
+		rec := outputsRecord{ID: r.res.ObjectID, Outputs: r.plan.After.Outputs, Action: r.res.Action, Outcome: r.res.Outcome, Deleted: r.step.Delete}
+		raw, err := json.Marshal(rec)
+		if err != nil {
+			return nil, err
+		}
+		outputs[r.step.ID] = raw
+	}
+	if err := a.d.Store.PutStepDataBatch(ctx, in.ExecutionID, DataOutputs, outputs); err != nil {
+		return nil, err
+	}
+	return runs, nil
+}
+
+// each runs fn over the runs, a batch's steps StepConcurrency at a time:
+// they are independent of each other, and a file's write waits mostly on
+// the disk.
+func (a *Activities) each(runs []*stepRun, fn func(*stepRun)) {
+	workers := min(a.d.StepConcurrency, len(runs))
+	if workers <= 1 {
+		for _, r := range runs {
+			fn(r)
+		}
+		return
+	}
+	next := make(chan *stepRun)
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for r := range next {
+				fn(r)
+			}
+		})
+	}
+	for _, r := range runs {
+		next <- r
+	}
+	close(next)
+	wg.Wait()
+}
+
+// recall loads what earlier attempts left for the steps.
+func (a *Activities) recall(ctx context.Context, execID string, runs []*stepRun) error {
+	for _, r := range runs {
+		var out outputsRecord
+		err := a.loadJSON(ctx, execID, r.step.ID, DataOutputs, &out)
+		switch {
+		case err == nil:
+			r.res.Action, r.res.Outcome, r.res.ObjectID = out.Action, out.Outcome, out.ID
+			r.done, r.recalled = true, true
+			continue
+		case !notFound(err):
+			return err
+		}
+		var before beforeRecord
+		err = a.loadJSON(ctx, execID, r.step.ID, DataBefore, &before)
+		switch {
+		case err == nil:
+			r.prior = &before
+		case !notFound(err):
+			return err
+		}
+	}
+	return nil
+}
+
+// plan resolves a step's spec and reads and diffs it (a noop Converge).
+func (a *Activities) plan(ctx context.Context, in UnitInput, r *stepRun) {
+	s := r.step
+	if s.Skipped {
+		r.skip("not selected")
+		return
+	}
+	spec, ectx, err := a.resolve(ctx, in.ExecutionID, r, in.Noop)
+	if err != nil {
+		r.fail(err)
+		return
+	}
+	if s.Condition != "" {
+		ok, err := expr.Condition(s.Condition, ectx)
+		if err != nil {
+			r.fail(&providers.ConfigError{Attr: "condition", Err: err})
+			return
+		}
+		if !ok {
+			r.skip("condition is false")
+			return
+		}
+	}
+	r.req = providers.Request{
+		Kind: s.Base, Name: s.Name, Spec: spec, Node: a.node(s),
+		ObjectID: s.ObjectID, Delete: s.Delete, Noop: true,
+	}
+	ch, err := a.d.Registry.Converge(ctx, r.req)
+	r.plan = ch
+	if err != nil {
+		r.fail(err)
+		return
+	}
+	r.res.Action = ch.Action
+	r.res.Outcome = model.OutcomeUnchanged
+	r.res.ObjectID = firstNonEmpty(ch.After.ID, ch.Before.ID, s.ObjectID)
+	r.res.Changes = r.show(ch.Changes, maxShownValue)
+	if in.Noop {
+		r.req.Noop = true
+		r.done = true
+		return
+	}
+	r.req.Noop = s.Meta.Noop
+	if ch.Action == model.ActionNoop || s.Meta.Noop {
+		r.res.Outcome = model.OutcomeUnchanged
+		if r.prior != nil {
+			// An earlier attempt made the change and stopped before
+			// recording it: the change is this execution's.
+			r.res.Action, r.res.Outcome = r.prior.Action, outcomeOf(r.prior.Action)
+		}
+		r.done = true
+	}
+}
+
+// apply makes the change planned for r.
+func (a *Activities) apply(ctx context.Context, r *stepRun) {
+	r.req.Noop = false
+	ch, err := a.d.Registry.Converge(ctx, r.req)
+	if err != nil {
+		r.fail(err)
+		return
+	}
+	r.plan.After = ch.After
+	r.res.Action, r.res.Outcome = ch.Action, ch.Outcome
+	if ch.Action == model.ActionNoop && r.prior != nil {
+		r.res.Action, r.res.Outcome = r.prior.Action, outcomeOf(r.prior.Action)
+	}
+	r.res.ObjectID = firstNonEmpty(ch.After.ID, ch.Before.ID, r.step.ObjectID)
+	if len(ch.Changes) > 0 {
+		r.res.Changes = r.show(ch.Changes, maxShownValue)
+	}
+	a.log.Debug("step converged", "step", r.step.ID, "action", ch.Action, "outcome", ch.Outcome)
+}
+
+func outcomeOf(action model.Action) model.Outcome {
+	switch action {
+	case model.ActionCreate:
+		return model.OutcomeCreated
+	case model.ActionDelete:
+		return model.OutcomeDeleted
+	case model.ActionNoop, "":
+		return model.OutcomeUnchanged
+	}
+	return model.OutcomeUpdated
+}
+
+func (r *stepRun) fail(err error) {
+	r.err = err
+	r.res.Outcome = model.OutcomeFailed
+	r.res.Error = expr.Redact(err.Error(), r.secrets)
+	r.done = true
+}
+
+func (r *stepRun) skip(why string) {
+	r.res.Action, r.res.Outcome, r.res.Error = model.ActionNoop, model.OutcomeSkipped, ""
+	r.res.Changes = []model.AttrChange{{Path: "skipped", New: why}}
+	r.done = true
+}
+
+// resolve turns the stored spec into the provider's input: env and secret
+// refs and expressions over the dependencies' outputs. Secrets are read
+// here, inside the activity, and never leave it.
+func (a *Activities) resolve(ctx context.Context, execID string, r *stepRun, noop bool) (model.Spec, expr.Context, error) {
+	s := r.step
+	if s.Condition == "" && !hasDynamic(s.Spec) {
+		return s.Spec, expr.Context{}, nil // nothing to resolve: most files of a batch
+	}
+	deps := map[string]map[string]any{}
+	for _, d := range stepDeps(s) {
+		var rec outputsRecord
+		err := a.loadJSON(ctx, execID, d, DataOutputs, &rec)
+		if err != nil && !notFound(err) {
+			return nil, expr.Context{}, err
+		}
+		out := rec.depOutputs()
+		if noop && out["id"] == nil {
+			out["id"] = knownAfterApply
+		}
+		if err != nil && !noop {
+			continue // the dependency was skipped; expressions over it fail by name
+		}
+		deps[d] = out
+		if base, _, ok := strings.Cut(d, "@"); ok {
+			deps[base] = out
+		}
+		deps[stepName(d)] = out
+	}
+	lookup := a.secretLookup()
+	r.secrets = expr.SecretValues(s.Spec, lookup)
+	ectx := expr.Context{
+		Env: a.d.Env, Secret: lookup, Deps: deps, Verbatim: s.Verbatim,
+		Node: map[string]any{"name": nodeName(s.Node), "id": nodeName(s.Node)},
+	}
+	if s.Delete {
+		return a.resolveForDelete(s.Spec, ectx), ectx, nil
+	}
+	spec, missing, err := expr.Resolve(s.Spec, ectx)
+	r.missing = missing
+	r.res.MissingEnv, r.res.MissingSecrets = missing.Env, missing.Secrets
+	if err != nil {
+		if noop && len(deps) > 0 {
+			// Values of dependencies created by the apply are unknown yet.
+			return nil, ectx, fmt.Errorf("%s (values of dependencies are known after apply)", err)
+		}
+		return nil, ectx, &providers.ConfigError{Err: err}
+	}
+	if !noop && !missing.Empty() {
+		var what []string
+		for _, k := range missing.Env {
+			what = append(what, "env "+k)
+		}
+		for _, k := range missing.Secrets {
+			what = append(what, "secret "+k)
+		}
+		return nil, ectx, &providers.ConfigError{Err: fmt.Errorf("missing %s", strings.Join(what, ", "))}
+	}
+	return spec, ectx, nil
+}
+
+// resolveForDelete keeps what a delete needs of a spec that left the
+// package: the values that still resolve (links to objects that are being
+// deleted as well would not).
+func (a *Activities) resolveForDelete(spec model.Spec, ectx expr.Context) model.Spec {
+	out := model.Spec{}
+	for k, v := range spec {
+		if k == "links" {
+			continue
+		}
+		val, missing, err := expr.ResolveValue(v, ectx)
+		if err != nil || !missing.Empty() {
+			continue
+		}
+		out[k] = val
+	}
+	return out
+}
+
+func (a *Activities) secretLookup() func(string) (string, bool) {
+	if a.d.Secrets == nil {
+		return func(string) (string, bool) { return "", false }
+	}
+	return a.d.Secrets.Lookup
+}
+
+// node is where the provider acts for step s: this worker's node.
+func (a *Activities) node(s *StoredStep) providers.Node {
+	n := a.d.Node
+	if n.Name == "" {
+		n.Name = nodeName(s.Node)
+	}
+	return n
+}
+
+func nodeName(n string) string {
+	if n == "" {
+		return model.ControlPlane
+	}
+	return n
+}
+
+// stepName is the name part of "kind/name@node".
+func stepName(id string) string {
+	if _, after, ok := strings.Cut(id, "/"); ok {
+		id = after
+	}
+	name, _, _ := strings.Cut(id, "@")
+	return name
+}
+
+// recordPlan keeps a dry-run's plan steps and the outputs of what exists
+// (for dependents' expressions in the same dry-run).
+func (a *Activities) recordPlan(ctx context.Context, execID string, runs []*stepRun) error {
+	plans := map[string][]byte{}
+	outputs := map[string][]byte{}
+	for _, r := range runs {
+		s := r.step
+		ps := model.PlanStep{
+			ID: s.ID, Kind: s.RecordKind, Name: s.Name, Node: s.Node, Action: r.res.Action,
+			Changes: r.show(r.plan.Changes, maxPlanValue), Error: r.res.Error,
+		}
+		if ps.Action == "" {
+			ps.Action = model.ActionNoop
+		}
+		raw, err := json.Marshal(ps)
+		if err != nil {
+			return err
+		}
+		plans[s.ID] = raw
+		if s.Exported && r.plan.After.Exists {
+			rec := outputsRecord{ID: r.plan.After.ID, Outputs: r.plan.After.Outputs, Action: r.res.Action, Outcome: model.OutcomeUnchanged}
+			if raw, err = json.Marshal(rec); err != nil {
+				return err
+			}
+			outputs[s.ID] = raw
+		}
+	}
+	if err := a.d.Store.PutStepDataBatch(ctx, execID, DataPlan, plans); err != nil {
+		return err
+	}
+	return a.d.Store.PutStepDataBatch(ctx, execID, DataOutputs, outputs)
+}
+
+// show shortens and redacts changes for reports.
+func (r *stepRun) show(changes []model.AttrChange, limit int) []model.AttrChange {
+	if len(changes) == 0 {
+		return nil
+	}
+	n := min(len(changes), maxShownChanges)
+	out := make([]model.AttrChange, 0, n+1)
+	for _, c := range changes[:n] {
+		out = append(out, model.AttrChange{Path: c.Path, Old: shorten(c.Old, r.secrets, limit), New: shorten(c.New, r.secrets, limit)})
+	}
+	if len(changes) > n {
+		out = append(out, model.AttrChange{Path: fmt.Sprintf("(%d more)", len(changes)-n)})
+	}
+	return out
+}
+
+func shorten(v any, secrets []string, limit int) any {
+	var s string
+	switch x := v.(type) {
+	case nil:
+		return nil
+	case bool, int, int64, float64:
+		return x
+	case string:
+		s = x
+	default:
+		raw, err := json.Marshal(x)
+		if err != nil {
+			s = fmt.Sprint(x)
+		} else {
+			s = string(raw)
+		}
+	}
+	s = expr.Redact(s, secrets)
+	if utf8.RuneCountInString(s) > limit {
+		s = string([]rune(s)[:limit-1]) + "…"
+	}
+	return s
+}
+
+// spend keeps changes while the byte budget lasts.
+func spend(changes []model.AttrChange, budget *int) []model.AttrChange {
+	if len(changes) == 0 || *budget <= 0 {
+		return nil
+	}
+	raw, _ := json.Marshal(changes)
+	*budget -= len(raw)
+	if *budget < 0 {
+		return nil
+	}
+	return changes
+}
+
+func firstNonEmpty(ss ...string) string {
+	for _, s := range ss {
+		if s != "" {
+			return s
+		}
+	}
+	return ""
+}
+
+func isConfig(err error) bool {
+	var app *temporal.ApplicationError
+	return errors.As(err, &app) && app.Type() == ConfigErrorType
+}
+
+// exprContext is the expression context of s without dependencies.
+func exprContext(a *Activities, s *StoredStep) expr.Context {
+	return expr.Context{
+		Env: a.d.Env, Secret: a.secretLookup(), Verbatim: s.Verbatim,
+		Node: map[string]any{"name": nodeName(s.Node), "id": nodeName(s.Node)},
+	}
+}
+
+func (r *stepRun) redact(s string) string { return expr.Redact(s, r.secrets) }

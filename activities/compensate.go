@@ -1,0 +1,119 @@
+package activities
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/cairn-io/cairn/model"
+	"github.com/cairn-io/cairn/providers"
+)
+
+// dataCompensated marks a step whose change was undone, so a retried
+// compensation does not undo twice (an exec's undo command is not
+// idempotent).
+const dataCompensated = "compensated"
+
+// Compensate undoes a unit's changes from the before-states the steps
+// recorded: created objects are deleted, updated ones restored, deleted
+// ones recreated, an exec's undo is run. A step without a before-state
+// changed nothing and is left alone.
+func (a *Activities) Compensate(ctx context.Context, in CompensateInput) (*CompensateResult, error) {
+	stop := heartbeat(ctx)
+	defer stop()
+	steps, err := a.unitSteps(ctx, in.ExecutionID, in.Unit)
+	if err != nil {
+		return nil, err
+	}
+	want := map[string]bool{}
+	for _, id := range in.StepIDs {
+		want[id] = true
+	}
+	res := &CompensateResult{}
+	// Undo in reverse order within a unit too.
+	for i := len(steps) - 1; i >= 0; i-- {
+		s := steps[i]
+		if in.StepIDs != nil && !want[s.ID] {
+			continue
+		}
+		r, err := a.compensateStep(ctx, in.ExecutionID, s)
+		if err != nil {
+			return nil, err
+		}
+		res.Steps = append(res.Steps, r)
+	}
+	return res, nil
+}
+
+func (a *Activities) compensateStep(ctx context.Context, execID string, s *StoredStep) (CompensationResult, error) {
+	out := CompensationResult{StepID: s.ID}
+	if _, err := a.d.Store.GetStepData(ctx, execID, s.ID, dataCompensated); err == nil {
+		out.Undone = true
+		return out, nil
+	} else if !notFound(err) {
+		return out, err
+	}
+	var before beforeRecord
+	if err := a.loadJSON(ctx, execID, s.ID, DataBefore, &before); notFound(err) {
+		return out, nil
+	} else if err != nil {
+		return out, err
+	}
+	var after outputsRecord
+	completed := true
+	if err := a.loadJSON(ctx, execID, s.ID, DataOutputs, &after); notFound(err) {
+		completed = false
+	} else if err != nil {
+		return out, err
+	}
+	if before.Action == model.ActionRun && !completed {
+		// A command that failed (or was cut off) did not complete: its
+		// undo is for a completed run, so nothing is undone.
+		return out, nil
+	}
+	if before.Irreversible {
+		out.Irreversible = true
+		return out, nil
+	}
+	r := &stepRun{step: s}
+	spec, _, err := a.resolve(ctx, execID, r, false)
+	if err != nil {
+		// Undo needs what identifies the object, not every value.
+		spec = a.resolveForDelete(s.Spec, exprContext(a, s))
+	}
+	ch := providers.Change{
+		Action: before.Action, Outcome: outcomeOf(before.Action), Before: before.Before,
+		After: providers.State{ID: after.ID, Exists: before.Action != model.ActionDelete, Outputs: after.Outputs},
+	}
+	req := providers.Request{Kind: s.Base, Name: s.Name, Spec: spec, Node: a.node(s), ObjectID: firstNonEmpty(after.ID, s.ObjectID)}
+	if err := a.d.Registry.Compensate(ctx, req, ch); err != nil {
+		if errors.Is(err, providers.ErrIrreversible) {
+			out.Irreversible = true
+			return out, nil
+		}
+		out.Error = r.redact(err.Error())
+		return out, nil
+	}
+	if err := a.d.Store.PutStepData(ctx, execID, s.ID, dataCompensated, []byte("{}")); err != nil {
+		return out, err
+	}
+	out.Undone = true
+	a.log.Info("step compensated", "execution", execID, "step", s.ID, "action", before.Action)
+	return out, nil
+}
+
+// unitSteps loads the steps of a unit.
+func (a *Activities) unitSteps(ctx context.Context, execID string, u Unit) ([]*StoredStep, error) {
+	if u.Batch {
+		var steps []*StoredStep
+		if err := a.loadJSON(ctx, execID, UnitKey(u.Index), DataUnit, &steps); err != nil {
+			return nil, fmt.Errorf("load unit %d: %w", u.Index, err)
+		}
+		return steps, nil
+	}
+	var s StoredStep
+	if err := a.loadJSON(ctx, execID, u.Step, DataStep, &s); err != nil {
+		return nil, fmt.Errorf("load step %s: %w", u.Step, err)
+	}
+	return []*StoredStep{&s}, nil
+}

@@ -1,0 +1,349 @@
+package activities
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/cairn-io/cairn/expr"
+	"github.com/cairn-io/cairn/model"
+	"github.com/cairn-io/cairn/store"
+)
+
+func TestSpecializeCondition(t *testing.T) {
+	history := func(fn, task string) (any, error) {
+		switch {
+		case task == "ghost":
+			return nil, errors.New(`no task "ghost" in the graph`)
+		case fn == "changed":
+			return task == "" || task == "config", nil
+		case task == "":
+			return "2026-03-01T11:00:00Z", nil
+		}
+		return "", nil
+	}
+	tests := []struct {
+		name    string
+		cond    string
+		want    bool   // the specialized condition evaluated
+		wantErr string // from specializing
+	}{
+		{"bare changed of the own task", `changed`, true, ""},
+		{"changed of another task", `changed "config"`, true, ""},
+		{"unchanged task", `changed "other"`, false, ""},
+		{"negated", `not (changed "other")`, true, ""},
+		{"combined with the node", `and (changed "config") (eq .node.name "n1")`, true, ""},
+		{"bare identifier argument", `and changed (eq .node.name "n2")`, false, ""},
+		{"template form", `{{ if changed "other" }}true{{ else }}false{{ end }}`, false, ""},
+		{"lastRun of the own task", `eq lastRun "2026-03-01T11:00:00Z"`, true, ""},
+		{"never ran", `eq (lastRun "other") ""`, true, ""},
+		{"unknown task", `changed "ghost"`, false, `no task "ghost"`},
+		{"piped", `"config" | changed`, false, "cannot take a piped value"},
+		{"not a string", `changed .node.name`, false, "takes a task id in quotes"},
+		{"too many arguments", `changed "a" "b"`, false, "at most one task id"},
+		{"bad syntax", `changed (`, false, "condition:"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := specializeCondition(tt.cond, history)
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("err = %v, want %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if usesHistory(got) && strings.Contains(got, "changed ") {
+				t.Fatalf("specialized condition %q still calls a history function", got)
+			}
+			ok, err := expr.Condition(got, expr.Context{Node: map[string]any{"name": "n1"}})
+			if err != nil {
+				t.Fatalf("specialized condition %q: %v", got, err)
+			}
+			if ok != tt.want {
+				t.Fatalf("%q specialized to %q = %v, want %v", tt.cond, got, ok, tt.want)
+			}
+		})
+	}
+}
+
+func TestFaultTolerance(t *testing.T) {
+	tests := []struct {
+		spec    string
+		nodes   int
+		want    int
+		wantErr bool
+	}{
+		{"2", 5, 2, false},
+		{"0", 5, 0, false},
+		{"9", 5, 5, false},
+		{"-1", 5, 4, false},
+		{"-7", 5, 0, false},
+		{"30%", 10, 3, false},
+		{"34%", 3, 1, false},
+		{"100%", 4, 4, false},
+		{" 50 % ", 3, 1, false},
+		{"150%", 3, 0, true},
+		{"some", 3, 0, true},
+	}
+	for _, tt := range tests {
+		got, err := FaultTolerance(tt.spec, tt.nodes)
+		if (err != nil) != tt.wantErr || got != tt.want {
+			t.Errorf("FaultTolerance(%q, %d) = %d, %v; want %d (error %v)", tt.spec, tt.nodes, got, err, tt.want, tt.wantErr)
+		}
+	}
+}
+
+// graphStore is a release, a plugin and a cluster of three nodes.
+func graphStore(t *testing.T) store.Store {
+	t.Helper()
+	ctx := context.Background()
+	st, err := store.Open(ctx, "sqlite://"+filepath.Join(t.TempDir(), "cairn.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = st.Close() })
+	for _, err := range []error{
+		st.PutRelease(ctx, &model.Release{ID: "rel", Name: "rel"}),
+		st.PutPlugin(ctx, &model.Plugin{ID: "plug", Name: "plug"}),
+		st.PutCluster(ctx, &model.Cluster{ID: "c1", Name: "c1", ReleaseID: "rel", PluginIDs: []string{"plug"}, Nodes: []model.Node{
+			{ID: "n1", Name: "node-1", Roles: []string{"controller"}},
+			{ID: "n2", Name: "node-2", Roles: []string{"compute"}},
+			{ID: "n3", Name: "node-3", Roles: []string{"compute"}},
+		}}),
+	} {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	return st
+}
+
+func putGraph(t *testing.T, st store.Store, layer model.Layer, owner string, tasks ...*model.Task) {
+	t.Helper()
+	err := st.PutGraph(context.Background(), &model.StoredGraph{Layer: layer, OwnerID: owner, Type: "deploy",
+		Graph: &model.Graph{Type: "deploy", Tasks: tasks}})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func prepared(t *testing.T, st store.Store, in PrepareGraphInput) (*PreparedGraph, map[string]*StoredStep) {
+	t.Helper()
+	g := NewGraphActivities(New(Deps{Store: st}), nil)
+	if in.Types == nil {
+		in.Types = []string{"deploy"}
+	}
+	in.ClusterID = "c1"
+	out, err := g.PrepareGraph(context.Background(), in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	all, err := AllSteps(context.Background(), st, in.ExecutionID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	byID := map[string]*StoredStep{}
+	for _, s := range all {
+		byID[s.ID] = s
+	}
+	return out, byID
+}
+
+func TestPrepareGraphMergesLayers(t *testing.T) {
+	st := graphStore(t)
+	f := false
+	putGraph(t, st, model.LayerRelease, "rel",
+		&model.Task{ID: "install", Type: "shell", Roles: []string{"*"}, Parameters: map[string]any{"cmd": "install v1", "timeout": int64(60)}},
+		&model.Task{ID: "restart", Type: "shell", Roles: []string{"compute"}, Requires: []string{"install"}, Parameters: map[string]any{"cmd": "restart"}},
+	)
+	// The cluster changes one parameter and fail_on_error; the plugin
+	// disables restart but keeps its edges, and adds a task.
+	putGraph(t, st, model.LayerCluster, "c1",
+		&model.Task{ID: "install", Parameters: map[string]any{"cmd": "install v2"}, FailOnError: &f},
+	)
+	putGraph(t, st, model.LayerPlugin, "plug",
+		&model.Task{ID: "restart", Type: model.TaskSkipped},
+		&model.Task{ID: "verify", Type: "shell", Roles: []string{"compute"}, Requires: []string{"restart"}, Parameters: map[string]any{"cmd": "verify"}},
+	)
+	out, steps := prepared(t, st, PrepareGraphInput{ExecutionID: "e1"})
+	install := steps["install@n2"]
+	if install == nil || install.Spec["command"] != "install v2" || install.Spec["timeout"] == nil || install.FailsOnError() {
+		t.Fatalf("install@n2 = %+v, want the cluster's command over the release's timeout, fail_on_error false", install)
+	}
+	restart := steps["restart@n2"]
+	if restart == nil || !restart.Skipped || !contains(restart.Deps, "install@n2") {
+		t.Fatalf("restart@n2 = %+v, want skipped with its edge to install", restart)
+	}
+	if v := steps["verify@n3"]; v == nil || !contains(v.Deps, "restart@n3") {
+		t.Fatalf("verify@n3 = %+v, want it to wait for the skipped restart", v)
+	}
+	if len(out.Snapshots) != 1 {
+		t.Fatalf("snapshots = %v", out.Snapshots)
+	}
+	snap, err := st.GetSnapshot(context.Background(), out.Snapshots[0])
+	if err != nil || !strings.Contains(string(snap.Content), "install v2") {
+		t.Fatalf("merged snapshot = %s, %v", snap.Content, err)
+	}
+}
+
+func TestPrepareGraphHistory(t *testing.T) {
+	ctx := context.Background()
+	st := graphStore(t)
+	putGraph(t, st, model.LayerRelease, "rel",
+		&model.Task{ID: "config", Type: "shell", Roles: []string{"compute"}, Parameters: map[string]any{"cmd": "write config"}},
+		&model.Task{ID: "restart", Type: "shell", Roles: []string{"compute"}, Requires: []string{"config"},
+			Condition: `changed "config"`, Parameters: map[string]any{"cmd": "restart"}},
+	)
+	g := NewGraphActivities(New(Deps{Store: st}), nil)
+	_, steps := prepared(t, st, PrepareGraphInput{ExecutionID: "e1"})
+	if c := steps["restart@n2"].Condition; c != "{{true}}" {
+		t.Fatalf("never ran: condition %q, want true", c)
+	}
+	// Record config's run on n2 with the current parameters, as a
+	// finished execution does.
+	raw, _ := json.Marshal(outputsRecord{Action: model.ActionRun, Outcome: model.OutcomeUpdated})
+	if err := st.PutStepData(ctx, "e1", "config@n2", DataOutputs, raw); err != nil {
+		t.Fatal(err)
+	}
+	res, err := g.RecordGraphRuns(ctx, RecordGraphRunsInput{ExecutionID: "e1", ClusterID: "c1"})
+	if err != nil || res.Recorded != 1 {
+		t.Fatalf("recorded %+v, %v; want config@n2 only (the others have no outputs)", res, err)
+	}
+	run, err := st.LastTaskRun(ctx, "c1", "n2", "config")
+	if err != nil || run.ExecutionID != "e1" || run.Digest == "" {
+		t.Fatalf("history = %+v, %v", run, err)
+	}
+
+	tests := []struct {
+		name  string
+		force bool
+		node  string
+		want  string
+	}{
+		{"unchanged since the last run", false, "n2", "{{false}}"},
+		{"another node never ran it", false, "n3", "{{true}}"},
+		{"force ignores history", true, "n2", "{{true}}"},
+	}
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, steps := prepared(t, st, PrepareGraphInput{ExecutionID: "e" + string(rune('2'+i)), Force: tt.force})
+			if c := steps["restart@"+tt.node].Condition; c != tt.want {
+				t.Fatalf("condition %q, want %q", c, tt.want)
+			}
+		})
+	}
+
+	// New parameters make it changed again.
+	putGraph(t, st, model.LayerCluster, "c1", &model.Task{ID: "config", Parameters: map[string]any{"cmd": "write config v2"}})
+	_, steps = prepared(t, st, PrepareGraphInput{ExecutionID: "e9"})
+	if c := steps["restart@n2"].Condition; c != "{{true}}" {
+		t.Fatalf("after a parameter change: condition %q, want true", c)
+	}
+}
+
+func TestPrepareGraphRetryTurnsDoneStepsIntoNoops(t *testing.T) {
+	ctx := context.Background()
+	st := graphStore(t)
+	putGraph(t, st, model.LayerRelease, "rel",
+		&model.Task{ID: "a", Type: "shell", Roles: []string{"compute"}, Parameters: map[string]any{"cmd": "a"}},
+		&model.Task{ID: "b", Type: "shell", Roles: []string{"compute"}, Requires: []string{"a"}, Parameters: map[string]any{"cmd": "b"}},
+	)
+	g := NewGraphActivities(New(Deps{Store: st}), nil)
+	prepared(t, st, PrepareGraphInput{ExecutionID: "first"})
+	// The first execution did a on both nodes, b on n2 only.
+	for _, id := range []string{"a@n2", "a@n3", "b@n2"} {
+		raw, _ := json.Marshal(outputsRecord{Action: model.ActionRun, Outcome: model.OutcomeUpdated})
+		if err := st.PutStepData(ctx, "first", id, DataOutputs, raw); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := g.RecordGraphRuns(ctx, RecordGraphRunsInput{ExecutionID: "first", ClusterID: "c1"}); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name     string
+		in       PrepareGraphInput
+		wantDone []string
+	}{
+		{"retry", PrepareGraphInput{ExecutionID: "retry-1", RetryOf: []string{"first"}}, []string{"a@n2", "a@n3", "b@n2"}},
+		{"retry of a retry", PrepareGraphInput{ExecutionID: "retry-2", RetryOf: []string{"retry-1", "first"}}, []string{"a@n2", "a@n3", "b@n2"}},
+		{"forced retry runs everything", PrepareGraphInput{ExecutionID: "retry-3", RetryOf: []string{"first"}, Force: true}, nil},
+		{"not a retry", PrepareGraphInput{ExecutionID: "again"}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, steps := prepared(t, st, tt.in)
+			if out.Done != len(tt.wantDone) {
+				t.Fatalf("done = %d, want %d", out.Done, len(tt.wantDone))
+			}
+			for _, id := range tt.wantDone {
+				if steps[id].Base != model.TaskStage {
+					t.Errorf("%s runs as %s, want a noop", id, steps[id].Base)
+				}
+			}
+			if steps["b@n3"].Base != "exec" {
+				t.Errorf("b@n3, which never ran, runs as %s", steps["b@n3"].Base)
+			}
+		})
+	}
+}
+
+func TestPrepareGraphRejectsBadRequests(t *testing.T) {
+	st := graphStore(t)
+	putGraph(t, st, model.LayerRelease, "rel", &model.Task{ID: "a", Type: "shell", Roles: []string{"*"}, Parameters: map[string]any{"cmd": "a"}})
+	tests := []struct {
+		name string
+		req  GraphRequest
+		want string
+	}{
+		{"unknown cluster", GraphRequest{ClusterID: "nope", Types: []string{"deploy"}}, `cluster "nope" not found`},
+		{"no graph of the type", GraphRequest{ClusterID: "c1", Types: []string{"upgrade"}}, `no graph of type "upgrade"`},
+		{"unknown node", GraphRequest{ClusterID: "c1", Types: []string{"deploy"}, Nodes: []string{"n9"}}, `unknown node "n9"`},
+		{"unknown task", GraphRequest{ClusterID: "c1", Types: []string{"deploy"}, Tasks: []string{"zz"}}, `unknown task "zz"`},
+		{"type twice", GraphRequest{ClusterID: "c1", Types: []string{"deploy", "deploy"}}, "given twice"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := BuildGraph(context.Background(), st, nil, tt.req)
+			if !errors.Is(err, ErrGraphRequest) || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("err = %v, want %q", err, tt.want)
+			}
+		})
+	}
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func TestPrepareGraphTaskSubsetAcrossTypes(t *testing.T) {
+	st := graphStore(t)
+	putGraph(t, st, model.LayerRelease, "rel", &model.Task{ID: "a", Type: "shell", Roles: []string{"compute"}, Parameters: map[string]any{"cmd": "a"}})
+	err := st.PutGraph(context.Background(), &model.StoredGraph{Layer: model.LayerRelease, OwnerID: "rel", Type: "check",
+		Graph: &model.Graph{Type: "check", Tasks: []*model.Task{{ID: "b", Type: "shell", Roles: []string{"compute"}, Parameters: map[string]any{"cmd": "b"}}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, steps := prepared(t, st, PrepareGraphInput{ExecutionID: "e1", GraphRequest: GraphRequest{Types: []string{"deploy", "check"}, Tasks: []string{"a"}}})
+	if s := steps["deploy/a@n2"]; s == nil || s.Skipped {
+		t.Fatalf("deploy/a@n2 = %+v, want it to run", s)
+	}
+	if s := steps["check/b@n2"]; s == nil || !s.Skipped || !contains(s.Deps, "deploy@master") {
+		t.Fatalf("check/b@n2 = %+v, want it skipped, after type deploy", s)
+	}
+	_, err = BuildGraph(context.Background(), st, nil, GraphRequest{ClusterID: "c1", Types: []string{"deploy", "check"}, Tasks: []string{"a", "zz"}})
+	if !errors.Is(err, ErrGraphRequest) || !strings.Contains(err.Error(), `unknown task "zz"`) {
+		t.Fatalf("err = %v, want the unknown task named", err)
+	}
+}

@@ -1,0 +1,209 @@
+package activities
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+
+	"github.com/cairn-io/cairn/model"
+	"github.com/cairn-io/cairn/store"
+)
+
+// WriteStackRecord records what an apply or destroy left, in package order:
+// each resource that converged with its object id; a resource that failed
+// or never ran keeps its previous entry, if it had one; a removed resource
+// stays recorded until its delete succeeded. It is idempotent per
+// execution: the store ignores a second write for the same execution.
+func (a *Activities) WriteStackRecord(ctx context.Context, in WriteStackRecordInput) (*StackRecordResult, error) {
+	stack, err := a.d.Store.GetStack(ctx, in.StackID)
+	if notFound(err) {
+		return nil, configError(fmt.Sprintf("stack %q not found", in.StackID))
+	}
+	if err != nil {
+		return nil, err
+	}
+	steps, err := stepIndex(ctx, a.d.Store, in.ExecutionID)
+	if err != nil {
+		return nil, err
+	}
+	raw, err := a.d.Store.ListStepData(ctx, in.ExecutionID, DataOutputs)
+	if err != nil {
+		return nil, err
+	}
+	// Only the id and whether it was deleted matter here.
+	type converged struct {
+		ID      string `json:"id"`
+		Deleted bool   `json:"deleted"`
+	}
+	outs := make(map[string]converged, len(raw))
+	for id, b := range raw {
+		var o converged
+		if err := json.Unmarshal(b, &o); err != nil {
+			return nil, fmt.Errorf("outputs of %s: %w", id, err)
+		}
+		outs[id] = o
+	}
+	prev := map[string]model.StackResource{}
+	for _, r := range stack.Resources {
+		prev[recordKey(r.Kind, r.PkgName, r.Node)] = r
+	}
+	resources := make([]model.StackResource, 0, len(steps))
+	for _, s := range steps {
+		if s.Delete {
+			continue
+		}
+		key := recordKey(s.Kind, s.Name, s.Node)
+		old, had := prev[key]
+		o, ok := outs[s.ID]
+		switch {
+		case ok:
+			resources = append(resources, model.StackResource{
+				Kind: s.RecordKind, ID: o.ID, PkgName: s.Name, Node: s.Node,
+				Associations: associations(s.Associations, had && old.Associations != nil),
+			})
+		case had:
+			resources = append(resources, old)
+		}
+	}
+	for _, s := range steps {
+		if !s.Delete {
+			continue
+		}
+		if o, ok := outs[s.ID]; ok && o.Deleted {
+			continue
+		}
+		if old, had := prev[recordKey(s.Kind, s.Name, s.Node)]; had {
+			resources = append(resources, old)
+		}
+	}
+	hash := in.SnapshotHash
+	if in.Destroy {
+		hash = ""
+		if len(resources) > 0 {
+			hash = stack.SnapshotHash
+		}
+	}
+	st, err := a.d.Store.WriteStackRecord(ctx, in.StackID, in.ExecutionID, resources, hash, in.Changed)
+	if err != nil {
+		return nil, err
+	}
+	return &StackRecordResult{Resources: len(st.Resources), UpdatedAt: st.UpdatedAt}, nil
+}
+
+// associations is the record of a resource's associations: nil when it
+// never had any, empty when it had some before and has none now.
+func associations(refs []model.Ref, hadBefore bool) []model.Association {
+	if len(refs) == 0 {
+		if hadBefore {
+			return []model.Association{}
+		}
+		return nil
+	}
+	out := make([]model.Association, 0, len(refs))
+	for _, r := range refs {
+		out = append(out, model.Association{Kind: r.Kind, PkgName: r.Name})
+	}
+	return out
+}
+
+// stepIndex loads an execution's step index, in package order.
+func stepIndex(ctx context.Context, st store.Store, execID string) ([]indexEntry, error) {
+	raw, err := st.GetStepData(ctx, execID, IndexKey, DataIndex)
+	if err != nil {
+		return nil, fmt.Errorf("step index of %s: %w", execID, err)
+	}
+	var entries []indexEntry
+	if err := json.Unmarshal(raw, &entries); err != nil {
+		return nil, fmt.Errorf("step index of %s: %w", execID, err)
+	}
+	return entries, nil
+}
+
+// AllSteps loads every step Prepare kept for an execution, in package
+// order.
+func AllSteps(ctx context.Context, st store.Store, execID string) ([]*StoredStep, error) {
+	singles, err := st.ListStepData(ctx, execID, DataStep)
+	if err != nil {
+		return nil, err
+	}
+	batches, err := st.ListStepData(ctx, execID, DataUnit)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*StoredStep, 0, len(singles)+len(batches)*DefaultBatchSize)
+	for id, b := range singles {
+		var s StoredStep
+		if err := json.Unmarshal(b, &s); err != nil {
+			return nil, fmt.Errorf("step %s: %w", id, err)
+		}
+		out = append(out, &s)
+	}
+	for key, b := range batches {
+		var steps []*StoredStep
+		if err := json.Unmarshal(b, &steps); err != nil {
+			return nil, fmt.Errorf("%s: %w", key, err)
+		}
+		out = append(out, steps...)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Ord < out[j].Ord })
+	return out, nil
+}
+
+// StorePlan keeps a dry-run's summary next to its plan steps.
+func (a *Activities) StorePlan(ctx context.Context, in StorePlanInput) error {
+	raw, err := json.Marshal(model.Plan{Summary: in.Summary, MissingEnvRefs: in.MissingEnvRefs, MissingSecrets: in.MissingSecrets})
+	if err != nil {
+		return err
+	}
+	return a.d.Store.PutStepData(ctx, in.ExecutionID, PlanSummaryKey, DataPlanSummary, raw)
+}
+
+// ReadPlan assembles a dry-run's plan from the store: the summary and
+// every step in package order.
+func ReadPlan(ctx context.Context, st store.Store, execID string) (*model.Plan, error) {
+	raw, err := st.GetStepData(ctx, execID, PlanSummaryKey, DataPlanSummary)
+	if err != nil {
+		return nil, err
+	}
+	var plan model.Plan
+	if err := json.Unmarshal(raw, &plan); err != nil {
+		return nil, fmt.Errorf("plan summary of %s: %w", execID, err)
+	}
+	steps, err := stepIndex(ctx, st, execID)
+	if err != nil {
+		return nil, err
+	}
+	entries, err := st.ListStepData(ctx, execID, DataPlan)
+	if err != nil {
+		return nil, err
+	}
+	plan.Steps = make([]model.PlanStep, 0, len(entries))
+	for _, s := range steps {
+		b, ok := entries[s.ID]
+		if !ok {
+			continue
+		}
+		var ps model.PlanStep
+		if err := json.Unmarshal(b, &ps); err != nil {
+			return nil, fmt.Errorf("plan step %s: %w", s.ID, err)
+		}
+		plan.Steps = append(plan.Steps, ps)
+	}
+	if plan.MissingEnvRefs == nil {
+		plan.MissingEnvRefs = []string{}
+	}
+	if plan.MissingSecrets == nil {
+		plan.MissingSecrets = []string{}
+	}
+	return &plan, nil
+}
+
+// LoadUnits returns a shard's units.
+func (a *Activities) LoadUnits(ctx context.Context, in LoadUnitsInput) ([]Unit, error) {
+	var units []Unit
+	if err := a.loadJSON(ctx, in.ExecutionID, ShardKey(in.Shard), DataShard, &units); err != nil {
+		return nil, fmt.Errorf("load shard %d: %w", in.Shard, err)
+	}
+	return units, nil
+}

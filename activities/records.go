@@ -1,0 +1,130 @@
+package activities
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/cairn-io/cairn/model"
+	"github.com/cairn-io/cairn/providers"
+)
+
+// StoredStep is a step as Prepare keeps it: the step as built, with its
+// spec already mapped onto the built-in kind that runs it, so the step
+// activities need no catalogue. Single-step units are stored one per step
+// (kind DataStep); a batch unit's steps are stored together (DataUnit).
+type StoredStep struct {
+	model.Step
+	// Base is the provider kind (a derived kind's base, e.g. http).
+	Base string `json:"base"`
+	// Ord is the resource's position in the package, for the stack record.
+	Ord int `json:"ord"`
+	// Verbatim lists spec keys expression resolution must copy unrendered.
+	Verbatim []string `json:"verbatim,omitempty"`
+	// Unit is the index of the unit holding the step.
+	Unit int `json:"unit"`
+	// Exported marks a step whose outputs a dependent's expressions or
+	// condition read; a dry-run keeps outputs only for these.
+	Exported bool `json:"exported,omitempty"`
+}
+
+// indexEntry is one step of an execution's index (kind DataIndex): what
+// the stack record and the plan need of it, without its spec, in package
+// order.
+type indexEntry struct {
+	ID           string      `json:"id"`
+	Kind         string      `json:"k"`
+	RecordKind   string      `json:"rk,omitempty"`
+	Name         string      `json:"n"`
+	Node         string      `json:"node,omitempty"`
+	Associations []model.Ref `json:"a,omitempty"`
+	Delete       bool        `json:"d,omitempty"`
+}
+
+// beforeRecord is what a step persisted before changing anything (kind
+// DataBefore). The first record written for an execution and step is kept:
+// a retry after a crash reads it back instead of the already-changed state.
+type beforeRecord struct {
+	Action       model.Action    `json:"action"`
+	Irreversible bool            `json:"irreversible,omitempty"`
+	Before       providers.State `json:"before"`
+}
+
+// outputsRecord is what a step left once it converged (kind DataOutputs):
+// the object's id for the stack record, its outputs for dependents'
+// expressions, and its result so a retried activity does not redo it.
+type outputsRecord struct {
+	ID      string         `json:"id,omitempty"`
+	Outputs map[string]any `json:"outputs,omitempty"`
+	Action  model.Action   `json:"action"`
+	Outcome model.Outcome  `json:"outcome"`
+	Deleted bool           `json:"deleted,omitempty"`
+}
+
+// depOutputs is what expressions see of a dependency: its outputs with its
+// id.
+func (o *outputsRecord) depOutputs() map[string]any {
+	out := make(map[string]any, len(o.Outputs)+1)
+	for k, v := range o.Outputs {
+		out[k] = v
+	}
+	if _, ok := out["id"]; !ok && o.ID != "" {
+		out["id"] = o.ID
+	}
+	return out
+}
+
+// PackageSnapshot is how a package's sources are kept as one snapshot: each
+// document as it was given, with its name and format, so Prepare parses
+// exactly what was validated.
+type PackageSnapshot struct {
+	Sources []SnapshotSource `json:"sources"`
+}
+
+// SnapshotSource is one source document of a package snapshot. Format is
+// "yaml", "json" or "jsonnet".
+type SnapshotSource struct {
+	Name   string `json:"name"`
+	Format string `json:"format"`
+	Data   string `json:"data"`
+}
+
+// EncodePackageSnapshot is the snapshot content of sources, to store with
+// store.PutSnapshot(ctx, "package", content).
+func EncodePackageSnapshot(sources ...SnapshotSource) ([]byte, error) {
+	return json.Marshal(PackageSnapshot{Sources: sources})
+}
+
+// DecodePackageSnapshot reads snapshot content. Content that is not an
+// encoded PackageSnapshot is taken as one document, JSON when it starts
+// like JSON and YAML otherwise.
+func DecodePackageSnapshot(content []byte) (*PackageSnapshot, error) {
+	trimmed := bytes.TrimSpace(content)
+	if len(trimmed) == 0 {
+		return nil, fmt.Errorf("empty package snapshot")
+	}
+	if trimmed[0] == '{' {
+		var probe map[string]json.RawMessage
+		if json.Unmarshal(trimmed, &probe) == nil {
+			if raw, ok := probe["sources"]; ok && len(probe) == 1 {
+				var snap PackageSnapshot
+				if err := json.Unmarshal(raw, &snap.Sources); err != nil {
+					return nil, fmt.Errorf("package snapshot: %w", err)
+				}
+				return &snap, nil
+			}
+		}
+	}
+	format := "yaml"
+	if trimmed[0] == '{' || trimmed[0] == '[' {
+		format = "json"
+	}
+	return &PackageSnapshot{Sources: []SnapshotSource{{Name: "package", Format: format, Data: string(content)}}}, nil
+}
+
+// recordKey identifies a resource in a stack record: kind (lower case),
+// name and node.
+func recordKey(kind, name, node string) string {
+	return strings.ToLower(kind) + "/" + name + "@" + node
+}

@@ -1,0 +1,281 @@
+// Package activities holds Cairn's Temporal activities: thin functions over
+// the store and the providers that prepare an execution's plan, apply or
+// plan one step or a batch of steps, compensate them, and write the stack
+// record. Workflows pass references (execution id, unit index, step id);
+// the activities load the full steps from the store, so workflow history
+// stays small whatever the size of the package.
+//
+// This file holds the names and the input and result types shared with the
+// workflows; it depends on nothing but the model.
+package activities
+
+import (
+	"fmt"
+
+	"github.com/cairn-io/cairn/model"
+)
+
+// Activity names, registered by the worker and used by the workflows.
+const (
+	PrepareName          = "Prepare"
+	LoadUnitsName        = "LoadUnits"
+	ApplyStepName        = "ApplyStep"
+	ApplyBatchName       = "ApplyBatch"
+	CompensateName       = "Compensate"
+	WriteStackRecordName = "WriteStackRecord"
+	StorePlanName        = "StorePlan"
+)
+
+// Error types carried by application errors.
+const (
+	// ConfigErrorType marks errors that no retry can fix (invalid spec,
+	// unresolvable expression, missing secret): the executor does not retry.
+	ConfigErrorType = "ConfigError"
+	// StepFailedType marks a provider failure of one step.
+	StepFailedType = "StepFailed"
+)
+
+// Step data kinds kept in the store per (execution, step).
+const (
+	DataStep    = "step"    // the full step as prepared (storedStep JSON)
+	DataUnit    = "unit"    // a batch unit's steps, keyed by UnitKey
+	DataShard   = "shard"   // a shard's unit descriptors, keyed by ShardKey
+	DataBefore  = "before"  // state read before a change (sealed by the store)
+	DataOutputs = "outputs" // a step's outputs after it converged, with "id"
+	DataPlan    = "plan"    // a dry-run's model.PlanStep per step
+	// DataIndex lists every step in package order (without specs), under
+	// step id IndexKey.
+	DataIndex = "index"
+	// DataPlanSummary holds a dry-run's model.Plan without its steps, under
+	// step id PlanSummaryKey.
+	DataPlanSummary = "plan-summary"
+)
+
+// PlanSummaryKey is the step id of the DataPlanSummary record; IndexKey of
+// the DataIndex record.
+const (
+	PlanSummaryKey = "_"
+	IndexKey       = "_"
+)
+
+// UnitKey is the step-data key of a batch unit's step list.
+func UnitKey(index int) string { return fmt.Sprintf("unit:%d", index) }
+
+// ShardKey is the step-data key of a shard's unit list.
+func ShardKey(index int) string { return fmt.Sprintf("shard:%d", index) }
+
+// Mode says what an execution does with its steps.
+type Mode string
+
+const (
+	ModeApply   Mode = "apply"
+	ModeDryRun  Mode = "dry-run"
+	ModeDestroy Mode = "destroy"
+)
+
+// PrepareInput names what to prepare. The package comes from the snapshot
+// store by hash; the stack (for apply and destroy) gives the record and the
+// previous snapshot.
+type PrepareInput struct {
+	ExecutionID  string `json:"executionId"`
+	Mode         Mode   `json:"mode"`
+	StackID      string `json:"stackId,omitempty"`
+	SnapshotHash string `json:"snapshotHash,omitempty"`
+	ClusterID    string `json:"clusterId,omitempty"`
+	// BatchSize is the most steps one batch unit holds (0 = default 100,
+	// 1 = no batching). ShardUnits is the most units one workflow runs
+	// before the plan is split into child workflows (0 = default 2000).
+	BatchSize  int `json:"batchSize,omitempty"`
+	ShardUnits int `json:"shardUnits,omitempty"`
+}
+
+// Unit is one schedulable piece of a plan: a single step, or a batch of
+// small independent steps of one kind on one node. It is what the executor
+// sees; the steps themselves stay in the store.
+type Unit struct {
+	Index int `json:"i"`
+	// Step is the step id of a single-step unit and the first step id of a
+	// batch; Count is the number of steps (1 for a single step).
+	Step  string `json:"s"`
+	Count int    `json:"n"`
+	Batch bool   `json:"b,omitempty"`
+	Kind  string `json:"k"`
+	Node  string `json:"node,omitempty"`
+	// Deps are unit indexes that must succeed first; each AnyOf group is
+	// satisfied by one succeeding member.
+	Deps    []int      `json:"d,omitempty"`
+	AnyOf   [][]int    `json:"a,omitempty"`
+	Summary string     `json:"sum,omitempty"`
+	Meta    model.Meta `json:"m,omitempty"`
+	// Strategy caps how many units of the same Task run at once (0 = no cap).
+	Strategy int    `json:"st,omitempty"`
+	Task     string `json:"t,omitempty"`
+	// ContinueOnError is Fuel's fail_on_error: false: a failure becomes skipped.
+	ContinueOnError bool   `json:"coe,omitempty"`
+	Group           string `json:"g,omitempty"`
+	Delete          bool   `json:"del,omitempty"`
+}
+
+// Shard is a contiguous range of units run by one child workflow; its unit
+// descriptors are in the store under ShardKey(Index).
+type Shard struct {
+	Index int `json:"index"`
+	First int `json:"first"` // first global unit index
+	Units int `json:"units"`
+	Steps int `json:"steps"`
+}
+
+// PreparedPlan is what Prepare returns: the units (or the shards holding
+// them) and a few facts for the workflow's summary and report.
+type PreparedPlan struct {
+	Units  []Unit  `json:"units,omitempty"`
+	Shards []Shard `json:"shards,omitempty"`
+	Steps  int     `json:"steps"`
+	// Deletes counts steps that remove resources which left the package.
+	Deletes int `json:"deletes,omitempty"`
+	// Summary is one line for the UI ("3 resources: 1 bucket, 1 dashboard, 1 label").
+	Summary string `json:"summary"`
+}
+
+// LoadUnitsInput asks for a shard's units.
+type LoadUnitsInput struct {
+	ExecutionID string `json:"executionId"`
+	Shard       int    `json:"shard"`
+}
+
+// UnitInput asks to converge (or plan, with Noop) one unit.
+type UnitInput struct {
+	ExecutionID string `json:"executionId"`
+	Unit        Unit   `json:"unit"`
+	Noop        bool   `json:"noop,omitempty"`
+	// Rerun marks an operator's retry of a unit that ran before.
+	Rerun bool `json:"rerun,omitempty"`
+}
+
+// StepResult is one step's own result. Changes values are truncated and
+// secret-derived values redacted; the full before-state stays in the store.
+type StepResult struct {
+	StepID   string             `json:"id"`
+	Action   model.Action       `json:"action,omitempty"`
+	Outcome  model.Outcome      `json:"outcome,omitempty"`
+	Changes  []model.AttrChange `json:"changes,omitempty"`
+	Error    string             `json:"error,omitempty"`
+	ObjectID string             `json:"objectId,omitempty"`
+	// MissingEnv and MissingSecrets name unresolved references (dry-run).
+	MissingEnv     []string `json:"missingEnv,omitempty"`
+	MissingSecrets []string `json:"missingSecrets,omitempty"`
+}
+
+// Changed reports whether the step changed something that a compensation
+// could undo.
+func (r StepResult) Changed() bool {
+	switch r.Outcome {
+	case model.OutcomeCreated, model.OutcomeUpdated, model.OutcomeDeleted:
+		return true
+	}
+	return r.Action == model.ActionRun && r.Outcome != model.OutcomeFailed && r.Outcome != model.OutcomeSkipped
+}
+
+// UnitResult is what ApplyStep and ApplyBatch return: each step's result
+// and the activity attempt that produced them. A batch sends steps whose
+// result is only an action and outcome in Groups, which keeps a 100-step
+// result small in history; Expand turns them back into Steps.
+type UnitResult struct {
+	Steps   []StepResult  `json:"steps"`
+	Groups  []ResultGroup `json:"groups,omitempty"`
+	Attempt int           `json:"attempt,omitempty"`
+}
+
+// ResultGroup is the steps of a batch that share a plain result.
+type ResultGroup struct {
+	Action  model.Action  `json:"a"`
+	Outcome model.Outcome `json:"o"`
+	IDs     []string      `json:"ids"`
+}
+
+// Expand moves Groups into Steps.
+func (r *UnitResult) Expand() {
+	for _, g := range r.Groups {
+		for _, id := range g.IDs {
+			r.Steps = append(r.Steps, StepResult{StepID: id, Action: g.Action, Outcome: g.Outcome})
+		}
+	}
+	r.Groups = nil
+}
+
+// Compact moves the plain results of Steps into Groups.
+func (r *UnitResult) Compact() {
+	kept := r.Steps[:0]
+	index := map[[2]string]int{}
+	for _, s := range r.Steps {
+		if s.Error != "" || len(s.Changes) > 0 || s.ObjectID != "" || len(s.MissingEnv) > 0 || len(s.MissingSecrets) > 0 {
+			kept = append(kept, s)
+			continue
+		}
+		key := [2]string{string(s.Action), string(s.Outcome)}
+		i, ok := index[key]
+		if !ok {
+			i = len(r.Groups)
+			index[key] = i
+			r.Groups = append(r.Groups, ResultGroup{Action: s.Action, Outcome: s.Outcome})
+		}
+		r.Groups[i].IDs = append(r.Groups[i].IDs, s.StepID)
+	}
+	r.Steps = kept
+}
+
+// FailureDetails ride on a failed ApplyStep's application error so the
+// executor can report the attempt count.
+type FailureDetails struct {
+	StepID  string `json:"stepId"`
+	Attempt int    `json:"attempt"`
+}
+
+// CompensateInput asks to undo a unit's changes. StepIDs nil means every
+// step of the unit that has a recorded before-state (an interrupted unit);
+// steps without one changed nothing and are left alone.
+type CompensateInput struct {
+	ExecutionID string   `json:"executionId"`
+	Unit        Unit     `json:"unit"`
+	StepIDs     []string `json:"stepIds,omitempty"`
+}
+
+// CompensationResult is one step's compensation.
+type CompensationResult struct {
+	StepID       string `json:"id"`
+	Error        string `json:"error,omitempty"`
+	Irreversible bool   `json:"irreversible,omitempty"`
+	// Undone is false when there was nothing to undo.
+	Undone bool `json:"undone,omitempty"`
+}
+
+// CompensateResult lists each step's compensation.
+type CompensateResult struct {
+	Steps []CompensationResult `json:"steps"`
+}
+
+// WriteStackRecordInput asks to record the outcome of an apply or destroy.
+// The activity reads which steps converged from the outputs kept in the
+// store, so no step list crosses workflow history.
+type WriteStackRecordInput struct {
+	ExecutionID  string `json:"executionId"`
+	StackID      string `json:"stackId"`
+	SnapshotHash string `json:"snapshotHash,omitempty"`
+	Destroy      bool   `json:"destroy,omitempty"`
+	Changed      bool   `json:"changed"`
+}
+
+// StackRecordResult is a compact account of the record written.
+type StackRecordResult struct {
+	Resources int        `json:"resources"`
+	UpdatedAt model.Time `json:"updatedAt"`
+}
+
+// StorePlanInput is a dry-run's summary; the plan steps were stored by the
+// step activities as they ran.
+type StorePlanInput struct {
+	ExecutionID    string        `json:"executionId"`
+	Summary        model.Summary `json:"summary"`
+	MissingEnvRefs []string      `json:"missingEnvRefs"`
+	MissingSecrets []string      `json:"missingSecrets"`
+}

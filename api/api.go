@@ -1,0 +1,296 @@
+// Package api is Cairn's HTTP API: stacks and packages (pkger), releases,
+// plugins and clusters with their typed graphs (Fuel), executions (Temporal
+// workflows started and queried through the starter), probes, metrics and
+// the OpenAPI document of all of it. Every error answers in one shape:
+// {"error": {"code", "message", "details": [{"document", "path", "line",
+// "column", "message"}]}}.
+package api
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/labstack/echo/v4"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/cairn-io/cairn/internal/fetch"
+	"github.com/cairn-io/cairn/kinds"
+	"github.com/cairn-io/cairn/store"
+)
+
+// Defaults used when Config leaves a field zero.
+const (
+	DefaultBodyLimit         = 10 << 20
+	DefaultReadTimeout       = 30 * time.Second
+	DefaultReadHeaderTimeout = 10 * time.Second
+	DefaultWriteTimeout      = 60 * time.Second
+	DefaultIdleTimeout       = 120 * time.Second
+	DefaultWaitTimeout       = 10 * time.Minute
+	DefaultEventsPoll        = 500 * time.Millisecond
+	DefaultEventsHeartbeat   = 15 * time.Second
+	DefaultReadyTimeout      = 3 * time.Second
+)
+
+// Config holds the API's settings.
+type Config struct {
+	// Token, when set, is required as "Authorization: Bearer <token>" on
+	// every route but /healthz and /readyz.
+	Token string
+	// BodyLimit caps request bodies (413 beyond it).
+	BodyLimit int64
+	// Server timeouts, set on the returned echo's http.Server. Streams
+	// (events, ?wait=true) lift the write deadline for themselves.
+	ReadTimeout       time.Duration
+	ReadHeaderTimeout time.Duration
+	WriteTimeout      time.Duration
+	IdleTimeout       time.Duration
+	// WaitTimeout bounds how long ?wait=true and a dry-run wait for the
+	// execution before answering 202 with it still running.
+	WaitTimeout time.Duration
+	// TemporalUIURL is the Temporal UI's base URL; executions link to
+	// {TemporalUIURL}/namespaces/{ns}/workflows/{workflowID}/{runID}.
+	TemporalUIURL string
+	// TemporalNamespace is used in UI links when an execution does not name
+	// its own namespace.
+	TemporalNamespace string
+	// AllowedURLSchemes are the schemes a stack's package URLs may use
+	// (default https, http); "file" also needs FetchDir.
+	AllowedURLSchemes []string
+	// FetchDir confines file:// package URLs; empty refuses them.
+	FetchDir string
+	// FetchMaxBytes and FetchTimeout bound fetching a stack's URLs.
+	FetchMaxBytes int64
+	FetchTimeout  time.Duration
+	// EventsPollInterval is how often the events stream polls progress;
+	// EventsHeartbeat how often it sends a comment to keep proxies open.
+	EventsPollInterval time.Duration
+	EventsHeartbeat    time.Duration
+}
+
+func (c Config) withDefaults() Config {
+	def := func(d *time.Duration, v time.Duration) {
+		if *d <= 0 {
+			*d = v
+		}
+	}
+	if c.BodyLimit <= 0 {
+		c.BodyLimit = DefaultBodyLimit
+	}
+	def(&c.ReadTimeout, DefaultReadTimeout)
+	def(&c.ReadHeaderTimeout, DefaultReadHeaderTimeout)
+	def(&c.WriteTimeout, DefaultWriteTimeout)
+	def(&c.IdleTimeout, DefaultIdleTimeout)
+	def(&c.WaitTimeout, DefaultWaitTimeout)
+	def(&c.EventsPollInterval, DefaultEventsPoll)
+	def(&c.EventsHeartbeat, DefaultEventsHeartbeat)
+	if len(c.AllowedURLSchemes) == 0 {
+		c.AllowedURLSchemes = []string{"https", "http"}
+	}
+	if c.TemporalNamespace == "" {
+		c.TemporalNamespace = "default"
+	}
+	return c
+}
+
+// Deps are the parts the API works with.
+type Deps struct {
+	Store store.Store
+	// Executions starts and queries workflows; without it the execution
+	// routes answer 503.
+	Executions Executions
+	// Catalogue knows the kinds documents may use (the built-in kinds plus
+	// those loaded from the kinds directory); nil means kinds.Builtin().
+	Catalogue *kinds.Catalogue
+	// Registry lists existing objects for export; nil refuses export by
+	// kinds.
+	Registry Lister
+	// Logger receives request logs; nil discards them.
+	Logger *slog.Logger
+	// Ready reports whether Temporal is reachable (/readyz also pings the
+	// store); nil means nothing more to check.
+	Ready func(ctx context.Context) error
+	// Metrics serves /metrics (the server's registry, which carries the
+	// Temporal SDK's metrics). MetricsRegisterer receives the API's own
+	// request metrics. When Metrics is nil the API serves a registry of its
+	// own with its request metrics and the Go runtime's.
+	Metrics           http.Handler
+	MetricsRegisterer prometheus.Registerer
+}
+
+// server carries the handlers' dependencies.
+type server struct {
+	cfg       Config
+	store     store.Store
+	exec      Executions
+	catalogue *kinds.Catalogue
+	registry  Lister
+	log       *slog.Logger
+	ready     func(ctx context.Context) error
+	fetch     *fetch.Fetcher
+	routes    []route
+}
+
+// New builds the API. The returned echo has its http.Server timeouts set
+// from cfg, so e.Start(addr) (or serving e.Server) applies them; call
+// CheckListen before listening beyond loopback.
+func New(cfg Config, deps Deps) (*echo.Echo, error) {
+	cfg = cfg.withDefaults()
+	if deps.Store == nil {
+		return nil, errors.New("api: a store is required")
+	}
+	logger := deps.Logger
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	f := fetch.New(fetch.Options{
+		Schemes:  cfg.AllowedURLSchemes,
+		Dir:      cfg.FetchDir,
+		MaxBytes: cfg.FetchMaxBytes,
+		Timeout:  cfg.FetchTimeout,
+	})
+	cat := deps.Catalogue
+	if cat == nil {
+		cat = kinds.Builtin()
+	}
+	s := &server{cfg: cfg, store: deps.Store, exec: deps.Executions, catalogue: cat, registry: deps.Registry,
+		log: logger, ready: deps.Ready, fetch: f}
+
+	metricsHandler := deps.Metrics
+	reg := deps.MetricsRegisterer
+	if metricsHandler == nil {
+		own := prometheus.NewRegistry()
+		own.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+		metricsHandler = promhttp.HandlerFor(own, promhttp.HandlerOpts{})
+		if reg == nil {
+			reg = own
+		}
+	}
+	var metrics *httpMetrics
+	if reg != nil {
+		var err error
+		if metrics, err = newHTTPMetrics(reg); err != nil {
+			return nil, err
+		}
+	}
+
+	e := echo.New()
+	e.HideBanner = true
+	e.HidePort = true
+	e.HTTPErrorHandler = errorHandler(logger)
+	e.Server.ReadTimeout = cfg.ReadTimeout
+	e.Server.ReadHeaderTimeout = cfg.ReadHeaderTimeout
+	e.Server.WriteTimeout = cfg.WriteTimeout
+	e.Server.IdleTimeout = cfg.IdleTimeout
+	e.Server.MaxHeaderBytes = 1 << 20
+
+	e.Use(observe(logger, metrics), recoverPanics(logger))
+	if cfg.Token != "" {
+		e.Use(bearerAuth(cfg.Token))
+	}
+	e.Use(limitBody(cfg.BodyLimit))
+
+	s.register(e, metricsHandler)
+	return e, nil
+}
+
+// route is one registered route, kept so tests and the OpenAPI check can
+// walk them.
+type route struct{ method, path string }
+
+func (s *server) add(e *echo.Echo, method, path string, h echo.HandlerFunc) {
+	e.Add(method, path, h)
+	s.routes = append(s.routes, route{method, path})
+}
+
+func (s *server) register(e *echo.Echo, metrics http.Handler) {
+	s.add(e, http.MethodGet, "/healthz", s.healthz)
+	s.add(e, http.MethodGet, "/readyz", s.readyz)
+	s.add(e, http.MethodGet, "/metrics", echo.WrapHandler(metrics))
+	s.add(e, http.MethodGet, "/openapi.yaml", serveOpenAPI)
+
+	// Packages and stacks (pkger).
+	s.add(e, http.MethodPost, "/v1/packages/validate", s.validatePackage)
+	s.add(e, http.MethodPost, "/v1/stacks", s.createStack)
+	s.add(e, http.MethodGet, "/v1/stacks", s.listStacks)
+	s.add(e, http.MethodGet, "/v1/stacks/:id", s.getStack)
+	s.add(e, http.MethodDelete, "/v1/stacks/:id", s.deleteStack)
+	s.add(e, http.MethodPost, "/v1/stacks/:id/dry-run", s.dryRunStack)
+	s.add(e, http.MethodPost, "/v1/stacks/:id/apply", s.applyStack)
+	s.add(e, http.MethodPost, "/v1/export", s.export)
+
+	// Releases, plugins, clusters.
+	for _, o := range owners {
+		s.add(e, http.MethodPost, "/v1/"+o.collection, s.createOwner(o))
+		s.add(e, http.MethodGet, "/v1/"+o.collection, s.listOwners(o))
+		s.add(e, http.MethodGet, "/v1/"+o.collection+"/:id", s.getOwner(o))
+		s.add(e, http.MethodPut, "/v1/"+o.collection+"/:id", s.updateOwner(o))
+		s.add(e, http.MethodDelete, "/v1/"+o.collection+"/:id", s.deleteOwner(o))
+	}
+
+	// Graphs per owner and type (Fuel).
+	for _, o := range owners {
+		s.add(e, http.MethodGet, "/v1/"+o.collection+"/:id/graphs", s.listGraphs(o))
+		s.add(e, http.MethodGet, "/v1/"+o.collection+"/:id/graphs/:type", s.getGraph(o))
+		s.add(e, http.MethodPut, "/v1/"+o.collection+"/:id/graphs/:type", s.putGraph(o))
+		s.add(e, http.MethodDelete, "/v1/"+o.collection+"/:id/graphs/:type", s.deleteGraph(o))
+	}
+	s.add(e, http.MethodGet, "/v1/clusters/:id/graphs/:type/merged", s.mergedGraph)
+
+	// Executions.
+	s.add(e, http.MethodPost, "/v1/clusters/:id/executions", s.executeGraph)
+	s.add(e, http.MethodGet, "/v1/executions", s.needExec(s.listExecutions))
+	s.add(e, http.MethodGet, "/v1/executions/:id", s.needExec(s.getExecution))
+	s.add(e, http.MethodGet, "/v1/executions/:id/events", s.needExec(s.executionEvents))
+	s.add(e, http.MethodPost, "/v1/executions/:id/cancel", s.needExec(s.cancelExecution))
+	s.add(e, http.MethodPost, "/v1/executions/:id/retry", s.needExec(s.retryExecution))
+	s.add(e, http.MethodPost, "/v1/executions/:id/decision", s.needExec(s.decideExecution))
+}
+
+// errNoExecutions answers requests that need Temporal when the server runs
+// without it.
+func errNoExecutions() error {
+	return newError(http.StatusServiceUnavailable, "executions are unavailable: the server has no Temporal connection")
+}
+
+// needExec answers 503 when the server runs without Temporal.
+func (s *server) needExec(h echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		if s.exec == nil {
+			return errNoExecutions()
+		}
+		return h(c)
+	}
+}
+
+// healthz answers as long as the process serves HTTP.
+func (s *server) healthz(c echo.Context) error {
+	return c.JSON(http.StatusOK, map[string]string{"status": "ok"})
+}
+
+// readyz checks the store and Temporal; 503 names what is unreachable.
+func (s *server) readyz(c echo.Context) error {
+	ctx, cancel := context.WithTimeout(c.Request().Context(), DefaultReadyTimeout)
+	defer cancel()
+	var details []ErrorDetail
+	// The probe is open, so it names what failed but keeps the causes
+	// (addresses, driver messages) for the log.
+	if err := s.store.Ping(ctx); err != nil {
+		requestLogger(c, s.log).Warn("store unreachable", "error", err)
+		details = append(details, ErrorDetail{Path: "store", Message: "store unreachable"})
+	}
+	if s.ready != nil {
+		if err := s.ready(ctx); err != nil {
+			requestLogger(c, s.log).Warn("temporal unreachable", "error", err)
+			details = append(details, ErrorDetail{Path: "temporal", Message: "temporal unreachable"})
+		}
+	}
+	if len(details) > 0 {
+		return &Error{Status: http.StatusServiceUnavailable, Message: "not ready", Details: details}
+	}
+	return c.JSON(http.StatusOK, map[string]string{"status": "ok"})
+}

@@ -1,0 +1,191 @@
+package api
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"io/fs"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cairn-io/cairn/client"
+	"github.com/cairn-io/cairn/internal/testenv"
+	"github.com/cairn-io/cairn/kinds"
+	"github.com/cairn-io/cairn/model"
+	"github.com/cairn-io/cairn/starter"
+	"github.com/cairn-io/cairn/store"
+	"github.com/cairn-io/cairn/worker"
+)
+
+// cairn is one test's whole Cairn behind HTTP: a store, a worker on its own
+// task queue of the shared Temporal dev server, the starter, the API on a
+// real listener, and a client of it.
+type cairn struct {
+	t      *testing.T
+	store  store.Store
+	nodes  *worker.LocalNodes
+	client *client.Client
+	url    string
+	token  string
+	env    map[string]string
+	logs   *lockedBuffer
+}
+
+type cairnOptions struct {
+	dbURL string
+	env   map[string]string
+	cfg   func(*Config)
+}
+
+const testUIURL = "http://ui.example:8233"
+
+func newCairn(t *testing.T, o cairnOptions) *cairn {
+	t.Helper()
+	dev := testenv.Temporal(t)
+	if o.dbURL == "" {
+		o.dbURL = sqliteURL(t)
+	}
+	st := openStore(t, o.dbURL)
+	ctx := context.Background()
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	queue := "cairn-api-" + hex.EncodeToString(b[:])
+	h := &cairn{t: t, store: st, env: o.env, token: "t0ken-" + hex.EncodeToString(b[:]), logs: &lockedBuffer{}}
+	cat := kinds.Builtin()
+	wdeps := worker.Deps{Store: st, Catalogue: cat, Env: h.lookupEnv}
+	wopts := worker.Options{TaskQueue: queue}
+	w, err := worker.New(dev.Client, wdeps, wopts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	worker.RegisterGraph(w, wdeps, wopts)
+	h.nodes = worker.NewLocalNodes(dev.Client, wdeps, t.TempDir(), wopts)
+	t.Cleanup(h.nodes.Stop)
+	if err := w.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(w.Stop)
+	s := starter.New(dev.Client, starter.Config{TaskQueue: queue, Store: st, HeartbeatTimeout: 2 * time.Second, NodeWait: 5 * time.Second})
+	if err := s.EnsureSearchAttributes(ctx); err != nil {
+		t.Fatal(err)
+	}
+	cfg := Config{Token: h.token, TemporalUIURL: testUIURL, TemporalNamespace: "default", WaitTimeout: 2 * time.Minute,
+		EventsPollInterval: 100 * time.Millisecond, EventsHeartbeat: time.Second}
+	if o.cfg != nil {
+		o.cfg(&cfg)
+	}
+	e, err := New(cfg, Deps{Store: st, Executions: s, Catalogue: cat, Registry: worker.DefaultRegistry(cat, nil), Logger: newTestLogger(h.logs),
+		Ready: func(ctx context.Context) error { _, err := dev.Client.CheckHealth(ctx, nil); return err }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(e)
+	t.Cleanup(srv.Close)
+	h.url = srv.URL
+	h.client, err = client.New(srv.URL, h.token)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+func (h *cairn) lookupEnv(k string) (string, bool) {
+	v, ok := h.env[k]
+	return v, ok
+}
+
+func ctxTimeout(t *testing.T, d time.Duration) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// applyWait applies YAML to a stack over HTTP and returns the finished
+// execution.
+func (h *cairn) applyWait(stackID, docs string, opts client.ApplyOptions) *client.Execution {
+	h.t.Helper()
+	opts.Wait = true
+	ex, err := h.client.Apply(ctxTimeout(h.t, 3*time.Minute), stackID, &client.Document{Data: []byte(docs), Format: "yaml"}, opts)
+	if err != nil {
+		h.t.Fatalf("apply: %v", err)
+	}
+	if !ex.Finished() {
+		h.t.Fatalf("apply did not finish: %+v", ex)
+	}
+	return ex
+}
+
+func mustStatus(t *testing.T, e *client.Execution, want model.ExecutionStatus) {
+	t.Helper()
+	if e.Status != want {
+		t.Fatalf("execution %s status = %s (error %q), want %s", e.ID, e.Status, e.Error, want)
+	}
+}
+
+func wantReport(t *testing.T, got *model.Report, want model.Report) {
+	t.Helper()
+	if got == nil {
+		t.Fatalf("no report, want %+v", want)
+	}
+	counts := func(r model.Report) [7]any {
+		return [7]any{r.Created, r.Updated, r.Deleted, r.Unchanged, r.Failed, r.Skipped, r.RolledBack}
+	}
+	if counts(*got) != counts(want) {
+		t.Fatalf("report = %+v, want %+v (failures %+v)", *got, want, got.Failures)
+	}
+}
+
+// tree is every entry below root with its mode and bytes.
+func tree(t *testing.T, root string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		fi, err := d.Info()
+		if err != nil {
+			return err
+		}
+		entry := fi.Mode().String()
+		if fi.Mode().IsRegular() {
+			b, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			entry += " " + string(b)
+		}
+		out[strings.TrimPrefix(p, root)] = entry
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func jsonEqual(a, b []byte) bool {
+	var x, y any
+	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
+		return string(a) == string(b)
+	}
+	xa, _ := json.Marshal(x)
+	ya, _ := json.Marshal(y)
+	return string(xa) == string(ya)
+}
+
+func waitUntil(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: not within 60s", what)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}

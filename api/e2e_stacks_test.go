@@ -1,0 +1,378 @@
+package api
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cairn-io/cairn/client"
+	"github.com/cairn-io/cairn/internal/platform"
+	"github.com/cairn-io/cairn/model"
+)
+
+// platformKinds defines pkger's kinds by data: http objects on the
+// platform, with label associations kept as label mappings.
+const platformKinds = `apiVersion: cairn/v1
+kind: Kind
+metadata: {name: Label}
+spec:
+  base: http
+  wrap: body
+  defaults: {url: {envRef: {key: PLATFORM_URL}}, path: /api/v2/labels}
+  schema: {type: object, properties: {name: {type: string}}, required: [name], additionalProperties: false}
+---
+apiVersion: cairn/v1
+kind: Kind
+metadata: {name: Bucket}
+spec:
+  base: http
+  wrap: body
+  defaults: {url: {envRef: {key: PLATFORM_URL}}, path: /api/v2/buckets}
+  associations: {path: /labels, field: labelID}
+  schema: {type: object, properties: {name: {type: string}}, required: [name], additionalProperties: false}
+---
+apiVersion: cairn/v1
+kind: Kind
+metadata: {name: Dashboard}
+spec:
+  base: http
+  wrap: body
+  defaults: {url: {envRef: {key: PLATFORM_URL}}, path: /api/v2/dashboards}
+  associations: {path: /labels, field: labelID}
+  schema: {type: object, properties: {name: {type: string}}, required: [name], additionalProperties: false}
+---
+apiVersion: cairn/v1
+kind: Kind
+metadata: {name: Task}
+spec:
+  base: http
+  wrap: body
+  defaults: {url: {envRef: {key: PLATFORM_URL}}, path: /api/v2/tasks}
+  associations: {path: /labels, field: labelID}
+  schema: {type: object, properties: {name: {type: string}}, required: [name], additionalProperties: false}
+`
+
+// The S1 package's documents, as in pkger's stack documentation (with its
+// "metadta" typo and tab indentation fixed, and associations spelled the
+// pkger way, inside spec).
+func s1Label(name string) string {
+	return "---\nkind: Label\nmetadata:\n  name: lucid_einstein\nspec:\n  name: " + name + "\n"
+}
+
+func s1Resource(kind, pkgName, name string, withLabel bool) string {
+	doc := "---\nkind: " + kind + "\nmetadata:\n  name: " + pkgName + "\nspec:\n  name: " + name + "\n"
+	if withLabel {
+		doc += "  association:\n    - kind: Label\n      name: lucid_einstein\n"
+	}
+	return doc
+}
+
+type platformServer struct {
+	plat *platform.Platform
+	url  string
+}
+
+func newPlatform(t *testing.T) *platformServer {
+	p := platform.New()
+	srv := httptest.NewServer(p)
+	t.Cleanup(srv.Close)
+	return &platformServer{plat: p, url: srv.URL}
+}
+
+func (p *platformServer) id(t *testing.T, coll, name string) string {
+	t.Helper()
+	obj, ok := p.plat.Find(coll, name)
+	if !ok {
+		t.Fatalf("no %s named %q on the platform", coll, name)
+	}
+	return obj["id"].(string)
+}
+
+// stackJSON is a stack record as GET /v1/stacks/{id} answers it, raw.
+func (h *cairn) stackJSON(id string) map[string]json.RawMessage {
+	h.t.Helper()
+	req, _ := http.NewRequest(http.MethodGet, h.url+"/v1/stacks/"+id, nil)
+	req.Header.Set("Authorization", "Bearer "+h.token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var raw map[string]json.RawMessage
+	if err := json.NewDecoder(resp.Body).Decode(&raw); err != nil || resp.StatusCode != http.StatusOK {
+		h.t.Fatalf("GET stack: %d %v", resp.StatusCode, err)
+	}
+	return raw
+}
+
+func compact(t *testing.T, b []byte) string {
+	t.Helper()
+	var v any
+	if err := json.Unmarshal(b, &v); err != nil {
+		t.Fatal(err)
+	}
+	out, _ := json.Marshal(v)
+	return string(out)
+}
+
+// TestE2EPkgerS1StackLifecycleOverHTTP runs pkger's S1 lifecycle, steps 1
+// to 6, through the HTTP API as a user would (with the Go client), and
+// checks the stack record GET /v1/stacks/{id} answers after each step
+// against the records of pkger's documentation: stack_id, config {},
+// createdAt fixed, updatedAt moving only on change, the resources with
+// their ids and associations (left out when never had, [] when removed).
+func TestE2EPkgerS1StackLifecycleOverHTTP(t *testing.T) {
+	for _, be := range backends {
+		t.Run(be.name, func(t *testing.T) {
+			p := newPlatform(t)
+			h := newCairn(t, cairnOptions{dbURL: be.url(t), env: map[string]string{"PLATFORM_URL": p.url}})
+			ctx := ctxTimeout(t, 5*time.Minute)
+			st, err := h.client.CreateStack(ctx, client.StackInput{Name: "S1", Description: "pkger S1"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			created := h.stackJSON(st.ID)
+			if string(created["stack_id"]) != `"`+st.ID+`"` || string(created["config"]) != "{}" || string(created["resources"]) != "[]" {
+				t.Fatalf("new stack record: %s %s %s", created["stack_id"], created["config"], created["resources"])
+			}
+
+			pkg := func(parts ...string) string { return platformKinds + strings.Join(parts, "") }
+			initial := pkg(s1Label("label_1"), s1Resource("Bucket", "pristine_noir", "bucket_1", true), s1Resource("Dashboard", "charmed_saratoba", "dash_1", true))
+			renamed := pkg(s1Label("cool label name"), s1Resource("Bucket", "pristine_noir", "bucket_1", true), s1Resource("Dashboard", "charmed_saratoba", "dash_1", true))
+			withTask := renamed + s1Resource("Task", "alcord_mumphries", "task_1", true)
+			noLabel := pkg(s1Resource("Bucket", "pristine_noir", "bucket_1", false), s1Resource("Dashboard", "charmed_saratoba", "dash_1", false))
+
+			type res struct {
+				kind, coll, pkgName string
+				assoc               string // "" none, "label", "empty"
+			}
+			label := res{"Label", "labels", "lucid_einstein", ""}
+			bucket := res{"Bucket", "buckets", "pristine_noir", "label"}
+			dash := res{"Dashboard", "dashboards", "charmed_saratoba", "label"}
+			task := res{"Task", "tasks", "alcord_mumphries", "label"}
+			names := map[string]string{"lucid_einstein": "label_1", "pristine_noir": "bucket_1", "charmed_saratoba": "dash_1", "alcord_mumphries": "task_1"}
+			record := func(rs ...res) string {
+				var out []model.StackResource
+				for _, r := range rs {
+					sr := model.StackResource{Kind: r.kind, ID: p.id(t, r.coll, names[r.pkgName]), PkgName: r.pkgName}
+					switch r.assoc {
+					case "label":
+						sr.Associations = []model.Association{{Kind: "Label", PkgName: "lucid_einstein"}}
+					case "empty":
+						sr.Associations = []model.Association{}
+					}
+					out = append(out, sr)
+				}
+				b, _ := json.Marshal(out)
+				return string(b)
+			}
+			steps := []struct {
+				name   string
+				docs   string
+				label  string
+				report model.Report
+				want   []res
+				moves  bool
+			}{
+				{"1 all new resources applied", initial, "label_1", model.Report{Created: 3}, []res{label, bucket, dash}, true},
+				{"2 reapplied with no changes", initial, "label_1", model.Report{Unchanged: 3}, []res{label, bucket, dash}, false},
+				{"3 label renamed", renamed, "cool label name", model.Report{Updated: 1, Unchanged: 2}, []res{label, bucket, dash}, true},
+				{"4 task added", withTask, "cool label name", model.Report{Created: 1, Unchanged: 3}, []res{label, bucket, dash, task}, true},
+				{"5 task removed", renamed, "cool label name", model.Report{Deleted: 1, Unchanged: 3}, []res{label, bucket, dash}, true},
+				{"6 label and its associations removed", noLabel, "", model.Report{Updated: 2, Deleted: 1},
+					[]res{{"Bucket", "buckets", "pristine_noir", "empty"}, {"Dashboard", "dashboards", "charmed_saratoba", "empty"}}, true},
+			}
+			prev := created
+			for _, step := range steps {
+				t.Run(step.name, func(t *testing.T) {
+					time.Sleep(10 * time.Millisecond)
+					ex := h.applyWait(st.ID, step.docs, client.ApplyOptions{})
+					mustStatus(t, ex, model.ExecCompleted)
+					wantReport(t, ex.Report, step.report)
+					if step.label != "" {
+						names["lucid_einstein"] = step.label
+					}
+					rec := h.stackJSON(st.ID)
+					if got, want := string(rec["resources"]), record(step.want...); got != want {
+						t.Fatalf("stack record resources:\n%s\nwant:\n%s", got, want)
+					}
+					if string(rec["stack_id"]) != `"`+st.ID+`"` || string(rec["config"]) != "{}" {
+						t.Fatalf("stack_id %s config %s", rec["stack_id"], rec["config"])
+					}
+					if string(rec["createdAt"]) != string(created["createdAt"]) {
+						t.Fatalf("createdAt moved: %s → %s", created["createdAt"], rec["createdAt"])
+					}
+					if moved := string(rec["updatedAt"]) != string(prev["updatedAt"]); moved != step.moves {
+						t.Fatalf("updatedAt moved = %v (%s → %s), want %v", moved, prev["updatedAt"], rec["updatedAt"], step.moves)
+					}
+					prev = rec
+				})
+			}
+			if len(p.plat.Labels()) != 0 || len(p.plat.Tasks()) != 0 {
+				t.Fatalf("platform after step 6: labels %v tasks %v", p.plat.Labels(), p.plat.Tasks())
+			}
+		})
+	}
+}
+
+// TestE2ERollbackIsByteExact applies over HTTP a package whose last step
+// fails: the answer is the rolled-back execution and files, modes and the
+// platform are exactly as before, the stack record untouched.
+func TestE2ERollbackIsByteExact(t *testing.T) {
+	p := newPlatform(t)
+	h := newCairn(t, cairnOptions{env: map[string]string{"PLATFORM_URL": p.url}})
+	ctx := ctxTimeout(t, 3*time.Minute)
+	root := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(root, "app"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	motd := filepath.Join(root, "app", "motd")
+	if err := os.WriteFile(motd, []byte("old bytes\x00\xff\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(motd, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	st, err := h.client.CreateStack(ctx, client.StackInput{Name: "rollback"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustStatus(t, h.applyWait(st.ID, platformKinds+s1Label("label_1")+s1Resource("Bucket", "pristine_noir", "bucket_1", true), client.ApplyOptions{}), model.ExecCompleted)
+	recBefore := h.stackJSON(st.ID)
+	platBefore := p.plat.Snapshot()
+	filesBefore := tree(t, root)
+
+	failing := platformKinds + s1Label("renamed") + s1Resource("Bucket", "pristine_noir", "bucket_1", false) +
+		s1Resource("Dashboard", "charmed_saratoba", "dash_1", true) + fmt.Sprintf(`---
+kind: File
+metadata: {name: motd}
+spec: {path: %[1]s/app/motd, content: "new\n", mode: "0644"}
+---
+kind: Directory
+metadata: {name: sub}
+spec: {path: %[1]s/app/sub}
+---
+kind: File
+metadata: {name: inner}
+spec: {path: %[1]s/app/sub/inner, content: "x"}
+---
+kind: Exec
+metadata: {name: migrate}
+spec: {command: "echo failing >&2; exit 3"}
+dependsOn: [File/motd, File/inner, Label/lucid_einstein, Dashboard/charmed_saratoba, Bucket/pristine_noir]
+`, root)
+	ex := h.applyWait(st.ID, failing, client.ApplyOptions{})
+	mustStatus(t, ex, model.ExecRolledBack)
+	if ex.Report == nil || !ex.Report.RolledBack || ex.Report.Failed != 1 || len(ex.Report.CompensationFailures) != 0 {
+		t.Fatalf("report %+v", ex.Report)
+	}
+	if !strings.Contains(ex.Error, "migrate") {
+		t.Fatalf("error %q does not name the failed step", ex.Error)
+	}
+	after := tree(t, root)
+	if len(after) != len(filesBefore) {
+		t.Fatalf("files after rollback %v, want %v", after, filesBefore)
+	}
+	for p, want := range filesBefore {
+		if after[p] != want {
+			t.Fatalf("%s = %q, want %q", p, after[p], want)
+		}
+	}
+	if got := p.plat.Snapshot(); !jsonEqual(got, platBefore) {
+		t.Fatalf("platform after rollback:\n%s\nwant:\n%s", got, platBefore)
+	}
+	recAfter := h.stackJSON(st.ID)
+	if compact(t, recAfter["resources"]) != compact(t, recBefore["resources"]) || string(recAfter["updatedAt"]) != string(recBefore["updatedAt"]) {
+		t.Fatalf("a rolled-back apply changed the stack record: %s", recAfter["resources"])
+	}
+}
+
+func filesPackage(dir, motd string) string {
+	return fmt.Sprintf(`kind: Directory
+metadata: {name: app}
+spec: {path: %[1]s/app, mode: "0750"}
+---
+kind: File
+metadata: {name: motd}
+spec: {path: %[1]s/app/motd, content: %[2]q, mode: "0640"}
+---
+kind: File
+metadata: {name: conf}
+spec: {path: %[1]s/app/app.conf, template: "port = {{ .vars.port }}\n", vars: {port: 80}}
+`, dir, motd)
+}
+
+// TestE2EExportRoundTrip exports a stack's resources and the files of a
+// directory as packages; each, applied to a new stack, changes nothing.
+func TestE2EExportRoundTrip(t *testing.T) {
+	h := newCairn(t, cairnOptions{})
+	ctx := ctxTimeout(t, 3*time.Minute)
+	root := t.TempDir()
+	a, err := h.client.CreateStack(ctx, client.StackInput{Name: "a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustStatus(t, h.applyWait(a.ID, filesPackage(root, "hello\n"), client.ApplyOptions{}), model.ExecCompleted)
+	// Drift: the file changes behind Cairn's back; the export shows it.
+	if err := os.WriteFile(filepath.Join(root, "app", "motd"), []byte("edited by hand\n"), 0o640); err != nil {
+		t.Fatal(err)
+	}
+	before := tree(t, root)
+
+	for _, tc := range []struct {
+		name   string
+		req    client.ExportRequest
+		format string
+		count  int
+	}{
+		{"stack as YAML", client.ExportRequest{StackID: a.ID}, "yaml", 3},
+		{"stack as JSON", client.ExportRequest{StackID: a.ID}, "json", 3},
+		{"kinds by selector", client.ExportRequest{Kinds: []string{"file", "directory"}, Selector: &client.ExportSelector{Dir: root, Recursive: true}}, "yaml", 3},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			data, err := h.client.Export(ctx, tc.req, tc.format)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(string(data), "edited by hand") || strings.Contains(string(data), "hello") {
+				t.Fatalf("export does not show the current state:\n%s", data)
+			}
+			sum, err := h.client.Validate(ctx, client.Document{Data: data, Format: tc.format})
+			if err != nil {
+				t.Fatalf("exported package is invalid: %v\n%s", err, data)
+			}
+			if sum.Resources != tc.count {
+				t.Fatalf("exported %d resources, want %d:\n%s", sum.Resources, tc.count, data)
+			}
+			b, err := h.client.CreateStack(ctx, client.StackInput{Name: "b-" + tc.format})
+			if err != nil {
+				t.Fatal(err)
+			}
+			plan, _, err := h.client.DryRun(ctx, b.ID, &client.Document{Data: data, Format: tc.format}, client.DryRunOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if plan.Summary.Changes() {
+				t.Fatalf("plan of the exported package changes something: %+v\n%+v", plan.Summary, plan.Diff)
+			}
+			ex, err := h.client.Apply(ctx, b.ID, &client.Document{Data: data, Format: tc.format}, client.ApplyOptions{Wait: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			mustStatus(t, ex, model.ExecCompleted)
+			wantReport(t, ex.Report, model.Report{Unchanged: tc.count})
+			after := tree(t, root)
+			for p, want := range before {
+				if after[p] != want {
+					t.Fatalf("%s changed: %q → %q", p, want, after[p])
+				}
+			}
+		})
+	}
+}

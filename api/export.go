@@ -1,0 +1,211 @@
+package api
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"path"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/cairn-io/cairn/activities"
+	"github.com/cairn-io/cairn/graphs"
+	"github.com/cairn-io/cairn/kinds"
+	"github.com/cairn-io/cairn/model"
+	"github.com/cairn-io/cairn/providers"
+)
+
+// ExportRequest is the body of POST /v1/export: a stack, or kinds with a
+// selector.
+type ExportRequest struct {
+	StackID  string          `json:"stackId,omitempty"`
+	Kinds    []string        `json:"kinds,omitempty"`
+	Selector *ExportSelector `json:"selector,omitempty"`
+}
+
+// ExportSelector picks the objects of the given kinds (providers' list).
+type ExportSelector struct {
+	Dir       string   `json:"dir,omitempty"`
+	Names     []string `json:"names,omitempty"`
+	Recursive bool     `json:"recursive,omitempty"`
+}
+
+// export answers a package of existing resources, YAML or JSON by Accept or
+// ?format=.
+func (s *server) export(c echo.Context) error {
+	var req ExportRequest
+	if err := decodeJSON(c, &req, false); err != nil {
+		return err
+	}
+	format, err := negotiate(c, "yaml")
+	if err != nil {
+		return err
+	}
+	var (
+		defs      []kinds.Kind
+		resources []*model.Resource
+	)
+	switch {
+	case req.StackID != "" && (len(req.Kinds) > 0 || req.Selector != nil):
+		return &Error{Status: http.StatusBadRequest, Message: "invalid export request", Details: []ErrorDetail{{
+			Document: requestSource, Path: "stackId", Message: "give stackId, or kinds with a selector, not both"}}}
+	case req.StackID != "":
+		defs, resources, err = s.exportStack(c.Request().Context(), req.StackID)
+	case len(req.Kinds) > 0:
+		resources, err = s.exportKinds(c.Request().Context(), req)
+	default:
+		return &Error{Status: http.StatusBadRequest, Message: "invalid export request", Details: []ErrorDetail{{
+			Document: requestSource, Path: "stackId", Message: "give stackId, or kinds with a selector"}}}
+	}
+	if err != nil {
+		return err
+	}
+	data, err := encodePackage(defs, resources, format)
+	if err != nil {
+		return internalError(fmt.Errorf("encode export: %w", err))
+	}
+	return c.Blob(http.StatusOK, contentTypeOf(format), data)
+}
+
+// exportStack exports the resources a stack records, from the package it
+// last applied, each refreshed from the object's current state where its
+// kind can list it (files and directories on the control plane); the rest
+// keep the spec they were applied with.
+func (s *server) exportStack(ctx context.Context, stackID string) ([]kinds.Kind, []*model.Resource, error) {
+	st, err := s.store.GetStack(ctx, stackID)
+	if err != nil {
+		return nil, nil, storeError(err, fmt.Sprintf("stack %q", stackID))
+	}
+	if st.SnapshotHash == "" || len(st.Resources) == 0 {
+		return nil, []*model.Resource{}, nil
+	}
+	snap, err := s.store.GetSnapshot(ctx, st.SnapshotHash)
+	if err != nil {
+		return nil, nil, storeError(err, "package snapshot "+st.SnapshotHash)
+	}
+	pkg, err := activities.DecodePackageSnapshot(snap.Content)
+	if err != nil {
+		return nil, nil, internalError(fmt.Errorf("package snapshot %s: %w", shortHash(st.SnapshotHash), err))
+	}
+	sources := make([]graphs.Source, len(pkg.Sources))
+	for i, src := range pkg.Sources {
+		sources[i] = graphs.Source{Name: src.Name, Data: []byte(src.Data), Format: graphs.Format(src.Format)}
+	}
+	docs, err := graphs.Parse(s.parseOptions(), sources...)
+	if err != nil {
+		return nil, nil, invalidDocuments("the stack's last applied package", err, nil)
+	}
+	recorded := map[string]bool{}
+	for _, r := range st.Resources {
+		recorded[strings.ToLower(r.Kind)+"/"+r.PkgName] = true
+	}
+	var out []*model.Resource
+	for _, r := range docs.Package.Resources {
+		if !recorded[r.Ref().Key()] {
+			continue
+		}
+		cp := *r
+		if spec, ok := s.currentSpec(ctx, r); ok {
+			cp.Spec = spec
+		}
+		out = append(out, &cp)
+	}
+	return docs.Kinds, out, nil
+}
+
+// currentSpec lists the object a control-plane resource names by path and
+// returns the spec that reproduces it as it is now.
+func (s *server) currentSpec(ctx context.Context, r *model.Resource) (model.Spec, bool) {
+	if s.registry == nil || r.Target != nil && (len(r.Target.Roles) > 0 || len(r.Target.Nodes) > 0) {
+		return nil, false
+	}
+	p, ok := r.Spec["path"].(string)
+	if !ok || !path.IsAbs(p) {
+		return nil, false
+	}
+	dir, name := path.Split(path.Clean(p))
+	items, err := s.registry.List(ctx, r.Kind, providers.Node{}, providers.ListQuery{Dir: dir, Names: []string{name}})
+	if err != nil || len(items) != 1 {
+		return nil, false
+	}
+	spec := items[0].Spec
+	// Keep the managed properties the listing does not report (ensure),
+	// but not parameters (a template's vars) nor another way of giving
+	// the content the listing already gives.
+	for k, v := range r.Spec {
+		if _, listed := spec[k]; listed || contentField[k] {
+			continue
+		}
+		if ak := s.catalogue.AttrKind(r.Kind, k); ak == kinds.Property || ak == kinds.Namevar {
+			spec[k] = v
+		}
+	}
+	return spec, true
+}
+
+// contentField are the alternative ways a spec gives a file's bytes.
+var contentField = map[string]bool{"content": true, "contentBase64": true, "template": true}
+
+// exportKinds lists the objects of each kind the selector picks on the
+// control plane.
+func (s *server) exportKinds(ctx context.Context, req ExportRequest) ([]*model.Resource, error) {
+	if s.registry == nil {
+		return nil, newError(http.StatusServiceUnavailable, "export by kinds is unavailable: the server has no providers")
+	}
+	var details []ErrorDetail
+	var q providers.ListQuery
+	if req.Selector != nil {
+		q = providers.ListQuery{Dir: req.Selector.Dir, Names: req.Selector.Names, Recursive: req.Selector.Recursive}
+	}
+	var out []*model.Resource
+	for i, kind := range req.Kinds {
+		at := fmt.Sprintf("kinds[%d]", i)
+		k, ok := s.catalogue.Lookup(kind)
+		if !ok {
+			msg := fmt.Sprintf("unknown kind %q", kind)
+			if sug := s.catalogue.Suggest(kind); sug != "" {
+				msg += fmt.Sprintf("; did you mean %q?", sug)
+			}
+			details = append(details, ErrorDetail{Document: requestSource, Path: at, Message: msg})
+			continue
+		}
+		items, err := s.registry.List(ctx, k.Name, providers.Node{}, q)
+		if err != nil {
+			details = append(details, ErrorDetail{Document: requestSource, Path: at, Message: err.Error()})
+			continue
+		}
+		names := map[string]int{}
+		for _, it := range items {
+			out = append(out, &model.Resource{APIVersion: model.APIVersion, Kind: k.Name, Name: exportName(it.Name, names), Spec: it.Spec})
+		}
+	}
+	if len(details) > 0 {
+		return nil, invalid("cannot export", details)
+	}
+	if errs := graphs.ValidatePackage(s.catalogue, &model.Package{Resources: out}); len(errs) > 0 {
+		details, _ := documentDetails(errs)
+		return nil, invalid("the exported objects do not make a valid package", details)
+	}
+	return out, nil
+}
+
+// exportName makes a listed object's name a valid, unique metadata.name.
+func exportName(listed string, used map[string]int) string {
+	name := strings.NewReplacer("@", "_", " ", "_", "\t", "_", "\n", "_").Replace(listed)
+	if name == "" {
+		name = "item"
+	}
+	used[name]++
+	if n := used[name]; n > 1 {
+		name = fmt.Sprintf("%s-%d", name, n)
+	}
+	return name
+}
+
+func shortHash(h string) string {
+	if len(h) > 12 {
+		return h[:12]
+	}
+	return h
+}

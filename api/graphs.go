@@ -1,0 +1,235 @@
+package api
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/cairn-io/cairn/graphs"
+	"github.com/cairn-io/cairn/model"
+	"github.com/cairn-io/cairn/store"
+)
+
+// GraphInfo describes a stored graph without its tasks.
+type GraphInfo struct {
+	Layer       model.Layer `json:"layer"`
+	OwnerID     string      `json:"ownerId"`
+	Type        string      `json:"type"`
+	Name        string      `json:"name,omitempty"`
+	ContentType string      `json:"contentType,omitempty"`
+	Tasks       int         `json:"tasks"`
+	UpdatedAt   model.Time  `json:"updatedAt"`
+}
+
+func graphInfo(g *model.StoredGraph) GraphInfo {
+	info := GraphInfo{Layer: g.Layer, OwnerID: g.OwnerID, Type: g.Type, Name: g.Name, ContentType: g.ContentType, UpdatedAt: g.UpdatedAt}
+	if g.Graph != nil {
+		info.Tasks = len(g.Graph.Tasks)
+	}
+	return info
+}
+
+// ownerExists answers 404 unless the owner is stored.
+func (s *server) ownerExists(ctx context.Context, o owner, id string) error {
+	if _, err := s.getOwnerRecord(ctx, o, id); err != nil {
+		return storeError(err, fmt.Sprintf("%s %q", o.name, id))
+	}
+	return nil
+}
+
+func graphType(c echo.Context) (string, error) {
+	t := c.Param("type")
+	if !validID(t) {
+		return "", badRequest("graph type %q must be 1-128 letters, digits, '-', '_' or '.'", t)
+	}
+	return t, nil
+}
+
+func (s *server) listGraphs(o owner) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		ctx := c.Request().Context()
+		id := c.Param("id")
+		if err := s.ownerExists(ctx, o, id); err != nil {
+			return err
+		}
+		list, err := s.store.ListGraphs(ctx, o.layer, id)
+		if err != nil {
+			return storeError(err, "graphs")
+		}
+		out := make([]GraphInfo, 0, len(list))
+		for _, g := range list {
+			out = append(out, graphInfo(g))
+		}
+		return c.JSON(http.StatusOK, map[string]any{"graphs": out})
+	}
+}
+
+// getGraph answers the source as uploaded, with its content type, unless
+// Accept asks for another encoding; then the parsed graph is re-encoded.
+func (s *server) getGraph(o owner) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		ctx := c.Request().Context()
+		id := c.Param("id")
+		typ, err := graphType(c)
+		if err != nil {
+			return err
+		}
+		g, err := s.store.GetGraph(ctx, o.layer, id, typ)
+		if err != nil {
+			return storeError(err, fmt.Sprintf("graph %q of %s %q", typ, o.name, id))
+		}
+		if g.ContentType != "" && len(g.Source) > 0 && acceptsVerbatim(c, g.ContentType) {
+			return c.Blob(http.StatusOK, g.ContentType, g.Source)
+		}
+		return s.writeGraph(c, g.Graph, "yaml")
+	}
+}
+
+// writeGraph encodes a graph as YAML or JSON by ?format= or Accept.
+func (s *server) writeGraph(c echo.Context, g *model.Graph, def string) error {
+	format, err := negotiate(c, def)
+	if err != nil {
+		return err
+	}
+	data, err := graphs.MarshalGraph(g, format)
+	if err != nil {
+		return internalError(err)
+	}
+	return c.Blob(http.StatusOK, contentTypeOf(format), data)
+}
+
+// putGraph validates and stores an owner's graph of a type, replacing the
+// one stored before. Nothing is stored unless the whole graph is valid.
+func (s *server) putGraph(o owner) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		ctx := c.Request().Context()
+		id := c.Param("id")
+		typ, err := graphType(c)
+		if err != nil {
+			return err
+		}
+		if err := s.ownerExists(ctx, o, id); err != nil {
+			return err
+		}
+		src, err := readDocument(c, false)
+		if err != nil {
+			return err
+		}
+		// Cluster and plugin graphs are layers over the release's: a task
+		// may override a few fields of a task defined below it and refer to
+		// tasks of other layers, so those are checked on the merged graph.
+		opts := s.parseOptions()
+		opts.Partial = o.layer != model.LayerRelease
+		g, err := graphs.ParseGraph(opts, *src)
+		if err != nil {
+			return invalidDocuments("graph", err, nil)
+		}
+		if g.Type != "" && g.Type != typ && g.Type != model.DefaultGraphType {
+			return invalid("graph is invalid: 1 error", []ErrorDetail{{
+				Document: requestSource, Path: "metadata.type",
+				Message: fmt.Sprintf("the document says type %q but is uploaded as type %q", g.Type, typ),
+			}})
+		}
+		g.Type = typ
+		status := http.StatusOK
+		if _, err := s.store.GetGraph(ctx, o.layer, id, typ); errors.Is(err, store.ErrNotFound) {
+			status = http.StatusCreated
+		} else if err != nil {
+			return storeError(err, "graph")
+		}
+		sg := &model.StoredGraph{
+			Layer: o.layer, OwnerID: id, Type: typ, Name: g.Name,
+			Source: src.Data, ContentType: mediaTypeOf(src.Format), Graph: g,
+		}
+		if err := s.store.PutGraph(ctx, sg); err != nil {
+			return storeError(err, fmt.Sprintf("graph %q of %s %q", typ, o.name, id))
+		}
+		if status == http.StatusCreated {
+			c.Response().Header().Set(echo.HeaderLocation, fmt.Sprintf("/v1/%s/%s/graphs/%s", o.collection, id, typ))
+		}
+		return c.JSON(status, graphInfo(sg))
+	}
+}
+
+func (s *server) deleteGraph(o owner) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		id := c.Param("id")
+		typ, err := graphType(c)
+		if err != nil {
+			return err
+		}
+		if err := s.store.DeleteGraph(c.Request().Context(), o.layer, id, typ); err != nil {
+			return storeError(err, fmt.Sprintf("graph %q of %s %q", typ, o.name, id))
+		}
+		return c.NoContent(http.StatusNoContent)
+	}
+}
+
+// mergeGraph merges a cluster's graphs of a type: release → cluster →
+// plugins in the cluster's order. found is false when no layer has one.
+func (s *server) mergeGraph(ctx context.Context, cl *model.Cluster, typ string) (*model.Graph, bool, error) {
+	var layers []graphs.LayerGraph
+	add := func(layer model.Layer, owner string) error {
+		g, err := s.store.GetGraph(ctx, layer, owner, typ)
+		if errors.Is(err, store.ErrNotFound) {
+			return nil
+		}
+		if err != nil {
+			return storeError(err, "graph")
+		}
+		layers = append(layers, graphs.LayerGraph{Layer: layer, Owner: owner, Graph: g.Graph})
+		return nil
+	}
+	if cl.ReleaseID != "" {
+		if err := add(model.LayerRelease, cl.ReleaseID); err != nil {
+			return nil, false, err
+		}
+	}
+	if err := add(model.LayerCluster, cl.ID); err != nil {
+		return nil, false, err
+	}
+	for _, p := range cl.PluginIDs {
+		if err := add(model.LayerPlugin, p); err != nil {
+			return nil, false, err
+		}
+	}
+	if len(layers) == 0 {
+		return nil, false, nil
+	}
+	merged, err := graphs.Merge(typ, layers...)
+	if err != nil {
+		if details, ok := documentDetails(err); ok {
+			return nil, true, invalid(fmt.Sprintf("graphs of type %q do not merge", typ), details)
+		}
+		return nil, true, invalid(fmt.Sprintf("graphs of type %q do not merge", typ), []ErrorDetail{{Message: err.Error()}})
+	}
+	if errs := graphs.ValidateGraph(s.catalogue, merged); len(errs) > 0 {
+		details, _ := documentDetails(errs)
+		return nil, true, invalid(fmt.Sprintf("the merged graph of type %q is invalid", typ), details)
+	}
+	return merged, true, nil
+}
+
+func (s *server) mergedGraph(c echo.Context) error {
+	ctx := c.Request().Context()
+	id := c.Param("id")
+	typ, err := graphType(c)
+	if err != nil {
+		return err
+	}
+	cl, err := s.store.GetCluster(ctx, id)
+	if err != nil {
+		return storeError(err, fmt.Sprintf("cluster %q", id))
+	}
+	merged, found, err := s.mergeGraph(ctx, cl, typ)
+	if err != nil {
+		return err
+	}
+	if !found {
+		return notFound("no graph of type %q in cluster %q, its release or its plugins", typ, id)
+	}
+	return s.writeGraph(c, merged, "yaml")
+}

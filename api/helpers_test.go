@@ -1,0 +1,249 @@
+package api
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/hex"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/cairn-io/cairn/internal/testenv"
+	"github.com/cairn-io/cairn/store"
+)
+
+// backend is one database the store-backed tests run against.
+type backend struct {
+	name string
+	url  func(t testing.TB) string
+}
+
+var backends = []backend{
+	{"sqlite", func(t testing.TB) string { return "sqlite://" + filepath.Join(t.TempDir(), "cairn.db") }},
+	{"postgres", freshPostgres},
+}
+
+// freshPostgres gives the test a schema of its own on the test PostgreSQL,
+// dropped when the test ends.
+func freshPostgres(t testing.TB) string {
+	t.Helper()
+	base := testenv.PostgresURL(t)
+	admin, err := sql.Open("pgx", base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	schema := "cairn_api_" + hex.EncodeToString(b[:])
+	if _, err := admin.Exec(`CREATE SCHEMA ` + schema); err != nil {
+		_ = admin.Close()
+		t.Fatalf("create schema: %v", err)
+	}
+	t.Cleanup(func() {
+		if _, err := admin.Exec(`DROP SCHEMA ` + schema + ` CASCADE`); err != nil {
+			t.Errorf("drop schema %s: %v", schema, err)
+		}
+		_ = admin.Close()
+	})
+	u, err := url.Parse(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := u.Query()
+	q.Set("search_path", schema)
+	u.RawQuery = q.Encode()
+	return u.String()
+}
+
+// eachBackend runs fn once per database.
+func eachBackend(t *testing.T, fn func(t *testing.T, be backend)) {
+	t.Helper()
+	for _, be := range backends {
+		t.Run(be.name, func(t *testing.T) { fn(t, be) })
+	}
+}
+
+func openStore(t testing.TB, dbURL string) store.Store {
+	t.Helper()
+	st, err := store.Open(context.Background(), dbURL)
+	if err != nil {
+		t.Fatalf("open store: %v", err)
+	}
+	t.Cleanup(func() { _ = st.Close() })
+	return st
+}
+
+// testServer is the API over a real store behind a real HTTP server.
+type testServer struct {
+	t     testing.TB
+	URL   string
+	Store store.Store
+	Token string
+	logs  *lockedBuffer
+}
+
+type serverOption func(*Config, *Deps)
+
+func withToken(token string) serverOption {
+	return func(c *Config, _ *Deps) { c.Token = token }
+}
+
+func withConfig(fn func(*Config)) serverOption {
+	return func(c *Config, _ *Deps) { fn(c) }
+}
+
+func withDeps(fn func(*Deps)) serverOption {
+	return func(_ *Config, d *Deps) { fn(d) }
+}
+
+func newTestServer(t testing.TB, dbURL string, opts ...serverOption) *testServer {
+	t.Helper()
+	st := openStore(t, dbURL)
+	logs := &lockedBuffer{}
+	cfg := Config{}
+	deps := Deps{Store: st, Logger: newTestLogger(logs)}
+	for _, o := range opts {
+		o(&cfg, &deps)
+	}
+	e, err := New(cfg, deps)
+	if err != nil {
+		t.Fatalf("api.New: %v", err)
+	}
+	srv := httptest.NewServer(e)
+	t.Cleanup(srv.Close)
+	return &testServer{t: t, URL: srv.URL, Store: st, Token: cfg.Token, logs: logs}
+}
+
+func newTestLogger(w io.Writer) *slog.Logger {
+	return slog.New(slog.NewJSONHandler(w, &slog.HandlerOptions{Level: slog.LevelDebug}))
+}
+
+// response is a finished request.
+type response struct {
+	Status int
+	Header http.Header
+	Body   []byte
+}
+
+func (r *response) json(t testing.TB, v any) {
+	t.Helper()
+	if err := json.Unmarshal(r.Body, v); err != nil {
+		t.Fatalf("decode %s: %v", r.Body, err)
+	}
+}
+
+// errorBody decodes the error shape, failing when the body is not in it.
+func (r *response) errorBody(t testing.TB) ErrorInfo {
+	t.Helper()
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(r.Body, &raw); err != nil {
+		t.Fatalf("error body is not JSON (status %d): %s", r.Status, r.Body)
+	}
+	var body ErrorBody
+	dec := json.NewDecoder(bytes.NewReader(raw["error"]))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&body.Error); err != nil {
+		t.Fatalf("error body not in the error shape: %v: %s", err, r.Body)
+	}
+	if body.Error.Code == "" || body.Error.Message == "" || body.Error.Details == nil {
+		t.Fatalf("error shape incomplete: %s", r.Body)
+	}
+	if want := codeFor(r.Status); body.Error.Code != want {
+		t.Fatalf("code %q for status %d, want %q", body.Error.Code, r.Status, want)
+	}
+	return body.Error
+}
+
+// do sends a request; body may be nil, []byte, string or a value sent as JSON.
+func (s *testServer) do(method, path string, body any, headers ...string) *response {
+	s.t.Helper()
+	var rd io.Reader
+	ctype := ""
+	switch b := body.(type) {
+	case nil:
+	case []byte:
+		rd = bytes.NewReader(b)
+	case string:
+		rd = strings.NewReader(b)
+	default:
+		data, err := json.Marshal(b)
+		if err != nil {
+			s.t.Fatal(err)
+		}
+		rd = bytes.NewReader(data)
+		ctype = "application/json"
+	}
+	req, err := http.NewRequest(method, s.URL+path, rd)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	if ctype != "" {
+		req.Header.Set("Content-Type", ctype)
+	}
+	if s.Token != "" {
+		req.Header.Set("Authorization", "Bearer "+s.Token)
+	}
+	for i := 0; i+1 < len(headers); i += 2 {
+		if headers[i+1] == "" {
+			req.Header.Del(headers[i])
+			continue
+		}
+		req.Header.Set(headers[i], headers[i+1])
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		s.t.Fatalf("%s %s: %v", method, path, err)
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	return &response{Status: resp.StatusCode, Header: resp.Header, Body: data}
+}
+
+// expect fails unless the status is want; for errors it checks the shape.
+func (r *response) expect(t testing.TB, want int) *response {
+	t.Helper()
+	if r.Status != want {
+		t.Fatalf("status %d, want %d: %s", r.Status, want, r.Body)
+	}
+	if want >= 400 {
+		r.errorBody(t)
+	}
+	return r
+}
+
+// lockedBuffer collects log lines written by concurrent handlers.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	testenv.StopTemporal()
+	os.Exit(code)
+}

@@ -1,0 +1,114 @@
+package api
+
+import (
+	"net/http"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+
+	"gopkg.in/yaml.v3"
+)
+
+// TestOpenAPIMatchesRouter walks echo's routes and the OpenAPI paths both
+// ways: every route is documented and every documented operation is
+// served.
+func TestOpenAPIMatchesRouter(t *testing.T) {
+	st := openStore(t, sqliteURL(t))
+	e, err := New(Config{}, Deps{Store: st})
+	if err != nil {
+		t.Fatal(err)
+	}
+	param := regexp.MustCompile(`:([A-Za-z]+)`)
+	routes := map[string]bool{}
+	for _, r := range e.Routes() {
+		if r.Method == "echo_route_not_found" {
+			continue
+		}
+		routes[r.Method+" "+param.ReplaceAllString(r.Path, "{$1}")] = true
+	}
+
+	var doc struct {
+		Paths map[string]map[string]any `yaml:"paths"`
+	}
+	if err := yaml.Unmarshal(OpenAPI, &doc); err != nil {
+		t.Fatalf("openapi.yaml: %v", err)
+	}
+	documented := map[string]bool{}
+	methods := map[string]bool{"get": true, "put": true, "post": true, "delete": true, "patch": true, "head": true, "options": true}
+	for p, item := range doc.Paths {
+		for m := range item {
+			if methods[m] {
+				documented[strings.ToUpper(m)+" "+p] = true
+			}
+		}
+	}
+	var missing, extra []string
+	for r := range routes {
+		if !documented[r] {
+			missing = append(missing, r)
+		}
+	}
+	for d := range documented {
+		if !routes[d] {
+			extra = append(extra, d)
+		}
+	}
+	sort.Strings(missing)
+	sort.Strings(extra)
+	if len(missing) > 0 {
+		t.Errorf("routes missing from openapi.yaml:\n  %s", strings.Join(missing, "\n  "))
+	}
+	if len(extra) > 0 {
+		t.Errorf("openapi.yaml documents operations the router does not serve:\n  %s", strings.Join(extra, "\n  "))
+	}
+	if len(routes) < 40 {
+		t.Fatalf("only %d routes: the walk is broken", len(routes))
+	}
+
+	// Every $ref points at a component that exists.
+	var whole map[string]any
+	if err := yaml.Unmarshal(OpenAPI, &whole); err != nil {
+		t.Fatal(err)
+	}
+	var walk func(v any)
+	walk = func(v any) {
+		switch t2 := v.(type) {
+		case map[string]any:
+			for k, x := range t2 {
+				if k == "$ref" {
+					ref, _ := x.(string)
+					parts := strings.Split(strings.TrimPrefix(ref, "#/"), "/")
+					var cur any = whole
+					for _, p := range parts {
+						m, ok := cur.(map[string]any)
+						if !ok || m[p] == nil {
+							t.Errorf("dangling $ref %q", ref)
+							break
+						}
+						cur = m[p]
+					}
+					continue
+				}
+				walk(x)
+			}
+		case []any:
+			for _, x := range t2 {
+				walk(x)
+			}
+		}
+	}
+	walk(whole)
+}
+
+func TestOpenAPIServed(t *testing.T) {
+	s := newTestServer(t, sqliteURL(t))
+	r := s.do(http.MethodGet, "/openapi.yaml", nil).expect(t, http.StatusOK)
+	if !strings.HasPrefix(r.Header.Get("Content-Type"), "application/yaml") || string(r.Body) != string(OpenAPI) {
+		t.Fatalf("served %q (%d bytes)", r.Header.Get("Content-Type"), len(r.Body))
+	}
+	var v map[string]any
+	if err := yaml.Unmarshal(r.Body, &v); err != nil || v["openapi"] == nil {
+		t.Fatalf("not an OpenAPI document: %v", err)
+	}
+}

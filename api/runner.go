@@ -1,0 +1,96 @@
+package api
+
+import (
+	"context"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"net/http"
+
+	"github.com/cairn-io/cairn/providers"
+	"github.com/cairn-io/cairn/starter"
+	"github.com/cairn-io/cairn/workflows"
+)
+
+// Executions starts and queries executions (Temporal workflows); the
+// starter implements it. The API needs nothing more of Temporal.
+type Executions interface {
+	StartApply(ctx context.Context, run starter.StackRun) (*starter.Execution, error)
+	StartDryRun(ctx context.Context, run starter.StackRun) (*starter.Execution, error)
+	StartDestroy(ctx context.Context, run starter.StackRun) (*starter.Execution, error)
+	// StartGraph runs graph types on a cluster; the API pins each merged
+	// graph it validated as a snapshot (run.Snapshots).
+	StartGraph(ctx context.Context, run starter.GraphRun) (*starter.Execution, error)
+	// Describe returns the execution with its steps and, once finished,
+	// its report or plan.
+	Describe(ctx context.Context, id string) (*starter.Execution, error)
+	// Await blocks until the execution closes (or ctx ends) and describes it.
+	Await(ctx context.Context, id string) (*starter.Execution, error)
+	List(ctx context.Context, f starter.Filter) ([]*starter.Execution, []byte, error)
+	Cancel(ctx context.Context, id string) error
+	Retry(ctx context.Context, id string) (*starter.Execution, error)
+	RetryGraph(ctx context.Context, id string) (*starter.Execution, error)
+	Decide(ctx context.Context, id string, req workflows.DecisionRequest) (*workflows.DecisionResult, error)
+}
+
+// Lister lists existing objects of a kind for export (the providers'
+// registry).
+type Lister interface {
+	List(ctx context.Context, kind string, node providers.Node, q providers.ListQuery) ([]providers.Listed, error)
+}
+
+// executionError maps an Executions failure to an answer.
+func (s *server) executionError(err error, id string) error {
+	var conflictErr *starter.ConflictError
+	switch {
+	case errors.As(err, &conflictErr):
+		return &Error{Status: http.StatusConflict, Message: conflictErr.Error(), Cause: err,
+			Extra: map[string]any{"running": conflictErr.Running}}
+	case errors.Is(err, starter.ErrNotFound):
+		return &Error{Status: http.StatusNotFound, Message: fmt.Sprintf("execution %q not found", id), Cause: err}
+	case errors.Is(err, starter.ErrNotWaiting), errors.Is(err, starter.ErrFinished):
+		return &Error{Status: http.StatusConflict, Message: err.Error(), Cause: err}
+	case errors.Is(err, starter.ErrInvalidGraphRun):
+		return &Error{Status: http.StatusUnprocessableEntity, Message: err.Error(), Cause: err}
+	case errors.Is(err, context.Canceled):
+		return &Error{Status: http.StatusServiceUnavailable, Message: "request canceled", Cause: err}
+	default:
+		return &Error{Status: http.StatusInternalServerError, Message: "internal error", Cause: err}
+	}
+}
+
+// fromStarter converts the starter's execution to the API's shape: the
+// progress counts without a second copy of the steps.
+func fromStarter(e *starter.Execution) *Execution {
+	if e == nil {
+		return nil
+	}
+	out := &Execution{
+		ID: e.ID, Kind: e.Kind, Status: e.Status, StackID: e.StackID, ClusterID: e.ClusterID, RetryOf: e.RetryOf,
+		WorkflowID: e.WorkflowID, RunID: e.RunID, Namespace: e.Namespace, StartedAt: e.StartedAt, ClosedAt: e.ClosedAt,
+		Steps: e.Steps, Plan: e.Plan, Report: e.Report, Error: e.Error, UIURL: e.UIURL,
+	}
+	if p := e.Progress; p != nil {
+		out.Progress = &Progress{Total: p.Total, Done: p.Done, Running: p.Running, Waiting: p.Waiting}
+	}
+	if e.DryRun != nil {
+		out.failures = e.DryRun.Failures
+	}
+	return out
+}
+
+// encodePageToken and decodePageToken carry Temporal's opaque page token
+// in a URL-safe string.
+func encodePageToken(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+func decodePageToken(s string) ([]byte, error) {
+	if s == "" {
+		return nil, nil
+	}
+	return base64.RawURLEncoding.DecodeString(s)
+}

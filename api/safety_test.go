@@ -1,0 +1,223 @@
+package api
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/labstack/echo/v4"
+)
+
+func sqliteURL(t testing.TB) string {
+	return "sqlite://" + filepath.Join(t.TempDir(), "cairn.db")
+}
+
+func TestErrorShapeOnRoutingErrors(t *testing.T) {
+	s := newTestServer(t, sqliteURL(t))
+	tests := []struct {
+		name, method, path string
+		want               int
+	}{
+		{"unknown route", http.MethodGet, "/v1/nothing-here", http.StatusNotFound},
+		{"unknown stack", http.MethodGet, "/v1/stacks/missing", http.StatusNotFound},
+		{"method not allowed", http.MethodPatch, "/v1/stacks", http.StatusMethodNotAllowed},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := s.do(tt.method, tt.path, nil).expect(t, tt.want)
+			if ct := r.Header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
+				t.Fatalf("content type %q", ct)
+			}
+		})
+	}
+}
+
+func TestBearerToken(t *testing.T) {
+	const token = "s3cret-token"
+	on := newTestServer(t, sqliteURL(t), withToken(token))
+	off := newTestServer(t, sqliteURL(t))
+	tests := []struct {
+		name   string
+		srv    *testServer
+		path   string
+		header string // "" sends none
+		want   int
+	}{
+		{"no header", on, "/v1/stacks", "", http.StatusUnauthorized},
+		{"wrong token", on, "/v1/stacks", "Bearer nope", http.StatusUnauthorized},
+		{"token prefix only", on, "/v1/stacks", "Bearer s3cret", http.StatusUnauthorized},
+		{"basic scheme", on, "/v1/stacks", "Basic " + token, http.StatusUnauthorized},
+		{"right token", on, "/v1/stacks", "Bearer " + token, http.StatusOK},
+		{"scheme case-insensitive", on, "/v1/stacks", "bearer " + token, http.StatusOK},
+		{"metrics need the token", on, "/metrics", "", http.StatusUnauthorized},
+		{"openapi needs the token", on, "/openapi.yaml", "", http.StatusUnauthorized},
+		{"unknown route needs the token", on, "/v1/nothing", "", http.StatusUnauthorized},
+		{"healthz open", on, "/healthz", "", http.StatusOK},
+		{"readyz open", on, "/readyz", "", http.StatusOK},
+		{"auth off", off, "/v1/stacks", "", http.StatusOK},
+		{"auth off ignores header", off, "/v1/stacks", "Bearer whatever", http.StatusOK},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			client := *tt.srv
+			client.Token = ""
+			client.t = t
+			r := client.do(http.MethodGet, tt.path, nil, "Authorization", tt.header).expect(t, tt.want)
+			if tt.want == http.StatusUnauthorized && !strings.HasPrefix(r.Header.Get("WWW-Authenticate"), "Bearer") {
+				t.Fatalf("401 without WWW-Authenticate: %v", r.Header)
+			}
+		})
+	}
+}
+
+func TestBodyLimit(t *testing.T) {
+	s := newTestServer(t, sqliteURL(t), withConfig(func(c *Config) { c.BodyLimit = 1024 }))
+	big := `{"name": "` + strings.Repeat("x", 4096) + `"}`
+	t.Run("declared length", func(t *testing.T) {
+		s.do(http.MethodPost, "/v1/stacks", big, "Content-Type", "application/json").expect(t, http.StatusRequestEntityTooLarge)
+	})
+	t.Run("chunked", func(t *testing.T) {
+		req, err := http.NewRequest(http.MethodPost, s.URL+"/v1/releases", io.MultiReader(strings.NewReader(big)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Content-Type", "application/json")
+		req.ContentLength = -1
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		(&response{Status: resp.StatusCode, Header: resp.Header, Body: body}).expect(t, http.StatusRequestEntityTooLarge)
+	})
+	stacks, err := s.Store.ListStacks(context.Background())
+	if err != nil || len(stacks) != 0 {
+		t.Fatalf("stacks after refused bodies: %v %v", stacks, err)
+	}
+	releases, err := s.Store.ListReleases(context.Background())
+	if err != nil || len(releases) != 0 {
+		t.Fatalf("releases after refused bodies: %v %v", releases, err)
+	}
+	// Under the limit still works.
+	s.do(http.MethodPost, "/v1/stacks", map[string]any{"name": "small"}).expect(t, http.StatusCreated)
+}
+
+func TestDefaultBodyLimitIsTenMegabytes(t *testing.T) {
+	s := newTestServer(t, sqliteURL(t))
+	huge := bytes.Repeat([]byte("a"), DefaultBodyLimit+1)
+	s.do(http.MethodPost, "/v1/stacks", huge, "Content-Type", "application/json").expect(t, http.StatusRequestEntityTooLarge)
+}
+
+func TestCheckListen(t *testing.T) {
+	tests := []struct {
+		addr, token string
+		ok          bool
+	}{
+		{"127.0.0.1:8080", "", true},
+		{"localhost:8080", "", true},
+		{"[::1]:8080", "", true},
+		{"127.0.0.2:8080", "", true},
+		{":8080", "", false},
+		{"0.0.0.0:8080", "", false},
+		{"[::]:8080", "", false},
+		{"10.1.2.3:8080", "", false},
+		{"example.com:8080", "", false},
+		{":8080", "tok", true},
+		{"10.1.2.3:8080", "tok", true},
+		{"no-port", "tok", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.addr+"/"+tt.token, func(t *testing.T) {
+			err := CheckListen(tt.addr, tt.token)
+			if (err == nil) != tt.ok {
+				t.Fatalf("CheckListen(%q, %q) = %v, want ok=%v", tt.addr, tt.token, err, tt.ok)
+			}
+		})
+	}
+}
+
+func TestReadyz(t *testing.T) {
+	t.Run("ready", func(t *testing.T) {
+		s := newTestServer(t, sqliteURL(t), withDeps(func(d *Deps) { d.Ready = func(context.Context) error { return nil } }))
+		s.do(http.MethodGet, "/readyz", nil).expect(t, http.StatusOK)
+		s.do(http.MethodGet, "/healthz", nil).expect(t, http.StatusOK)
+	})
+	t.Run("temporal down", func(t *testing.T) {
+		s := newTestServer(t, sqliteURL(t), withDeps(func(d *Deps) {
+			d.Ready = func(context.Context) error { return errors.New("dial tcp 10.0.0.9:7233: refused") }
+		}))
+		e := s.do(http.MethodGet, "/readyz", nil).expect(t, http.StatusServiceUnavailable).errorBody(t)
+		if len(e.Details) != 1 || e.Details[0].Path != "temporal" {
+			t.Fatalf("details %+v", e.Details)
+		}
+		if strings.Contains(e.Details[0].Message, "10.0.0.9") {
+			t.Fatalf("open probe leaks the cause: %q", e.Details[0].Message)
+		}
+		s.do(http.MethodGet, "/healthz", nil).expect(t, http.StatusOK)
+	})
+	t.Run("store closed", func(t *testing.T) {
+		s := newTestServer(t, sqliteURL(t))
+		_ = s.Store.Close()
+		e := s.do(http.MethodGet, "/readyz", nil).expect(t, http.StatusServiceUnavailable).errorBody(t)
+		if len(e.Details) != 1 || e.Details[0].Path != "store" {
+			t.Fatalf("details %+v", e.Details)
+		}
+	})
+}
+
+func TestRequestIDInHeaderAndLogs(t *testing.T) {
+	s := newTestServer(t, sqliteURL(t))
+	r := s.do(http.MethodGet, "/v1/stacks", nil, RequestIDHeader, "abc-123")
+	if got := r.Header.Get(RequestIDHeader); got != "abc-123" {
+		t.Fatalf("request id %q, want the caller's", got)
+	}
+	r = s.do(http.MethodGet, "/v1/stacks", nil, RequestIDHeader, "bad id <script>")
+	generated := r.Header.Get(RequestIDHeader)
+	if generated == "" || strings.ContainsAny(generated, " <>") {
+		t.Fatalf("request id %q, want a generated one", generated)
+	}
+	logs := s.logs.String()
+	for _, id := range []string{`"request_id":"abc-123"`, `"request_id":"` + generated + `"`} {
+		if !strings.Contains(logs, id) {
+			t.Fatalf("logs lack %s:\n%s", id, logs)
+		}
+	}
+}
+
+func TestPanicBecomes500InErrorShape(t *testing.T) {
+	st := openStore(t, sqliteURL(t))
+	logs := &lockedBuffer{}
+	e, err := New(Config{}, Deps{Store: st, Logger: newTestLogger(logs)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.GET("/boom", func(echo.Context) error { panic("kaboom") })
+	srv := httptest.NewServer(e)
+	defer srv.Close()
+	resp, err := http.Get(srv.URL + "/boom")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	info := (&response{Status: resp.StatusCode, Header: resp.Header, Body: body}).expect(t, http.StatusInternalServerError).errorBody(t)
+	if strings.Contains(info.Message, "kaboom") {
+		t.Fatalf("panic value leaked to the client: %q", info.Message)
+	}
+	if !strings.Contains(logs.String(), "kaboom") {
+		t.Fatalf("panic not logged: %s", logs.String())
+	}
+	// The server still serves.
+	resp2, err := http.Get(srv.URL + "/healthz")
+	if err != nil || resp2.StatusCode != http.StatusOK {
+		t.Fatalf("after panic: %v %v", resp2, err)
+	}
+	resp2.Body.Close()
+}

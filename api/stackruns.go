@@ -1,0 +1,311 @@
+package api
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/cairn-io/cairn/activities"
+	"github.com/cairn-io/cairn/graphs"
+	"github.com/cairn-io/cairn/model"
+	"github.com/cairn-io/cairn/starter"
+	"github.com/cairn-io/cairn/store"
+)
+
+// Snapshot kinds in the store.
+const (
+	SnapshotPackage = "package"
+	SnapshotGraph   = "graph"
+)
+
+// destroyFinalizeTimeout bounds how long the server watches a destroy it
+// started to remove the stack record afterwards.
+const destroyFinalizeTimeout = 6 * time.Hour
+
+// DryRunResult is the answer of POST /v1/stacks/{id}/dry-run: what an apply
+// would do, step by step (pkger's summary and diff).
+type DryRunResult struct {
+	ExecutionID    string            `json:"executionId"`
+	Summary        model.Summary     `json:"summary"`
+	Diff           []model.PlanStep  `json:"diff"`
+	MissingEnvRefs []string          `json:"missingEnvRefs"`
+	MissingSecrets []string          `json:"missingSecrets"`
+	Failures       []model.StepError `json:"failures,omitempty"`
+}
+
+// stackPackage reads the package of an apply or dry-run: the request body,
+// or, when it is empty, the stack's URLs. It validates the package and
+// stores it as a snapshot, returning its hash. Nothing is stored when the
+// package is invalid; the 422 carries every error and, with withSummary,
+// the summary of what could be read.
+func (s *server) stackPackage(c echo.Context, st *model.Stack, withSummary, allowEmpty bool) (string, error) {
+	src, err := readDocument(c, true)
+	if err != nil {
+		return "", err
+	}
+	ctx := c.Request().Context()
+	var sources []graphs.Source
+	if src != nil {
+		sources = []graphs.Source{*src}
+	} else {
+		if len(st.URLs) == 0 {
+			return "", badRequest("no package: send one in the body, or give stack %q URLs to read it from", st.ID)
+		}
+		// The URLs are read here, before anything starts, so a package that
+		// cannot be fetched or is invalid is refused at once and the
+		// execution works from an immutable snapshot.
+		fetched, details := s.fetchURLs(ctx, st.URLs)
+		if len(details) > 0 {
+			return "", invalid("the stack's URLs could not be read", details)
+		}
+		sources = fetched
+	}
+	docs, err := graphs.Parse(s.parseOptions(), sources...)
+	if err != nil {
+		var extra map[string]any
+		if withSummary {
+			extra = map[string]any{"summary": summarize(docs)}
+		}
+		return "", invalidDocuments("package", err, extra)
+	}
+	if len(docs.Package.Resources) == 0 && !allowEmpty {
+		// Applying nothing would delete everything the stack holds; that
+		// is what DELETE /v1/stacks/{id} is for, so say so rather than do it.
+		return "", invalid("package is invalid", []ErrorDetail{{Document: sources[0].Name,
+			Message: "the package has no resources: applying it would delete everything the stack holds; delete the stack to do that"}})
+	}
+	if len(docs.Graphs) > 0 {
+		return "", invalid("package is invalid", []ErrorDetail{{Document: sources[0].Name,
+			Message: "graphs are uploaded to a release, cluster or plugin, not applied to a stack"}})
+	}
+	// The snapshot keeps the sources as they came, in the executor's
+	// snapshot format; the prepare activity parses them again.
+	snap := make([]activities.SnapshotSource, len(sources))
+	for i, src := range sources {
+		snap[i] = activities.SnapshotSource{Name: src.Name, Format: string(src.Format), Data: string(src.Data)}
+	}
+	content, err := activities.EncodePackageSnapshot(snap...)
+	if err != nil {
+		return "", internalError(fmt.Errorf("encode package snapshot: %w", err))
+	}
+	hash, err := s.store.PutSnapshot(ctx, SnapshotPackage, content)
+	if err != nil {
+		return "", storeError(err, "package snapshot")
+	}
+	return hash, nil
+}
+
+// fetchURLs reads every URL, collecting every failure.
+func (s *server) fetchURLs(ctx context.Context, urls []string) ([]graphs.Source, []ErrorDetail) {
+	var out []graphs.Source
+	var details []ErrorDetail
+	for i, u := range urls {
+		src, err := s.fetch.Fetch(ctx, u)
+		if err != nil {
+			details = append(details, ErrorDetail{Document: u, Path: fmt.Sprintf("urls[%d]", i), Message: err.Error()})
+			continue
+		}
+		out = append(out, graphs.Source{Name: src.URL, Data: src.Data, Format: graphs.Format(src.Format)})
+	}
+	return out, details
+}
+
+// clusterParam reads ?cluster=, the cluster whose nodes a package's
+// targeted resources run on; it must exist.
+func (s *server) clusterParam(c echo.Context) (string, error) {
+	id := c.QueryParam("cluster")
+	if id == "" {
+		return "", nil
+	}
+	if _, err := s.store.GetCluster(c.Request().Context(), id); err != nil {
+		if errors.Is(err, store.ErrNotFound) {
+			return "", badRequest("cluster %q does not exist", id)
+		}
+		return "", storeError(err, "cluster")
+	}
+	return id, nil
+}
+
+func (s *server) stackOf(c echo.Context) (*model.Stack, error) {
+	id := c.Param("id")
+	st, err := s.store.GetStack(c.Request().Context(), id)
+	if err != nil {
+		return nil, storeError(err, fmt.Sprintf("stack %q", id))
+	}
+	return st, nil
+}
+
+// applyStack validates the package, stores it as a snapshot and starts an
+// apply of it: 202 with the execution, or with wait=true 200 with the
+// finished execution and its report.
+func (s *server) applyStack(c echo.Context) error {
+	wait, err := queryBool(c, "wait")
+	if err != nil {
+		return err
+	}
+	onFailure, parallelism, err := runOptions(c)
+	if err != nil {
+		return err
+	}
+	st, err := s.stackOf(c)
+	if err != nil {
+		return err
+	}
+	clusterID, err := s.clusterParam(c)
+	if err != nil {
+		return err
+	}
+	hash, err := s.stackPackage(c, st, false, false)
+	if err != nil {
+		return err
+	}
+	if s.exec == nil {
+		return errNoExecutions()
+	}
+	ex, err := s.exec.StartApply(c.Request().Context(), starter.StackRun{StackID: st.ID, SnapshotHash: hash, ClusterID: clusterID,
+		OnFailure: onFailure, Parallelism: parallelism})
+	if err != nil {
+		return s.executionError(err, "")
+	}
+	return s.answerStarted(c, fromStarter(ex), wait)
+}
+
+// dryRunStack plans the package against the stack and answers the plan
+// (waiting for the dry-run execution, at most the wait timeout).
+func (s *server) dryRunStack(c echo.Context) error {
+	_, parallelism, err := runOptions(c)
+	if err != nil {
+		return err
+	}
+	st, err := s.stackOf(c)
+	if err != nil {
+		return err
+	}
+	clusterID, err := s.clusterParam(c)
+	if err != nil {
+		return err
+	}
+	hash, err := s.stackPackage(c, st, true, true)
+	if err != nil {
+		return err
+	}
+	if s.exec == nil {
+		return errNoExecutions()
+	}
+	ex, err := s.exec.StartDryRun(c.Request().Context(), starter.StackRun{StackID: st.ID, SnapshotHash: hash, ClusterID: clusterID, Parallelism: parallelism})
+	if err != nil {
+		return s.executionError(err, "")
+	}
+	c.Response().Header().Set(echo.HeaderLocation, "/v1/executions/"+ex.ID)
+	done, finished, err := s.waitFor(c, ex.ID)
+	if err != nil {
+		return err
+	}
+	if !finished {
+		return c.JSON(http.StatusAccepted, done)
+	}
+	if done.Plan == nil {
+		msg := "the dry-run did not produce a plan"
+		if done.Error != "" {
+			msg += ": " + done.Error
+		}
+		return &Error{Status: http.StatusUnprocessableEntity, Message: msg, Extra: map[string]any{"execution": done}}
+	}
+	res := DryRunResult{
+		ExecutionID: done.ID, Summary: done.Plan.Summary, Diff: done.Plan.Steps,
+		MissingEnvRefs: done.Plan.MissingEnvRefs, MissingSecrets: done.Plan.MissingSecrets,
+	}
+	if res.Diff == nil {
+		res.Diff = []model.PlanStep{}
+	}
+	if res.MissingEnvRefs == nil {
+		res.MissingEnvRefs = []string{}
+	}
+	if res.MissingSecrets == nil {
+		res.MissingSecrets = []string{}
+	}
+	res.Failures = done.failures
+	return c.JSON(http.StatusOK, res)
+}
+
+// deleteStack starts a destroy of the stack's resources. The record is
+// removed once the destroy completes with nothing left: by this request
+// with wait=true, otherwise by a watcher this server starts (bounded by
+// destroyFinalizeTimeout). A destroy that fails keeps the record, listing
+// what is left, so DELETE can be sent again.
+func (s *server) deleteStack(c echo.Context) error {
+	wait, err := queryBool(c, "wait")
+	if err != nil {
+		return err
+	}
+	st, err := s.stackOf(c)
+	if err != nil {
+		return err
+	}
+	if s.exec == nil {
+		return errNoExecutions()
+	}
+	clusterID, err := s.clusterParam(c)
+	if err != nil {
+		return err
+	}
+	started, err := s.exec.StartDestroy(c.Request().Context(), starter.StackRun{StackID: st.ID, ClusterID: clusterID})
+	if err != nil {
+		return s.executionError(err, "")
+	}
+	ex := fromStarter(started)
+	c.Response().Header().Set(echo.HeaderLocation, "/v1/executions/"+ex.ID)
+	if !wait {
+		logger := requestLogger(c, s.log)
+		go func() {
+			ctx, cancel := context.WithTimeout(context.Background(), destroyFinalizeTimeout)
+			defer cancel()
+			done, err := s.exec.Await(ctx, ex.ID)
+			if err != nil {
+				logger.Warn("destroy: stopped watching", "stack", st.ID, "execution", ex.ID, "error", err)
+				return
+			}
+			s.finishDestroy(ctx, logger, st.ID, fromStarter(done))
+		}()
+		return c.JSON(http.StatusAccepted, s.present(ex))
+	}
+	done, finished, err := s.waitFor(c, ex.ID)
+	if err != nil {
+		return err
+	}
+	if !finished {
+		return c.JSON(http.StatusAccepted, done)
+	}
+	s.finishDestroy(c.Request().Context(), requestLogger(c, s.log), st.ID, done)
+	return c.JSON(http.StatusOK, done)
+}
+
+// finishDestroy removes the stack record after a completed destroy that
+// left no resources. It is idempotent.
+func (s *server) finishDestroy(ctx context.Context, logger *slog.Logger, stackID string, done *Execution) {
+	if done.Status != model.ExecCompleted {
+		return
+	}
+	st, err := s.store.GetStack(ctx, stackID)
+	if errors.Is(err, store.ErrNotFound) {
+		return
+	}
+	if err != nil {
+		logger.Warn("destroy: read stack", "stack", stackID, "error", err)
+		return
+	}
+	if len(st.Resources) > 0 {
+		logger.Warn("destroy completed but resources remain; keeping the stack record", "stack", stackID, "resources", len(st.Resources))
+		return
+	}
+	if err := s.store.DeleteStack(ctx, stackID); err != nil && !errors.Is(err, store.ErrNotFound) {
+		logger.Warn("destroy: delete stack record", "stack", stackID, "error", err)
+		return
+	}
+	logger.Info("stack removed after destroy", "stack", stackID, "execution", done.ID)
+}

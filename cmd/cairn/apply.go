@@ -1,0 +1,164 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"slices"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/cairn-io/cairn/client"
+	"github.com/cairn-io/cairn/model"
+)
+
+func newApplyCmd(a *app) *cobra.Command {
+	var (
+		df       documentFlags
+		stackRef string
+		run      runFlags
+		detailed bool
+		cluster  string
+	)
+	cmd := &cobra.Command{
+		Use:   "apply --stack STACK [FILE|DIR...]",
+		Short: "Apply a package to a stack and follow the execution to its end",
+		Long: "Apply sends the package to the server, which starts an apply execution of it on the\n" +
+			"stack: resources are created or updated in dependency order, resources that left the\n" +
+			"package are deleted, and a failure rolls back what was changed (--on-failure). Without\n" +
+			"files the stack's URLs are applied. Jsonnet is evaluated here, with imports relative\n" +
+			"to the importing file.\n\n" +
+			"Apply shows a live progress bar and a line per step, then a report of what was created,\n" +
+			"updated, deleted, unchanged, failed and skipped. --wait=false prints the execution id\n" +
+			"and returns at once (follow it with `cairn exec watch ID`).\n\n" +
+			"Exit codes: 0 success; 1 failure, rollback or cancel; with --detailed-exitcode 2 when\n" +
+			"the apply changed something.",
+		Example: "  cairn apply --stack web site.yaml\n  cairn apply --stack web --wait=false deploy.jsonnet",
+		Args:    cobra.ArbitraryArgs,
+	}
+	r := newRemote(a, cmd, formatTable)
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		ctx := cmd.Context()
+		if err := run.check(); err != nil {
+			return err
+		}
+		c, err := r.client()
+		if err != nil {
+			return err
+		}
+		st, err := resolveStack(ctx, c, stackRef)
+		if err != nil {
+			return apiFailure(a, err, nil)
+		}
+		var pl *payload
+		var doc *client.Document
+		if len(args) > 0 {
+			if pl, err = loadPayload(ctx, a, &df, args); err != nil {
+				return err
+			}
+			doc = &pl.doc
+		}
+		ex, err := c.Apply(ctx, st.ID, doc, client.ApplyOptions{OnFailure: model.OnFailure(run.onFailure), Parallelism: run.parallelism, Cluster: cluster})
+		if err != nil {
+			var names func(client.ErrorDetail) client.ErrorDetail
+			if pl != nil {
+				names = pl.detailNames
+			}
+			return apiFailure(a, err, names)
+		}
+		return r.started(ctx, c, ex, run.wait, detailed)
+	}
+	f := cmd.Flags()
+	df.register(f)
+	f.StringVar(&stackRef, "stack", "", "stack id or name (required)")
+	run.register(f, model.OnFailureRollback)
+	f.StringVar(&cluster, "cluster", "", "the cluster whose nodes the package's targeted resources run on")
+	f.BoolVar(&detailed, "detailed-exitcode", false, "exit 2 when the apply changed something (0 when it changed nothing, 1 on failure)")
+	r.out.registerColor(f)
+	_ = cmd.MarkFlagRequired("stack")
+	return cmd
+}
+
+// runFlags steer an execution: whether to wait for it, what to do on
+// failure and how many steps run at once.
+type runFlags struct {
+	wait        bool
+	onFailure   string
+	parallelism int
+}
+
+func (f *runFlags) register(fs *pflag.FlagSet, def model.OnFailure) {
+	fs.BoolVar(&f.wait, "wait", true, "follow the execution to its end; --wait=false prints its id and returns")
+	fs.StringVar(&f.onFailure, "on-failure", "", fmt.Sprintf("on a failed step: rollback, stop, continue or pause (default %s)", def))
+	fs.IntVar(&f.parallelism, "parallelism", 0, "steps in flight at once (default: the server's)")
+}
+
+func (f *runFlags) check() error {
+	if f.onFailure != "" && !slices.Contains([]model.OnFailure{model.OnFailureRollback, model.OnFailureStop, model.OnFailureContinue, model.OnFailurePause}, model.OnFailure(f.onFailure)) {
+		return fmt.Errorf("--on-failure %q: want rollback, stop, continue or pause", f.onFailure)
+	}
+	if f.parallelism < 0 {
+		return fmt.Errorf("--parallelism %d: want a positive number", f.parallelism)
+	}
+	return nil
+}
+
+// started reports an execution the command started: with wait it follows
+// the execution and reports it, else it prints the id (or the execution,
+// with -o json|yaml) and returns.
+func (r *remote) started(ctx context.Context, c *client.Client, ex *client.Execution, wait, detailed bool) error {
+	if !wait {
+		if err := r.print(ex, func(w io.Writer) error {
+			_, err := fmt.Fprintln(w, ex.ID)
+			return err
+		}); err != nil {
+			return err
+		}
+		fmt.Fprintf(r.a.stderr, "started %s execution %s; follow it with: cairn exec watch %s\n", ex.Kind, ex.ID, ex.ID)
+		return nil
+	}
+	return r.followAndReport(ctx, c, ex.ID, detailed)
+}
+
+// followAndReport follows an execution with a progress display, then
+// reports it: the Puppet-style report for -o table (progress on stdout),
+// the execution as JSON or YAML otherwise (progress on stderr). With
+// detailed, a successful execution that changed something exits 2.
+func (r *remote) followAndReport(ctx context.Context, c *client.Client, id string, detailed bool) error {
+	progressTo := r.a.stdout
+	if !r.table() {
+		progressTo = r.a.stderr
+	}
+	done, err := r.watch(ctx, c, progressTo, id)
+	if err != nil {
+		if ctx.Err() != nil {
+			// Interrupted: the execution itself runs on.
+			return &exitError{code: exitFailure, err: fmt.Errorf("stopped following execution %s, which keeps running; follow it again with: cairn exec watch %s", id, id)}
+		}
+		return apiFailure(r.a, err, nil)
+	}
+	// The done event may come before the report is readable; ask once
+	// more when it is missing.
+	if done.Report == nil && done.Kind != model.ExecDryRun {
+		if again, err := c.GetExecution(ctx, id); err == nil {
+			done = again
+		}
+	}
+	var outcome error
+	if r.table() {
+		outcome = printReport(r.a.stdout, palette{on: r.out.useColor(r.a.stdout)}, done)
+	} else {
+		if err := printData(r.a.stdout, r.out.format, done); err != nil {
+			return err
+		}
+		outcome = executionOutcome(done)
+	}
+	if outcome != nil {
+		return outcome
+	}
+	if detailed && done.Report != nil && done.Report.Changed() {
+		return &exitError{code: exitChanges}
+	}
+	return nil
+}

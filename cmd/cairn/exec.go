@@ -1,0 +1,287 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/cairn-io/cairn/client"
+	"github.com/cairn-io/cairn/model"
+)
+
+func newExecCmd(a *app) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:     "exec",
+		Aliases: []string{"execution", "executions"},
+		Short:   "List, show, watch, retry, cancel and decide executions (Temporal workflows)",
+	}
+	cmd.AddCommand(newExecListCmd(a), newExecShowCmd(a), newExecWatchCmd(a), newExecRetryCmd(a),
+		newExecCancelCmd(a), newExecDecideCmd(a))
+	return cmd
+}
+
+func newExecListCmd(a *app) *cobra.Command {
+	var (
+		f        client.ExecutionFilter
+		kind     string
+		status   string
+		stackRef string
+	)
+	cmd := &cobra.Command{
+		Use:     "list [--stack STACK] [--cluster ID] [--kind KIND] [--status STATUS] [--limit N]",
+		Aliases: []string{"ls"},
+		Short:   "List executions, newest first",
+		Args:    cobra.NoArgs,
+	}
+	r := newRemote(a, cmd, formatTable)
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		ctx := cmd.Context()
+		c, err := r.client()
+		if err != nil {
+			return err
+		}
+		f.Kind, f.Status = model.ExecutionKind(kind), model.ExecutionStatus(status)
+		if stackRef != "" {
+			st, err := resolveStack(ctx, c, stackRef)
+			if err != nil {
+				return apiFailure(a, err, nil)
+			}
+			f.Stack = st.ID
+		}
+		list, err := c.ListExecutions(ctx, f)
+		if err != nil {
+			return apiFailure(a, err, nil)
+		}
+		if list.Executions == nil {
+			list.Executions = []client.Execution{}
+		}
+		return r.print(list, func(w io.Writer) error {
+			if err := executionTable(w, list.Executions); err != nil {
+				return err
+			}
+			if list.NextPageToken != "" {
+				fmt.Fprintf(r.a.stderr, "more: --page-token %s\n", list.NextPageToken)
+			}
+			return nil
+		})
+	}
+	fs := cmd.Flags()
+	fs.StringVar(&stackRef, "stack", "", "executions of this stack (id or name)")
+	fs.StringVar(&f.Cluster, "cluster", "", "executions on this cluster")
+	fs.StringVar(&kind, "kind", "", "apply, dry-run, graph or destroy")
+	fs.StringVar(&status, "status", "", "running, waiting, completed, failed, rolled_back or canceled")
+	fs.IntVar(&f.Limit, "limit", 0, "at most this many (default: the server's page size)")
+	fs.StringVar(&f.PageToken, "page-token", "", "continue a previous listing")
+	return cmd
+}
+
+func executionTable(w io.Writer, list []client.Execution) error {
+	t := newTable(w, "ID", "KIND", "STATUS", "TARGET", "STARTED", "DURATION")
+	for _, e := range list {
+		t.row(e.ID, string(e.Kind), string(e.Status), executionTarget(&e), formatTimePtr(e.StartedAt), executionDuration(&e))
+	}
+	return t.flush()
+}
+
+// executionTarget names what an execution works on.
+func executionTarget(e *client.Execution) string {
+	switch {
+	case e.StackID != "":
+		return "stack " + e.StackID
+	case e.ClusterID != "":
+		return "cluster " + e.ClusterID
+	}
+	return "-"
+}
+
+func executionDuration(e *client.Execution) string {
+	if e.StartedAt == nil || e.ClosedAt == nil {
+		return "-"
+	}
+	return formatDuration(e.ClosedAt.Sub(*e.StartedAt))
+}
+
+func newExecShowCmd(a *app) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "show ID",
+		Short: "Show an execution: status, every step, and its report or plan",
+		Args:  cobra.ExactArgs(1),
+	}
+	r := newRemote(a, cmd, formatTable)
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		c, err := r.client()
+		if err != nil {
+			return err
+		}
+		ex, err := c.GetExecution(cmd.Context(), args[0])
+		if err != nil {
+			return apiFailure(a, err, nil)
+		}
+		return r.print(ex, func(w io.Writer) error { return executionDetails(w, ex) })
+	}
+	return cmd
+}
+
+func executionDetails(w io.Writer, ex *client.Execution) error {
+	t := newTable(w)
+	t.row("ID:", ex.ID)
+	t.row("Kind:", string(ex.Kind))
+	t.row("Status:", string(ex.Status))
+	t.row("Target:", executionTarget(ex))
+	if ex.RetryOf != "" {
+		t.row("Retry of:", ex.RetryOf)
+	}
+	t.row("Started:", formatTimePtr(ex.StartedAt))
+	t.row("Closed:", formatTimePtr(ex.ClosedAt))
+	t.row("Duration:", executionDuration(ex))
+	if p := ex.Progress; p != nil {
+		line := fmt.Sprintf("%d/%d steps done, %d running", p.Done, p.Total, p.Running)
+		if len(p.Waiting) > 0 {
+			line += ", waiting: " + strings.Join(p.Waiting, ", ")
+		}
+		t.row("Progress:", line)
+	}
+	if ex.Error != "" {
+		t.row("Error:", ex.Error)
+	}
+	t.row("Workflow:", ex.WorkflowID+" "+ex.RunID)
+	if ex.UIURL != "" {
+		t.row("Temporal UI:", ex.UIURL)
+	}
+	if r := ex.Report; r != nil {
+		t.row("Report:", fmt.Sprintf("%d created, %d updated, %d deleted, %d unchanged, %d failed, %d skipped",
+			r.Created, r.Updated, r.Deleted, r.Unchanged, r.Failed, r.Skipped))
+	}
+	if p := ex.Plan; p != nil {
+		s := p.Summary
+		t.row("Plan:", fmt.Sprintf("%d to create, %d to update, %d to delete, %d to run, %d unchanged", s.Create, s.Update, s.Delete, s.Run, s.Noop))
+	}
+	if err := t.flush(); err != nil {
+		return err
+	}
+	if len(ex.Steps) == 0 {
+		return nil
+	}
+	fmt.Fprintln(w)
+	st := newTable(w, "STEP", "NODE", "ACTION", "STATUS", "ATTEMPTS", "DURATION", "ERROR")
+	for _, s := range ex.Steps {
+		took := "-"
+		if s.StartedAt != nil && s.EndedAt != nil {
+			took = formatDuration(s.EndedAt.Sub(*s.StartedAt))
+		}
+		st.row(s.ID, orDash(s.Node), orDash(string(s.Action)), string(s.Status), fmt.Sprint(s.Attempts), took, orDash(s.Error))
+	}
+	return st.flush()
+}
+
+func newExecWatchCmd(a *app) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "watch ID",
+		Short: "Follow an execution live to its end, then print its report",
+		Long: "Watch follows an execution's events with a progress bar and a line per step, then\n" +
+			"prints the report. It exits 0 when the execution completed, 1 otherwise.",
+		Args: cobra.ExactArgs(1),
+	}
+	r := newRemote(a, cmd, formatTable)
+	r.out.registerColor(cmd.Flags())
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		c, err := r.client()
+		if err != nil {
+			return err
+		}
+		return r.followAndReport(cmd.Context(), c, args[0], false)
+	}
+	return cmd
+}
+
+func newExecRetryCmd(a *app) *cobra.Command {
+	var wait bool
+	cmd := &cobra.Command{
+		Use:   "retry ID",
+		Short: "Run a failed or canceled execution again, as a new execution linked to it",
+		Long: "Retry starts a new execution with the same input as a finished, unsuccessful one;\n" +
+			"steps that were done come back unchanged. It prints the new execution's id, or with\n" +
+			"--wait follows it to its end.",
+		Args: cobra.ExactArgs(1),
+	}
+	r := newRemote(a, cmd, formatTable)
+	r.out.registerColor(cmd.Flags())
+	cmd.Flags().BoolVar(&wait, "wait", false, "follow the new execution to its end")
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		c, err := r.client()
+		if err != nil {
+			return err
+		}
+		ex, err := c.Retry(cmd.Context(), args[0])
+		if err != nil {
+			return apiFailure(a, err, nil)
+		}
+		return r.started(cmd.Context(), c, ex, wait, false)
+	}
+	return cmd
+}
+
+func newExecCancelCmd(a *app) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "cancel ID",
+		Short: "Ask a running execution to stop (an apply then rolls back what it changed)",
+		Args:  cobra.ExactArgs(1),
+	}
+	r := newRemote(a, cmd, formatTable)
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		c, err := r.client()
+		if err != nil {
+			return err
+		}
+		ex, err := c.Cancel(cmd.Context(), args[0])
+		if err != nil {
+			return apiFailure(a, err, nil)
+		}
+		return r.print(ex, func(w io.Writer) error {
+			_, err := fmt.Fprintf(w, "cancel requested for %s (status %s)\n", ex.ID, ex.Status)
+			return err
+		})
+	}
+	return cmd
+}
+
+var decisionActions = []model.Decision{model.DecisionRetry, model.DecisionSkip, model.DecisionRollback, model.DecisionAbort}
+
+func newExecDecideCmd(a *app) *cobra.Command {
+	var d client.Decision
+	var action string
+	cmd := &cobra.Command{
+		Use:   "decide ID --action retry|skip|rollback|abort [--step STEP]",
+		Short: "Answer an execution paused on a failed step (--on-failure pause)",
+		Long: "Decide tells a paused execution what to do with the step that waits: retry it, skip\n" +
+			"it (its dependents run), roll back everything done so far, or abort (stop, keep what is\n" +
+			"done). --step picks the step when several wait.",
+		Args: cobra.ExactArgs(1),
+	}
+	r := newRemote(a, cmd, formatTable)
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		d.Action = model.Decision(action)
+		if !slices.Contains(decisionActions, d.Action) {
+			return fmt.Errorf("--action %q: want retry, skip, rollback or abort", action)
+		}
+		c, err := r.client()
+		if err != nil {
+			return err
+		}
+		res, err := c.Decide(cmd.Context(), args[0], d)
+		if err != nil {
+			return apiFailure(a, err, nil)
+		}
+		return r.print(res, func(w io.Writer) error {
+			_, err := fmt.Fprintf(w, "%s: %s\n", res.Step, res.Action)
+			return err
+		})
+	}
+	cmd.Flags().StringVar(&action, "action", "", "retry, skip, rollback or abort (required)")
+	cmd.Flags().StringVar(&d.Step, "step", "", "the waiting step to decide (when several wait)")
+	_ = cmd.MarkFlagRequired("action")
+	return cmd
+}

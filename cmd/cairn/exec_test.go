@@ -1,0 +1,167 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/cairn-io/cairn/client"
+	"github.com/cairn-io/cairn/model"
+)
+
+// guardedPackage writes a file, then runs a command that fails until flag
+// exists.
+func guardedPackage(root, flag string) string {
+	return `apiVersion: cairn/v1
+kind: File
+metadata: {name: note}
+spec: {path: ` + root + `/note, content: hi}
+---
+apiVersion: cairn/v1
+kind: Exec
+metadata: {name: check}
+spec: {command: "test -f ` + flag + `"}
+dependsOn: [File/note]
+`
+}
+
+func TestExecCommands(t *testing.T) {
+	s := newAPIServer(t, apiServerOptions{temporal: true})
+	id := s.stack("web")
+	root := s.path("target")
+	if err := os.Mkdir(root, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	flag := s.path("flag")
+	pkg := s.file("guarded.yaml", guardedPackage(root, flag))
+
+	// A failed apply, rolled back.
+	failed := strings.TrimSpace(s.run("apply", "--stack", id, pkg, "--wait=false").expect(t, 0).stdout)
+	s.waitExecution(failed, "finished", (*client.Execution).Finished)
+
+	t.Run("show", func(t *testing.T) {
+		r := s.run("exec", "show", failed).expect(t, 0)
+		r.has(t, "ID:", failed, "Kind:", "apply", "Status:", "rolled_back", "Target:", "stack "+id,
+			"Report:", "1 failed", "STEP", "NODE", "ACTION", "STATUS", "ATTEMPTS", "exec/check", "file/note", "rolled_back")
+		var ex client.Execution
+		out := s.run("exec", "show", failed, "-o", "json").expect(t, 0).stdout
+		if err := json.Unmarshal([]byte(out), &ex); err != nil || ex.ID != failed || len(ex.Steps) != 2 || ex.Report == nil || ex.Report.Failed != 1 {
+			t.Fatalf("exec show -o json: %v\n%s", err, out)
+		}
+		s.run("exec", "show", "stack-nope.0197a2c4-0000-7000-8000-000000000000").expect(t, 1).hasErr(t, "404")
+	})
+
+	t.Run("watch a finished execution", func(t *testing.T) {
+		s.run("exec", "watch", failed).expect(t, 1).has(t, "Apply failed and was rolled back", "exec/check")
+	})
+
+	var retried string
+	t.Run("retry", func(t *testing.T) {
+		if err := os.WriteFile(flag, nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		r := s.run("exec", "retry", failed).expect(t, 0)
+		retried = strings.TrimSpace(r.stdout)
+		if retried == "" || retried == failed || strings.Contains(retried, "\n") {
+			t.Fatalf("retry should print the new execution id:\n%s", r.stdout)
+		}
+		r = s.run("exec", "watch", retried).expect(t, 0)
+		r.has(t, "created file/note", "ran exec/check", "Apply completed")
+		ex := s.execution(retried)
+		if ex.RetryOf != failed {
+			t.Fatalf("retry of %q, want %q", ex.RetryOf, failed)
+		}
+		// A completed execution cannot be retried.
+		s.run("exec", "retry", retried).expect(t, 1).hasErr(t, "409")
+	})
+
+	t.Run("list", func(t *testing.T) {
+		var list client.ExecutionList
+		deadline := time.Now().Add(30 * time.Second)
+		for {
+			out := s.run("exec", "list", "--stack", "web", "-o", "json").expect(t, 0).stdout
+			if err := json.Unmarshal([]byte(out), &list); err != nil {
+				t.Fatalf("exec list -o json: %v\n%s", err, out)
+			}
+			if len(list.Executions) >= 2 || time.Now().After(deadline) {
+				break
+			}
+			time.Sleep(200 * time.Millisecond)
+		}
+		ids := map[string]bool{}
+		for _, e := range list.Executions {
+			ids[e.ID] = true
+			if e.StackID != id {
+				t.Fatalf("--stack filter let through %+v", e)
+			}
+		}
+		if !ids[failed] || !ids[retried] {
+			t.Fatalf("list = %v, want %s and %s", ids, failed, retried)
+		}
+		table := s.run("exec", "list", "--stack", id, "--status", "completed").expect(t, 0).stdout
+		if !strings.Contains(table, retried) || strings.Contains(table, failed) || !strings.HasPrefix(table, "ID") {
+			t.Fatalf("exec list --status completed:\n%s", table)
+		}
+		out := s.run("exec", "list", "--stack", id, "--kind", "apply", "-o", "yaml").expect(t, 0).stdout
+		var y struct {
+			Executions []struct {
+				ID   string `yaml:"id"`
+				Kind string `yaml:"kind"`
+			} `yaml:"executions"`
+		}
+		if err := yaml.Unmarshal([]byte(out), &y); err != nil || len(y.Executions) < 2 || y.Executions[0].Kind != "apply" {
+			t.Fatalf("exec list -o yaml: %v\n%s", err, out)
+		}
+		s.run("exec", "list", "--status", "sleeping").expect(t, 1).hasErr(t, "400", "status")
+	})
+
+	t.Run("cancel", func(t *testing.T) {
+		other := s.stack("slow")
+		slow := s.file("slow.yaml", "apiVersion: cairn/v1\nkind: Exec\nmetadata: {name: nap}\nspec: {command: sleep 60}\n")
+		exID := strings.TrimSpace(s.run("apply", "--stack", other, slow, "--wait=false").expect(t, 0).stdout)
+		s.waitExecution(exID, "running its step", func(ex *client.Execution) bool {
+			return len(ex.Steps) == 1 && ex.Steps[0].Status == model.StatusRunning
+		})
+		s.run("exec", "cancel", exID).expect(t, 0).has(t, "cancel requested for "+exID)
+		r := s.run("exec", "watch", exID).expect(t, 1)
+		r.has(t, "Apply was canceled")
+		s.run("exec", "cancel", exID).expect(t, 1).hasErr(t, "409")
+	})
+
+	t.Run("decide", func(t *testing.T) {
+		other := s.stack("paused")
+		proot := s.path("paused")
+		if err := os.Mkdir(proot, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		pflag := s.path("paused-flag")
+		ppkg := s.file("paused.yaml", guardedPackage(proot, pflag))
+		exID := strings.TrimSpace(s.run("apply", "--stack", other, ppkg, "--wait=false", "--on-failure", "pause").expect(t, 0).stdout)
+		s.waitExecution(exID, "waiting", func(ex *client.Execution) bool { return ex.Status == model.ExecWaiting })
+		// The watch of a waiting execution says how to decide.
+		show := s.run("exec", "show", exID).expect(t, 0)
+		show.has(t, "waiting", "exec/check")
+
+		s.run("exec", "decide", exID, "--action", "maybe").expect(t, 1).hasErr(t, "--action \"maybe\"")
+		// Fix the cause, then retry the step.
+		if err := os.WriteFile(pflag, nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		// A watch follows the waiting execution through the decision.
+		watched := make(chan cliResult, 1)
+		go func() { watched <- runCairn(t, "exec", "watch", exID, "--server", s.url) }()
+		time.Sleep(500 * time.Millisecond)
+		s.run("exec", "decide", exID, "--action", "retry").expect(t, 0).has(t, "exec/check: retry")
+		r := <-watched
+		r.expect(t, 0).has(t, "waiting exec/check", "decide with: cairn exec decide "+exID+" --step exec/check", "ran exec/check", "Apply completed")
+		if !regexp.MustCompile(`(?m)^\s+failed:\s+0$`).MatchString(r.stdout) {
+			t.Fatalf("report:\n%s", r.stdout)
+		}
+		s.run("exec", "decide", exID, "--action", "skip", "-o", "json").expect(t, 1).hasErr(t, "409")
+	})
+}

@@ -1,0 +1,100 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/cairn-io/cairn/client"
+)
+
+func newExportCmd(a *app) *cobra.Command {
+	var (
+		stackRef string
+		req      client.ExportRequest
+		sel      client.ExportSelector
+		file     string
+	)
+	cmd := &cobra.Command{
+		Use:   "export (--stack STACK | --kind KIND... [--dir DIR] [--name NAME]... [--recursive])",
+		Short: "Export existing resources as a package (YAML or JSON)",
+		Long: "Export asks the server for a package of existing resources: those a stack records, as\n" +
+			"they are now, or the objects of some kinds found on the control plane (files and\n" +
+			"directories under --dir). The package prints as YAML (default) or JSON; -o table lists\n" +
+			"its resources instead.",
+		Example: "  cairn export --stack web > web.yaml\n  cairn export --kind file --dir /etc/app -o json",
+		Args:    cobra.NoArgs,
+	}
+	r := newRemote(a, cmd, formatYAML)
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		ctx := cmd.Context()
+		c, err := r.client()
+		if err != nil {
+			return err
+		}
+		if (stackRef == "") == (len(req.Kinds) == 0) {
+			return fmt.Errorf("give --stack, or --kind with a selector")
+		}
+		if stackRef != "" {
+			st, err := resolveStack(ctx, c, stackRef)
+			if err != nil {
+				return apiFailure(a, err, nil)
+			}
+			req.StackID = st.ID
+		} else if sel.Dir != "" || len(sel.Names) > 0 || sel.Recursive {
+			req.Selector = &sel
+		}
+		format := r.out.format
+		if format == formatTable {
+			format = formatJSON
+		}
+		data, err := c.Export(ctx, req, format)
+		if err != nil {
+			return apiFailure(a, err, nil)
+		}
+		out := r.a.stdout
+		if file != "" {
+			if r.table() {
+				return fmt.Errorf("--file writes the package itself: use -o yaml or -o json")
+			}
+			return os.WriteFile(file, data, 0o644)
+		}
+		if r.table() {
+			return exportTable(out, data)
+		}
+		_, err = out.Write(data)
+		return err
+	}
+	f := cmd.Flags()
+	f.StringVar(&stackRef, "stack", "", "export the resources of this stack (id or name)")
+	f.StringArrayVar(&req.Kinds, "kind", nil, "export the objects of this `KIND`; repeatable")
+	f.StringVar(&sel.Dir, "dir", "", "with --kind: the directory to look in")
+	f.StringArrayVar(&sel.Names, "name", nil, "with --kind: only objects of this name; repeatable")
+	f.BoolVar(&sel.Recursive, "recursive", false, "with --kind: look in subdirectories too")
+	f.StringVar(&file, "file", "", "write the package to `FILE` instead of stdout")
+	return cmd
+}
+
+// exportTable lists the resources of an exported package (the API
+// exports JSON as an array of documents).
+func exportTable(w io.Writer, data []byte) error {
+	var docs []struct {
+		Kind     string `json:"kind"`
+		Metadata struct {
+			Name string `json:"name"`
+		} `json:"metadata"`
+		Spec map[string]any `json:"spec"`
+	}
+	if err := json.Unmarshal(data, &docs); err != nil {
+		return fmt.Errorf("read exported package: %w", err)
+	}
+	t := newTable(w, "KIND", "NAME", "PATH")
+	for _, d := range docs {
+		p, _ := d.Spec["path"].(string)
+		t.row(d.Kind, d.Metadata.Name, orDash(p))
+	}
+	return t.flush()
+}

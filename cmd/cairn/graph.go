@@ -1,0 +1,314 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"gopkg.in/yaml.v3"
+
+	"github.com/cairn-io/cairn/graphs"
+	"github.com/cairn-io/cairn/model"
+)
+
+func newGraphCmd(a *app) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "graph",
+		Short: "Work with typed task graphs (Fuel style)",
+	}
+	cmd.AddCommand(graphSubcommands(a)...)
+	return cmd
+}
+
+// graphSubcommands lists the subcommands of `cairn graph`.
+func graphSubcommands(a *app) []*cobra.Command {
+	return []*cobra.Command{
+		newGraphMergeCmd(a),
+		newGraphShowCmd(a),
+		newGraphUploadCmd(a),
+		newGraphDownloadCmd(a),
+		newGraphListCmd(a),
+		newGraphDeleteCmd(a),
+		newGraphExecuteCmd(a),
+	}
+}
+
+func newGraphMergeCmd(a *app) *cobra.Command {
+	var (
+		df                documentFlags
+		release, cluster  string
+		plugins           []string
+		graphType, outFmt string
+	)
+	cmd := &cobra.Command{
+		Use:   "merge --release FILE [--cluster FILE] [--plugin FILE]... [--type TYPE]",
+		Short: "Merge the release, cluster and plugin layers of a graph type and print the result",
+		Long: "Merge reads graph layers and merges the tasks of one type by id, release, then\n" +
+			"cluster, then plugins in the order given, each later layer overriding field by\n" +
+			"field (null removes a field; type: skipped disables a task and keeps its edges).\n" +
+			"The merged graph is validated and printed as a Cairn graph document.",
+		Example: "  cairn graph merge --release tasks.yaml --cluster cluster.yaml --plugin lma.yaml --type upgrade",
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if release == "" && cluster == "" && len(plugins) == 0 {
+				return errors.New("give at least one layer: --release, --cluster or --plugin")
+			}
+			if outFmt != "yaml" && outFmt != "json" {
+				return fmt.Errorf("-o %q: want yaml or json", outFmt)
+			}
+			var layers []graphs.LayerGraph
+			add := func(layer model.Layer, file string) error {
+				g, err := readLayer(a, &df, file, graphType)
+				if err != nil {
+					return err
+				}
+				layers = append(layers, graphs.LayerGraph{Layer: layer, Owner: file, Graph: g})
+				return nil
+			}
+			if release != "" {
+				if err := add(model.LayerRelease, release); err != nil {
+					return err
+				}
+			}
+			if cluster != "" {
+				if err := add(model.LayerCluster, cluster); err != nil {
+					return err
+				}
+			}
+			for _, p := range plugins {
+				if err := add(model.LayerPlugin, p); err != nil {
+					return err
+				}
+			}
+			merged, err := graphs.Merge(graphType, layers...)
+			if err != nil {
+				return err
+			}
+			if errs := graphs.ValidateGraph(nil, merged); len(errs) > 0 {
+				fmt.Fprintf(a.stderr, "the merged %s graph is not valid:\n", graphType)
+				return reportDocumentErrors(a.stderr, errs)
+			}
+			out, err := graphs.MarshalGraph(merged, outFmt)
+			if err != nil {
+				return err
+			}
+			_, err = a.stdout.Write(out)
+			return err
+		},
+	}
+	f := cmd.Flags()
+	df.register(f)
+	f.StringVar(&release, "release", "", "release layer `FILE`")
+	f.StringVar(&cluster, "cluster", "", "cluster layer `FILE`")
+	f.StringArrayVar(&plugins, "plugin", nil, "plugin layer `FILE`; repeatable, merged in the order given")
+	f.StringVar(&graphType, "type", model.DefaultGraphType, "graph type to merge")
+	f.StringVarP(&outFmt, "output", "o", "yaml", "output format: yaml or json")
+	return cmd
+}
+
+// readLayer reads one layer file and returns its graph of the type, or nil
+// when it has none of that type. Layers may leave out task types and refer
+// to tasks of other layers.
+func readLayer(a *app, df *documentFlags, file, graphType string) (*model.Graph, error) {
+	partial := *df
+	partial.partial = true
+	parsed, err := partial.parse(a, []string{file})
+	if err != nil {
+		return nil, err
+	}
+	if len(parsed.docs.Graphs) == 0 {
+		return nil, fmt.Errorf("%s: no graph in this file", file)
+	}
+	for _, g := range parsed.docs.Graphs {
+		if g.Type == graphType {
+			return g, nil
+		}
+	}
+	return nil, nil
+}
+
+func newGraphShowCmd(a *app) *cobra.Command {
+	var (
+		df                   documentFlags
+		nodesFile, graphType string
+		onlyNodes, tasks     []string
+		outFmt               string
+	)
+	cmd := &cobra.Command{
+		Use:   "show FILE... --nodes NODES.yaml [--only-nodes a,b] [--tasks x,y]",
+		Short: "Expand a graph onto nodes and print its steps by topological layer",
+		Long: "Show expands a graph's tasks onto the nodes of NODES.yaml (a list of {id, name,\n" +
+			"roles}, or {nodes: [...]}) and prints the steps layer by layer, each with its\n" +
+			"dependencies. --only-nodes runs on a subset of nodes; --tasks runs a subset of\n" +
+			"tasks (the others are skipped but keep their edges).",
+		Example: "  cairn graph show tasks.yaml --nodes nodes.yaml --type upgrade --only-nodes node-1",
+		Args:    cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if outFmt != "text" && outFmt != "json" {
+				return fmt.Errorf("-o %q: want text or json", outFmt)
+			}
+			nodes, err := readNodes(nodesFile)
+			if err != nil {
+				return err
+			}
+			parsed, err := df.parse(a, args)
+			if err != nil {
+				return err
+			}
+			g, err := pickGraph(parsed.docs.Graphs, graphType, cmd.Flags().Changed("type"))
+			if err != nil {
+				return err
+			}
+			steps, err := graphs.Expand(g, nodes, graphs.ExpandOptions{
+				Nodes: onlyNodes, Tasks: tasks, Catalogue: parsed.docs.Catalogue,
+			})
+			if err != nil {
+				return err
+			}
+			layers, err := graphs.Sort(steps)
+			if err != nil {
+				return err
+			}
+			if outFmt == "json" {
+				enc := json.NewEncoder(a.stdout)
+				enc.SetIndent("", "  ")
+				return enc.Encode(map[string]any{"type": g.Type, "layers": layers})
+			}
+			printLayers(a.stdout, g, nodes, steps, layers)
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	df.register(f)
+	f.StringVar(&nodesFile, "nodes", "", "`FILE` listing the cluster's nodes (YAML or JSON)")
+	f.StringVar(&graphType, "type", model.DefaultGraphType, "graph type to show (default: the only graph, else \"default\")")
+	f.StringSliceVar(&onlyNodes, "only-nodes", nil, "run on these nodes only (ids or names; master is the control plane)")
+	f.StringSliceVar(&tasks, "tasks", nil, "run these tasks only; the others become skipped")
+	f.StringVarP(&outFmt, "output", "o", "text", "output format: text or json")
+	_ = cmd.MarkFlagRequired("nodes")
+	return cmd
+}
+
+// pickGraph selects the graph of a type; without an explicit type the only
+// graph there is will do.
+func pickGraph(gs []*model.Graph, graphType string, explicit bool) (*model.Graph, error) {
+	if !explicit && len(gs) == 1 {
+		return gs[0], nil
+	}
+	types := make([]string, 0, len(gs))
+	for _, g := range gs {
+		if g.Type == graphType {
+			return g, nil
+		}
+		types = append(types, g.Type)
+	}
+	if len(types) == 0 {
+		return nil, errors.New("no graph in the documents")
+	}
+	return nil, fmt.Errorf("no graph of type %q (found %s)", graphType, strings.Join(types, ", "))
+}
+
+// readNodes reads a node list: [{id, name, roles}] or {nodes: [...]}.
+func readNodes(file string) ([]model.Node, error) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil, fmt.Errorf("nodes: %w", err)
+	}
+	var root yaml.Node
+	if err := yaml.Unmarshal(data, &root); err != nil {
+		return nil, fmt.Errorf("%s: %w", file, err)
+	}
+	if len(root.Content) == 0 {
+		return nil, fmt.Errorf("%s: no nodes", file)
+	}
+	list := root.Content[0]
+	if list.Kind == yaml.MappingNode {
+		var wrapped *yaml.Node
+		for i := 0; i+1 < len(list.Content); i += 2 {
+			if list.Content[i].Value == "nodes" {
+				wrapped = list.Content[i+1]
+			}
+		}
+		if wrapped == nil {
+			return nil, fmt.Errorf("%s:%d:%d: expected a list of nodes or {nodes: [...]}", file, list.Line, list.Column)
+		}
+		list = wrapped
+	}
+	if list.Kind != yaml.SequenceNode {
+		return nil, fmt.Errorf("%s:%d:%d: expected a list of nodes", file, list.Line, list.Column)
+	}
+	var nodes []model.Node
+	seen := map[string]int{}
+	var errs []error
+	for i, item := range list.Content {
+		at := fmt.Sprintf("%s:%d:%d: node %d", file, item.Line, item.Column, i)
+		if item.Kind != yaml.MappingNode {
+			errs = append(errs, fmt.Errorf("%s: expected {id, name, roles}", at))
+			continue
+		}
+		for j := 0; j+1 < len(item.Content); j += 2 {
+			switch k := item.Content[j]; k.Value {
+			case "id", "name", "roles", "mode":
+			default:
+				errs = append(errs, fmt.Errorf("%s:%d:%d: node %d: unknown field %q (want id, name, roles, mode)", file, k.Line, k.Column, i, k.Value))
+			}
+		}
+		var n model.Node
+		if err := item.Decode(&n); err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", at, err))
+			continue
+		}
+		if n.ID == "" && n.Name == "" {
+			errs = append(errs, fmt.Errorf("%s has neither id nor name", at))
+			continue
+		}
+		for _, key := range []string{n.ID, n.Name} {
+			if key == "" {
+				continue
+			}
+			if key == model.ControlPlane {
+				errs = append(errs, fmt.Errorf("%s:%d:%d: node %q: %q names the control plane", file, item.Line, item.Column, key, key))
+			}
+			if j, dup := seen[key]; dup && j != i {
+				errs = append(errs, fmt.Errorf("%s:%d:%d: node %q is listed twice", file, item.Line, item.Column, key))
+			}
+			seen[key] = i
+		}
+		nodes = append(nodes, n)
+	}
+	return nodes, errors.Join(errs...)
+}
+
+// printLayers prints one line per step, layer by layer, with its deps.
+func printLayers(w io.Writer, g *model.Graph, nodes []model.Node, steps []*model.Step, layers [][]*model.Step) {
+	title := g.Type
+	if g.Name != "" {
+		title = fmt.Sprintf("%s (%s)", g.Type, g.Name)
+	}
+	fmt.Fprintf(w, "graph %s: %s in %s on %s\n", title, plural(len(steps), "step", "steps"),
+		plural(len(layers), "layer", "layers"), plural(len(nodes), "node", "nodes"))
+	for i, layer := range layers {
+		fmt.Fprintf(w, "layer %d:\n", i+1)
+		for _, s := range layer {
+			var b strings.Builder
+			fmt.Fprintf(&b, "  %s [%s", s.ID, s.Kind)
+			if s.Strategy > 0 {
+				fmt.Fprintf(&b, ", max %d at once", s.Strategy)
+			}
+			b.WriteString("]")
+			deps := append([]string(nil), s.Deps...)
+			for _, group := range s.AnyOf {
+				deps = append(deps, "any("+strings.Join(group, "|")+")")
+			}
+			if len(deps) > 0 {
+				b.WriteString(" <- ")
+				b.WriteString(strings.Join(deps, ", "))
+			}
+			fmt.Fprintln(w, b.String())
+		}
+	}
+}

@@ -1,0 +1,378 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/cairn-io/cairn/client"
+	"github.com/cairn-io/cairn/model"
+)
+
+// ownerFlags name the release, cluster or plugin a graph belongs to.
+type ownerFlags struct {
+	release, cluster, plugin string
+}
+
+func (f *ownerFlags) register(fs *pflag.FlagSet) {
+	fs.StringVar(&f.release, "release", "", "the graph of this release `ID`")
+	fs.StringVar(&f.cluster, "cluster", "", "the graph of this cluster `ID`")
+	fs.StringVar(&f.plugin, "plugin", "", "the graph of this plugin `ID`")
+}
+
+// owner returns the one layer and id given.
+func (f *ownerFlags) owner() (model.Layer, string, error) {
+	var layer model.Layer
+	var id string
+	n := 0
+	for _, o := range []struct {
+		layer model.Layer
+		id    string
+	}{{model.LayerRelease, f.release}, {model.LayerCluster, f.cluster}, {model.LayerPlugin, f.plugin}} {
+		if o.id != "" {
+			layer, id = o.layer, o.id
+			n++
+		}
+	}
+	if n != 1 {
+		return "", "", fmt.Errorf("give one of --release, --cluster or --plugin")
+	}
+	return layer, id, nil
+}
+
+func newGraphUploadCmd(a *app) *cobra.Command {
+	var (
+		df        documentFlags
+		of        ownerFlags
+		graphType string
+		file, dir string
+	)
+	cmd := &cobra.Command{
+		Use:   "upload (--release|--cluster|--plugin ID) [--type TYPE] (--file FILE | --dir DIR)",
+		Short: "Upload a graph of a type to a release, cluster or plugin, replacing the one stored",
+		Long: "Upload sends a graph (a Graph document, a Fuel graph object or a bare list of tasks)\n" +
+			"to be stored as the owner's graph of that type, replacing the previous one whole.\n" +
+			"--dir sends every *.yaml, *.yml, *.json and *.jsonnet file of a directory as one\n" +
+			"graph. Jsonnet is evaluated here, with imports relative to the importing file.",
+		Example: "  cairn graph upload --cluster c1 --type upgrade --file upgrade.yaml\n  cairn graph upload --release r1 --dir tasks/",
+		Args:    cobra.NoArgs,
+	}
+	r := newRemote(a, cmd, formatTable)
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		ctx := cmd.Context()
+		layer, owner, err := of.owner()
+		if err != nil {
+			return err
+		}
+		if (file == "") == (dir == "") {
+			return fmt.Errorf("give --file or --dir")
+		}
+		c, err := r.client()
+		if err != nil {
+			return err
+		}
+		pl, err := loadPayload(ctx, a, &df, []string{file + dir})
+		if err != nil {
+			return err
+		}
+		info, err := c.PutGraph(ctx, layer, owner, graphType, pl.doc)
+		if err != nil {
+			return apiFailure(a, err, pl.detailNames)
+		}
+		return r.print(info, func(w io.Writer) error { return graphTable(w, []client.GraphInfo{*info}) })
+	}
+	f := cmd.Flags()
+	df.register(f)
+	of.register(f)
+	f.StringVar(&graphType, "type", model.DefaultGraphType, "graph type")
+	f.StringVar(&file, "file", "", "the graph `FILE` (YAML, JSON or Jsonnet)")
+	f.StringVar(&dir, "dir", "", "a `DIR`ectory of graph files, sent as one graph")
+	return cmd
+}
+
+func newGraphDownloadCmd(a *app) *cobra.Command {
+	var (
+		of        ownerFlags
+		graphType string
+		file      string
+		merged    bool
+	)
+	cmd := &cobra.Command{
+		Use:   "download (--release|--cluster|--plugin ID) [--type TYPE] [--merged] [--file FILE]",
+		Short: "Download a stored graph, or a cluster's merged graph of a type",
+		Long: "Download prints (or writes to --file) the owner's graph of a type: YAML by default,\n" +
+			"the source as uploaded when it was YAML; -o json re-encodes it; -o table lists its\n" +
+			"tasks. With --cluster and --merged it is the merge of the release's, the cluster's\n" +
+			"and the plugins' graphs of the type, as an execution would run it.",
+		Example: "  cairn graph download --cluster c1 --type upgrade --merged --file merged.yaml",
+		Args:    cobra.NoArgs,
+	}
+	r := newRemote(a, cmd, formatYAML)
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		ctx := cmd.Context()
+		layer, owner, err := of.owner()
+		if err != nil {
+			return err
+		}
+		if merged && layer != model.LayerCluster {
+			return fmt.Errorf("--merged needs --cluster")
+		}
+		c, err := r.client()
+		if err != nil {
+			return err
+		}
+		format := r.out.format
+		if format == formatTable {
+			format = formatJSON
+		}
+		var data []byte
+		if merged {
+			data, err = c.MergedGraph(ctx, owner, graphType, format)
+		} else {
+			data, _, err = c.GetGraph(ctx, layer, owner, graphType, format)
+		}
+		if err != nil {
+			return apiFailure(a, err, nil)
+		}
+		if r.table() {
+			if file != "" {
+				return fmt.Errorf("--file writes the graph itself: use -o yaml or -o json")
+			}
+			return taskTable(r.a.stdout, data)
+		}
+		if file != "" {
+			return os.WriteFile(file, data, 0o644)
+		}
+		_, err = r.a.stdout.Write(data)
+		return err
+	}
+	f := cmd.Flags()
+	of.register(f)
+	f.StringVar(&graphType, "type", model.DefaultGraphType, "graph type")
+	f.StringVar(&file, "file", "", "write the graph to `FILE` instead of stdout")
+	f.BoolVar(&merged, "merged", false, "with --cluster: the merge of the release, cluster and plugin graphs")
+	return cmd
+}
+
+// taskTable lists the tasks of a graph in JSON (the Graph document).
+func taskTable(w io.Writer, data []byte) error {
+	var g struct {
+		Metadata struct {
+			Name string `json:"name"`
+			Type string `json:"type"`
+		} `json:"metadata"`
+		Tasks []struct {
+			ID       string   `json:"id"`
+			Type     string   `json:"type"`
+			Roles    any      `json:"roles"`
+			Requires []string `json:"requires"`
+		} `json:"tasks"`
+	}
+	if err := json.Unmarshal(data, &g); err != nil {
+		return fmt.Errorf("read graph: %w", err)
+	}
+	t := newTable(w, "TASK", "TYPE", "ROLES", "REQUIRES")
+	for _, task := range g.Tasks {
+		t.row(task.ID, orDash(task.Type), orDash(rolesText(task.Roles)), orDash(strings.Join(task.Requires, ", ")))
+	}
+	return t.flush()
+}
+
+// rolesText renders Fuel roles: a list, or one string such as '*'.
+func rolesText(v any) string {
+	switch x := v.(type) {
+	case string:
+		return x
+	case []any:
+		parts := make([]string, len(x))
+		for i, p := range x {
+			parts[i] = fmt.Sprint(p)
+		}
+		return strings.Join(parts, ", ")
+	}
+	return ""
+}
+
+func newGraphListCmd(a *app) *cobra.Command {
+	var (
+		of  ownerFlags
+		all bool
+	)
+	cmd := &cobra.Command{
+		Use:   "list (--release|--cluster|--plugin ID) [--all]",
+		Short: "List the graphs stored for a release, cluster or plugin",
+		Long: "List shows an owner's graphs by type. With --cluster and --all it also lists the\n" +
+			"graphs of the cluster's release and plugins, the layers an execution merges.",
+		Aliases: []string{"ls"},
+		Args:    cobra.NoArgs,
+	}
+	r := newRemote(a, cmd, formatTable)
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		ctx := cmd.Context()
+		layer, owner, err := of.owner()
+		if err != nil {
+			return err
+		}
+		if all && layer != model.LayerCluster {
+			return fmt.Errorf("--all needs --cluster")
+		}
+		c, err := r.client()
+		if err != nil {
+			return err
+		}
+		list, err := listGraphs(ctx, c, layer, owner, all)
+		if err != nil {
+			return apiFailure(a, err, nil)
+		}
+		return r.print(map[string]any{"graphs": list}, func(w io.Writer) error { return graphTable(w, list) })
+	}
+	f := cmd.Flags()
+	of.register(f)
+	f.BoolVar(&all, "all", false, "with --cluster: also the graphs of its release and plugins")
+	return cmd
+}
+
+// listGraphs lists an owner's graphs; with all, a cluster's release's,
+// its own and its plugins' in merge order.
+func listGraphs(ctx context.Context, c *client.Client, layer model.Layer, owner string, all bool) ([]client.GraphInfo, error) {
+	if !all {
+		list, err := c.ListGraphs(ctx, layer, owner)
+		if list == nil {
+			list = []client.GraphInfo{}
+		}
+		return list, err
+	}
+	cl, err := c.GetCluster(ctx, owner)
+	if err != nil {
+		return nil, err
+	}
+	type src struct {
+		layer model.Layer
+		id    string
+	}
+	var srcs []src
+	if cl.ReleaseID != "" {
+		srcs = append(srcs, src{model.LayerRelease, cl.ReleaseID})
+	}
+	srcs = append(srcs, src{model.LayerCluster, cl.ID})
+	for _, p := range cl.PluginIDs {
+		srcs = append(srcs, src{model.LayerPlugin, p})
+	}
+	out := []client.GraphInfo{}
+	for _, s := range srcs {
+		list, err := c.ListGraphs(ctx, s.layer, s.id)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, list...)
+	}
+	return out, nil
+}
+
+func graphTable(w io.Writer, list []client.GraphInfo) error {
+	t := newTable(w, "LAYER", "OWNER", "TYPE", "NAME", "TASKS", "UPDATED")
+	for _, g := range list {
+		t.row(string(g.Layer), g.OwnerID, g.Type, orDash(g.Name), fmt.Sprint(g.Tasks), formatTime(g.UpdatedAt))
+	}
+	return t.flush()
+}
+
+func newGraphDeleteCmd(a *app) *cobra.Command {
+	var (
+		of        ownerFlags
+		graphType string
+	)
+	cmd := &cobra.Command{
+		Use:   "delete (--release|--cluster|--plugin ID) [--type TYPE]",
+		Short: "Delete an owner's graph of a type",
+		Args:  cobra.NoArgs,
+	}
+	r := newRemote(a, cmd, formatTable)
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		layer, owner, err := of.owner()
+		if err != nil {
+			return err
+		}
+		c, err := r.client()
+		if err != nil {
+			return err
+		}
+		if err := c.DeleteGraph(cmd.Context(), layer, owner, graphType); err != nil {
+			return apiFailure(a, err, nil)
+		}
+		res := map[string]any{"deleted": true, "layer": layer, "ownerId": owner, "type": graphType}
+		return r.print(res, func(w io.Writer) error {
+			_, err := fmt.Fprintf(w, "deleted graph %q of %s %s\n", graphType, layer, owner)
+			return err
+		})
+	}
+	f := cmd.Flags()
+	of.register(f)
+	f.StringVar(&graphType, "type", model.DefaultGraphType, "graph type")
+	return cmd
+}
+
+func newGraphExecuteCmd(a *app) *cobra.Command {
+	var (
+		cluster string
+		types   []string
+		req     client.GraphExecutionRequest
+		run     runFlags
+	)
+	cmd := &cobra.Command{
+		Use:   "execute --cluster ID [--type TYPE]... [--nodes N1,N2] [--tasks T1,T2] [--dry-run] [--noop] [--force]",
+		Short: "Execute a cluster's merged graph of a type on all or some of its nodes",
+		Long: "Execute merges the release's, the cluster's and the plugins' graphs of each type and\n" +
+			"runs them on the cluster's nodes (--nodes: a subset; --tasks: only these tasks, the\n" +
+			"others skipped with their edges kept). --dry-run plans without changing anything,\n" +
+			"--noop runs tasks in no-op mode, --force reruns tasks that would be skipped as done.\n" +
+			"It follows the execution with a progress bar (--wait=false: print its id and return).",
+		Example: "  cairn graph execute --cluster c1 --type upgrade --nodes node-1,node-2\n" +
+			"  cairn graph execute --cluster c1 --tasks migrate-db --dry-run",
+		Args: cobra.NoArgs,
+	}
+	r := newRemote(a, cmd, formatTable)
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		ctx := cmd.Context()
+		if cluster == "" {
+			return fmt.Errorf("give --cluster")
+		}
+		if err := run.check(); err != nil {
+			return err
+		}
+		c, err := r.client()
+		if err != nil {
+			return err
+		}
+		switch len(types) {
+		case 0:
+		case 1:
+			req.Type = types[0]
+		default:
+			req.Types = types
+		}
+		req.OnFailure, req.Parallelism = model.OnFailure(run.onFailure), run.parallelism
+		ex, err := c.ExecuteGraph(ctx, cluster, req)
+		if err != nil {
+			return apiFailure(a, err, nil)
+		}
+		return r.started(ctx, c, ex, run.wait, false)
+	}
+	f := cmd.Flags()
+	f.StringVar(&cluster, "cluster", "", "the cluster `ID` (required)")
+	f.StringArrayVar(&types, "type", nil, "graph type to execute (default \"default\"); repeatable, run in order")
+	f.StringSliceVar(&req.Nodes, "nodes", nil, "run on these nodes only (ids or names, comma separated)")
+	f.StringSliceVar(&req.Tasks, "tasks", nil, "run these tasks only (comma separated); the others are skipped")
+	f.BoolVar(&req.DryRun, "dry-run", false, "plan the execution without changing anything")
+	f.BoolVar(&req.Noop, "noop", false, "run the tasks in no-op mode")
+	f.BoolVar(&req.Force, "force", false, "run every task, also those that would be skipped as already done")
+	run.register(f, model.OnFailureStop)
+	r.out.registerColor(f)
+	return cmd
+}

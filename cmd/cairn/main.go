@@ -1,0 +1,17 @@
+// Command cairn is Cairn's single binary: offline document tools
+// (validate, graph merge/show) and the verbs that talk to a Cairn server.
+package main
+
+import (
+	"context"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := execute(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}

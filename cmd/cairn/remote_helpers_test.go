@@ -1,0 +1,275 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cairn-io/cairn/api"
+	"github.com/cairn-io/cairn/client"
+	"github.com/cairn-io/cairn/internal/testenv"
+	"github.com/cairn-io/cairn/kinds"
+	"github.com/cairn-io/cairn/model"
+	"github.com/cairn-io/cairn/starter"
+	"github.com/cairn-io/cairn/store"
+	"github.com/cairn-io/cairn/worker"
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	testenv.StopTemporal()
+	os.Exit(code)
+}
+
+// apiServer is a real Cairn API behind httptest: a SQLite store in a temp
+// dir and, when asked, the starter and workers on the shared Temporal dev
+// server (its own task queue, local nodes in their own directories).
+type apiServer struct {
+	t      *testing.T
+	url    string
+	token  string
+	dir    string // the test's files
+	store  store.Store
+	client *client.Client
+	locals *worker.LocalNodes
+}
+
+type apiServerOptions struct {
+	temporal bool
+	token    string
+	// front wraps the API handler.
+	front func(http.Handler) http.Handler
+}
+
+func newAPIServer(t *testing.T, o apiServerOptions) *apiServer {
+	t.Helper()
+	// The CLI reads these; the test's environment must not leak in.
+	for _, k := range []string{envServer, envToken, "NO_COLOR"} {
+		t.Setenv(k, "")
+	}
+	dir := t.TempDir()
+	ctx := context.Background()
+	st, err := store.Open(ctx, "sqlite://"+filepath.Join(dir, "cairn.db"))
+	if err != nil {
+		t.Fatalf("open store: %v", err)
+	}
+	t.Cleanup(func() { _ = st.Close() })
+	s := &apiServer{t: t, token: o.token, dir: dir, store: st}
+	cat := kinds.Builtin()
+	deps := api.Deps{Store: st, Catalogue: cat, Registry: worker.DefaultRegistry(cat, nil)}
+	cfg := api.Config{Token: o.token, WaitTimeout: 2 * time.Minute, EventsPollInterval: 100 * time.Millisecond, EventsHeartbeat: time.Second}
+	if o.temporal {
+		dev := testenv.Temporal(t)
+		queue := "cairn-cli-" + randomSuffix()
+		wdeps := worker.Deps{Store: st, Catalogue: cat}
+		wopts := worker.Options{TaskQueue: queue}
+		w, err := worker.New(dev.Client, wdeps, wopts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		worker.RegisterGraph(w, wdeps, wopts)
+		if err := w.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(w.Stop)
+		s.locals = worker.NewLocalNodes(dev.Client, wdeps, filepath.Join(dir, "data"), worker.Options{})
+		t.Cleanup(s.locals.Stop)
+		starterCfg := starter.Config{TaskQueue: queue, Store: st, HeartbeatTimeout: 2 * time.Second, NodeWait: 10 * time.Second}
+		st := starter.New(dev.Client, starterCfg)
+		if err := st.EnsureSearchAttributes(ctx); err != nil {
+			t.Fatal(err)
+		}
+		deps.Executions = st
+	}
+	e, err := api.New(cfg, deps)
+	if err != nil {
+		t.Fatalf("api.New: %v", err)
+	}
+	var h http.Handler = e
+	if o.front != nil {
+		h = o.front(e)
+	}
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	s.url = srv.URL
+	if s.client, err = client.New(srv.URL, o.token); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func randomSuffix() string {
+	var b [5]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// cliResult is one command's outcome.
+type cliResult struct {
+	code           int
+	stdout, stderr string
+}
+
+// run runs cairn in-process against the server, with its URL and token.
+func (s *apiServer) run(args ...string) cliResult {
+	s.t.Helper()
+	args = append(args, "--server", s.url)
+	if s.token != "" {
+		args = append(args, "--token", s.token)
+	}
+	return runCairn(s.t, args...)
+}
+
+// runCairn runs a command line in-process as it is.
+func runCairn(t *testing.T, args ...string) cliResult {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	code := execute(ctx, args, &out, &errOut)
+	return cliResult{code: code, stdout: out.String(), stderr: errOut.String()}
+}
+
+// ok fails the test unless the command exited with code.
+func (r cliResult) expect(t *testing.T, code int) cliResult {
+	t.Helper()
+	if r.code != code {
+		t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", r.code, code, r.stdout, r.stderr)
+	}
+	return r
+}
+
+// has fails the test unless stdout holds every string.
+func (r cliResult) has(t *testing.T, wants ...string) cliResult {
+	t.Helper()
+	for _, w := range wants {
+		if !strings.Contains(r.stdout, w) {
+			t.Fatalf("stdout lacks %q\nstdout:\n%s\nstderr:\n%s", w, r.stdout, r.stderr)
+		}
+	}
+	return r
+}
+
+// hasErr fails the test unless stderr holds every string.
+func (r cliResult) hasErr(t *testing.T, wants ...string) cliResult {
+	t.Helper()
+	for _, w := range wants {
+		if !strings.Contains(r.stderr, w) {
+			t.Fatalf("stderr lacks %q\nstdout:\n%s\nstderr:\n%s", w, r.stdout, r.stderr)
+		}
+	}
+	return r
+}
+
+// file writes content to name under the test's directory and returns the
+// path.
+func (s *apiServer) file(name, content string) string {
+	s.t.Helper()
+	p := filepath.Join(s.dir, name)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		s.t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		s.t.Fatal(err)
+	}
+	return p
+}
+
+// path is a path under the test's directory.
+func (s *apiServer) path(name string) string { return filepath.Join(s.dir, name) }
+
+func (s *apiServer) ctx() context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	s.t.Cleanup(cancel)
+	return ctx
+}
+
+// stack creates a stack through the API and returns its id.
+func (s *apiServer) stack(name string) string {
+	s.t.Helper()
+	st, err := s.client.CreateStack(s.ctx(), client.StackInput{Name: name})
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	return st.ID
+}
+
+// cluster creates release rel, plugin plug and a cluster of local nodes
+// served by this server's workers, and returns the cluster id.
+func (s *apiServer) cluster(nodes ...model.Node) string {
+	s.t.Helper()
+	ctx := s.ctx()
+	id := "c" + randomSuffix()
+	if _, err := s.client.CreateRelease(ctx, client.ReleaseInput{ID: "rel", Name: "release"}); err != nil {
+		s.t.Fatal(err)
+	}
+	if _, err := s.client.CreatePlugin(ctx, client.PluginInput{ID: "plug", Name: "plugin"}); err != nil {
+		s.t.Fatal(err)
+	}
+	if _, err := s.client.CreateCluster(ctx, client.ClusterInput{ID: id, Name: "env", ReleaseID: "rel", PluginIDs: []string{"plug"}, Nodes: nodes}); err != nil {
+		s.t.Fatal(err)
+	}
+	if s.locals != nil {
+		if err := s.locals.Sync(ctx); err != nil {
+			s.t.Fatal(err)
+		}
+	}
+	return id
+}
+
+// execution reads an execution through the API.
+func (s *apiServer) execution(id string) *client.Execution {
+	s.t.Helper()
+	ex, err := s.client.GetExecution(s.ctx(), id)
+	if err != nil {
+		s.t.Fatalf("get execution %s: %v", id, err)
+	}
+	return ex
+}
+
+// waitExecution polls an execution until cond holds.
+func (s *apiServer) waitExecution(id, what string, cond func(*client.Execution) bool) *client.Execution {
+	s.t.Helper()
+	deadline := time.Now().Add(2 * time.Minute)
+	for time.Now().Before(deadline) {
+		ex, err := s.client.GetExecution(s.ctx(), id)
+		if err == nil && cond(ex) {
+			return ex
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	s.t.Fatalf("execution %s: not %s within 2 minutes", id, what)
+	return nil
+}
+
+func readFile(t *testing.T, p string) string {
+	t.Helper()
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// ansi reports whether s holds an ANSI colour sequence.
+func ansi(s string) bool { return strings.Contains(s, "\x1b[") }
+
+// waitUntil polls cond for up to a minute.
+func (s *apiServer) waitUntil(what string, cond func() bool) {
+	s.t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for !cond() {
+		if time.Now().After(deadline) {
+			s.t.Fatalf("%s: not within a minute", what)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}

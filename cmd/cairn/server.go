@@ -1,0 +1,161 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"time"
+
+	"github.com/spf13/cobra"
+	"go.temporal.io/sdk/client"
+	sdklog "go.temporal.io/sdk/log"
+	"go.temporal.io/sdk/testsuite"
+
+	"github.com/cairn-io/cairn/internal/searchattr"
+	"github.com/cairn-io/cairn/internal/server"
+)
+
+// serverSettings are the variables `cairn server` and `cairn worker` read.
+var serverSettings = []string{
+	"CAIRN_TEMPORAL_ADDRESS", "CAIRN_TEMPORAL_NAMESPACE", "CAIRN_TASK_QUEUE", "CAIRN_TEMPORAL_UI_URL",
+	"CAIRN_DATA_DIR", "CAIRN_DATABASE_URL", "CAIRN_API_ADDR", "CAIRN_API_TOKEN", "CAIRN_BODY_LIMIT",
+	"CAIRN_CODEC_KEY", "CAIRN_SECRETS_FILE", "CAIRN_KINDS_DIR", "CAIRN_FETCH_SCHEMES", "CAIRN_FETCH_DIR",
+	"CAIRN_CONTROL_ROOT", "CAIRN_PARALLELISM", "CAIRN_WORKER_POLLERS", "CAIRN_LOG_LEVEL", "CAIRN_LOG_FORMAT",
+}
+
+// newServerCmd is `cairn server`: the HTTP API, the control plane's worker
+// and the local nodes' workers.
+func newServerCmd(a *app) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "server",
+		Short: "Run the API, the control plane's worker and the local nodes",
+		Args:  cobra.NoArgs,
+	}
+	example := cmd.Flags().String("example-cluster", "", "seed the example release, plugin and a local cluster of this id")
+	load := settingFlags(cmd, serverSettings, nil)
+	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
+		cfg, err := load()
+		if err != nil {
+			return err
+		}
+		return server.Run(cmd.Context(), cfg, newLogger(a, cfg), server.Options{API: true, ExampleCluster: *example})
+	}
+	return cmd
+}
+
+// newWorkerCmd is `cairn worker`: the control plane's worker and the local
+// nodes without the API, to scale workers apart from the API.
+func newWorkerCmd(a *app) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "worker",
+		Short: "Run the control plane's worker and the local nodes (no API)",
+		Args:  cobra.NoArgs,
+	}
+	load := settingFlags(cmd, serverSettings, nil)
+	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
+		cfg, err := load()
+		if err != nil {
+			return err
+		}
+		return server.Run(cmd.Context(), cfg, newLogger(a, cfg), server.Options{})
+	}
+	return cmd
+}
+
+// newDevCmd is `cairn dev`: everything on this machine — the Temporal dev
+// server with its UI (state under the data dir, Cairn's search attributes
+// registered) and `cairn server` with the example cluster.
+func newDevCmd(a *app) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "dev",
+		Short: "Run the Temporal dev server with its UI and Cairn, all on this machine",
+		Args:  cobra.NoArgs,
+	}
+	temporalBin := cmd.Flags().String("temporal", "", "Temporal CLI binary (default: bin/temporal beside cairn, else $CAIRN_TEMPORAL_BIN, else temporal on PATH)")
+	uiPort := cmd.Flags().Int("ui-port", 8233, "Temporal UI port")
+	port := cmd.Flags().Int("temporal-port", 7233, "Temporal frontend port")
+	example := cmd.Flags().String("example-cluster", "demo", "seed the example cluster of this id (empty: none)")
+	load := settingFlags(cmd, serverSettings, nil)
+	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
+		cfg, err := load()
+		if err != nil {
+			return err
+		}
+		bin, err := findTemporal(*temporalBin)
+		if err != nil {
+			return err
+		}
+		if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
+			return err
+		}
+		if cfg.ControlRoot == "" {
+			cfg.ControlRoot = filepath.Join(cfg.DataDir, "control")
+		}
+		hostPort := fmt.Sprintf("127.0.0.1:%d", *port)
+		logFile, err := os.OpenFile(filepath.Join(cfg.DataDir, "temporal.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+		if err != nil {
+			return err
+		}
+		defer logFile.Close()
+		log := newLogger(a, cfg)
+		startCtx, cancel := context.WithTimeout(cmd.Context(), 2*time.Minute)
+		defer cancel()
+		dev, err := testsuite.StartDevServer(startCtx, testsuite.DevServerOptions{
+			ExistingPath: bin,
+			ClientOptions: &client.Options{
+				HostPort: hostPort, Namespace: cfg.TemporalNamespace,
+				Logger: sdklog.NewStructuredLogger(log.With("component", "temporal")),
+			},
+			DBFilename: filepath.Join(cfg.DataDir, "temporal.db"),
+			EnableUI:   true,
+			UIPort:     fmt.Sprint(*uiPort),
+			LogLevel:   "warn",
+			ExtraArgs:  searchattr.DevServerArgs(),
+			Stdout:     logFile,
+			Stderr:     logFile,
+		})
+		if err != nil {
+			return fmt.Errorf("start the Temporal dev server: %w", err)
+		}
+		defer dev.Stop()
+		cfg.TemporalAddress = hostPort
+		cfg.TemporalUIURL = fmt.Sprintf("http://127.0.0.1:%d", *uiPort)
+		return server.Run(cmd.Context(), cfg, log, server.Options{API: true, ExampleCluster: *example, Ready: func(addr string) {
+			fmt.Fprintf(a.stdout, "\n  Temporal UI   %s\n  Cairn API     http://%s   (OpenAPI: http://%s/openapi.yaml)\n  Data          %s\n\n"+
+				"  Try:  ./bin/cairn plan --stack demo examples/hello/package.yaml\n"+
+				"        ./bin/cairn graph execute --cluster %s --nodes node-1,node-2\n  Stop: Ctrl-C\n\n",
+				cfg.TemporalUIURL, addr, addr, cfg.DataDir, orDefault(*example, "CLUSTER"))
+		}})
+	}
+	return cmd
+}
+
+func orDefault(s, d string) string {
+	if s == "" {
+		return d
+	}
+	return s
+}
+
+// findTemporal locates the Temporal CLI `make` builds into bin/.
+func findTemporal(flag string) (string, error) {
+	candidates := []string{flag, os.Getenv("CAIRN_TEMPORAL_BIN")}
+	if self, err := os.Executable(); err == nil {
+		candidates = append(candidates, filepath.Join(filepath.Dir(self), "temporal"))
+	}
+	candidates = append(candidates, filepath.Join("bin", "temporal"))
+	for _, c := range candidates {
+		if c == "" {
+			continue
+		}
+		if st, err := os.Stat(c); err == nil && !st.IsDir() {
+			return filepath.Abs(c)
+		}
+	}
+	if p, err := exec.LookPath("temporal"); err == nil {
+		return p, nil
+	}
+	return "", fmt.Errorf("the Temporal CLI was not found: run `make bin/temporal` (it is built from the Go module proxy) or pass --temporal")
+}

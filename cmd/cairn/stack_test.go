@@ -1,0 +1,138 @@
+package main
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/cairn-io/cairn/client"
+)
+
+func TestStackCreateListShow(t *testing.T) {
+	s := newAPIServer(t, apiServerOptions{})
+
+	created := s.run("stack", "create", "web", "--description", "the web tier", "--url", "https://example.com/web.yaml", "-o", "json").expect(t, 0)
+	var st client.Stack
+	if err := json.Unmarshal([]byte(created.stdout), &st); err != nil {
+		t.Fatalf("stack create -o json: %v\n%s", err, created.stdout)
+	}
+	if st.ID == "" || st.Name != "web" || st.Description != "the web tier" || len(st.URLs) != 1 {
+		t.Fatalf("created stack = %+v", st)
+	}
+	// The server has it.
+	if got, err := s.client.GetStack(s.ctx(), st.ID); err != nil || got.Name != "web" {
+		t.Fatalf("GET stack: %+v, %v", got, err)
+	}
+	s.run("stack", "create", "db").expect(t, 0).has(t, "ID", "NAME", "db")
+
+	t.Run("list", func(t *testing.T) {
+		tests := []struct {
+			format string
+			check  func(t *testing.T, out string)
+		}{
+			{"table", func(t *testing.T, out string) {
+				lines := strings.Split(strings.TrimSpace(out), "\n")
+				if len(lines) != 3 || !strings.HasPrefix(lines[0], "ID") || !strings.Contains(lines[0], "RESOURCES") {
+					t.Fatalf("table:\n%s", out)
+				}
+				// Columns are aligned: NAME starts at the same offset on every line.
+				col := strings.Index(lines[0], "NAME")
+				for _, l := range lines[1:] {
+					if name := strings.Fields(l[col:])[0]; name != "web" && name != "db" {
+						t.Fatalf("NAME column misaligned:\n%s", out)
+					}
+				}
+			}},
+			{"json", func(t *testing.T, out string) {
+				var v struct{ Stacks []client.Stack }
+				if err := json.Unmarshal([]byte(out), &v); err != nil || len(v.Stacks) != 2 {
+					t.Fatalf("json: %v\n%s", err, out)
+				}
+			}},
+			{"yaml", func(t *testing.T, out string) {
+				var v struct {
+					Stacks []struct {
+						ID        string `yaml:"id"`
+						Name      string `yaml:"name"`
+						CreatedAt string `yaml:"createdAt"`
+					} `yaml:"stacks"`
+				}
+				if err := yaml.Unmarshal([]byte(out), &v); err != nil || len(v.Stacks) != 2 || v.Stacks[0].ID == "" || v.Stacks[0].CreatedAt == "" {
+					t.Fatalf("yaml: %v\n%s", err, out)
+				}
+				if !strings.HasPrefix(out, "stacks:\n  - id: ") {
+					t.Fatalf("yaml output should be block style in the JSON field order:\n%s", out)
+				}
+			}},
+		}
+		for _, tt := range tests {
+			t.Run(tt.format, func(t *testing.T) {
+				tt.check(t, s.run("stack", "list", "-o", tt.format).expect(t, 0).stdout)
+			})
+		}
+	})
+
+	t.Run("show", func(t *testing.T) {
+		tests := []struct {
+			name string
+			args []string
+			code int
+			out  []string
+			err  string
+		}{
+			{"by id", []string{"stack", "show", st.ID}, 0, []string{"ID:", st.ID, "Name:", "web", "the web tier", "https://example.com/web.yaml", "Resources:"}, ""},
+			{"by name", []string{"stack", "show", "web"}, 0, []string{st.ID}, ""},
+			{"json", []string{"stack", "show", "web", "-o", "json"}, 0, []string{`"stack_id": "` + st.ID + `"`}, ""},
+			{"unknown", []string{"stack", "show", "nope"}, 1, nil, "404"},
+			{"bad format", []string{"stack", "show", "web", "-o", "xml"}, 1, nil, `-o "xml": want table, json or yaml`},
+		}
+		for _, tt := range tests {
+			t.Run(tt.name, func(t *testing.T) {
+				r := s.run(tt.args...).expect(t, tt.code).has(t, tt.out...).hasErr(t, tt.err)
+				if tt.code != 0 && r.stdout != "" {
+					t.Fatalf("a failure wrote to stdout: %s", r.stdout)
+				}
+			})
+		}
+	})
+
+	t.Run("invalid", func(t *testing.T) {
+		s.run("stack", "create", "x", "--url", "ftp://example.com/p.yaml").expect(t, 1).hasErr(t, "request: urls[0]:", "422")
+	})
+}
+
+func TestTokenAndServer(t *testing.T) {
+	s := newAPIServer(t, apiServerOptions{token: "s3cret-token"})
+	s.stack("web")
+	tests := []struct {
+		name   string
+		args   []string
+		env    map[string]string
+		code   int
+		stdout string
+		stderr string
+	}{
+		{"no token", []string{"stack", "list", "--server", s.url}, nil, 1, "", "401"},
+		{"wrong token", []string{"stack", "list", "--server", s.url, "--token", "nope"}, nil, 1, "", "--token or $CAIRN_API_TOKEN"},
+		{"token flag", []string{"stack", "list", "--server", s.url, "--token", "s3cret-token"}, nil, 0, "web", ""},
+		{"token env", []string{"stack", "list", "--server", s.url}, map[string]string{envToken: "s3cret-token"}, 0, "web", ""},
+		{"flag over env", []string{"stack", "list", "--server", s.url, "--token", "s3cret-token"}, map[string]string{envToken: "wrong"}, 0, "web", ""},
+		{"server env", []string{"stack", "list"}, map[string]string{envServer: s.url, envToken: "s3cret-token"}, 0, "web", ""},
+		{"bad server", []string{"stack", "list", "--server", "localhost:1"}, nil, 1, "", "want http(s)://host[:port]"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Setenv(envServer, "")
+			t.Setenv(envToken, "")
+			for k, v := range tt.env {
+				t.Setenv(k, v)
+			}
+			r := runCairn(t, tt.args...).expect(t, tt.code).has(t, tt.stdout).hasErr(t, tt.stderr)
+			if strings.Contains(r.stdout+r.stderr, "s3cret-token") {
+				t.Fatal("the token was printed")
+			}
+		})
+	}
+}

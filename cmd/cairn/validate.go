@@ -1,0 +1,143 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/cairn-io/cairn/graphs"
+)
+
+func newValidateCmd(a *app) *cobra.Command {
+	var df documentFlags
+	cmd := &cobra.Command{
+		Use:   "validate FILE|DIR...",
+		Short: "Validate packages and graphs offline, reporting every error at once",
+		Long: "Validate reads YAML, JSON and Jsonnet documents (a directory contributes its\n" +
+			"*.yaml, *.yml, *.json and *.jsonnet files) as one package plus its graphs, and\n" +
+			"reports every problem as FILE:LINE:COL: PATH: message. Jsonnet imports resolve\n" +
+			"relative to the importing file's directory and may not leave it.",
+		Example: "  cairn validate examples/motd.yaml\n  cairn validate --ext-var site=lab deploy.jsonnet",
+		Args:    cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			docs, err := df.parse(a, args)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintln(a.stdout, summary(docs))
+			return nil
+		},
+	}
+	df.register(cmd.Flags())
+	cmd.Flags().BoolVar(&df.partial, "partial", false, "read graph layers: tasks may omit their type, references are checked after merging")
+	return cmd
+}
+
+// summary is validate's one-line report.
+func summary(d *parsedDocuments) string {
+	var tasks int
+	for _, g := range d.docs.Graphs {
+		tasks += len(g.Tasks)
+	}
+	parts := []string{plural(len(d.docs.Package.Resources), "resource", "resources")}
+	if len(d.docs.Graphs) > 0 {
+		parts = append(parts, fmt.Sprintf("%s (%s)", plural(len(d.docs.Graphs), "graph", "graphs"), plural(tasks, "task", "tasks")))
+	}
+	if len(d.docs.Kinds) > 0 {
+		parts = append(parts, plural(len(d.docs.Kinds), "kind", "kinds"))
+	}
+	return fmt.Sprintf("%s: %s: valid", plural(d.files, "file", "files"), strings.Join(parts, ", "))
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
+// documentFlags are the flags of commands that read documents.
+type documentFlags struct {
+	extVars []string
+	partial bool
+}
+
+func (f *documentFlags) register(fs *pflag.FlagSet) {
+	fs.StringArrayVar(&f.extVars, "ext-var", nil, "Jsonnet external variable `key=value` (std.extVar); repeatable")
+}
+
+func (f *documentFlags) extVarMap() (map[string]string, error) {
+	if len(f.extVars) == 0 {
+		return nil, nil
+	}
+	out := make(map[string]string, len(f.extVars))
+	for _, kv := range f.extVars {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || k == "" {
+			return nil, fmt.Errorf("--ext-var %q: want key=value", kv)
+		}
+		out[k] = v
+	}
+	return out, nil
+}
+
+type parsedDocuments struct {
+	docs  *graphs.Documents
+	files int
+}
+
+// parse reads and validates documents. Problems in the documents are
+// printed to stderr, one per line, and end the command with exit code 1.
+func (f *documentFlags) parse(a *app, paths []string) (*parsedDocuments, error) {
+	ext, err := f.extVarMap()
+	if err != nil {
+		return nil, err
+	}
+	srcs, err := graphs.ReadFiles(paths...)
+	if err != nil {
+		return nil, err
+	}
+	if len(srcs) == 0 {
+		return nil, fmt.Errorf("no documents in %s", strings.Join(paths, ", "))
+	}
+	opts := graphs.Options{ExtVars: ext, Partial: f.partial, Jsonnet: fileJsonnet{next: graphs.InProcessJsonnet{}}}
+	docs, err := graphs.Parse(opts, srcs...)
+	if err != nil {
+		return nil, reportDocumentErrors(a.stderr, err)
+	}
+	return &parsedDocuments{docs: docs, files: len(srcs)}, nil
+}
+
+// fileJsonnet evaluates each Jsonnet file with its imports resolved from,
+// and confined to, the file's own directory.
+type fileJsonnet struct {
+	next graphs.JsonnetEvaluator
+}
+
+func (e fileJsonnet) EvaluateJsonnet(ctx context.Context, req graphs.JsonnetRequest) ([]byte, error) {
+	req.ImportDir = filepath.Dir(req.Name)
+	return e.next.EvaluateJsonnet(ctx, req)
+}
+
+// reportDocumentErrors prints document errors, one per line, and returns
+// the error that ends the command with exit code 1. Other errors are
+// returned as they are.
+func reportDocumentErrors(w io.Writer, err error) error {
+	var errs graphs.Errors
+	if !errors.As(err, &errs) {
+		return err
+	}
+	files := map[string]bool{}
+	for _, e := range errs {
+		files[e.Pos.Source] = true
+		fmt.Fprintln(w, e.Error())
+	}
+	fmt.Fprintf(w, "%s in %s\n", plural(len(errs), "error", "errors"), plural(len(files), "file", "files"))
+	return &exitError{code: exitFailure}
+}

@@ -1,0 +1,126 @@
+package graphs
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// fuzzSeeds adds every fixture of testdata/parse with the given
+// extensions to the corpus, plus extra inline seeds.
+func fuzzSeeds(f *testing.F, exts []string, extra ...string) {
+	for _, ext := range exts {
+		files, _ := filepath.Glob(filepath.Join("testdata", "parse", "*"+ext))
+		for _, file := range files {
+			data, err := os.ReadFile(file)
+			if err != nil {
+				f.Fatal(err)
+			}
+			f.Add(data)
+		}
+	}
+	for _, s := range extra {
+		f.Add([]byte(s))
+	}
+}
+
+// checkFuzzResult holds for every input: Parse returns Documents and, on
+// failure, Errors that name the source and lie inside it.
+func checkFuzzResult(t *testing.T, name string, data []byte, docs *Documents, err error) {
+	t.Helper()
+	if docs == nil || docs.Package == nil || docs.Catalogue == nil {
+		t.Fatalf("no documents returned (err %v)", err)
+	}
+	if err == nil {
+		return
+	}
+	var es Errors
+	if !errors.As(err, &es) || len(es) == 0 {
+		t.Fatalf("error is %T, want non-empty Errors: %v", err, err)
+	}
+	lines := yamlLines(data)
+	for _, e := range es {
+		if e.Pos.Source != name || e.Message == "" {
+			t.Fatalf("error without source or message: %#v", e)
+		}
+		if e.Pos.Line < 0 || e.Pos.Line > lines+1 || e.Pos.Column < 0 {
+			t.Fatalf("error outside the document (%d lines): %#v", lines, e)
+		}
+	}
+}
+
+// yamlLines counts lines as YAML does: CR, LF and CRLF end a line, and
+// so do NEL, LS and PS.
+func yamlLines(data []byte) int {
+	n := 1
+	for i := 0; i < len(data); i++ {
+		switch {
+		case data[i] == '\n':
+			n++
+		case data[i] == '\r':
+			if i+1 < len(data) && data[i+1] == '\n' {
+				i++
+			}
+			n++
+		case bytes.HasPrefix(data[i:], []byte("\u0085")), bytes.HasPrefix(data[i:], []byte("\u2028")), bytes.HasPrefix(data[i:], []byte("\u2029")):
+			n++
+		}
+	}
+	return n
+}
+
+func FuzzReadYAML(f *testing.F) {
+	fuzzSeeds(f, []string{".yaml"},
+		"a: &a [1, 2]\nb: [*a, *a]\nc: {<<: {x: 1}, y: 2}\n",
+		"- id: a\n  type: shell\n  role: '*'\n  cross-depends: [{name: /a/, policy: any}]\n  parameters: {cmd: x}\n",
+		"kind: Graph\nmetadata: {type: t}\ntasks:\n- {id: x, type: group, tasks: [x], requires: [x]}\n",
+		"---\n---\nkind: file\nmetadata: {name: a}\nspec: {path: /a, content: '{{ env }}'}\n",
+		"kind: Kind\nmetadata: {name: K}\nspec: {base: http, wrap: body, defaults: {url: 'http://x', path: /k}}\n---\nkind: K\nmetadata: {name: k}\n",
+		"x: !!binary aGVsbG8=\ny: 2001-12-14\nz: !custom 3\n? [complex]\n: key\n",
+	)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		opts := Options{MaxBytes: 64 << 10, MaxNodes: 20000}
+		docs, err := Parse(opts, Source{Name: "f.yaml", Data: data, Format: FormatYAML})
+		checkFuzzResult(t, "f.yaml", data, docs, err)
+		_, _ = ParseGraph(Options{MaxBytes: 64 << 10, MaxNodes: 20000, Partial: true}, Source{Name: "f.yaml", Data: data, Format: FormatYAML})
+	})
+}
+
+func FuzzReadJSON(f *testing.F) {
+	fuzzSeeds(f, []string{".json"},
+		`{"kind": "file", "metadata": {"name": "a"}, "spec": {"path": "/a", "content": "x"}, "dependsOn": ["directory/x"]}`,
+		`[{"id": "a", "type": "shell", "parameters": {"cmd": "x", "n": null}, "cross-depended-by": [{"name": "b"}]}]`,
+		`{"type": "t", "name": "n", "tasks": [{"id": "a", "type": "stage", "strategy": {"type": "parallel", "amount": 1e400}}]}`,
+		`{"a": "\u00e9\ud800", "b": -0, "c": 1.0e-7, "d": [[[[]]]]}`,
+		`{"kind": 1, "kind": 2}`,
+	)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		opts := Options{MaxBytes: 64 << 10, MaxNodes: 20000}
+		docs, err := Parse(opts, Source{Name: "f.json", Data: data, Format: FormatJSON})
+		checkFuzzResult(t, "f.json", data, docs, err)
+	})
+}
+
+func FuzzReadJsonnet(f *testing.F) {
+	fuzzSeeds(f, []string{".jsonnet"},
+		`{kind: 'directory', metadata: {name: std.extVar('n')}, spec: {path: '/x'}}`,
+		`local t(id) = {id: id, type: 'stage'}; [t('a'), t('b') {requires: ['a']}]`,
+		"{\n  a: error 'boom',\n}",
+		`[x for x in std.range(1, 10)]`,
+		`local f(x) = if x == 0 then [] else [f(x - 1)]; f(5)`,
+		"{a: |||\n  text [[[\n|||, b: @'q''q', c: \"\\\"\"}",
+		`import 'x.libsonnet'`,
+	)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) > 4<<10 {
+			return
+		}
+		opts := Options{MaxBytes: 256 << 10, MaxNodes: 20000, Timeout: time.Second, JsonnetMaxStack: 100,
+			ExtVars: map[string]string{"n": "x"}}
+		docs, err := Parse(opts, Source{Name: "f.jsonnet", Data: data, Format: FormatJsonnet})
+		checkFuzzResult(t, "f.jsonnet", data, docs, err)
+	})
+}

@@ -1,0 +1,373 @@
+package graphs
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/cairn-io/cairn/model"
+)
+
+// YAML tags of resolved scalars.
+const (
+	nullTag  = "!!null"
+	boolTag  = "!!bool"
+	intTag   = "!!int"
+	floatTag = "!!float"
+	strTag   = "!!str"
+	mergeTag = "!!merge"
+)
+
+// readYAML decodes a multi-document YAML stream into documents. The node
+// tree keeps every value's line and column; aliases are checked and
+// expanded here (see expander) so later steps see plain trees.
+func (r *reader) readYAML(name string, data []byte) []*document {
+	if marks := structureMarks(data); marks > r.lim.maxNodes {
+		r.c.add(model.Position{Source: name}, "", "document has too many lines and list items (%d, limit %d)", marks, r.lim.maxNodes)
+		return nil
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	budget := r.lim.maxNodes
+	var docs []*document
+	index := 0
+	for {
+		var n yaml.Node
+		err := decodeYAML(dec, &n)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			line, msg := yamlErrorPosition(err)
+			r.c.add(model.Position{Source: name, Doc: index, Line: line}, "", "invalid YAML: %s", msg)
+			break
+		}
+		if n.Kind != yaml.DocumentNode || len(n.Content) == 0 {
+			index++
+			continue
+		}
+		root := n.Content[0]
+		d := &document{source: name, index: index, format: FormatYAML}
+		x := expander{doc: d, c: r.c, maxDepth: r.lim.maxDepth, budget: budget, maxNodes: r.lim.maxNodes}
+		ok := x.expandRoot(root)
+		budget = x.budget
+		if !ok {
+			index++
+			if budget <= 0 {
+				break
+			}
+			continue
+		}
+		us := units(root)
+		if len(us) == 0 {
+			index++
+			continue
+		}
+		for _, u := range us {
+			docs = append(docs, &document{source: name, index: index, root: u, format: FormatYAML})
+			index++
+		}
+	}
+	return docs
+}
+
+// decodeYAML decodes one document, turning a panic inside the YAML
+// library into an error: no input may crash the process.
+func decodeYAML(dec *yaml.Decoder, n *yaml.Node) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("yaml: %v", p)
+		}
+	}()
+	return dec.Decode(n)
+}
+
+var yamlLineRE = regexp.MustCompile(`^yaml: line (\d+): (?s)(.*)$`)
+
+// yamlParserProblems are the problems yaml.v3's parser (not its scanner)
+// reports. For these its error text names the line of the construct being
+// parsed counted from 0, not from 1; yamlErrorPosition corrects that.
+var yamlParserProblems = map[string]bool{
+	"did not find expected ',' or ']'":       true,
+	"did not find expected ',' or '}'":       true,
+	"did not find expected '-' indicator":    true,
+	"did not find expected <document start>": true,
+	"did not find expected <stream-start>":   true,
+	"did not find expected key":              true,
+	"did not find expected node content":     true,
+	"found duplicate %TAG directive":         true,
+	"found duplicate %YAML directive":        true,
+	"found incompatible YAML document":       true,
+	"found undefined tag handle":             true,
+}
+
+// yamlErrorPosition extracts the line yaml.v3 names in its error text.
+func yamlErrorPosition(err error) (int, string) {
+	msg := err.Error()
+	if m := yamlLineRE.FindStringSubmatch(msg); m != nil {
+		line, _ := strconv.Atoi(m[1])
+		if yamlParserProblems[m[2]] {
+			line++
+		}
+		return line, m[2]
+	}
+	return 0, strings.TrimPrefix(msg, "yaml: ")
+}
+
+// expander walks a freshly decoded YAML tree once: it replaces each alias
+// by the node it names (sharing it, never copying), applies merge keys
+// (<<), drops and reports duplicate keys, and refuses trees that are
+// nested too deeply or that aliases would expand past the node budget. An
+// alias bomb is refused after visiting each anchored node once, because
+// the expanded size of every anchored node is computed once and reused.
+type expander struct {
+	doc      *document
+	c        *collector
+	maxDepth int
+	maxNodes int
+	budget   int
+	memo     map[*yaml.Node]nodeStat
+	active   map[*yaml.Node]bool
+	failed   bool
+}
+
+type nodeStat struct {
+	size   int // nodes after expanding aliases
+	height int // nesting levels below the node
+}
+
+func (x *expander) expandRoot(root *yaml.Node) bool {
+	if root.Kind == yaml.AliasNode {
+		x.fail(root, "a document cannot be an alias")
+		return false
+	}
+	x.node(root, 1)
+	return !x.failed
+}
+
+func (x *expander) fail(n *yaml.Node, format string, args ...any) {
+	if x.failed {
+		return
+	}
+	x.failed = true
+	x.c.add(x.doc.pos(n), "", format, args...)
+}
+
+func (x *expander) node(n *yaml.Node, depth int) nodeStat {
+	if x.failed {
+		return nodeStat{}
+	}
+	if n.Anchor != "" {
+		if x.active == nil {
+			x.active = map[*yaml.Node]bool{}
+			x.memo = map[*yaml.Node]nodeStat{}
+		}
+		x.active[n] = true
+		defer delete(x.active, n)
+	}
+	if depth > x.maxDepth {
+		x.fail(n, "values are nested more than %d levels deep", x.maxDepth)
+		return nodeStat{}
+	}
+	x.budget--
+	if x.budget < 0 {
+		x.fail(n, "document has more than %d values (aliases included)", x.maxNodes)
+		return nodeStat{}
+	}
+	st := nodeStat{size: 1}
+	for i, child := range n.Content {
+		// Mapping keys sit at their mapping's level; values and list
+		// items one deeper.
+		childDepth := depth + 1
+		if n.Kind == yaml.MappingNode && i%2 == 0 {
+			childDepth = depth
+		}
+		var cs nodeStat
+		if child.Kind == yaml.AliasNode {
+			cs = x.alias(child, childDepth)
+			n.Content[i] = child.Alias
+		} else {
+			cs = x.node(child, childDepth)
+		}
+		if x.failed {
+			return nodeStat{}
+		}
+		st.size += cs.size
+		if childDepth > depth {
+			st.height = max(st.height, cs.height+1)
+		}
+	}
+	if n.Kind == yaml.MappingNode {
+		x.mapping(n)
+	}
+	if n.Anchor != "" {
+		x.memo[n] = st
+	}
+	return st
+}
+
+// alias accounts for one use of an anchored value. YAML defines anchors
+// before their aliases, so the value was expanded once already and its
+// size and height are known; an alias to a value still being expanded
+// refers to its own ancestor.
+func (x *expander) alias(a *yaml.Node, depth int) nodeStat {
+	target := a.Alias
+	if target == nil {
+		x.fail(a, "unknown alias *%s", a.Value)
+		return nodeStat{}
+	}
+	if x.active[target] {
+		x.fail(a, "alias *%s refers to the value that contains it", a.Value)
+		return nodeStat{}
+	}
+	st, ok := x.memo[target]
+	if !ok {
+		x.fail(a, "alias *%s refers to a value that could not be read", a.Value)
+		return nodeStat{}
+	}
+	if depth+st.height > x.maxDepth {
+		x.fail(a, "values are nested more than %d levels deep (through alias *%s)", x.maxDepth, a.Value)
+		return nodeStat{}
+	}
+	x.budget -= st.size
+	if x.budget < 0 {
+		x.fail(a, "document has more than %d values after expanding alias *%s", x.maxNodes, a.Value)
+		return nodeStat{}
+	}
+	return st
+}
+
+// mapping applies merge keys and removes duplicate keys (reporting them).
+// Explicit keys win over merged ones; earlier merge sources win over
+// later ones, as YAML's merge key specifies.
+func (x *expander) mapping(n *yaml.Node) {
+	content := n.Content
+	hasMerge := false
+	for i := 0; i+1 < len(content); i += 2 {
+		if k := content[i]; k.Kind == yaml.ScalarNode && k.ShortTag() == mergeTag {
+			hasMerge = true
+			break
+		}
+	}
+	var merged []*yaml.Node
+	if hasMerge {
+		explicit := make([]*yaml.Node, 0, len(content))
+		for i := 0; i+1 < len(content); i += 2 {
+			k, v := content[i], content[i+1]
+			if k.Kind != yaml.ScalarNode || k.ShortTag() != mergeTag {
+				explicit = append(explicit, k, v)
+				continue
+			}
+			sources := []*yaml.Node{v}
+			if v.Kind == yaml.SequenceNode {
+				sources = v.Content
+			}
+			for _, s := range sources {
+				if s.Kind != yaml.MappingNode {
+					x.c.add(x.doc.pos(s), "", "merge key << needs a mapping or a list of mappings")
+					continue
+				}
+				merged = append(merged, s.Content...)
+			}
+		}
+		content = explicit
+	}
+	if !hasMerge && len(content) <= 32 && !smallHasDuplicates(content) {
+		return // the common case: a small mapping, checked without allocating
+	}
+	seen := newKeySet(len(content)/2 + len(merged)/2)
+	out := content[:0:0]
+	changed := hasMerge
+	for i := 0; i+1 < len(content); i += 2 {
+		k := content[i]
+		if k.Kind == yaml.ScalarNode {
+			if first := seen.add(k); first != nil {
+				if !changed {
+					out = append(out, content[:i]...)
+				}
+				changed = true
+				x.c.add(x.doc.pos(k), "", "duplicate key %q (first at line %d)", k.Value, first.Line)
+				continue
+			}
+		}
+		if changed {
+			out = append(out, k, content[i+1])
+		}
+	}
+	if !changed {
+		return
+	}
+	for i := 0; i+1 < len(merged); i += 2 {
+		if k := merged[i]; k.Kind != yaml.ScalarNode || seen.add(k) == nil {
+			out = append(out, k, merged[i+1])
+		}
+	}
+	n.Content = out
+}
+
+// smallHasDuplicates reports whether a small mapping repeats a key.
+func smallHasDuplicates(content []*yaml.Node) bool {
+	for i := 2; i+1 < len(content); i += 2 {
+		k := content[i]
+		if k.Kind != yaml.ScalarNode {
+			continue
+		}
+		for j := 0; j < i; j += 2 {
+			if o := content[j]; o.Kind == yaml.ScalarNode && o.Value == k.Value {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// keySet finds repeated mapping keys: a linear scan for the small
+// mappings documents are made of, a map for large ones so a hostile
+// mapping with a million keys costs linear time.
+type keySet struct {
+	small []*yaml.Node
+	large map[string]*yaml.Node
+}
+
+func newKeySet(n int) *keySet {
+	if n > 16 {
+		return &keySet{large: make(map[string]*yaml.Node, n)}
+	}
+	return &keySet{small: make([]*yaml.Node, 0, n)}
+}
+
+// add records k and returns the earlier key of the same value, if any.
+func (s *keySet) add(k *yaml.Node) *yaml.Node {
+	if s.large != nil {
+		if first, ok := s.large[k.Value]; ok {
+			return first
+		}
+		s.large[k.Value] = k
+		return nil
+	}
+	for _, first := range s.small {
+		if first.Value == k.Value {
+			return first
+		}
+	}
+	s.small = append(s.small, k)
+	return nil
+}
+
+// mapGet returns the value of key in a mapping node, or nil.
+func mapGet(m *yaml.Node, key string) *yaml.Node {
+	if m == nil || m.Kind != yaml.MappingNode {
+		return nil
+	}
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if k := m.Content[i]; k.Kind == yaml.ScalarNode && k.Value == key {
+			return m.Content[i+1]
+		}
+	}
+	return nil
+}

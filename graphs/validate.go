@@ -1,0 +1,279 @@
+package graphs
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/cairn-io/cairn/dag"
+	"github.com/cairn-io/cairn/expr"
+	"github.com/cairn-io/cairn/kinds"
+	"github.com/cairn-io/cairn/model"
+)
+
+// validate checks what spans documents: identity, references, cycles, and
+// each spec against its kind.
+func (p *parser) validate() {
+	checkResources(p.cat, p.resources, p.c)
+	for _, g := range p.graphs {
+		checkGraph(p.cat, g, p.opts.Partial, p.c)
+	}
+}
+
+// ValidatePackage checks a package built or changed in code with the
+// rules Parse applies: known kinds, unique Kind/name, references, cycles
+// and specs. Positions come from each resource's Pos; paths are relative
+// to the resource, as Parse reports them.
+func ValidatePackage(cat *kinds.Catalogue, pkg *model.Package) Errors {
+	if cat == nil {
+		cat = kinds.Builtin()
+	}
+	c := &collector{}
+	entries := make([]*resourceEntry, len(pkg.Resources))
+	for i, r := range pkg.Resources {
+		e := &resourceEntry{r: r}
+		for j := range r.DependsOn {
+			e.depPaths = append(e.depPaths, indexPath("dependsOn", j))
+		}
+		for j := range r.Associations {
+			e.assocPaths = append(e.assocPaths, indexPath("associations", j))
+		}
+		switch _, known := cat.Lookup(r.Kind); {
+		case r.Kind == "":
+			c.add(r.Pos, "kind", "missing kind")
+		case !known:
+			c.add(r.Pos, "kind", "%s", unknownKind(cat, r.Kind))
+		default:
+			e.kindKnown = true
+		}
+		if r.Name == "" {
+			c.add(r.Pos, "metadata.name", "missing metadata.name")
+		}
+		entries[i] = e
+	}
+	checkResources(cat, entries, c)
+	return c.errs.Sort()
+}
+
+// ValidateGraph checks a whole graph — typically the merge of its layers —
+// with the rules Parse applies: unique ids, known types, references,
+// cycles, conditions and parameters. Positions come from each task's Pos
+// (the document the task, or its last override, came from); paths start
+// with the task's index in g ("tasks[3].requires[0]").
+func ValidateGraph(cat *kinds.Catalogue, g *model.Graph) Errors {
+	if cat == nil {
+		cat = kinds.Builtin()
+	}
+	c := &collector{}
+	ge := &graphEntry{g: g}
+	for i, t := range g.Tasks {
+		e := &taskEntry{t: t, path: "tasks[" + strconv.Itoa(i) + "]"}
+		if t.ID == "" {
+			c.add(t.Pos, e.path+".id", "missing task id")
+		}
+		switch _, known := cat.Lookup(t.Type); {
+		case t.Type == "":
+			c.add(t.Pos, e.path+".type", "missing task type")
+		case !known:
+			c.add(t.Pos, e.path+".type", "unknown task type %q%s", t.Type, didYouMean(cat.Suggest(t.Type)))
+		default:
+			e.typeKnown = true
+		}
+		ge.tasks = append(ge.tasks, e)
+	}
+	checkGraph(cat, ge, false, c)
+	return c.errs.Sort()
+}
+
+// checkResources reports duplicate identities, references to resources
+// that do not exist, dependency cycles and specs their kind refuses.
+func checkResources(cat *kinds.Catalogue, entries []*resourceEntry, c *collector) {
+	byKey := make(map[string]*resourceEntry, len(entries))
+	for _, e := range entries {
+		r := e.r
+		if r.Kind == "" || r.Name == "" {
+			continue
+		}
+		key := r.Ref().Key()
+		if first, dup := byKey[key]; dup {
+			c.add(e.pos("metadata.name", false), "metadata.name", "duplicate resource %s: first defined at %s", r.Ref(), first.r.Pos)
+			continue
+		}
+		byKey[key] = e
+	}
+
+	var near *suggester
+	g := dag.New()
+	for _, e := range entries {
+		if e.r.Kind == "" || e.r.Name == "" || byKey[e.r.Ref().Key()] != e {
+			continue
+		}
+		from := e.r.Ref().Key()
+		g.Add(from)
+		check := func(refs []model.Ref, paths []string, what string) {
+			for i, ref := range refs {
+				target, ok := byKey[ref.Key()]
+				if !ok {
+					if near == nil {
+						names := make([]string, 0, len(byKey))
+						for _, e := range byKey {
+							names = append(names, e.r.Ref().String())
+						}
+						near = newSuggester(names)
+					}
+					path := paths[i]
+					c.add(e.pos(path, false), path, "%s %s: no such resource in the package%s", what, ref, didYouMean(near.near(ref.String())))
+					continue
+				}
+				g.Connect(from, target.r.Ref().Key())
+			}
+		}
+		check(e.r.DependsOn, e.depPaths, "depends on")
+		check(e.r.Associations, e.assocPaths, "associated with")
+	}
+	for _, cycle := range g.Cycles() {
+		names := make([]string, len(cycle))
+		for i, key := range cycle {
+			names[i] = byKey[key].r.Ref().String()
+		}
+		first := byKey[cycle[0]]
+		c.add(first.r.Pos, "dependsOn", "dependency cycle: %s", dag.FormatCycle(names))
+	}
+
+	for _, e := range entries {
+		if !e.kindKnown {
+			// No schema to check against, but expressions can still be.
+			for _, is := range expr.CheckSpec(e.r.Spec) {
+				path := joinPath("spec", is.Path)
+				c.add(e.pos(path, false), path, "%s", is.Message)
+			}
+			continue
+		}
+		for _, se := range cat.ValidateSpec(e.r.Kind, e.r.Spec) {
+			c.add(e.pos(se.Path, strings.HasPrefix(se.Message, "unknown field")), se.Path, "%s", se.Message)
+		}
+	}
+}
+
+// suggester proposes a near existing name for a dangling reference. The
+// candidates are sorted once, and only the first few dangling references
+// get a suggestion, so a document full of them stays cheap to check.
+type suggester struct {
+	names []string
+	left  int
+}
+
+func newSuggester(names []string) *suggester {
+	return &suggester{names: sortedStrings(names), left: 100}
+}
+
+func (s *suggester) near(name string) string {
+	if s.left <= 0 {
+		return ""
+	}
+	s.left--
+	return suggest(name, s.names)
+}
+
+// checkGraph reports duplicate task ids, references to tasks that do not
+// exist, cycles of requires/required_for, bad conditions and parameters
+// their task type refuses. Partial graphs skip references and cycles.
+func checkGraph(cat *kinds.Catalogue, ge *graphEntry, partial bool, c *collector) {
+	byID := make(map[string]*taskEntry, len(ge.tasks))
+	for _, e := range ge.tasks {
+		if e.t.ID == "" {
+			continue
+		}
+		if first, dup := byID[e.t.ID]; dup {
+			c.add(e.pos("id", false), e.path+".id", "duplicate task id %q: first defined at %s", e.t.ID, first.t.Pos)
+			continue
+		}
+		byID[e.t.ID] = e
+	}
+
+	if !partial {
+		var near *suggester
+		g := dag.New()
+		for _, e := range ge.tasks {
+			if e.t.ID == "" || byID[e.t.ID] != e {
+				continue
+			}
+			g.Add(e.t.ID)
+		}
+		for _, e := range ge.tasks {
+			t := e.t
+			if t.ID == "" || byID[t.ID] != e {
+				continue
+			}
+			ref := func(ids []string, field, what string, edge func(other string)) {
+				for i, id := range ids {
+					if _, ok := byID[id]; !ok {
+						if near == nil {
+							ids := make([]string, 0, len(byID))
+							for id := range byID {
+								ids = append(ids, id)
+							}
+							near = newSuggester(ids)
+						}
+						path := indexPath(field, i)
+						c.add(e.pos(path, false), e.path+"."+path, "%s %q: no such task in graph %q%s", what, id, ge.g.Type, didYouMean(near.near(id)))
+						continue
+					}
+					if edge != nil {
+						edge(id)
+					}
+				}
+			}
+			ref(t.Requires, "requires", "requires", func(other string) { g.Connect(t.ID, other) })
+			ref(t.RequiredFor, "required_for", "required for", func(other string) { g.Connect(other, t.ID) })
+			ref(t.Tasks, "tasks", "group member", nil)
+			ref(t.Groups, "groups", "group", nil)
+		}
+		for _, cycle := range g.Cycles() {
+			first := byID[cycle[0]]
+			c.add(first.t.Pos, first.path+".requires", "dependency cycle: %s", dag.FormatCycle(cycle))
+		}
+	}
+
+	// Tasks share a handful of conditions: parse each once.
+	conditions := map[string]error{}
+	for _, e := range ge.tasks {
+		t := e.t
+		if t.Condition != "" {
+			err, seen := conditions[t.Condition]
+			if !seen {
+				err = expr.CheckCondition(t.Condition)
+				conditions[t.Condition] = err
+			}
+			if err != nil {
+				c.add(e.pos("condition", false), e.path+".condition", "invalid expression: %v", err)
+			}
+		}
+		if partial {
+			// A layer may override a few parameters of a task defined in
+			// an earlier layer: only the merged task is complete enough
+			// for its schema. Expressions can be checked already.
+			for _, is := range expr.CheckSpec(t.Parameters) {
+				path := joinPath("parameters", is.Path)
+				c.add(e.pos(path, false), e.path+"."+path, "%s", is.Message)
+			}
+			continue
+		}
+		if !e.typeKnown {
+			continue
+		}
+		params := t.Parameters
+		if params == nil {
+			params = map[string]any{}
+		}
+		for _, se := range cat.ValidateAt(t.Type, "parameters", params) {
+			c.add(e.pos(se.Path, strings.HasPrefix(se.Message, "unknown field")), e.path+"."+se.Path, "%s", se.Message)
+		}
+	}
+}
+
+func sortedStrings(s []string) []string {
+	out := slices.Clone(s)
+	slices.Sort(out)
+	return out
+}

@@ -1,0 +1,196 @@
+// Package codec seals Temporal payloads with AES-256-GCM, so workflow
+// inputs, results and activity arguments reach the Temporal server (and its
+// database) only as ciphertext. The key comes from CAIRN_CODEC_KEY; the
+// Temporal UI decodes through the HTTP handler this package offers.
+package codec
+
+import (
+	"crypto/aes"
+	"crypto/cipher"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"strings"
+
+	commonpb "go.temporal.io/api/common/v1"
+	"go.temporal.io/sdk/converter"
+	"google.golang.org/protobuf/proto"
+)
+
+// EnvKey is the environment variable holding the key.
+const EnvKey = "CAIRN_CODEC_KEY"
+
+// Metadata of sealed payloads.
+const (
+	// Encoding marks a sealed payload.
+	Encoding = "binary/encrypted"
+	// MetadataKeyID names the key a payload was sealed with (a short
+	// digest, never the key), so a payload sealed with another key fails
+	// with a clear error.
+	MetadataKeyID = "encryption-key-id"
+)
+
+// KeySize is the key length AES-256 needs.
+const KeySize = 32
+
+// ParseKey reads a 32-byte key written as hex (64 digits) or base64
+// (standard or URL alphabet, padded or not).
+func ParseKey(s string) ([]byte, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return nil, errors.New("codec key is empty")
+	}
+	if len(s) == 2*KeySize {
+		if b, err := hex.DecodeString(s); err == nil {
+			return b, nil
+		}
+	}
+	for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.RawStdEncoding, base64.URLEncoding, base64.RawURLEncoding} {
+		if b, err := enc.DecodeString(s); err == nil {
+			if len(b) != KeySize {
+				return nil, fmt.Errorf("codec key is %d bytes, want %d (64 hex digits or base64)", len(b), KeySize)
+			}
+			return b, nil
+		}
+	}
+	return nil, fmt.Errorf("codec key is neither 64 hex digits nor base64 of %d bytes", KeySize)
+}
+
+// KeyFromEnv returns the key in CAIRN_CODEC_KEY; ok is false when the
+// variable is unset or empty.
+func KeyFromEnv() (key []byte, ok bool, err error) {
+	s := os.Getenv(EnvKey)
+	if s == "" {
+		return nil, false, nil
+	}
+	key, err = ParseKey(s)
+	if err != nil {
+		return nil, false, fmt.Errorf("%s: %w", EnvKey, err)
+	}
+	return key, true, nil
+}
+
+// Codec seals and opens payloads. It implements converter.PayloadCodec.
+type Codec struct {
+	aead  cipher.AEAD
+	keyID string
+}
+
+var _ converter.PayloadCodec = (*Codec)(nil)
+
+// New returns a codec over a 32-byte key.
+func New(key []byte) (*Codec, error) {
+	if len(key) != KeySize {
+		return nil, fmt.Errorf("codec key is %d bytes, want %d", len(key), KeySize)
+	}
+	block, err := aes.NewCipher(key)
+	if err != nil {
+		return nil, err
+	}
+	aead, err := cipher.NewGCM(block)
+	if err != nil {
+		return nil, err
+	}
+	sum := sha256.Sum256(append([]byte("cairn codec key id\x00"), key...))
+	return &Codec{aead: aead, keyID: hex.EncodeToString(sum[:6])}, nil
+}
+
+// Encode seals each payload whole (metadata and data).
+func (c *Codec) Encode(payloads []*commonpb.Payload) ([]*commonpb.Payload, error) {
+	out := make([]*commonpb.Payload, len(payloads))
+	for i, p := range payloads {
+		plain, err := proto.Marshal(p)
+		if err != nil {
+			return nil, fmt.Errorf("codec: marshal payload: %w", err)
+		}
+		nonce := make([]byte, c.aead.NonceSize(), c.aead.NonceSize()+len(plain)+c.aead.Overhead())
+		if _, err := rand.Read(nonce); err != nil {
+			return nil, fmt.Errorf("codec: nonce: %w", err)
+		}
+		out[i] = &commonpb.Payload{
+			Metadata: map[string][]byte{
+				converter.MetadataEncoding: []byte(Encoding),
+				MetadataKeyID:              []byte(c.keyID),
+			},
+			Data: c.aead.Seal(nonce, nonce, plain, []byte(Encoding)),
+		}
+	}
+	return out, nil
+}
+
+// Decode opens sealed payloads; others pass through unchanged, so payloads
+// written before the codec was enabled still read.
+func (c *Codec) Decode(payloads []*commonpb.Payload) ([]*commonpb.Payload, error) {
+	out := make([]*commonpb.Payload, len(payloads))
+	for i, p := range payloads {
+		if string(p.GetMetadata()[converter.MetadataEncoding]) != Encoding {
+			out[i] = p
+			continue
+		}
+		if id := string(p.GetMetadata()[MetadataKeyID]); id != c.keyID {
+			return nil, fmt.Errorf("codec: payload sealed with key %s, this key is %s", id, c.keyID)
+		}
+		data := p.GetData()
+		if len(data) < c.aead.NonceSize() {
+			return nil, errors.New("codec: sealed payload too short")
+		}
+		plain, err := c.aead.Open(nil, data[:c.aead.NonceSize()], data[c.aead.NonceSize():], []byte(Encoding))
+		if err != nil {
+			return nil, errors.New("codec: sealed payload does not open (wrong key or tampered data)")
+		}
+		var decoded commonpb.Payload
+		if err := proto.Unmarshal(plain, &decoded); err != nil {
+			return nil, fmt.Errorf("codec: unmarshal payload: %w", err)
+		}
+		out[i] = &decoded
+	}
+	return out, nil
+}
+
+// DataConverter is the default data converter with payloads sealed by key;
+// give it to client.Options.DataConverter of the server, workers, agents
+// and the starter alike.
+func DataConverter(key []byte) (converter.DataConverter, error) {
+	c, err := New(key)
+	if err != nil {
+		return nil, err
+	}
+	return converter.NewCodecDataConverter(converter.GetDefaultDataConverter(), c), nil
+}
+
+// HandlerOptions configure the codec endpoint.
+type HandlerOptions struct {
+	// AllowOrigin is the Temporal UI's origin (e.g. http://localhost:8233),
+	// allowed to call the endpoint from the browser; empty sends no CORS
+	// headers.
+	AllowOrigin string
+}
+
+// Handler serves the Temporal UI's codec endpoint (POST /encode and
+// /decode with {"payloads": [...]}). Mount it behind the API's
+// authentication: whoever reaches it can read every payload.
+func Handler(key []byte, o HandlerOptions) (http.Handler, error) {
+	c, err := New(key)
+	if err != nil {
+		return nil, err
+	}
+	inner := converter.NewPayloadCodecHTTPHandler(c)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if o.AllowOrigin != "" {
+			w.Header().Set("Access-Control-Allow-Origin", o.AllowOrigin)
+			w.Header().Set("Access-Control-Allow-Credentials", "true")
+			w.Header().Set("Access-Control-Allow-Headers", "Content-Type, X-Namespace, Authorization")
+			w.Header().Set("Access-Control-Allow-Methods", "POST, OPTIONS")
+			if r.Method == http.MethodOptions {
+				w.WriteHeader(http.StatusNoContent)
+				return
+			}
+		}
+		inner.ServeHTTP(w, r)
+	}), nil
+}

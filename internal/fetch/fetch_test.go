@@ -1,0 +1,163 @@
+package fetch
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestFetchHTTP(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/pkg.yaml":
+			_, _ = w.Write([]byte("kind: File\n"))
+		case "/pkg":
+			w.Header().Set("Content-Type", "application/json; charset=utf-8")
+			_, _ = w.Write([]byte(`[]`))
+		case "/lib":
+			w.Header().Set("Content-Type", "application/jsonnet")
+			_, _ = w.Write([]byte(`[]`))
+		case "/big":
+			w.Header().Set("Content-Length", "100")
+			_, _ = w.Write([]byte(strings.Repeat("x", 100)))
+		case "/chunked-big":
+			w.(http.Flusher).Flush()
+			_, _ = w.Write([]byte(strings.Repeat("x", 100)))
+		case "/slow":
+			select {
+			case <-time.After(2 * time.Second):
+			case <-r.Context().Done():
+			}
+		case "/to-file":
+			http.Redirect(w, r, "file:///etc/passwd", http.StatusFound)
+		case "/to-pkg":
+			http.Redirect(w, r, "/pkg.yaml", http.StatusFound)
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer srv.Close()
+	f := New(Options{Schemes: []string{"http"}, MaxBytes: 50, Timeout: 300 * time.Millisecond})
+	ctx := context.Background()
+	tests := []struct {
+		path   string
+		format string
+		err    error
+		text   string
+	}{
+		{"/pkg.yaml", "yaml", nil, "kind: File\n"},
+		{"/pkg", "json", nil, "[]"},
+		{"/lib", "jsonnet", nil, "[]"},
+		{"/to-pkg", "yaml", nil, "kind: File\n"},
+		{"/big", "", ErrTooLarge, ""},
+		{"/chunked-big", "", ErrTooLarge, ""},
+		{"/missing", "", ErrStatus, ""},
+		{"/to-file", "", ErrScheme, ""},
+		{"/slow", "", context.DeadlineExceeded, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.path, func(t *testing.T) {
+			src, err := f.Fetch(ctx, srv.URL+tt.path)
+			if tt.err != nil {
+				if !errors.Is(err, tt.err) {
+					t.Fatalf("err %v, want %v", err, tt.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(src.Data) != tt.text || src.Format != tt.format {
+				t.Fatalf("got %q (%s)", src.Data, src.Format)
+			}
+		})
+	}
+	if _, err := New(Options{Schemes: []string{"https"}}).Fetch(ctx, srv.URL+"/pkg.yaml"); !errors.Is(err, ErrScheme) {
+		t.Fatalf("http with only https allowed: %v", err)
+	}
+}
+
+func TestFetchFileConfined(t *testing.T) {
+	dir := t.TempDir()
+	outside := t.TempDir()
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(os.MkdirAll(filepath.Join(dir, "pkgs"), 0o755))
+	must(os.WriteFile(filepath.Join(dir, "pkgs", "a.json"), []byte(`{"kind": "File"}`), 0o644))
+	must(os.WriteFile(filepath.Join(dir, "big.yaml"), []byte(strings.Repeat("x", 100)), 0o644))
+	must(os.WriteFile(filepath.Join(outside, "secret.yaml"), []byte("secret"), 0o644))
+	must(os.Symlink(filepath.Join(outside, "secret.yaml"), filepath.Join(dir, "link.yaml")))
+	must(os.Symlink(outside, filepath.Join(dir, "linkdir")))
+	f := New(Options{Schemes: []string{"file"}, Dir: dir, MaxBytes: 50})
+	ctx := context.Background()
+	for _, ok := range []string{"file:///pkgs/a.json", "file:pkgs/a.json", "file://localhost/pkgs/a.json"} {
+		src, err := f.Fetch(ctx, ok)
+		if err != nil || string(src.Data) != `{"kind": "File"}` || src.Format != "json" {
+			t.Fatalf("%s: %v %+v", ok, err, src)
+		}
+	}
+	for raw, want := range map[string]error{
+		"file:///../" + filepath.Base(outside) + "/secret.yaml": ErrOutside,
+		"file:///pkgs/../../x.yaml":                              ErrOutside,
+		"file:///link.yaml":                                      ErrOutside,
+		"file:///linkdir/secret.yaml":                            ErrOutside,
+		"file:///big.yaml":                                       ErrTooLarge,
+		"file://otherhost/pkgs/a.json":                           ErrURL,
+		"file:///":                                               ErrURL,
+	} {
+		if _, err := f.Fetch(ctx, raw); !errors.Is(err, want) {
+			t.Errorf("%s: err %v, want %v", raw, err, want)
+		}
+	}
+	if _, err := f.Fetch(ctx, "file:///pkgs"); err == nil {
+		t.Error("a directory was read as a file")
+	}
+	// Without a directory, file URLs are refused even when listed.
+	if err := New(Options{Schemes: []string{"file"}}).Check("file:///pkgs/a.json"); !errors.Is(err, ErrScheme) {
+		t.Fatalf("file without dir: %v", err)
+	}
+}
+
+func TestCheck(t *testing.T) {
+	f := New(Options{})
+	for raw, want := range map[string]error{
+		"https://example.com/p.yaml": nil,
+		"http://example.com/p.yaml":  nil,
+		"HTTPS://example.com/p.yaml": nil,
+		"ftp://example.com/p.yaml":   ErrScheme,
+		"file:///p.yaml":             ErrScheme,
+		"p.yaml":                     ErrURL,
+		"https:///p.yaml":            ErrURL,
+		"::":                         ErrURL,
+	} {
+		err := f.Check(raw)
+		if (want == nil && err != nil) || (want != nil && !errors.Is(err, want)) {
+			t.Errorf("Check(%q) = %v, want %v", raw, err, want)
+		}
+	}
+}
+
+func TestFetchAllStopsAtTheFirstFailure(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "a.yaml"), []byte("a"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f := New(Options{Schemes: []string{"file"}, Dir: dir})
+	srcs, err := f.FetchAll(context.Background(), []string{"file:///a.yaml", "file:///a.yaml"})
+	if err != nil || len(srcs) != 2 {
+		t.Fatalf("%v %v", srcs, err)
+	}
+	if _, err := f.FetchAll(context.Background(), []string{"file:///a.yaml", "file:///missing.yaml"}); err == nil || !strings.Contains(err.Error(), "missing.yaml") {
+		t.Fatalf("err %v", err)
+	}
+}

@@ -1,0 +1,137 @@
+package graphe2e
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/cairn-io/cairn/internal/config"
+	"github.com/cairn-io/cairn/worker"
+)
+
+// The test binary runs itself as `cairn agent` when agentModeEnv is set,
+// configured by the same CAIRN_* variables the real agent reads.
+const agentModeEnv = "CAIRN_GRAPHE2E_AGENT"
+
+func runAgentProcess() int {
+	cfg, err := config.Load(config.Values(os.Getenv))
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "config:", err)
+		return 1
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
+	defer stop()
+	err = worker.ServeAgent(ctx, cfg, testLogger(), func(a *worker.Agent) {
+		fmt.Println("agent ready on", a.Queue)
+	})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	return 0
+}
+
+// agentProc is a running agent process.
+type agentProc struct {
+	t   testing.TB
+	cmd *exec.Cmd
+}
+
+// startAgent runs an agent for node in its own process, rooted in root.
+func (h *harness) startAgent(node, root string) *agentProc {
+	h.t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(),
+		agentModeEnv+"=1",
+		"CAIRN_TEMPORAL_ADDRESS="+h.dev.HostPort,
+		"CAIRN_DATABASE_URL="+h.dbURL,
+		"CAIRN_CLUSTER="+h.cluster,
+		"CAIRN_NODE="+node,
+		"CAIRN_NODE_ROOT="+root,
+	)
+	cmd.Stderr = os.Stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		h.t.Fatal(err)
+	}
+	p := &agentProc{t: h.t, cmd: cmd}
+	h.t.Cleanup(p.kill)
+	ready := make(chan bool, 1)
+	go func() {
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			if strings.HasPrefix(sc.Text(), "agent ready") {
+				ready <- true
+			}
+		}
+		close(ready)
+	}()
+	select {
+	case ok := <-ready:
+		if !ok {
+			h.t.Fatalf("agent for %s exited before it was ready", node)
+		}
+	case <-time.After(30 * time.Second):
+		h.t.Fatalf("agent for %s not ready after 30s", node)
+	}
+	return p
+}
+
+// kill ends the agent with SIGKILL and, as a crashed host would, every
+// command it had started (they run in process groups of their own).
+func (p *agentProc) kill() {
+	if p.cmd.ProcessState != nil {
+		return
+	}
+	pid := p.cmd.Process.Pid
+	// Freeze the agent so it starts nothing more, find its commands while
+	// they are still its children, then kill them all at once.
+	_ = syscall.Kill(pid, syscall.SIGSTOP)
+	children := childrenOf(pid)
+	_ = p.cmd.Process.Kill()
+	for _, child := range children {
+		_ = syscall.Kill(-child, syscall.SIGKILL)
+		_ = syscall.Kill(child, syscall.SIGKILL)
+	}
+	_ = p.cmd.Wait()
+}
+
+// childrenOf lists the processes whose parent is pid.
+func childrenOf(pid int) []int {
+	var out []int
+	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
+	for _, path := range stats {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid ...; comm may hold spaces and parentheses.
+		s := string(b)
+		end := strings.LastIndexByte(s, ')')
+		if end < 0 {
+			continue
+		}
+		fields := strings.Fields(s[end+1:])
+		if len(fields) < 2 {
+			continue
+		}
+		if ppid, err := strconv.Atoi(fields[1]); err == nil && ppid == pid {
+			if child, err := strconv.Atoi(strings.Fields(s)[0]); err == nil {
+				out = append(out, child)
+			}
+		}
+	}
+	return out
+}

@@ -1,0 +1,317 @@
+package graphe2e
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	sdkpb "go.temporal.io/api/sdk/v1"
+
+	"github.com/cairn-io/cairn/graphs"
+	"github.com/cairn-io/cairn/internal/testenv"
+	"github.com/cairn-io/cairn/model"
+	"github.com/cairn-io/cairn/starter"
+	"github.com/cairn-io/cairn/store"
+	"github.com/cairn-io/cairn/worker"
+	"github.com/cairn-io/cairn/workflows"
+)
+
+func TestMain(m *testing.M) {
+	if os.Getenv(agentModeEnv) != "" {
+		os.Exit(runAgentProcess())
+	}
+	code := m.Run()
+	testenv.StopTemporal()
+	os.Exit(code)
+}
+
+// harness is one test's Cairn: a SQLite store in a temp dir, the control
+// plane's worker on its own task queue of the shared dev server, local
+// nodes each in its own directory, and a starter. Cluster ids are unique
+// per test, so node task queues never mix between tests.
+type harness struct {
+	t       testing.TB
+	dev     *testenv.DevServer
+	dir     string
+	dbURL   string
+	st      store.Store
+	queue   string
+	cluster string
+	starter *starter.Starter
+	locals  *worker.LocalNodes
+}
+
+type harnessOptions struct {
+	// nodeWait bounds how long a step waits for its node's worker (0: the
+	// executor's default).
+	nodeWait time.Duration
+	// heartbeat bounds how soon a dead worker's step is retried; the
+	// default leaves room for a loaded machine.
+	heartbeat   time.Duration
+	parallelism int
+	pollers     int
+}
+
+// newHarness starts Cairn with a cluster of the given nodes (local unless
+// their mode says agent), release "rel" and plugin "plug" attached.
+func newHarness(t testing.TB, o harnessOptions, nodes ...model.Node) *harness {
+	t.Helper()
+	dev := testenv.Temporal(t)
+	dir := t.TempDir()
+	h := &harness{t: t, dev: dev, dir: dir, dbURL: "sqlite://" + filepath.Join(dir, "cairn.db")}
+	ctx := context.Background()
+	st, err := store.Open(ctx, h.dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = st.Close() })
+	h.st = st
+	suffix := randomHex(4)
+	h.queue = "cairn-graph-" + suffix
+	h.cluster = "c" + suffix
+	for _, err := range []error{
+		st.PutRelease(ctx, &model.Release{ID: "rel", Name: "release"}),
+		st.PutPlugin(ctx, &model.Plugin{ID: "plug", Name: "plugin"}),
+		st.PutCluster(ctx, &model.Cluster{ID: h.cluster, Name: "env", ReleaseID: "rel", PluginIDs: []string{"plug"}, Nodes: nodes}),
+	} {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if o.heartbeat == 0 {
+		o.heartbeat = 30 * time.Second
+	}
+	h.starter = starter.New(dev.Client, starter.Config{
+		TaskQueue: h.queue, Store: st, HeartbeatTimeout: o.heartbeat, NodeWait: o.nodeWait, Parallelism: o.parallelism,
+	})
+	if err := h.starter.EnsureSearchAttributes(ctx); err != nil {
+		t.Fatal(err)
+	}
+	deps := worker.Deps{Store: st, Logger: testLogger()}
+	wo := worker.Options{TaskQueue: h.queue, Pollers: o.pollers}
+	w, err := worker.New(dev.Client, deps, wo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	worker.RegisterGraph(w, deps, wo)
+	if err := w.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(w.Stop)
+	h.locals = worker.NewLocalNodes(dev.Client, deps, filepath.Join(dir, "data"), worker.Options{Pollers: o.pollers})
+	if err := h.locals.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(h.locals.Stop)
+	return h
+}
+
+func localNodes() []model.Node {
+	return []model.Node{
+		{ID: "n1", Name: "n1", Roles: []string{"controller"}},
+		{ID: "n2", Name: "n2", Roles: []string{"compute"}},
+		{ID: "n3", Name: "n3", Roles: []string{"compute"}},
+	}
+}
+
+// root is where a local node applies.
+func (h *harness) root(node string) string { return h.locals.NodeRoot(h.cluster, node) }
+
+// putGraph parses a graph layer as an upload would and stores it.
+func (h *harness) putGraph(layer model.Layer, owner, typ, src string) {
+	h.t.Helper()
+	if layer == model.LayerCluster {
+		owner = h.cluster
+	}
+	g, err := graphs.ParseGraph(graphs.Options{Partial: true}, graphs.Source{Name: string(layer) + ".yaml", Data: []byte(src)})
+	if err != nil {
+		h.t.Fatalf("%s graph: %v", layer, err)
+	}
+	g.Type = typ
+	err = h.st.PutGraph(context.Background(), &model.StoredGraph{Layer: layer, OwnerID: owner, Type: typ,
+		Source: []byte(src), ContentType: "application/yaml", Graph: g})
+	if err != nil {
+		h.t.Fatal(err)
+	}
+}
+
+func (h *harness) start(run starter.GraphRun) *starter.Execution {
+	h.t.Helper()
+	run.ClusterID = h.cluster
+	e, err := h.starter.StartGraph(context.Background(), run)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	return e
+}
+
+func (h *harness) await(id string) *starter.Execution {
+	h.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	e, err := h.starter.Await(ctx, id)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	return e
+}
+
+// run executes a graph to the end.
+func (h *harness) run(run starter.GraphRun) *starter.Execution {
+	h.t.Helper()
+	return h.await(h.start(run).ID)
+}
+
+// waitFor polls the execution until cond holds.
+func (h *harness) waitFor(id, what string, cond func(*starter.Execution) bool) *starter.Execution {
+	h.t.Helper()
+	deadline := time.Now().Add(2 * time.Minute)
+	for time.Now().Before(deadline) {
+		e, err := h.starter.Describe(context.Background(), id)
+		if err == nil && cond(e) {
+			return e
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	h.t.Fatalf("execution %s: timed out waiting for %s", id, what)
+	return nil
+}
+
+// currentDetails is the line the Temporal UI shows for a running workflow.
+func (h *harness) currentDetails(e *starter.Execution) string {
+	h.t.Helper()
+	v, err := h.dev.Client.QueryWorkflow(context.Background(), e.WorkflowID, e.RunID, "__temporal_workflow_metadata")
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	var md sdkpb.WorkflowMetadata
+	if err := v.Get(&md); err != nil {
+		h.t.Fatal(err)
+	}
+	return md.GetCurrentDetails()
+}
+
+func (h *harness) decide(id string, action model.Decision) {
+	h.t.Helper()
+	if _, err := h.starter.Decide(context.Background(), id, workflows.DecisionRequest{Action: action}); err != nil {
+		h.t.Fatalf("decide %s: %v", action, err)
+	}
+}
+
+func mustStatus(t testing.TB, e *starter.Execution, want model.ExecutionStatus) {
+	t.Helper()
+	if e.Status != want {
+		t.Fatalf("execution %s status = %s (error %q, report %+v), want %s", e.ID, e.Status, e.Error, e.Report, want)
+	}
+}
+
+// stepStatus finds a step's status in an execution's progress.
+func stepStatus(e *starter.Execution, id string) model.Status {
+	for _, s := range e.Steps {
+		if s.ID == id {
+			return s.Status
+		}
+	}
+	return ""
+}
+
+// readFile reads a file of a node's root, "" when it does not exist.
+func readFile(t testing.TB, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return ""
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}
+
+// interval is when a task ran on a node, from the "<task>.start" and
+// "<task>.end" files its command writes (nanoseconds since the epoch).
+type interval struct {
+	node       string
+	start, end int64
+}
+
+func (h *harness) interval(node, root, task string) interval {
+	h.t.Helper()
+	read := func(suffix string) int64 {
+		s := strings.TrimSpace(readFile(h.t, filepath.Join(root, task+suffix)))
+		n, err := strconv.ParseInt(s, 10, 64)
+		if err != nil {
+			h.t.Fatalf("%s on %s: %s%s holds %q", task, node, task, suffix, s)
+		}
+		return n
+	}
+	return interval{node: node, start: read(".start"), end: read(".end")}
+}
+
+// maxOverlap is the largest number of intervals running at one instant.
+func maxOverlap(ivs []interval) int {
+	type edge struct {
+		at    int64
+		delta int
+	}
+	var edges []edge
+	for _, iv := range ivs {
+		edges = append(edges, edge{iv.start, 1}, edge{iv.end, -1})
+	}
+	sort.Slice(edges, func(i, j int) bool {
+		if edges[i].at != edges[j].at {
+			return edges[i].at < edges[j].at
+		}
+		return edges[i].delta < edges[j].delta // an end before a start at the same instant
+	})
+	cur, best := 0, 0
+	for _, e := range edges {
+		cur += e.delta
+		best = max(best, cur)
+	}
+	return best
+}
+
+// timed is a shell command that records when it ran, then does cmd.
+func timed(task, cmd string) string {
+	return "date +%s%N > " + task + ".start; " + cmd + "; date +%s%N > " + task + ".end"
+}
+
+func testLogger() *slog.Logger {
+	if os.Getenv("CAIRN_TEST_LOG") != "" {
+		return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	}
+	return slog.New(slog.DiscardHandler)
+}
+
+func randomHex(n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+func writeFile(t testing.TB, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func osStat(path string) (os.FileInfo, error) { return os.Stat(path) }

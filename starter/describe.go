@@ -1,0 +1,416 @@
+package starter
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/api/serviceerror"
+	"go.temporal.io/api/workflowservice/v1"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/temporal"
+
+	"github.com/cairn-io/cairn/activities"
+	"github.com/cairn-io/cairn/internal/searchattr"
+	"github.com/cairn-io/cairn/model"
+	"github.com/cairn-io/cairn/workflows"
+)
+
+// Execution is one run as the API shows it.
+type Execution struct {
+	ID         string                `json:"id"`
+	Kind       model.ExecutionKind   `json:"kind"`
+	Status     model.ExecutionStatus `json:"status"`
+	StackID    string                `json:"stackId,omitempty"`
+	ClusterID  string                `json:"clusterId,omitempty"`
+	RetryOf    string                `json:"retryOf,omitempty"`
+	WorkflowID string                `json:"workflowId"`
+	RunID      string                `json:"runId"`
+	Namespace  string                `json:"namespace,omitempty"`
+	StartedAt  *model.Time           `json:"startedAt,omitempty"`
+	ClosedAt   *model.Time           `json:"closedAt,omitempty"`
+	// Progress is the latest progress query answer (counts and steps).
+	Progress *workflows.Progress `json:"progress,omitempty"`
+	// Steps are every step's live state (a page of them for huge runs).
+	Steps []model.StepProgress `json:"steps"`
+	// Plan is a finished dry-run's plan; Report a finished apply's or
+	// destroy's report (also of a failed one).
+	Plan   *model.Plan   `json:"plan,omitempty"`
+	Report *model.Report `json:"report,omitempty"`
+	// DryRun is a finished dry-run's summary as the workflow returned it.
+	DryRun *workflows.DryRunResult `json:"dryRun,omitempty"`
+	Error  string                  `json:"error,omitempty"`
+	UIURL  string                  `json:"uiUrl,omitempty"`
+}
+
+// Finished reports whether the execution has closed.
+func (e *Execution) Finished() bool {
+	return e.Status != model.ExecRunning && e.Status != model.ExecWaiting && e.Status != ""
+}
+
+var workflowKinds = map[string]model.ExecutionKind{
+	"ApplyWorkflow": model.ExecApply, "DryRunWorkflow": model.ExecDryRun,
+	"DestroyWorkflow": model.ExecDestroy, "GraphExecutionWorkflow": model.ExecGraph,
+}
+
+// Describe returns an execution with its status, steps and, once it
+// finished, its report or plan. Steps are the first page (see Progress for
+// paging through huge executions).
+func (s *Starter) Describe(ctx context.Context, id string) (*Execution, error) {
+	return s.describe(ctx, id, 0, 0)
+}
+
+func (s *Starter) describe(ctx context.Context, id string, offset, limit int) (*Execution, error) {
+	wfID, runID := ParseExecutionID(id)
+	desc, err := s.c.DescribeWorkflowExecution(ctx, wfID, runID)
+	if err != nil {
+		return nil, notFoundOr(err, id)
+	}
+	info := desc.GetWorkflowExecutionInfo()
+	if _, ok := workflowKinds[info.GetType().GetName()]; !ok {
+		return nil, fmt.Errorf("%w: %s is not a Cairn execution", ErrNotFound, id)
+	}
+	runID = info.GetExecution().GetRunId()
+	e := &Execution{
+		ID: ExecutionID(wfID, runID), Kind: workflowKinds[info.GetType().GetName()],
+		WorkflowID: wfID, RunID: runID, Namespace: s.cfg.Namespace, UIURL: s.uiURL(wfID, runID),
+		Steps: []model.StepProgress{},
+	}
+	if t := info.GetStartTime(); t != nil {
+		at := t.AsTime()
+		e.StartedAt = &at
+	}
+	if t := info.GetCloseTime(); t != nil && info.GetStatus() != enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
+		at := t.AsTime()
+		e.ClosedAt = &at
+	}
+	sa := info.GetSearchAttributes()
+	e.StackID = keyword(sa.GetIndexedFields()[searchattr.Stack.GetName()])
+	e.ClusterID = keyword(sa.GetIndexedFields()[searchattr.Cluster.GetName()])
+	e.RetryOf = keyword(sa.GetIndexedFields()[searchattr.RetryOf.GetName()])
+
+	if p, err := s.progress(ctx, wfID, runID, offset, limit); err == nil {
+		e.Progress = p
+		e.Steps = p.Steps
+	}
+	switch info.GetStatus() {
+	case enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING:
+		e.Status = model.ExecRunning
+		if e.Progress != nil && len(e.Progress.Waiting) > 0 {
+			e.Status = model.ExecWaiting
+		}
+		return e, nil
+	case enumspb.WORKFLOW_EXECUTION_STATUS_COMPLETED:
+		e.Status = model.ExecCompleted
+	case enumspb.WORKFLOW_EXECUTION_STATUS_CANCELED:
+		e.Status = model.ExecCanceled
+	default:
+		e.Status = model.ExecFailed
+	}
+	s.result(ctx, e)
+	return e, nil
+}
+
+// result fills in the outcome of a closed execution.
+func (s *Starter) result(ctx context.Context, e *Execution) {
+	run := s.c.GetWorkflow(ctx, e.WorkflowID, e.RunID)
+	var err error
+	switch e.Kind {
+	case model.ExecDryRun:
+		var res workflows.DryRunResult
+		if err = run.Get(ctx, &res); err == nil {
+			e.DryRun = &res
+			e.Plan = &model.Plan{Summary: res.Summary, MissingEnvRefs: res.MissingEnvRefs, MissingSecrets: res.MissingSecrets}
+			if s.cfg.Store != nil {
+				if plan, perr := activities.ReadPlan(ctx, s.cfg.Store, res.ExecutionID); perr == nil {
+					e.Plan = plan
+				}
+			}
+		}
+	default:
+		var res workflows.ApplyResult
+		if err = run.Get(ctx, &res); err == nil {
+			e.Report = &res.Report
+		}
+	}
+	if err == nil {
+		return
+	}
+	e.Error = failureMessage(err)
+	var app *temporal.ApplicationError
+	if errors.As(err, &app) {
+		if app.Type() == workflows.ErrRolledBack {
+			e.Status = model.ExecRolledBack
+		}
+		var report model.Report
+		if app.HasDetails() && app.Details(&report) == nil {
+			e.Report = &report
+		}
+		return
+	}
+	var canceled *temporal.CanceledError
+	if errors.As(err, &canceled) && canceled.HasDetails() {
+		var report model.Report
+		if canceled.Details(&report) == nil {
+			e.Report = &report
+		}
+	}
+	if e.Report == nil && e.Progress != nil && e.Progress.Report != nil {
+		e.Report = e.Progress.Report
+	}
+}
+
+// failureMessage is the workflow's own failure message without the SDK's
+// wrapping ("workflow execution error (type: …): …").
+func failureMessage(err error) string {
+	var app *temporal.ApplicationError
+	if errors.As(err, &app) {
+		return app.Message()
+	}
+	var canceled *temporal.CanceledError
+	if errors.As(err, &canceled) {
+		return "cancelled"
+	}
+	return err.Error()
+}
+
+// Progress queries an execution's progress: every step's status from
+// offset, at most limit entries (0: as many as fit in one answer). A
+// sharded execution answers with its running shard's steps.
+func (s *Starter) Progress(ctx context.Context, id string, offset, limit int) (*workflows.Progress, error) {
+	wfID, runID := ParseExecutionID(id)
+	return s.progress(ctx, wfID, runID, offset, limit)
+}
+
+func (s *Starter) progress(ctx context.Context, wfID, runID string, offset, limit int) (*workflows.Progress, error) {
+	var p workflows.Progress
+	v, err := s.c.QueryWorkflow(ctx, wfID, runID, workflows.ProgressQuery, offset, limit)
+	if err != nil {
+		return nil, notFoundOr(err, ExecutionID(wfID, runID))
+	}
+	if err := v.Get(&p); err != nil {
+		return nil, err
+	}
+	if p.Shard != nil && p.Shard.WorkflowID != "" {
+		// The running shard knows its steps and who waits.
+		var child workflows.Progress
+		if v, err := s.c.QueryWorkflow(ctx, p.Shard.WorkflowID, "", workflows.ProgressQuery, offset, limit); err == nil && v.Get(&child) == nil {
+			p.Steps, p.Waiting, p.Running, p.Entries, p.Offset = child.Steps, child.Waiting, child.Running, child.Entries, child.Offset
+			p.Done += child.Done
+			if len(child.Waiting) > 0 {
+				p.Status = model.ExecWaiting
+			}
+		}
+	}
+	return &p, nil
+}
+
+// Await blocks until the execution closes (or ctx ends) and describes it.
+func (s *Starter) Await(ctx context.Context, id string) (*Execution, error) {
+	wfID, runID := ParseExecutionID(id)
+	if err := s.c.GetWorkflow(ctx, wfID, runID).Get(ctx, nil); err != nil && ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	return s.Describe(ctx, id)
+}
+
+// Cancel asks a running execution to stop; an apply then rolls back.
+func (s *Starter) Cancel(ctx context.Context, id string) error {
+	wfID, runID := ParseExecutionID(id)
+	desc, err := s.c.DescribeWorkflowExecution(ctx, wfID, runID)
+	if err != nil {
+		return notFoundOr(err, id)
+	}
+	if desc.GetWorkflowExecutionInfo().GetStatus() != enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
+		return fmt.Errorf("%w: %s", ErrFinished, id)
+	}
+	if err := s.c.CancelWorkflow(ctx, wfID, runID); err != nil {
+		return notFoundOr(err, id)
+	}
+	return nil
+}
+
+// Decide answers a paused execution: retry, skip, rollback or abort the
+// waiting step (req.Step picks one of several).
+func (s *Starter) Decide(ctx context.Context, id string, req workflows.DecisionRequest) (*workflows.DecisionResult, error) {
+	wfID, runID := ParseExecutionID(id)
+	// A sharded execution's waiting step is in its running shard.
+	if p, err := s.progress(ctx, wfID, runID, 0, 1); err == nil && p.Shard != nil && p.Shard.WorkflowID != "" {
+		wfID, runID = p.Shard.WorkflowID, ""
+	}
+	h, err := s.c.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
+		WorkflowID: wfID, RunID: runID, UpdateName: workflows.DecisionUpdate,
+		Args: []any{req}, WaitForStage: client.WorkflowUpdateStageCompleted,
+	})
+	if err == nil {
+		var res workflows.DecisionResult
+		if err = h.Get(ctx, &res); err == nil {
+			return &res, nil
+		}
+	}
+	msg := err.Error()
+	switch {
+	case strings.Contains(msg, "no step is waiting"), strings.Contains(msg, "is not waiting"):
+		return nil, fmt.Errorf("%w: %s", ErrNotWaiting, failureMessage(err))
+	case strings.Contains(msg, "unknown decision"):
+		return nil, fmt.Errorf("invalid decision: %s", failureMessage(err))
+	}
+	var done *serviceerror.NotFound
+	if errors.As(err, &done) || strings.Contains(msg, "workflow execution already completed") {
+		return nil, fmt.Errorf("%w: %s", ErrFinished, id)
+	}
+	return nil, err
+}
+
+// Filter selects executions from Temporal visibility.
+type Filter struct {
+	Stack     string
+	Cluster   string
+	Kind      model.ExecutionKind
+	Status    model.ExecutionStatus
+	Limit     int
+	PageToken []byte
+}
+
+// List returns executions (newest first, the visibility store's default
+// order) with the next page token. Closed executions that rolled back are
+// listed as failed: visibility does not tell them apart; Describe does.
+func (s *Starter) List(ctx context.Context, f Filter) ([]*Execution, []byte, error) {
+	var q []string
+	types := make([]string, 0, len(workflowKinds))
+	for _, t := range []string{"ApplyWorkflow", "DryRunWorkflow", "DestroyWorkflow", "GraphExecutionWorkflow"} {
+		types = append(types, quote(t))
+	}
+	q = append(q, "WorkflowType IN ("+strings.Join(types, ", ")+")")
+	if f.Stack != "" {
+		q = append(q, searchattr.Stack.GetName()+" = "+quote(f.Stack))
+	}
+	if f.Cluster != "" {
+		q = append(q, searchattr.Cluster.GetName()+" = "+quote(f.Cluster))
+	}
+	if f.Kind != "" {
+		q = append(q, searchattr.Kind.GetName()+" = "+quote(string(f.Kind)))
+	}
+	switch f.Status {
+	case "":
+	case model.ExecRunning, model.ExecWaiting:
+		q = append(q, "ExecutionStatus = 'Running'")
+	case model.ExecCompleted:
+		q = append(q, "ExecutionStatus = 'Completed'")
+	case model.ExecFailed, model.ExecRolledBack:
+		q = append(q, "ExecutionStatus IN ('Failed', 'Terminated', 'TimedOut')")
+	case model.ExecCanceled:
+		q = append(q, "ExecutionStatus = 'Canceled'")
+	default:
+		return nil, nil, fmt.Errorf("unknown status %q", f.Status)
+	}
+	limit := f.Limit
+	if limit <= 0 || limit > 1000 {
+		limit = 100
+	}
+	resp, err := s.c.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{
+		Namespace: s.cfg.Namespace, PageSize: int32(limit), NextPageToken: f.PageToken,
+		Query: strings.Join(q, " AND "),
+	})
+	if err != nil {
+		return nil, nil, fmt.Errorf("list executions: %w", err)
+	}
+	out := make([]*Execution, 0, len(resp.GetExecutions()))
+	for _, info := range resp.GetExecutions() {
+		wfID, runID := info.GetExecution().GetWorkflowId(), info.GetExecution().GetRunId()
+		e := &Execution{
+			ID: ExecutionID(wfID, runID), Kind: workflowKinds[info.GetType().GetName()],
+			WorkflowID: wfID, RunID: runID, Namespace: s.cfg.Namespace, UIURL: s.uiURL(wfID, runID),
+			Steps: []model.StepProgress{},
+		}
+		sa := info.GetSearchAttributes().GetIndexedFields()
+		e.StackID = keyword(sa[searchattr.Stack.GetName()])
+		e.ClusterID = keyword(sa[searchattr.Cluster.GetName()])
+		e.RetryOf = keyword(sa[searchattr.RetryOf.GetName()])
+		if t := info.GetStartTime(); t != nil {
+			at := t.AsTime()
+			e.StartedAt = &at
+		}
+		switch info.GetStatus() {
+		case enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING:
+			e.Status = model.ExecRunning
+		case enumspb.WORKFLOW_EXECUTION_STATUS_COMPLETED:
+			e.Status = model.ExecCompleted
+		case enumspb.WORKFLOW_EXECUTION_STATUS_CANCELED:
+			e.Status = model.ExecCanceled
+		default:
+			e.Status = model.ExecFailed
+		}
+		if t := info.GetCloseTime(); t != nil && e.Status != model.ExecRunning {
+			at := t.AsTime()
+			e.ClosedAt = &at
+		}
+		out = append(out, e)
+	}
+	return out, resp.GetNextPageToken(), nil
+}
+
+// Retry starts a failed execution again with the same input, as a new
+// execution linked to the first; steps that were done come back as noops.
+func (s *Starter) Retry(ctx context.Context, id string) (*Execution, error) {
+	wfID, runID := ParseExecutionID(id)
+	desc, err := s.c.DescribeWorkflowExecution(ctx, wfID, runID)
+	if err != nil {
+		return nil, notFoundOr(err, id)
+	}
+	info := desc.GetWorkflowExecutionInfo()
+	switch info.GetStatus() {
+	case enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING, enumspb.WORKFLOW_EXECUTION_STATUS_COMPLETED:
+		return nil, fmt.Errorf("%w: only a failed or cancelled execution can be retried", ErrFinished)
+	}
+	runID = info.GetExecution().GetRunId()
+	it := s.c.GetWorkflowHistory(ctx, wfID, runID, false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	if !it.HasNext() {
+		return nil, fmt.Errorf("%w: %s has no history", ErrNotFound, id)
+	}
+	first, err := it.Next()
+	if err != nil {
+		return nil, err
+	}
+	input := first.GetWorkflowExecutionStartedEventAttributes().GetInput()
+	dc := s.cfg.DataConverter
+	origin := ExecutionID(wfID, runID)
+	switch workflowKinds[info.GetType().GetName()] {
+	case model.ExecApply:
+		var in workflows.ApplyInput
+		if err := dc.FromPayloads(input, &in); err != nil {
+			return nil, fmt.Errorf("retry %s: input: %w", id, err)
+		}
+		return s.StartApply(ctx, StackRun{StackID: in.StackID, SnapshotHash: in.SnapshotHash, ClusterID: in.ClusterID,
+			OnFailure: in.OnFailure, Parallelism: in.Parallelism, BatchSize: in.BatchSize, RetryOf: origin})
+	case model.ExecDestroy:
+		var in workflows.DestroyInput
+		if err := dc.FromPayloads(input, &in); err != nil {
+			return nil, fmt.Errorf("retry %s: input: %w", id, err)
+		}
+		return s.StartDestroy(ctx, StackRun{StackID: in.StackID, ClusterID: in.ClusterID,
+			OnFailure: in.OnFailure, Parallelism: in.Parallelism, BatchSize: in.BatchSize, RetryOf: origin})
+	case model.ExecDryRun:
+		var in workflows.DryRunInput
+		if err := dc.FromPayloads(input, &in); err != nil {
+			return nil, fmt.Errorf("retry %s: input: %w", id, err)
+		}
+		return s.StartDryRun(ctx, StackRun{StackID: in.StackID, SnapshotHash: in.SnapshotHash, ClusterID: in.ClusterID,
+			Parallelism: in.Parallelism, BatchSize: in.BatchSize, RetryOf: origin})
+	case model.ExecGraph:
+		return s.retryGraph(ctx, input, origin)
+	}
+	return nil, fmt.Errorf("retry %s: not an execution this starter runs", id)
+}
+
+func notFoundOr(err error, id string) error {
+	var nf *serviceerror.NotFound
+	if errors.As(err, &nf) {
+		return fmt.Errorf("%w: %s", ErrNotFound, id)
+	}
+	return err
+}
+
+func quote(s string) string { return "'" + strings.ReplaceAll(s, "'", `\'`) + "'" }

@@ -1,0 +1,248 @@
+package starter
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	commonpb "go.temporal.io/api/common/v1"
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/api/serviceerror"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/temporal"
+
+	"github.com/cairn-io/cairn/activities"
+	"github.com/cairn-io/cairn/internal/searchattr"
+	"github.com/cairn-io/cairn/kinds"
+	"github.com/cairn-io/cairn/model"
+	"github.com/cairn-io/cairn/store"
+	"github.com/cairn-io/cairn/workflows"
+)
+
+// GraphRun asks for an execution of graph types on a cluster (Fuel's
+// custom graph execution).
+type GraphRun struct {
+	ClusterID string
+	// Types run in order; empty means the default type.
+	Types []string
+	// Snapshots optionally pins the merged graph of Types[i] ("graph"
+	// snapshots); otherwise the execution merges the stored layers.
+	Snapshots []string
+	// Nodes and Tasks narrow the run (ids or names; unlisted tasks are
+	// skipped, their edges kept).
+	Nodes []string
+	Tasks []string
+	// DryRun only plans; Noop runs the noop versions on the nodes; Force
+	// ignores node history.
+	DryRun bool
+	Noop   bool
+	Force  bool
+	// OnFailure defaults to stop, as Fuel.
+	OnFailure   model.OnFailure
+	Parallelism int
+	BatchSize   int
+	// RetryOf lists the executions this one retries, most recent first.
+	RetryOf []string
+}
+
+// ErrInvalidGraphRun marks a graph execution that cannot run as asked (no
+// such cluster, type, node or task; a graph that does not merge or expand).
+var ErrInvalidGraphRun = errors.New("invalid graph execution")
+
+// Memo keys of graph executions, shown in the Temporal UI.
+const (
+	MemoRetryOf = "retryOf"
+	MemoTypes   = "graphTypes"
+)
+
+// graphWorkflowID is the id that holds a cluster: one graph execution per
+// cluster at a time.
+func graphWorkflowID(clusterID string) string { return "graph-" + clusterID }
+
+// ValidateGraph merges and expands what run asks for without starting it,
+// so a caller can answer at once with every problem. It wraps
+// ErrInvalidGraphRun; cat is the catalogue the workers use (nil: the
+// built-in one).
+func ValidateGraph(ctx context.Context, st store.Store, cat *kinds.Catalogue, run GraphRun) error {
+	_, err := activities.BuildGraph(ctx, st, cat, activities.GraphRequest{
+		ClusterID: run.ClusterID, Types: run.Types, Snapshots: run.Snapshots, Nodes: run.Nodes, Tasks: run.Tasks,
+	})
+	if errors.Is(err, activities.ErrGraphRequest) {
+		msg := strings.TrimPrefix(err.Error(), activities.ErrGraphRequest.Error()+": ")
+		return fmt.Errorf("%w: %s", ErrInvalidGraphRun, msg)
+	}
+	return err
+}
+
+// StartGraph starts a graph execution. While another graph execution of
+// the cluster runs it fails with *ConflictError naming it. A dry run takes
+// no lock.
+func (s *Starter) StartGraph(ctx context.Context, run GraphRun) (*Execution, error) {
+	if run.ClusterID == "" {
+		return nil, fmt.Errorf("%w: a cluster is required", ErrInvalidGraphRun)
+	}
+	types := run.Types
+	if len(types) == 0 {
+		types = []string{model.DefaultGraphType}
+	}
+	in := workflows.GraphExecutionInput{
+		Settings: s.settings(StackRun{ClusterID: run.ClusterID, OnFailure: run.OnFailure, Parallelism: run.Parallelism, BatchSize: run.BatchSize}),
+		Types:    types, Snapshots: run.Snapshots, Nodes: run.Nodes, Tasks: run.Tasks,
+		DryRun: run.DryRun, Noop: run.Noop, Force: run.Force, RetryOf: run.RetryOf,
+	}
+	id, lock := graphWorkflowID(run.ClusterID), true
+	if run.DryRun {
+		id, lock = "graph-dryrun-"+run.ClusterID+"-"+uuid.NewString(), false
+	}
+	attrs := []temporal.SearchAttributeUpdate{
+		searchattr.Kind.ValueSet(string(model.ExecGraph)),
+		searchattr.Cluster.ValueSet(run.ClusterID),
+		searchattr.GraphType.ValueSet(strings.Join(types, ",")),
+	}
+	memo := map[string]any{MemoTypes: types}
+	if len(run.RetryOf) > 0 {
+		attrs = append(attrs, searchattr.RetryOf.ValueSet(run.RetryOf[0]))
+		memo[MemoRetryOf] = run.RetryOf[0]
+	}
+	o := client.StartWorkflowOptions{
+		ID:                    id,
+		TaskQueue:             s.cfg.TaskQueue,
+		TypedSearchAttributes: temporal.NewSearchAttributes(attrs...),
+		Memo:                  memo,
+		StaticSummary:         graphSummary(run, types),
+	}
+	if lock {
+		o.WorkflowIDConflictPolicy = enumspb.WORKFLOW_ID_CONFLICT_POLICY_FAIL
+		o.WorkflowIDReusePolicy = enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE
+		o.WorkflowExecutionErrorWhenAlreadyStarted = true
+	}
+	we, err := s.c.ExecuteWorkflow(ctx, o, workflows.GraphExecutionWorkflow, in)
+	if err != nil {
+		var started *serviceerror.WorkflowExecutionAlreadyStarted
+		if errors.As(err, &started) {
+			return nil, &ConflictError{Running: ExecutionID(id, started.RunId), Target: "cluster " + run.ClusterID}
+		}
+		return nil, fmt.Errorf("start graph execution: %w", err)
+	}
+	now := time.Now().UTC()
+	e := &Execution{
+		ID: ExecutionID(we.GetID(), we.GetRunID()), Kind: model.ExecGraph, Status: model.ExecRunning,
+		ClusterID: run.ClusterID, WorkflowID: we.GetID(), RunID: we.GetRunID(), Namespace: s.cfg.Namespace,
+		StartedAt: &now, UIURL: s.uiURL(we.GetID(), we.GetRunID()), Steps: []model.StepProgress{},
+	}
+	if len(run.RetryOf) > 0 {
+		e.RetryOf = run.RetryOf[0]
+	}
+	return e, nil
+}
+
+func graphSummary(run GraphRun, types []string) string {
+	var b strings.Builder
+	switch {
+	case run.DryRun:
+		b.WriteString("dry run of graph ")
+	case run.Noop:
+		b.WriteString("noop run of graph ")
+	default:
+		b.WriteString("graph ")
+	}
+	fmt.Fprintf(&b, "%s on cluster %s", strings.Join(types, ", "), run.ClusterID)
+	if len(run.Nodes) > 0 {
+		fmt.Fprintf(&b, ", nodes %s", strings.Join(run.Nodes, ","))
+	}
+	if len(run.Tasks) > 0 {
+		fmt.Fprintf(&b, ", tasks %s", strings.Join(run.Tasks, ","))
+	}
+	if run.Force {
+		b.WriteString(", forced")
+	}
+	if len(run.RetryOf) > 0 {
+		fmt.Fprintf(&b, " (retry of %s)", run.RetryOf[0])
+	}
+	return b.String()
+}
+
+// RetryGraph starts a finished graph execution that failed (or was
+// cancelled) again as a new execution with the same input, linked to it by
+// memo and the CairnRetryOf search attribute. Steps it (or the executions
+// it retried) completed with the same parameters come back as noops.
+func (s *Starter) RetryGraph(ctx context.Context, id string) (*Execution, error) {
+	wfID, runID := ParseExecutionID(id)
+	desc, err := s.c.DescribeWorkflowExecution(ctx, wfID, runID)
+	if err != nil {
+		return nil, notFoundOr(err, id)
+	}
+	info := desc.GetWorkflowExecutionInfo()
+	if workflowKinds[info.GetType().GetName()] != model.ExecGraph {
+		return nil, fmt.Errorf("%w: %s is not a graph execution", ErrNotFound, id)
+	}
+	switch info.GetStatus() {
+	case enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING, enumspb.WORKFLOW_EXECUTION_STATUS_COMPLETED:
+		return nil, fmt.Errorf("%w: only a failed or cancelled execution can be retried", ErrFinished)
+	}
+	runID = info.GetExecution().GetRunId()
+	it := s.c.GetWorkflowHistory(ctx, wfID, runID, false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	if !it.HasNext() {
+		return nil, fmt.Errorf("%w: %s has no history", ErrNotFound, id)
+	}
+	first, err := it.Next()
+	if err != nil {
+		return nil, err
+	}
+	return s.retryGraph(ctx, first.GetWorkflowExecutionStartedEventAttributes().GetInput(), ExecutionID(wfID, runID))
+}
+
+// retryGraph starts again the graph execution whose input is input; origin
+// is that execution's id.
+func (s *Starter) retryGraph(ctx context.Context, input *commonpb.Payloads, origin string) (*Execution, error) {
+	var in workflows.GraphExecutionInput
+	if err := s.cfg.DataConverter.FromPayloads(input, &in); err != nil {
+		return nil, fmt.Errorf("retry %s: input: %w", origin, err)
+	}
+	return s.StartGraph(ctx, GraphRun{
+		ClusterID: in.ClusterID, Types: in.Types, Snapshots: in.Snapshots, Nodes: in.Nodes, Tasks: in.Tasks,
+		DryRun: in.DryRun, Noop: in.Noop, Force: in.Force,
+		OnFailure: in.OnFailure, Parallelism: in.Parallelism, BatchSize: in.BatchSize,
+		RetryOf: append([]string{origin}, in.RetryOf...),
+	})
+}
+
+// DescribeGraph is Describe for a graph execution, with the plan of a
+// finished dry run or noop run.
+func (s *Starter) DescribeGraph(ctx context.Context, id string) (*Execution, error) {
+	e, err := s.Describe(ctx, id)
+	if err != nil || e.Kind != model.ExecGraph || e.Status != model.ExecCompleted {
+		return e, err
+	}
+	if err := s.graphResult(ctx, e); err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+// graphResult fills in what a finished graph execution returned: its
+// report and, for a dry run or a noop run, its plan (every step from the
+// store when there is one, else what the workflow returned).
+func (s *Starter) graphResult(ctx context.Context, e *Execution) error {
+	var res workflows.GraphExecutionResult
+	if err := s.c.GetWorkflow(ctx, e.WorkflowID, e.RunID).Get(ctx, &res); err != nil {
+		return err
+	}
+	e.Report = &res.Report
+	if res.DryRun == nil && !res.Noop {
+		return nil
+	}
+	if s.cfg.Store != nil {
+		if plan, err := activities.ReadPlan(ctx, s.cfg.Store, res.ExecutionID); err == nil {
+			e.Plan = plan
+			return nil
+		}
+	}
+	if res.DryRun != nil {
+		e.Plan = res.DryRun
+	}
+	return nil
+}

@@ -1,0 +1,186 @@
+package starter_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	enumspb "go.temporal.io/api/enums/v1"
+
+	"github.com/cairn-io/cairn/model"
+	"github.com/cairn-io/cairn/providers"
+	"github.com/cairn-io/cairn/starter"
+	"github.com/cairn-io/cairn/worker"
+)
+
+// TestStepsRunOnTheirNodes routes targeted resources to their nodes' task
+// queues: a node with a worker applies inside its root; a node without one
+// fails clearly after the bounded wait.
+func TestStepsRunOnTheirNodes(t *testing.T) {
+	h := newHarness(t, harnessOptions{})
+	ctx := context.Background()
+	cluster := &model.Cluster{ID: "c" + randomHex(3), Name: "lab", Nodes: []model.Node{
+		{ID: "n1", Name: "n1", Roles: []string{"web"}, Mode: model.NodeLocal},
+		{ID: "n3", Name: "n3", Roles: []string{"db"}, Mode: model.NodeAgent},
+	}}
+	if err := h.store.PutCluster(ctx, cluster); err != nil {
+		t.Fatal(err)
+	}
+	n1Root := t.TempDir()
+	nw, err := worker.NewNodeWorker(h.dev.Client, worker.Deps{Store: h.store}, cluster.ID, providers.Node{Name: "n1", Root: n1Root}, worker.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := nw.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer nw.Stop()
+	quick := starter.New(h.dev.Client, starter.Config{TaskQueue: h.queue, Store: h.store, NodeWait: 2 * time.Second, HeartbeatTimeout: 2 * time.Second})
+	s := h.stack("nodes")
+	web := `apiVersion: cairn/v1
+kind: Directory
+metadata: {name: etc}
+spec: {path: /etc}
+target: {roles: [web]}
+---
+apiVersion: cairn/v1
+kind: File
+metadata: {name: motd}
+spec: {path: /etc/motd, content: "on n1\n"}
+target: {roles: [web]}
+`
+	run := func(docs string) *starter.Execution {
+		t.Helper()
+		e, err := quick.StartApply(ctx, starter.StackRun{StackID: s.ID, SnapshotHash: h.snapshot(docs), ClusterID: cluster.ID, OnFailure: model.OnFailureStop})
+		if err != nil {
+			t.Fatal(err)
+		}
+		done, err := quick.Await(ctx, e.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return done
+	}
+	e := run(web)
+	mustStatus(t, e, model.ExecCompleted)
+	if b, err := os.ReadFile(filepath.Join(n1Root, "etc", "motd")); err != nil || string(b) != "on n1\n" {
+		t.Fatalf("n1's motd = %q, %v", b, err)
+	}
+	rec := h.getStack(s.ID)
+	if len(rec.Resources) != 2 || rec.Resources[1].Node != "n1" || rec.Resources[1].ID != "/etc/motd" {
+		t.Fatalf("record = %s", recordJSON(t, rec.Resources))
+	}
+	if e.Steps[1].ID != "file/motd@n1" || e.Steps[1].Node != "n1" {
+		t.Fatalf("steps = %+v", e.Steps)
+	}
+
+	db := web + `---
+apiVersion: cairn/v1
+kind: File
+metadata: {name: dbconf}
+spec: {path: /etc/db.conf, content: "x"}
+target: {nodes: [n3]}
+`
+	e = run(db)
+	mustStatus(t, e, model.ExecFailed)
+	if !strings.Contains(e.Error, "node n3 has no agent polling") {
+		t.Fatalf("error %q does not say n3 has no agent", e.Error)
+	}
+}
+
+// TestDestroyDeletesInReverseOrder removes everything a stack records: the
+// files before the directory holding them, then an empty record.
+func TestDestroyDeletesInReverseOrder(t *testing.T) {
+	h := newHarness(t, harnessOptions{})
+	root := t.TempDir()
+	s := h.stack("destroy")
+	mustStatus(t, h.apply(s.ID, filesPackage(root, "hi\n"), starter.StackRun{}), model.ExecCompleted)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	e, err := h.starter.StartDestroy(ctx, starter.StackRun{StackID: s.ID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done, err := h.starter.Await(ctx, e.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustStatus(t, done, model.ExecCompleted)
+	// The directory is deleted after its files (a non-empty directory
+	// would fail to delete); the exec has no object to delete.
+	wantReport(t, done.Report, model.Report{Deleted: 3, Unchanged: 1})
+	if _, err := os.Stat(filepath.Join(root, "app")); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("app still exists: %v", err)
+	}
+	rec := h.getStack(s.ID)
+	if len(rec.Resources) != 0 || rec.SnapshotHash != "" {
+		t.Fatalf("record after destroy = %s (snapshot %q)", recordJSON(t, rec.Resources), rec.SnapshotHash)
+	}
+}
+
+// TestLargePlanIsSharded runs a plan split into child workflows (a small
+// shard size stands in for a huge package) and checks every file, the
+// record and that the parent's history stays small.
+func TestLargePlanIsSharded(t *testing.T) {
+	h := newHarness(t, harnessOptions{})
+	sharded := starter.New(h.dev.Client, starter.Config{TaskQueue: h.queue, Store: h.store, BatchSize: 10, ShardUnits: 5})
+	root := t.TempDir()
+	const n = 230
+	var docs strings.Builder
+	fmt.Fprintf(&docs, "apiVersion: cairn/v1\nkind: Directory\nmetadata: {name: d}\nspec: {path: %s/d}\n", root)
+	for i := range n {
+		fmt.Fprintf(&docs, "---\napiVersion: cairn/v1\nkind: File\nmetadata: {name: f%03d}\nspec: {path: %s/d/f%03d, content: \"%d\"}\n", i, root, i, i)
+	}
+	s := h.stack("sharded")
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	e, err := sharded.StartApply(ctx, starter.StackRun{StackID: s.ID, SnapshotHash: h.snapshot(docs.String())})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done, err := sharded.Await(ctx, e.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustStatus(t, done, model.ExecCompleted)
+	wantReport(t, done.Report, model.Report{Created: n + 1})
+	for i := range n {
+		if b, err := os.ReadFile(filepath.Join(root, "d", fmt.Sprintf("f%03d", i))); err != nil || string(b) != fmt.Sprint(i) {
+			t.Fatalf("f%03d = %q, %v", i, b, err)
+		}
+	}
+	if rec := h.getStack(s.ID); len(rec.Resources) != n+1 {
+		t.Fatalf("record has %d resources", len(rec.Resources))
+	}
+	children := 0
+	it := h.dev.Client.GetWorkflowHistory(ctx, e.WorkflowID, e.RunID, false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	for it.HasNext() {
+		ev, err := it.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ev.GetChildWorkflowExecutionStartedEventAttributes() != nil {
+			children++
+		}
+	}
+	// 1 directory unit + 23 batches of 10 = 24 units, 5 per shard.
+	if children != 5 {
+		t.Fatalf("%d shard workflows, want 5", children)
+	}
+	// Re-applying is a noop across shards too.
+	again, err := sharded.StartApply(ctx, starter.StackRun{StackID: s.ID, SnapshotHash: h.snapshot(docs.String())})
+	if err != nil {
+		t.Fatal(err)
+	}
+	doneAgain, err := sharded.Await(ctx, again.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantReport(t, doneAgain.Report, model.Report{Unchanged: n + 1})
+}

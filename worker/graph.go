@@ -1,0 +1,26 @@
+package worker
+
+import (
+	"go.temporal.io/sdk/activity"
+	sdkworker "go.temporal.io/sdk/worker"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/cairn-io/cairn/activities"
+	"github.com/cairn-io/cairn/providers"
+	"github.com/cairn-io/cairn/workflows"
+)
+
+// RegisterGraph adds graph executions to the control plane's worker w
+// (built by New with the same d and o): GraphExecutionWorkflow and the
+// activities that prepare a graph and record node history. The steps run
+// through the step activities New registers, on the nodes' queues.
+func RegisterGraph(w sdkworker.Registry, d Deps, o Options) {
+	d, o = d.withDefaults(), o.withDefaults()
+	w.RegisterWorkflowWithOptions(workflows.GraphExecutionWorkflow, workflow.RegisterOptions{})
+	g := activities.NewGraphActivities(activities.New(activities.Deps{
+		Store: d.Store, Registry: d.Registry, Secrets: d.Secrets, Env: d.Env,
+		Node: providers.Node{Root: o.Root}, Logger: d.Logger,
+	}), d.Catalogue)
+	w.RegisterActivityWithOptions(g.PrepareGraph, activity.RegisterOptions{Name: activities.PrepareGraphName})
+	w.RegisterActivityWithOptions(g.RecordGraphRuns, activity.RegisterOptions{Name: activities.RecordGraphRunsName})
+}

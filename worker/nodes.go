@@ -1,0 +1,142 @@
+package worker
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"go.temporal.io/sdk/client"
+	sdkworker "go.temporal.io/sdk/worker"
+
+	"github.com/cairn-io/cairn/providers"
+	"github.com/cairn-io/cairn/workflows"
+)
+
+// LocalNodes serves every cluster's local nodes from this process: one node
+// worker per node, each applying inside its own directory
+// <dataDir>/nodes/<cluster>/<node>/. Sync follows the store, so nodes added
+// to a cluster are served and removed ones are stopped.
+type LocalNodes struct {
+	c       client.Client
+	d       Deps
+	o       Options
+	dataDir string
+
+	mu      sync.Mutex
+	running map[string]sdkworker.Worker // task queue → worker
+}
+
+// NewLocalNodes returns the local nodes' server; call Sync or Run.
+func NewLocalNodes(c client.Client, d Deps, dataDir string, o Options) *LocalNodes {
+	return &LocalNodes{c: c, d: d, o: o, dataDir: dataDir, running: map[string]sdkworker.Worker{}}
+}
+
+// NodeRoot is the directory a local node applies in.
+func (l *LocalNodes) NodeRoot(cluster, node string) string {
+	return filepath.Join(l.dataDir, "nodes", cluster, node)
+}
+
+// Sync starts a worker for each local node not yet served and stops those
+// of nodes that are gone or no longer local.
+func (l *LocalNodes) Sync(ctx context.Context) error {
+	if l.d.Store == nil {
+		return errors.New("local nodes: a store is required")
+	}
+	clusters, err := l.d.Store.ListClusters(ctx)
+	if err != nil {
+		return fmt.Errorf("local nodes: %w", err)
+	}
+	want := map[string]func() (sdkworker.Worker, error){}
+	var errs []error
+	for _, c := range clusters {
+		for _, n := range c.Nodes {
+			if !isLocal(n) {
+				continue
+			}
+			// Ids become directory names: only single clean names.
+			if !cleanName(c.ID) || !cleanName(n.ID) {
+				errs = append(errs, fmt.Errorf("local node %q of cluster %q: ids must be plain names to serve as directories", n.ID, c.ID))
+				continue
+			}
+			root := l.NodeRoot(c.ID, n.ID)
+			clusterID, node := c.ID, providers.Node{Name: n.ID, Root: root}
+			want[workflows.NodeTaskQueue(c.ID, n.ID)] = func() (sdkworker.Worker, error) {
+				if err := os.MkdirAll(root, 0o755); err != nil {
+					return nil, err
+				}
+				return NewNodeWorker(l.c, l.d, clusterID, node, l.o)
+			}
+		}
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for queue, w := range l.running {
+		if _, ok := want[queue]; !ok {
+			w.Stop()
+			delete(l.running, queue)
+		}
+	}
+	for queue, build := range want {
+		if _, ok := l.running[queue]; ok {
+			continue
+		}
+		w, err := build()
+		if err == nil {
+			err = w.Start()
+		}
+		if err != nil {
+			errs = append(errs, fmt.Errorf("local node queue %s: %w", queue, err))
+			continue
+		}
+		l.running[queue] = w
+	}
+	return errors.Join(errs...)
+}
+
+// Run syncs now and then every interval until ctx ends, then stops every
+// node worker. Sync errors are logged and retried at the next interval.
+func (l *LocalNodes) Run(ctx context.Context, interval time.Duration) error {
+	defer l.Stop()
+	log := l.d.withDefaults().Logger
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		if err := l.Sync(ctx); err != nil {
+			log.Error("serving local nodes", "error", err)
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-t.C:
+		}
+	}
+}
+
+// Queues lists the task queues being served.
+func (l *LocalNodes) Queues() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	out := make([]string, 0, len(l.running))
+	for q := range l.running {
+		out = append(out, q)
+	}
+	return out
+}
+
+// Stop stops every node worker.
+func (l *LocalNodes) Stop() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for queue, w := range l.running {
+		w.Stop()
+		delete(l.running, queue)
+	}
+}
+
+func cleanName(s string) bool {
+	return s != "" && s != "." && s != ".." && filepath.Base(s) == s && filepath.Clean(s) == s
+}

@@ -1,0 +1,177 @@
+// Package worker wires Cairn's workflows and activities into Temporal
+// workers: the control plane's worker on the server's task queue, and node
+// workers on each node's queue (local nodes inside the server, or `cairn
+// agent` on the node's host).
+package worker
+
+import (
+	"fmt"
+	"log/slog"
+	"net/http"
+
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/client"
+	sdkworker "go.temporal.io/sdk/worker"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/cairn-io/cairn/activities"
+	"github.com/cairn-io/cairn/expr"
+	"github.com/cairn-io/cairn/kinds"
+	"github.com/cairn-io/cairn/providers"
+	"github.com/cairn-io/cairn/store"
+	"github.com/cairn-io/cairn/workflows"
+)
+
+// DefaultTaskQueue is the control plane's task queue.
+const DefaultTaskQueue = "cairn"
+
+// Defaults of Options.
+const (
+	DefaultPollers       = 8
+	DefaultConcurrency   = 200
+	DefaultWorkflowCache = 2000
+)
+
+// Deps are what the activities run with.
+type Deps struct {
+	Store store.Store
+	// Registry runs the providers; nil means DefaultRegistry(Catalogue).
+	Registry *providers.Registry
+	// Catalogue is the built-in catalogue plus configured kinds; nil
+	// means kinds.Builtin().
+	Catalogue *kinds.Catalogue
+	// Packages parses package snapshots; nil means the graphs package.
+	Packages activities.PackageLoader
+	Secrets  *expr.Secrets
+	// Env looks up env refs; nil means the process environment.
+	Env    func(string) (string, bool)
+	Logger *slog.Logger
+}
+
+// Options size a worker.
+type Options struct {
+	// TaskQueue of the control plane (default DefaultTaskQueue).
+	TaskQueue string
+	// Concurrency is how many activities (steps or batches) the worker
+	// runs at once, across executions (default DefaultConcurrency).
+	Concurrency int
+	// Pollers is the number of workflow and of activity task pollers.
+	Pollers int
+	// Root confines the control plane's paths ("" = absolute paths as
+	// given).
+	Root string
+	// StepConcurrency is how many steps of one batch converge at once
+	// (default activities.DefaultStepConcurrency).
+	StepConcurrency int
+}
+
+func (o Options) withDefaults() Options {
+	if o.TaskQueue == "" {
+		o.TaskQueue = DefaultTaskQueue
+	}
+	if o.Concurrency <= 0 {
+		o.Concurrency = DefaultConcurrency
+	}
+	if o.Pollers <= 0 {
+		o.Pollers = DefaultPollers
+	}
+	return o
+}
+
+func (d Deps) withDefaults() Deps {
+	if d.Catalogue == nil {
+		d.Catalogue = kinds.Builtin()
+	}
+	if d.Registry == nil {
+		d.Registry = DefaultRegistry(d.Catalogue, nil)
+	}
+	if d.Packages == nil {
+		d.Packages = activities.GraphsLoader{Catalogue: d.Catalogue}
+	}
+	if d.Logger == nil {
+		d.Logger = slog.New(slog.DiscardHandler)
+	}
+	return d
+}
+
+// DefaultRegistry holds every built-in provider: file, directory, exec,
+// the structural kinds, http (over httpClient; nil for the default) and
+// external.
+func DefaultRegistry(cat *kinds.Catalogue, httpClient *http.Client) *providers.Registry {
+	reg := providers.NewRegistry(cat)
+	for _, p := range providers.LocalProviders() {
+		reg.Register(p)
+	}
+	reg.Register(providers.NewHTTP(httpClient))
+	reg.Register(providers.NewExternal(providers.ExternalOptions{}))
+	return reg
+}
+
+// New returns the control plane's worker: every workflow and activity on
+// the server's task queue. Start it with Start or Run.
+func New(c client.Client, d Deps, o Options) (sdkworker.Worker, error) {
+	if d.Store == nil {
+		return nil, fmt.Errorf("worker: a store is required")
+	}
+	d, o = d.withDefaults(), o.withDefaults()
+	w := sdkworker.New(c, o.TaskQueue, workerOptions(o))
+	RegisterWorkflows(w)
+	RegisterActivities(w, activities.New(activities.Deps{
+		Store: d.Store, Registry: d.Registry, Packages: d.Packages, Secrets: d.Secrets, Env: d.Env,
+		Node: providers.Node{Root: o.Root}, Logger: d.Logger, StepConcurrency: o.StepConcurrency,
+	}), true)
+	return w, nil
+}
+
+// NewNodeWorker returns the worker of one node: the step activities on the
+// node's task queue (workflows.NodeTaskQueue), applying inside node.Root.
+func NewNodeWorker(c client.Client, d Deps, cluster string, node providers.Node, o Options) (sdkworker.Worker, error) {
+	if d.Store == nil {
+		return nil, fmt.Errorf("node worker: a store is required")
+	}
+	if node.Name == "" {
+		return nil, fmt.Errorf("node worker: a node name is required")
+	}
+	d, o = d.withDefaults(), o.withDefaults()
+	w := sdkworker.New(c, workflows.NodeTaskQueue(cluster, node.Name), workerOptions(o))
+	RegisterActivities(w, activities.New(activities.Deps{
+		Store: d.Store, Registry: d.Registry, Secrets: d.Secrets, Env: d.Env, Node: node,
+		Logger: d.Logger.With("node", node.Name), StepConcurrency: o.StepConcurrency,
+	}), false)
+	return w, nil
+}
+
+func workerOptions(o Options) sdkworker.Options {
+	return sdkworker.Options{
+		MaxConcurrentActivityExecutionSize:     o.Concurrency,
+		MaxConcurrentWorkflowTaskExecutionSize: max(o.Pollers*2, 16),
+		MaxConcurrentActivityTaskPollers:       o.Pollers,
+		MaxConcurrentWorkflowTaskPollers:       o.Pollers,
+		WorkerActivitiesPerSecond:              0,
+		TaskQueueActivitiesPerSecond:           0,
+	}
+}
+
+// RegisterWorkflows registers Cairn's workflows by their function names.
+func RegisterWorkflows(r sdkworker.WorkflowRegistry) {
+	for _, wf := range []any{
+		workflows.ApplyWorkflow, workflows.DryRunWorkflow, workflows.DestroyWorkflow, workflows.ShardWorkflow,
+	} {
+		r.RegisterWorkflowWithOptions(wf, workflow.RegisterOptions{})
+	}
+}
+
+// RegisterActivities registers the activities under their names; control
+// adds the control plane's own (prepare, record, plan).
+func RegisterActivities(r sdkworker.ActivityRegistry, a *activities.Activities, control bool) {
+	reg := func(fn any, name string) { r.RegisterActivityWithOptions(fn, activity.RegisterOptions{Name: name}) }
+	reg(a.ApplyStep, activities.ApplyStepName)
+	reg(a.ApplyBatch, activities.ApplyBatchName)
+	reg(a.Compensate, activities.CompensateName)
+	if control {
+		reg(a.Prepare, activities.PrepareName)
+		reg(a.LoadUnits, activities.LoadUnitsName)
+		reg(a.WriteStackRecord, activities.WriteStackRecordName)
+		reg(a.StorePlan, activities.StorePlanName)
+	}
+}

@@ -1,0 +1,59 @@
+package workflows
+
+import (
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/cairn-io/cairn/activities"
+	"github.com/cairn-io/cairn/model"
+)
+
+// ApplyInput applies a package snapshot to a stack.
+type ApplyInput struct {
+	Settings
+	StackID      string `json:"stackId"`
+	SnapshotHash string `json:"snapshotHash"`
+}
+
+// ApplyResult is a finished apply or destroy.
+type ApplyResult struct {
+	ExecutionID string       `json:"executionId"`
+	Report      model.Report `json:"report"`
+	Changed     bool         `json:"changed"`
+}
+
+// ApplyWorkflow brings a stack to the package: it prepares the steps
+// (creating, updating and deleting what left the package), runs them with
+// the executor and records the stack. By default a failure rolls back every
+// change and the stack record stays as it was; so does cancellation.
+func ApplyWorkflow(ctx workflow.Context, in ApplyInput) (*ApplyResult, error) {
+	opts := in.execOptions(ctx, activities.ModeApply, model.OnFailureRollback)
+	t, err := newTracker(ctx, opts.ExecutionID)
+	if err != nil {
+		return nil, err
+	}
+	plan, err := prepare(ctx, opts, activities.PrepareInput{
+		ExecutionID: opts.ExecutionID, Mode: activities.ModeApply, StackID: in.StackID,
+		SnapshotHash: in.SnapshotHash, ClusterID: in.ClusterID, BatchSize: in.BatchSize, ShardUnits: in.ShardUnits,
+	})
+	if err != nil {
+		return nil, err
+	}
+	out, err := t.execute(ctx, opts, plan)
+	if err != nil {
+		return nil, err
+	}
+	if !out.RolledBack && !out.Cancelled {
+		err := writeRecord(ctx, opts, activities.WriteStackRecordInput{
+			ExecutionID: opts.ExecutionID, StackID: in.StackID, SnapshotHash: in.SnapshotHash,
+			Changed: out.Report.Changed(),
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	t.finish(ctx, out)
+	if err := out.Err(); err != nil {
+		return nil, err
+	}
+	return &ApplyResult{ExecutionID: opts.ExecutionID, Report: out.Report, Changed: out.Report.Changed()}, nil
+}

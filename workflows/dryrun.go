@@ -1,0 +1,75 @@
+package workflows
+
+import (
+	"time"
+
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/cairn-io/cairn/activities"
+	"github.com/cairn-io/cairn/model"
+)
+
+// DryRunInput plans a package snapshot against a stack.
+type DryRunInput struct {
+	Settings
+	StackID      string `json:"stackId"`
+	SnapshotHash string `json:"snapshotHash"`
+}
+
+// DryRunResult is a plan's summary; the plan's steps are in the store
+// (step data kind "plan") for the API to page through.
+type DryRunResult struct {
+	ExecutionID    string            `json:"executionId"`
+	Summary        model.Summary     `json:"summary"`
+	Steps          int               `json:"steps"`
+	MissingEnvRefs []string          `json:"missingEnvRefs"`
+	MissingSecrets []string          `json:"missingSecrets"`
+	Failures       []model.StepError `json:"failures,omitempty"`
+}
+
+// DryRunWorkflow reads and diffs every step without changing anything (no
+// stack lock is taken) and stores the plan.
+func DryRunWorkflow(ctx workflow.Context, in DryRunInput) (*DryRunResult, error) {
+	opts := in.execOptions(ctx, activities.ModeDryRun, model.OnFailureContinue)
+	opts.OnFailure = model.OnFailureContinue // a plan reports every problem
+	t, err := newTracker(ctx, opts.ExecutionID)
+	if err != nil {
+		return nil, err
+	}
+	plan, err := prepare(ctx, opts, activities.PrepareInput{
+		ExecutionID: opts.ExecutionID, Mode: activities.ModeDryRun, StackID: in.StackID,
+		SnapshotHash: in.SnapshotHash, ClusterID: in.ClusterID, BatchSize: in.BatchSize, ShardUnits: in.ShardUnits,
+	})
+	if err != nil {
+		return nil, err
+	}
+	out, err := t.execute(ctx, opts, plan)
+	if err != nil {
+		return nil, err
+	}
+	res := &DryRunResult{
+		ExecutionID: opts.ExecutionID, Summary: out.Plan, Steps: plan.Steps,
+		MissingEnvRefs: nonNil(out.MissingEnv), MissingSecrets: nonNil(out.MissingSecrets),
+		Failures: out.Report.Failures,
+	}
+	actx := workflow.WithActivityOptions(ctx, controlOptions(opts.ControlQueue, "store plan", 5*time.Minute))
+	err = workflow.ExecuteActivity(actx, activities.StorePlanName, activities.StorePlanInput{
+		ExecutionID: opts.ExecutionID, Summary: res.Summary,
+		MissingEnvRefs: res.MissingEnvRefs, MissingSecrets: res.MissingSecrets,
+	}).Get(ctx, nil)
+	if err != nil {
+		return nil, err
+	}
+	t.finish(ctx, out)
+	if out.Cancelled {
+		return nil, out.Err()
+	}
+	return res, nil
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}

@@ -1,0 +1,209 @@
+package workflows
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/cairn-io/cairn/activities"
+	"github.com/cairn-io/cairn/model"
+)
+
+// GraphExecutionInput runs graph types of a cluster (Fuel's custom graph
+// execution). Settings.ClusterID names the cluster; its nodes' task queues
+// receive their steps.
+type GraphExecutionInput struct {
+	Settings
+	// Types run in order in this one execution; a failure in one leaves
+	// the later ones unrun. Empty means the default type.
+	Types []string `json:"types"`
+	// Snapshots optionally pins the merged graph of Types[i].
+	Snapshots []string `json:"snapshots,omitempty"`
+	// Nodes and Tasks narrow the run: steps exist only on those nodes, and
+	// unlisted tasks are skipped with their edges kept.
+	Nodes  []string `json:"nodes,omitempty"`
+	Tasks  []string `json:"tasks,omitempty"`
+	DryRun bool     `json:"dryRun,omitempty"`
+	Noop   bool     `json:"noop,omitempty"`
+	Force  bool     `json:"force,omitempty"`
+	// RetryOf lists the failed executions this one retries, most recent
+	// first: steps they completed come back as noops.
+	RetryOf []string `json:"retryOf,omitempty"`
+}
+
+// GraphExecutionResult is a finished graph execution. Report has the JSON
+// name ApplyResult uses, so readers of either find it.
+type GraphExecutionResult struct {
+	ExecutionID string       `json:"executionId"`
+	ClusterID   string       `json:"clusterId"`
+	Types       []string     `json:"types"`
+	Snapshots   []string     `json:"snapshots"`
+	Steps       int          `json:"steps"`
+	Report      model.Report `json:"report"`
+	// Plan counts what the steps did or, with noop, would do.
+	Plan model.Summary `json:"plan"`
+	// DryRun is a dry-run's plan (plan only: nothing ran).
+	DryRun *model.Plan `json:"dryRun,omitempty"`
+	// Noop marks a noop run, whose plan is in the store.
+	Noop bool `json:"noop,omitempty"`
+	// Tolerated lists failures that stayed within their group's
+	// fault_tolerance, so the execution still completed.
+	Tolerated []model.StepError `json:"tolerated,omitempty"`
+	// Done counts steps the retried executions had completed.
+	Done int `json:"done,omitempty"`
+}
+
+// GraphExecutionWorkflow merges the requested graph types from their
+// release, cluster and plugin layers, expands them onto the cluster's nodes
+// and runs every step on its node with the executor, as Fuel runs a custom
+// graph: requires/required_for on a node, cross_depends across nodes,
+// conditions per node, fail_on_error, strategy caps and group fault
+// tolerance. On failure it stops by default (onFailure stop, as Fuel);
+// pause waits for an operator's decision. Node history records each task's
+// successful runs at the end, so conditions of later executions can ask
+// whether a task changed.
+func GraphExecutionWorkflow(ctx workflow.Context, in GraphExecutionInput) (*GraphExecutionResult, error) {
+	opts := in.execOptions(ctx, activities.ModeApply, model.OnFailureStop)
+	// Cancelling a graph only stops it, unless it rolls back on failure.
+	opts.RollbackOnCancel = opts.OnFailure == model.OnFailureRollback
+	if in.DryRun {
+		opts.Mode = activities.ModeDryRun
+	}
+	t, err := newTracker(ctx, opts.ExecutionID)
+	if err != nil {
+		return nil, err
+	}
+	types := in.Types
+	if len(types) == 0 {
+		types = []string{model.DefaultGraphType}
+	}
+	actx := workflow.WithActivityOptions(ctx, controlOptions(opts.ControlQueue,
+		"prepare graph "+strings.Join(types, ", ")+" on "+in.ClusterID, 30*time.Minute))
+	var plan activities.PreparedGraph
+	err = workflow.ExecuteActivity(actx, activities.PrepareGraphName, activities.PrepareGraphInput{
+		ExecutionID: opts.ExecutionID,
+		GraphRequest: activities.GraphRequest{
+			ClusterID: in.ClusterID, Types: types, Snapshots: in.Snapshots, Nodes: in.Nodes, Tasks: in.Tasks,
+		},
+		DryRun: in.DryRun, Noop: in.Noop, Force: in.Force, RetryOf: in.RetryOf,
+		BatchSize: in.BatchSize, ShardUnits: in.ShardUnits,
+	}).Get(ctx, &plan)
+	if err != nil {
+		return nil, fmt.Errorf("prepare: %w", err)
+	}
+	// The UI shows which merged graphs ran.
+	if err := workflow.UpsertMemo(ctx, map[string]any{"graphSnapshots": plan.Snapshots, "graphSummary": plan.Summary}); err != nil {
+		return nil, err
+	}
+	res := &GraphExecutionResult{
+		ExecutionID: opts.ExecutionID, ClusterID: in.ClusterID, Types: types,
+		Snapshots: plan.Snapshots, Steps: plan.Steps, Done: plan.Done, Noop: in.Noop,
+	}
+	if in.DryRun {
+		res.DryRun = plan.Plan
+		if plan.Plan != nil {
+			res.Plan = plan.Plan.Summary
+		}
+		workflow.SetCurrentDetails(ctx, "dry run: "+plan.Summary)
+		t.finish(ctx, &Outcome{Plan: res.Plan})
+		return res, nil
+	}
+
+	// Within a group's fault tolerance a failed node must not stop the
+	// others; the executor runs on and the failures are judged at the end.
+	runOpts := opts
+	tolerant := len(plan.Tolerance) > 0 && opts.OnFailure == model.OnFailureStop && len(plan.Shards) == 0
+	if tolerant {
+		runOpts.OnFailure = model.OnFailureContinue
+	}
+	out, err := t.execute(ctx, runOpts, &plan.PreparedPlan)
+	if err != nil {
+		return nil, err
+	}
+	if tolerant {
+		res.Tolerated = judgeTolerance(out, plan.Units, plan.Tolerance)
+		if len(res.Tolerated) > 0 {
+			workflow.SetCurrentDetails(ctx, fmt.Sprintf("completed; %d failed steps within their group's fault_tolerance", len(res.Tolerated)))
+		}
+	}
+
+	// History and the noop plan are written even when the run failed or
+	// was cancelled: what converged did converge.
+	dctx, _ := workflow.NewDisconnectedContext(ctx)
+	if in.Noop {
+		sctx := workflow.WithActivityOptions(dctx, controlOptions(opts.ControlQueue, "store noop plan", 5*time.Minute))
+		err = workflow.ExecuteActivity(sctx, activities.StorePlanName, activities.StorePlanInput{
+			ExecutionID: opts.ExecutionID, Summary: out.Plan,
+			MissingEnvRefs: nonNil(out.MissingEnv), MissingSecrets: nonNil(out.MissingSecrets),
+		}).Get(dctx, nil)
+	} else {
+		rctx := workflow.WithActivityOptions(dctx, controlOptions(opts.ControlQueue, "record node history", 10*time.Minute))
+		err = workflow.ExecuteActivity(rctx, activities.RecordGraphRunsName, activities.RecordGraphRunsInput{
+			ExecutionID: opts.ExecutionID, ClusterID: in.ClusterID,
+		}).Get(dctx, nil)
+	}
+	if err != nil {
+		return nil, err
+	}
+	t.finish(ctx, out)
+	res.Report, res.Plan = out.Report, out.Plan
+	if err := out.Err(); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// judgeTolerance decides, after a run that went on past failures, whether
+// every failure is a node of a group within its fault_tolerance. If so the
+// outcome no longer fails and the tolerated failures are returned; else the
+// outcome fails, naming the group (or step) that broke it.
+func judgeTolerance(out *Outcome, units []activities.Unit, tolerance map[string]int) []model.StepError {
+	if !out.Failed || out.Cancelled || out.Aborted {
+		return nil
+	}
+	type place struct{ group, node string }
+	where := make(map[string]place, len(units))
+	for _, u := range units {
+		where[u.Step] = place{u.Group, u.Node}
+	}
+	failedNodes := map[string]map[string]bool{}
+	var untolerated []string
+	for _, f := range out.Report.Failures {
+		p, ok := where[f.Step]
+		if _, limited := tolerance[p.group]; !ok || !limited {
+			untolerated = append(untolerated, f.Step)
+			continue
+		}
+		if failedNodes[p.group] == nil {
+			failedNodes[p.group] = map[string]bool{}
+		}
+		failedNodes[p.group][p.node] = true
+	}
+	groups := make([]string, 0, len(failedNodes))
+	for g := range failedNodes {
+		groups = append(groups, g)
+	}
+	sort.Strings(groups)
+	var over []string
+	for _, g := range groups {
+		if n := len(failedNodes[g]); n > tolerance[g] {
+			over = append(over, fmt.Sprintf("group %s: %d nodes failed, fault_tolerance allows %d", g, n, tolerance[g]))
+		}
+	}
+	switch {
+	case len(untolerated) > 0:
+		return nil // the first failure's cause stands
+	case len(over) > 0:
+		out.Cause = strings.Join(over, "; ") + " (first failure: " + out.Cause + ")"
+		return nil
+	}
+	tolerated := slices.Clone(out.Report.Failures)
+	out.Failed = false
+	out.Cause = ""
+	out.FailedUnits = nil
+	return tolerated
+}

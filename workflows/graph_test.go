@@ -1,0 +1,368 @@
+package workflows
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/log"
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/testsuite"
+
+	"github.com/cairn-io/cairn/activities"
+	"github.com/cairn-io/cairn/model"
+	"github.com/cairn-io/cairn/store"
+)
+
+// graphSteps stands in for the step activities of a graph execution: the
+// real PrepareGraph and RecordGraphRuns run over a real SQLite store, and
+// this records which steps ran, in what order, and fails those it is told
+// to.
+type graphSteps struct {
+	mu       sync.Mutex
+	fail     map[string]bool
+	clock    int
+	started  map[string]int
+	finished map[string]int
+	inputs   []activities.UnitInput
+}
+
+func newGraphSteps(fail ...string) *graphSteps {
+	g := &graphSteps{fail: map[string]bool{}, started: map[string]int{}, finished: map[string]int{}}
+	for _, f := range fail {
+		g.fail[f] = true
+	}
+	return g
+}
+
+func (g *graphSteps) ApplyStep(ctx context.Context, in activities.UnitInput) (*activities.UnitResult, error) {
+	g.mu.Lock()
+	g.clock++
+	g.started[in.Unit.Step] = g.clock
+	g.inputs = append(g.inputs, in)
+	g.mu.Unlock()
+	time.Sleep(2 * time.Millisecond)
+	g.mu.Lock()
+	g.clock++
+	g.finished[in.Unit.Step] = g.clock
+	fail := g.fail[in.Unit.Step]
+	g.mu.Unlock()
+	if fail {
+		return nil, temporal.NewNonRetryableApplicationError("boom in "+in.Unit.Step, activities.StepFailedType, nil,
+			activities.FailureDetails{StepID: in.Unit.Step, Attempt: 1})
+	}
+	outcome := model.OutcomeUpdated
+	if in.Noop {
+		outcome = model.OutcomeUnchanged
+	}
+	return &activities.UnitResult{Attempt: 1, Steps: []activities.StepResult{{
+		StepID: in.Unit.Step, Action: model.ActionRun, Outcome: outcome,
+	}}}, nil
+}
+
+func (g *graphSteps) ran(step string) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	_, ok := g.started[step]
+	return ok
+}
+
+// graphFixture is a cluster of three nodes (two computes, one controller)
+// in a real store.
+func graphFixture(t *testing.T) store.Store {
+	t.Helper()
+	ctx := context.Background()
+	st, err := store.Open(ctx, "sqlite://"+filepath.Join(t.TempDir(), "cairn.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = st.Close() })
+	if err := st.PutRelease(ctx, &model.Release{ID: "rel", Name: "rel"}); err != nil {
+		t.Fatal(err)
+	}
+	err = st.PutCluster(ctx, &model.Cluster{ID: "c1", Name: "c1", ReleaseID: "rel", Nodes: []model.Node{
+		{ID: "n1", Name: "n1", Roles: []string{"controller"}},
+		{ID: "n2", Name: "n2", Roles: []string{"compute"}},
+		{ID: "n3", Name: "n3", Roles: []string{"compute"}},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
+func putReleaseGraph(t *testing.T, st store.Store, typ string, tasks ...*model.Task) {
+	t.Helper()
+	g := &model.StoredGraph{Layer: model.LayerRelease, OwnerID: "rel", Type: typ, Graph: &model.Graph{Type: typ, Tasks: tasks}}
+	if err := st.PutGraph(context.Background(), g); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func shellTask(id string, roles ...string) *model.Task {
+	return &model.Task{ID: id, Type: "shell", Roles: roles, Parameters: map[string]any{"cmd": "true"}}
+}
+
+func graphEnv(t *testing.T, st store.Store, steps *graphSteps) *testsuite.TestWorkflowEnvironment {
+	t.Helper()
+	var s testsuite.WorkflowTestSuite
+	s.SetLogger(log.NewStructuredLogger(slog.New(slog.DiscardHandler)))
+	env := s.NewTestWorkflowEnvironment()
+	env.SetTestTimeout(30 * time.Second)
+	acts := activities.New(activities.Deps{Store: st})
+	g := activities.NewGraphActivities(acts, nil)
+	env.RegisterWorkflow(ShardWorkflow)
+	env.RegisterActivityWithOptions(g.PrepareGraph, activity.RegisterOptions{Name: activities.PrepareGraphName})
+	env.RegisterActivityWithOptions(g.RecordGraphRuns, activity.RegisterOptions{Name: activities.RecordGraphRunsName})
+	env.RegisterActivityWithOptions(acts.StorePlan, activity.RegisterOptions{Name: activities.StorePlanName})
+	env.RegisterActivityWithOptions(acts.LoadUnits, activity.RegisterOptions{Name: activities.LoadUnitsName})
+	env.RegisterActivityWithOptions(steps.ApplyStep, activity.RegisterOptions{Name: activities.ApplyStepName})
+	return env
+}
+
+func graphInput(onFailure model.OnFailure, types ...string) GraphExecutionInput {
+	return GraphExecutionInput{
+		Settings: Settings{ExecutionID: "g-1", ClusterID: "c1", OnFailure: onFailure},
+		Types:    types,
+	}
+}
+
+func TestGraphTypesRunInOrder(t *testing.T) {
+	st := graphFixture(t)
+	putReleaseGraph(t, st, "first", shellTask("prepare", "*"), &model.Task{
+		ID: "check", Type: "shell", Roles: []string{"compute"}, Requires: []string{"prepare"}, Parameters: map[string]any{"cmd": "true"},
+	})
+	putReleaseGraph(t, st, "second", shellTask("prepare", "*"), shellTask("finish", "controller"))
+	steps := newGraphSteps()
+	env := graphEnv(t, st, steps)
+	env.ExecuteWorkflow(GraphExecutionWorkflow, graphInput("", "first", "second"))
+	if err := env.GetWorkflowError(); err != nil {
+		t.Fatal(err)
+	}
+	var res GraphExecutionResult
+	if err := env.GetWorkflowResult(&res); err != nil {
+		t.Fatal(err)
+	}
+	first := []string{"first/prepare@n1", "first/prepare@n2", "first/prepare@n3", "first/check@n2", "first/check@n3"}
+	second := []string{"second/prepare@n1", "second/prepare@n2", "second/prepare@n3", "second/finish@n1"}
+	lastFirst := 0
+	for _, s := range first {
+		if !steps.ran(s) {
+			t.Fatalf("%s did not run", s)
+		}
+		lastFirst = max(lastFirst, steps.finished[s])
+	}
+	if !steps.ran("first@master") || steps.started["first@master"] < lastFirst {
+		t.Fatalf("the barrier of type first ran at %d, before its last step finished at %d", steps.started["first@master"], lastFirst)
+	}
+	for _, s := range second {
+		if !steps.ran(s) {
+			t.Fatalf("%s did not run", s)
+		}
+		if steps.started[s] < steps.finished["first@master"] {
+			t.Errorf("%s (type second) started at %d, before type first ended at %d", s, steps.started[s], steps.finished["first@master"])
+		}
+	}
+	// Each type ends with its barrier step.
+	if res.Report.Updated != len(first)+len(second)+2 || res.Report.Failed != 0 || res.Steps != 11 {
+		t.Fatalf("report = %+v", res.Report)
+	}
+	if len(res.Snapshots) != 2 || res.Snapshots[0] == res.Snapshots[1] {
+		t.Fatalf("snapshots = %v, want one merged graph per type", res.Snapshots)
+	}
+}
+
+func TestGraphFailureAbortsLaterTypes(t *testing.T) {
+	tests := []struct {
+		name      string
+		onFailure model.OnFailure
+	}{
+		{"stop (the default)", ""},
+		{"continue", model.OnFailureContinue},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			st := graphFixture(t)
+			putReleaseGraph(t, st, "first", shellTask("a", "*"), shellTask("b", "*"))
+			putReleaseGraph(t, st, "second", shellTask("c", "*"))
+			steps := newGraphSteps("first/a@n2")
+			env := graphEnv(t, st, steps)
+			env.ExecuteWorkflow(GraphExecutionWorkflow, graphInput(tt.onFailure, "first", "second"))
+			err := env.GetWorkflowError()
+			if err == nil {
+				t.Fatal("the execution succeeded with a failed step")
+			}
+			if !strings.Contains(err.Error(), "boom in first/a@n2") {
+				t.Fatalf("error %q does not name the failed step", err)
+			}
+			for _, s := range []string{"second/c@n1", "second/c@n2", "second/c@n3", "first@master"} {
+				if steps.ran(s) {
+					t.Errorf("%s ran after type first failed", s)
+				}
+			}
+			var app *temporal.ApplicationError
+			if !errors.As(err, &app) {
+				t.Fatalf("want an application error, got %v", err)
+			}
+			var report model.Report
+			if err := app.Details(&report); err != nil {
+				t.Fatal(err)
+			}
+			if report.Failed != 1 || report.Skipped < 3 {
+				t.Fatalf("report = %+v, want 1 failed and type second skipped", report)
+			}
+		})
+	}
+}
+
+func TestGraphGroupFaultTolerance(t *testing.T) {
+	group := func(tolerance string) *model.Task {
+		return &model.Task{ID: "computes", Type: model.TaskGroup, Roles: []string{"compute", "controller"}, FaultTolerance: tolerance}
+	}
+	member := func(id string, requires ...string) *model.Task {
+		return &model.Task{ID: id, Type: "shell", Groups: []string{"computes"}, Requires: requires, Parameters: map[string]any{"cmd": "true"}}
+	}
+	tests := []struct {
+		name      string
+		tolerance string
+		fail      []string
+		wantErr   string
+		tolerated int
+	}{
+		{"one node of three tolerated by count", "1", []string{"install@n2"}, "", 1},
+		{"one node tolerated by percentage", "34%", []string{"install@n3"}, "", 1},
+		{"negative count: all but two", "-2", []string{"install@n2"}, "", 1},
+		{"two failures on one node count once", "1", []string{"install@n2", "extra@n2"}, "", 2},
+		{"two nodes exceed a tolerance of one", "1", []string{"install@n2", "install@n3"}, "2 nodes failed, fault_tolerance allows 1", 0},
+		{"zero tolerance fails", "0", []string{"install@n2"}, "fault_tolerance allows 0", 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			st := graphFixture(t)
+			putReleaseGraph(t, st, "default", group(tt.tolerance), member("install"), member("extra"), member("configure", "install"))
+			steps := newGraphSteps(tt.fail...)
+			env := graphEnv(t, st, steps)
+			env.ExecuteWorkflow(GraphExecutionWorkflow, graphInput(""))
+			err := env.GetWorkflowError()
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("err = %v, want %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("failures within the tolerance failed the execution: %v", err)
+			}
+			var res GraphExecutionResult
+			if err := env.GetWorkflowResult(&res); err != nil {
+				t.Fatal(err)
+			}
+			if len(res.Tolerated) != tt.tolerated {
+				t.Fatalf("tolerated = %+v, want %d", res.Tolerated, tt.tolerated)
+			}
+			failedNode := strings.TrimPrefix(tt.fail[0][strings.Index(tt.fail[0], "@"):], "@")
+			if steps.ran("configure@" + failedNode) {
+				t.Errorf("configure ran on %s after install failed there", failedNode)
+			}
+			for _, n := range []string{"n1", "n2", "n3"} {
+				if n != failedNode && !steps.ran("configure@"+n) {
+					t.Errorf("configure did not run on healthy node %s", n)
+				}
+			}
+		})
+	}
+}
+
+func TestGraphDryRunAndNoop(t *testing.T) {
+	st := graphFixture(t)
+	putReleaseGraph(t, st, "default", shellTask("a", "*"), &model.Task{ID: "off", Type: model.TaskSkipped, Roles: []string{"*"}})
+
+	t.Run("dry run plans without running a step", func(t *testing.T) {
+		steps := newGraphSteps()
+		env := graphEnv(t, st, steps)
+		in := graphInput("")
+		in.DryRun = true
+		env.ExecuteWorkflow(GraphExecutionWorkflow, in)
+		if err := env.GetWorkflowError(); err != nil {
+			t.Fatal(err)
+		}
+		var res GraphExecutionResult
+		if err := env.GetWorkflowResult(&res); err != nil {
+			t.Fatal(err)
+		}
+		if len(steps.inputs) != 0 {
+			t.Fatalf("a dry run ran %d steps", len(steps.inputs))
+		}
+		if res.DryRun == nil || len(res.DryRun.Steps) != 6 || res.Plan.Run != 3 || res.Plan.Noop != 3 {
+			t.Fatalf("plan = %+v", res.DryRun)
+		}
+		plan, err := activities.ReadPlan(context.Background(), st, "g-1")
+		if err != nil || len(plan.Steps) != 6 {
+			t.Fatalf("stored plan = %+v, %v", plan, err)
+		}
+	})
+	t.Run("noop runs every step as its noop version", func(t *testing.T) {
+		steps := newGraphSteps()
+		env := graphEnv(t, st, steps)
+		in := graphInput("")
+		in.ExecutionID = "g-2"
+		in.Noop = true
+		env.ExecuteWorkflow(GraphExecutionWorkflow, in)
+		if err := env.GetWorkflowError(); err != nil {
+			t.Fatal(err)
+		}
+		if len(steps.inputs) != 6 {
+			t.Fatalf("ran %d steps, want 6", len(steps.inputs))
+		}
+		for _, in := range steps.inputs {
+			if !in.Noop {
+				t.Fatalf("step %s ran for real in a noop execution", in.Unit.Step)
+			}
+		}
+	})
+}
+
+func TestJudgeTolerance(t *testing.T) {
+	units := []activities.Unit{
+		{Step: "a@n1", Node: "n1", Group: "g"}, {Step: "a@n2", Node: "n2", Group: "g"},
+		{Step: "b@n2", Node: "n2", Group: "g"}, {Step: "x@n1", Node: "n1"},
+	}
+	failed := func(steps ...string) *Outcome {
+		o := &Outcome{Failed: true, Cause: "first"}
+		for _, s := range steps {
+			o.Report.Failures = append(o.Report.Failures, model.StepError{Step: s, Error: "boom"})
+		}
+		return o
+	}
+	tests := []struct {
+		name       string
+		out        *Outcome
+		tolerance  map[string]int
+		wantFailed bool
+		wantCause  string
+	}{
+		{"within", failed("a@n1"), map[string]int{"g": 1}, false, ""},
+		{"one node twice", failed("a@n2", "b@n2"), map[string]int{"g": 1}, false, ""},
+		{"over", failed("a@n1", "a@n2"), map[string]int{"g": 1}, true, "group g: 2 nodes failed"},
+		{"outside any group", failed("x@n1"), map[string]int{"g": 5}, true, "first"},
+		{"group without tolerance", failed("a@n1"), map[string]int{"other": 1}, true, "first"},
+		{"cancelled stays failed", &Outcome{Failed: true, Cancelled: true, Report: model.Report{Failures: []model.StepError{{Step: "a@n1"}}}}, map[string]int{"g": 1}, true, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			judgeTolerance(tt.out, units, tt.tolerance)
+			if tt.out.Failed != tt.wantFailed {
+				t.Fatalf("failed = %v, want %v", tt.out.Failed, tt.wantFailed)
+			}
+			if !strings.Contains(tt.out.Cause, tt.wantCause) {
+				t.Fatalf("cause %q, want %q", tt.out.Cause, tt.wantCause)
+			}
+		})
+	}
+}

@@ -1,0 +1,158 @@
+package workflows
+
+import (
+	"time"
+
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/cairn-io/cairn/activities"
+	"github.com/cairn-io/cairn/model"
+)
+
+// Defaults of an execution's knobs.
+const (
+	DefaultParallelism = 10
+	DefaultStepTimeout = 10 * time.Minute
+	DefaultNodeWait    = 2 * time.Minute
+	DefaultHeartbeat   = 30 * time.Second
+	// crashAttempts are attempts added to a step's own retry budget so a
+	// worker that dies mid-step is replaced by a retry; the activity itself
+	// makes provider failures non-retryable once the step's budget is spent.
+	crashAttempts = 2
+)
+
+// NodeTaskQueue is the task queue a node's worker polls: the server's own
+// worker for local nodes, `cairn agent` for agent nodes.
+func NodeTaskQueue(cluster, node string) string {
+	if cluster == "" {
+		return "cairn-node-" + node
+	}
+	return "cairn-node-" + cluster + "-" + node
+}
+
+// IsControlPlane reports whether a step's node is the control plane.
+func IsControlPlane(node string) bool { return node == "" || node == model.ControlPlane }
+
+// ExecOptions steer one run of the executor.
+type ExecOptions struct {
+	ExecutionID string          `json:"executionId"`
+	Mode        activities.Mode `json:"mode"`
+	OnFailure   model.OnFailure `json:"onFailure"`
+	Parallelism int             `json:"parallelism,omitempty"`
+	// ControlQueue serves control-plane steps; "" is the workflow's own queue.
+	ControlQueue string `json:"controlQueue,omitempty"`
+	Cluster      string `json:"cluster,omitempty"`
+	// NodeWait bounds how long a step waits for its node's worker to pick
+	// it up (schedule-to-start), so a node without an agent fails clearly.
+	NodeWait time.Duration `json:"nodeWait,omitempty"`
+	// StepTimeout is the default per-attempt timeout of a step.
+	StepTimeout      time.Duration `json:"stepTimeout,omitempty"`
+	HeartbeatTimeout time.Duration `json:"heartbeatTimeout,omitempty"`
+	// RollbackOnCancel compensates done changes when the execution is
+	// cancelled (apply); otherwise cancellation only stops.
+	RollbackOnCancel bool `json:"rollbackOnCancel,omitempty"`
+}
+
+func (o ExecOptions) withDefaults(ctx workflow.Context) ExecOptions {
+	if o.Parallelism <= 0 {
+		o.Parallelism = DefaultParallelism
+	}
+	if o.OnFailure == "" {
+		o.OnFailure = model.OnFailureRollback
+	}
+	if o.ControlQueue == "" {
+		o.ControlQueue = workflow.GetInfo(ctx).TaskQueueName
+	}
+	if o.NodeWait <= 0 {
+		o.NodeWait = DefaultNodeWait
+	}
+	if o.StepTimeout <= 0 {
+		o.StepTimeout = DefaultStepTimeout
+	}
+	if o.HeartbeatTimeout <= 0 {
+		o.HeartbeatTimeout = DefaultHeartbeat
+	}
+	return o
+}
+
+func (o ExecOptions) queueFor(node string) string {
+	if IsControlPlane(node) {
+		return o.ControlQueue
+	}
+	return NodeTaskQueue(o.Cluster, node)
+}
+
+// stepActivityOptions turns a unit's meta params (mgmt's retry, delay,
+// timeout) into the activity's retry policy and timeouts.
+func (o ExecOptions) stepActivityOptions(u *activities.Unit) workflow.ActivityOptions {
+	timeout := o.StepTimeout
+	if d, err := time.ParseDuration(u.Meta.Timeout); err == nil && d > 0 {
+		timeout = d
+	}
+	policy := &temporal.RetryPolicy{
+		InitialInterval:        time.Second,
+		BackoffCoefficient:     2,
+		MaximumInterval:        time.Minute,
+		NonRetryableErrorTypes: []string{activities.ConfigErrorType},
+	}
+	if d, err := time.ParseDuration(u.Meta.Delay); err == nil && d > 0 {
+		policy.InitialInterval = d
+		policy.BackoffCoefficient = 1 // mgmt's delay is a fixed pause between attempts
+		policy.MaximumInterval = d
+	}
+	switch {
+	case u.Meta.Retry < 0:
+		policy.MaximumAttempts = 0 // forever
+	default:
+		policy.MaximumAttempts = int32(u.Meta.Retry + 1 + crashAttempts)
+	}
+	ao := workflow.ActivityOptions{
+		TaskQueue:           o.queueFor(u.Node),
+		StartToCloseTimeout: timeout,
+		HeartbeatTimeout:    o.HeartbeatTimeout,
+		WaitForCancellation: true,
+		RetryPolicy:         policy,
+		Summary:             u.Summary,
+	}
+	if !IsControlPlane(u.Node) {
+		ao.ScheduleToStartTimeout = o.NodeWait
+	}
+	return ao
+}
+
+// compensationOptions run a unit's compensation where the unit ran.
+func (o ExecOptions) compensationOptions(u *activities.Unit) workflow.ActivityOptions {
+	ao := workflow.ActivityOptions{
+		TaskQueue:           o.queueFor(u.Node),
+		StartToCloseTimeout: o.StepTimeout,
+		HeartbeatTimeout:    o.HeartbeatTimeout,
+		RetryPolicy: &temporal.RetryPolicy{
+			InitialInterval:        time.Second,
+			BackoffCoefficient:     2,
+			MaximumAttempts:        3,
+			NonRetryableErrorTypes: []string{activities.ConfigErrorType},
+		},
+		Summary: "undo " + u.Summary,
+	}
+	if !IsControlPlane(u.Node) {
+		ao.ScheduleToStartTimeout = o.NodeWait
+	}
+	return ao
+}
+
+// controlOptions are for the bookkeeping activities (prepare, record, plan).
+func controlOptions(queue, summary string, timeout time.Duration) workflow.ActivityOptions {
+	return workflow.ActivityOptions{
+		TaskQueue:           queue,
+		StartToCloseTimeout: timeout,
+		HeartbeatTimeout:    time.Minute,
+		RetryPolicy: &temporal.RetryPolicy{
+			InitialInterval:        time.Second,
+			BackoffCoefficient:     2,
+			MaximumAttempts:        5,
+			NonRetryableErrorTypes: []string{activities.ConfigErrorType},
+		},
+		Summary: summary,
+	}
+}

@@ -1,0 +1,220 @@
+package workflows
+
+import (
+	"fmt"
+	"time"
+
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/cairn-io/cairn/activities"
+	"github.com/cairn-io/cairn/model"
+)
+
+// ShardInput asks a child workflow to run (or undo) one shard of a large
+// plan. The shard's units are in the store; FailedBefore lists units of
+// earlier shards that did not succeed.
+type ShardInput struct {
+	Options      ExecOptions      `json:"options"`
+	Shard        activities.Shard `json:"shard"`
+	FailedBefore []int            `json:"failedBefore,omitempty"`
+	Compensate   bool             `json:"compensate,omitempty"`
+}
+
+// ShardWorkflow runs one shard with the executor and returns its outcome;
+// it never fails for failed steps, so the parent decides what follows.
+func ShardWorkflow(ctx workflow.Context, in ShardInput) (*Outcome, error) {
+	actx := workflow.WithActivityOptions(ctx, controlOptions(in.Options.ControlQueue,
+		fmt.Sprintf("load shard %d", in.Shard.Index), 10*time.Minute))
+	var units []activities.Unit
+	err := workflow.ExecuteActivity(actx, activities.LoadUnitsName,
+		activities.LoadUnitsInput{ExecutionID: in.Options.ExecutionID, Shard: in.Shard.Index}).Get(ctx, &units)
+	if err != nil {
+		return nil, fmt.Errorf("load shard %d: %w", in.Shard.Index, err)
+	}
+	ex := NewExecutor(ctx, in.Options, units, in.FailedBefore)
+	if err := ex.Register(ctx); err != nil {
+		return nil, err
+	}
+	var out *Outcome
+	if in.Compensate {
+		out = ex.CompensateAll(ctx)
+	} else if out, err = ex.Run(ctx); err != nil {
+		return nil, err
+	}
+	dctx, _ := workflow.NewDisconnectedContext(ctx)
+	_ = workflow.Await(dctx, func() bool { return workflow.AllHandlersFinished(dctx) })
+	return out, nil
+}
+
+// CompensateAll undoes every change any step of the units recorded, for a
+// shard that completed before a later shard failed.
+func (e *Executor) CompensateAll(ctx workflow.Context) *Outcome {
+	for i := range e.state {
+		st := &e.state[i]
+		st.runs, st.uncertain, st.seq = 1, true, i+1
+		st.status = model.StatusSucceeded
+	}
+	dctx, _ := workflow.NewDisconnectedContext(ctx)
+	e.compensate(dctx)
+	e.final = &Outcome{RolledBack: e.rolledBack}
+	e.final.Report.CompensationFailures = e.compFailures
+	e.final.Report.RolledBack = e.rolledBack
+	return e.final
+}
+
+// shardRun runs a sharded plan's shards one after another as children.
+type shardRun struct {
+	plan     *activities.PreparedPlan
+	active   int
+	activeID string
+	finished int // steps in finished shards
+	merged   Outcome
+}
+
+func (s *shardRun) childID(execID string, shard int, compensate bool) string {
+	if compensate {
+		return fmt.Sprintf("%s-undo-%d", execID, shard)
+	}
+	return fmt.Sprintf("%s-shard-%d", execID, shard)
+}
+
+func (s *shardRun) run(ctx workflow.Context, opts ExecOptions) (*Outcome, error) {
+	loopCtx, _ := workflow.NewDisconnectedContext(ctx)
+	childCtx, cancelChildren := workflow.WithCancel(loopCtx)
+	cancelled := false
+	workflow.Go(ctx, func(c workflow.Context) {
+		c.Done().Receive(c, nil)
+		cancelled = true
+		cancelChildren()
+	})
+	var failedBefore []int
+	done := 0
+	for k, shard := range s.plan.Shards {
+		if cancelled {
+			break
+		}
+		s.active = k
+		s.activeID = s.childID(opts.ExecutionID, k, false)
+		workflow.SetCurrentDetails(loopCtx, fmt.Sprintf("shard %d/%d running (%s); %d/%d steps done",
+			k+1, len(s.plan.Shards), s.activeID, s.finished, s.plan.Steps))
+		cctx := workflow.WithChildOptions(childCtx, workflow.ChildWorkflowOptions{
+			WorkflowID:          s.activeID,
+			TaskQueue:           opts.ControlQueue,
+			WaitForCancellation: true,
+			StaticSummary:       fmt.Sprintf("shard %d/%d of %s: %d steps", k+1, len(s.plan.Shards), opts.ExecutionID, shard.Steps),
+			RetryPolicy:         &temporal.RetryPolicy{MaximumAttempts: 1},
+		})
+		var out Outcome
+		err := workflow.ExecuteChildWorkflow(cctx, ShardWorkflow, ShardInput{Options: opts, Shard: shard, FailedBefore: failedBefore}).Get(loopCtx, &out)
+		if err != nil {
+			return nil, fmt.Errorf("shard %d: %w", k, err)
+		}
+		done = k + 1
+		s.finished += shard.Steps
+		s.merge(&out)
+		failedBefore = append(failedBefore, out.FailedUnits...)
+		if out.Cancelled {
+			cancelled = true
+		}
+		if out.Failed && opts.OnFailure != model.OnFailureContinue {
+			break
+		}
+	}
+	s.activeID = ""
+	workflow.SetCurrentDetails(loopCtx, fmt.Sprintf("%d/%d shards run; %d/%d steps done", done, len(s.plan.Shards), s.finished, s.plan.Steps))
+	o := &s.merged
+	o.Cancelled = o.Cancelled || cancelled
+	rollback := (o.Failed && (opts.OnFailure == model.OnFailureRollback || o.RolledBack)) ||
+		(o.Cancelled && opts.RollbackOnCancel)
+	if rollback {
+		// The failing shard rolled itself back; undo the earlier ones,
+		// latest first.
+		last := done - 1
+		if o.Cancelled && !o.RolledBack {
+			last = done
+		}
+		for k := last - 1; k >= 0; k-- {
+			if k >= len(s.plan.Shards) {
+				continue
+			}
+			cctx := workflow.WithChildOptions(loopCtx, workflow.ChildWorkflowOptions{
+				WorkflowID:    s.childID(opts.ExecutionID, k, true),
+				TaskQueue:     opts.ControlQueue,
+				StaticSummary: fmt.Sprintf("undo shard %d of %s", k+1, opts.ExecutionID),
+				RetryPolicy:   &temporal.RetryPolicy{MaximumAttempts: 1},
+			})
+			var out Outcome
+			err := workflow.ExecuteChildWorkflow(cctx, ShardWorkflow, ShardInput{Options: opts, Shard: s.plan.Shards[k], Compensate: true}).Get(loopCtx, &out)
+			if err != nil {
+				o.Report.CompensationFailures = append(o.Report.CompensationFailures, model.StepError{Step: fmt.Sprintf("shard %d", k), Error: err.Error()})
+				continue
+			}
+			o.Report.CompensationFailures = append(o.Report.CompensationFailures, out.Report.CompensationFailures...)
+			o.RolledBack = o.RolledBack || out.RolledBack
+		}
+		o.Report.RolledBack = o.RolledBack
+	}
+	// Shards never started count as skipped.
+	for k := done; k < len(s.plan.Shards); k++ {
+		for range s.plan.Shards[k].Steps {
+			o.Report.Count(model.OutcomeSkipped)
+		}
+	}
+	return o, nil
+}
+
+func (s *shardRun) merge(out *Outcome) {
+	m := &s.merged
+	r := &m.Report
+	r.Created += out.Report.Created
+	r.Updated += out.Report.Updated
+	r.Deleted += out.Report.Deleted
+	r.Unchanged += out.Report.Unchanged
+	r.Failed += out.Report.Failed
+	r.Skipped += out.Report.Skipped
+	r.Failures = append(r.Failures, out.Report.Failures...)
+	r.CompensationFailures = append(r.CompensationFailures, out.Report.CompensationFailures...)
+	m.Plan.Create += out.Plan.Create
+	m.Plan.Update += out.Plan.Update
+	m.Plan.Delete += out.Plan.Delete
+	m.Plan.Run += out.Plan.Run
+	m.Plan.Noop += out.Plan.Noop
+	m.Failed = m.Failed || out.Failed
+	m.RolledBack = m.RolledBack || out.RolledBack
+	m.Cancelled = m.Cancelled || out.Cancelled
+	m.Aborted = m.Aborted || out.Aborted
+	if m.Cause == "" {
+		m.Cause = out.Cause
+	}
+	m.MissingEnv = mergeSorted(m.MissingEnv, out.MissingEnv)
+	m.MissingSecrets = mergeSorted(m.MissingSecrets, out.MissingSecrets)
+}
+
+func mergeSorted(a, b []string) []string {
+	set := map[string]bool{}
+	for _, k := range a {
+		set[k] = true
+	}
+	for _, k := range b {
+		set[k] = true
+	}
+	return sortedKeys(set)
+}
+
+// ShardProgress says where a sharded execution is; the active shard's own
+// progress query lists its steps.
+type ShardProgress struct {
+	Shards     int    `json:"shards"`
+	Active     int    `json:"active"`
+	WorkflowID string `json:"workflowId,omitempty"`
+}
+
+func (s *shardRun) progress(execID string, final *Outcome) *Progress {
+	p := &Progress{ExecutionID: execID, Status: model.ExecRunning, Total: s.plan.Steps, Done: s.finished, Steps: []model.StepProgress{}}
+	p.Shard = &ShardProgress{Shards: len(s.plan.Shards), Active: s.active, WorkflowID: s.activeID}
+	if final != nil {
+		p.Status, p.Report = final.Status(), &final.Report
+	}
+	return p
+}
