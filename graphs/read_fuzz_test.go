@@ -2,11 +2,15 @@ package graphs
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"testing"
 	"time"
+
+	"gopkg.in/yaml.v3"
 )
 
 // fuzzSeeds adds every fixture of testdata/parse with the given
@@ -101,7 +105,81 @@ func FuzzReadJSON(f *testing.F) {
 		opts := Options{MaxBytes: 64 << 10, MaxNodes: 20000}
 		docs, err := Parse(opts, Source{Name: "f.json", Data: data, Format: FormatJSON})
 		checkFuzzResult(t, "f.json", data, docs, err)
+		checkJSONAgainstStdlib(t, data)
 	})
+}
+
+// checkJSONAgainstStdlib holds the reader to encoding/json: the same
+// inputs are valid, and valid ones decode to the same values (numbers
+// compared as written; duplicate keys, where encoding/json keeps the last
+// value and Cairn reports them, aside).
+func checkJSONAgainstStdlib(t *testing.T, data []byte) {
+	t.Helper()
+	jr := &jsonReader{data: data, maxDepth: 20000, budget: 1 << 30, positions: true}
+	root, err := jr.document()
+	valid := json.Valid(data)
+	if (err == nil) != valid {
+		t.Fatalf("reader says error %v, encoding/json says valid %v, for %q", err, valid, data)
+	}
+	if !valid || len(jr.problems) > 0 {
+		return
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var want any
+	if err := dec.Decode(&want); err != nil {
+		t.Fatal(err)
+	}
+	if got := jsonNodeValue(root); !reflect.DeepEqual(got, numbersAsText(want)) {
+		t.Fatalf("reader decoded %#v, encoding/json %#v, for %q", got, want, data)
+	}
+}
+
+func jsonNodeValue(n *yaml.Node) any {
+	switch n.Kind {
+	case yaml.MappingNode:
+		m := map[string]any{}
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			m[n.Content[i].Value] = jsonNodeValue(n.Content[i+1])
+		}
+		return m
+	case yaml.SequenceNode:
+		l := []any{}
+		for _, item := range n.Content {
+			l = append(l, jsonNodeValue(item))
+		}
+		return l
+	}
+	switch n.Tag {
+	case nullTag:
+		return nil
+	case boolTag:
+		return n.Value == "true"
+	case intTag, floatTag:
+		return "number:" + n.Value
+	}
+	return n.Value
+}
+
+func numbersAsText(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, item := range x {
+			x[k] = numbersAsText(item)
+		}
+		return x
+	case []any:
+		for i, item := range x {
+			x[i] = numbersAsText(item)
+		}
+		if x == nil {
+			return []any{}
+		}
+		return x
+	case json.Number:
+		return "number:" + x.String()
+	}
+	return v
 }
 
 func FuzzReadJsonnet(f *testing.F) {

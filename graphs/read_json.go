@@ -1,15 +1,12 @@
 package graphs
 
 import (
-	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf16"
 	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
@@ -19,51 +16,25 @@ import (
 
 // readJSON decodes one JSON value (an object, or an array of objects) into
 // YAML nodes that carry the line and column of each value, so JSON and
-// YAML documents are checked by the same code. JSON is read strictly
-// (no comments, no trailing commas); duplicate keys are errors.
+// YAML documents are checked by the same code. JSON is read strictly, as
+// encoding/json reads it (no comments, no trailing commas); a duplicate
+// key is reported and its first value kept.
 func (r *reader) readJSON(name string, data []byte, format Format) []*document {
 	jr := &jsonReader{data: data, maxDepth: r.lim.maxDepth, budget: r.lim.maxNodes, positions: format != FormatJsonnet}
-	jr.dec = json.NewDecoder(bytes.NewReader(data))
-	jr.dec.UseNumber()
-	root, err := jr.value(1)
-	if err == nil {
-		off := jr.skipSpace(jr.dec.InputOffset())
-		if _, terr := jr.dec.Token(); !errors.Is(terr, io.EOF) {
-			err = &jsonError{offset: off, msg: "unexpected data after the JSON value"}
-		}
-	}
+	root, err := jr.document()
 	if err != nil {
 		what := "invalid JSON"
-		if format == FormatJsonnet {
+		switch {
+		case err.limit:
+			what = "document refused"
+		case format == FormatJsonnet:
 			what = "Jsonnet evaluated to invalid JSON"
 		}
 		pos := model.Position{Source: name}
-		var je *jsonError
-		var se *json.SyntaxError
-		switch {
-		case errors.As(err, &je):
-			if je.limit {
-				what = "document refused"
-			}
-			if jr.positions {
-				pos.Line, pos.Column = jr.lineCol(je.offset)
-			}
-			r.c.add(pos, "", "%s: %s", what, je.msg)
-		case errors.As(err, &se):
-			if jr.positions {
-				pos.Line, pos.Column = jr.lineCol(jr.syntaxErrorOffset(se))
-			}
-			r.c.add(pos, "", "%s: %s", what, se.Error())
-		default:
-			if jr.positions {
-				pos.Line, pos.Column = jr.lineCol(int64(len(data)))
-			}
-			msg := err.Error()
-			if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
-				msg = "unexpected end of input"
-			}
-			r.c.add(pos, "", "%s: %s", what, msg)
+		if jr.positions {
+			pos.Line, pos.Column = jr.lineCol(err.offset)
 		}
+		r.c.add(pos, "", "%s: %s", what, err.msg)
 		return nil
 	}
 	for _, pr := range jr.problems {
@@ -80,18 +51,19 @@ func (r *reader) readJSON(name string, data []byte, format Format) []*document {
 	return docs
 }
 
-// jsonError is a problem the reader found itself, at a byte offset.
+// jsonError is a problem at a byte offset.
 type jsonError struct {
-	offset int64
+	offset int
 	msg    string
-	limit  bool
+	limit  bool // a limit refused the document, it is not malformed
 }
 
-func (e *jsonError) Error() string { return e.msg }
-
+// jsonReader is a recursive-descent JSON reader: one pass over the bytes,
+// building nodes directly (encoding/json's token stream costs several
+// allocations per token).
 type jsonReader struct {
 	data       []byte
-	dec        *json.Decoder
+	i          int
 	maxDepth   int
 	budget     int
 	positions  bool
@@ -103,149 +75,428 @@ type jsonReader struct {
 	curOff, curLine, curCol int
 }
 
-// value reads one value whose first token is next in the stream.
-func (jr *jsonReader) value(depth int) (*yaml.Node, error) {
-	start := jr.skipSpace(jr.dec.InputOffset())
-	tok, err := jr.dec.Token()
+// document reads the one value data must hold.
+func (jr *jsonReader) document() (*yaml.Node, *jsonError) {
+	jr.skipSpace()
+	root, err := jr.value(1)
 	if err != nil {
 		return nil, err
 	}
+	jr.skipSpace()
+	if jr.i < len(jr.data) {
+		return nil, &jsonError{offset: jr.i, msg: "unexpected data after the JSON value"}
+	}
+	return root, nil
+}
+
+func (jr *jsonReader) skipSpace() {
+	for jr.i < len(jr.data) {
+		switch jr.data[jr.i] {
+		case ' ', '\t', '\r', '\n':
+			jr.i++
+		default:
+			return
+		}
+	}
+}
+
+// fail reports the byte at the reader's offset, the way encoding/json
+// words it ("invalid character 'x' looking for beginning of value"), or
+// the end of the input.
+func (jr *jsonReader) fail(context string) *jsonError {
+	if jr.i >= len(jr.data) {
+		return &jsonError{offset: len(jr.data), msg: "unexpected end of input"}
+	}
+	return &jsonError{offset: jr.i, msg: "invalid character " + quoteChar(jr.data[jr.i]) + " " + context}
+}
+
+// quoteChar formats a byte as encoding/json's syntax errors do.
+func quoteChar(c byte) string {
+	switch c {
+	case '\'':
+		return `'\''`
+	case '"':
+		return `'"'`
+	}
+	s := strconv.Quote(string(rune(c)))
+	if c >= utf8.RuneSelf {
+		s = strconv.Quote(string([]byte{c}))
+	}
+	return "'" + s[1:len(s)-1] + "'"
+}
+
+func (jr *jsonReader) node(kind yaml.Kind, tag string, start int) (*yaml.Node, *jsonError) {
 	jr.budget--
 	if jr.budget < 0 {
 		return nil, &jsonError{offset: start, msg: "document has too many values", limit: true}
 	}
-	n := &yaml.Node{}
+	n := &yaml.Node{Kind: kind, Tag: tag}
 	if jr.positions {
 		n.Line, n.Column = jr.lineCol(start)
-	}
-	switch t := tok.(type) {
-	case json.Delim:
-		if depth > jr.maxDepth {
-			return nil, &jsonError{offset: start, msg: fmt.Sprintf("values are nested more than %d levels deep", jr.maxDepth), limit: true}
-		}
-		switch t {
-		case '{':
-			n.Kind, n.Tag = yaml.MappingNode, "!!map"
-			var keys map[string]*yaml.Node
-			for jr.dec.More() {
-				kstart := jr.skipSpace(jr.dec.InputOffset())
-				ktok, err := jr.dec.Token()
-				if err != nil {
-					return nil, err
-				}
-				key, ok := ktok.(string)
-				if !ok {
-					return nil, &jsonError{offset: kstart, msg: "object keys must be strings"}
-				}
-				k := &yaml.Node{Kind: yaml.ScalarNode, Tag: strTag, Value: key, Style: yaml.DoubleQuotedStyle}
-				if jr.positions {
-					k.Line, k.Column = jr.lineCol(kstart)
-				}
-				if keys == nil {
-					keys = map[string]*yaml.Node{}
-				}
-				first, dup := keys[key]
-				if !dup {
-					keys[key] = k
-				}
-				v, err := jr.value(depth + 1)
-				if err != nil {
-					return nil, err
-				}
-				if dup {
-					// Reported like YAML's: the first value is kept.
-					msg := fmt.Sprintf("duplicate key %q", key)
-					if first.Line > 0 {
-						msg += fmt.Sprintf(" (first at line %d)", first.Line)
-					}
-					jr.problems = append(jr.problems, jsonError{offset: kstart, msg: msg})
-					continue
-				}
-				n.Content = append(n.Content, k, v)
-			}
-			if _, err := jr.dec.Token(); err != nil { // '}'
-				return nil, err
-			}
-		case '[':
-			n.Kind, n.Tag = yaml.SequenceNode, "!!seq"
-			for jr.dec.More() {
-				v, err := jr.value(depth + 1)
-				if err != nil {
-					return nil, err
-				}
-				n.Content = append(n.Content, v)
-			}
-			if _, err := jr.dec.Token(); err != nil { // ']'
-				return nil, err
-			}
-		default:
-			return nil, &jsonError{offset: start, msg: fmt.Sprintf("unexpected %q", rune(t))}
-		}
-	case string:
-		n.Kind, n.Tag, n.Value, n.Style = yaml.ScalarNode, strTag, t, yaml.DoubleQuotedStyle
-	case json.Number:
-		n.Kind, n.Value = yaml.ScalarNode, t.String()
-		n.Tag = intTag
-		if strings.ContainsAny(n.Value, ".eE") {
-			n.Tag = floatTag
-		}
-	case bool:
-		n.Kind, n.Tag, n.Value = yaml.ScalarNode, boolTag, "false"
-		if t {
-			n.Value = "true"
-		}
-	case nil:
-		n.Kind, n.Tag, n.Value = yaml.ScalarNode, nullTag, "null"
-	default:
-		return nil, &jsonError{offset: start, msg: fmt.Sprintf("unexpected token %v", tok)}
 	}
 	return n, nil
 }
 
-var invalidCharRE = regexp.MustCompile(`^invalid character '(.+?)'`)
-
-// syntaxErrorOffset finds the character a decoder syntax error is about:
-// the decoder's offset may point just before or after it.
-func (jr *jsonReader) syntaxErrorOffset(se *json.SyntaxError) int64 {
-	off := se.Offset
-	m := invalidCharRE.FindStringSubmatch(se.Error())
-	if m == nil {
-		return off
+// value reads the value starting at the reader's offset (white space
+// already skipped).
+func (jr *jsonReader) value(depth int) (*yaml.Node, *jsonError) {
+	if jr.i >= len(jr.data) {
+		return nil, jr.fail("")
 	}
-	c, _, _, err := strconv.UnquoteChar(m[1], '\'')
-	if err != nil || c >= utf8.RuneSelf {
-		return off
-	}
-	start := off
-	if start == 1 {
-		start = 0 // the very first character
-	}
-	for i := start; i < int64(len(jr.data)) && i < off+64; i++ {
-		if jr.data[i] == byte(c) {
-			return i
+	start := jr.i
+	switch c := jr.data[jr.i]; {
+	case c == '{' || c == '[':
+		if depth > jr.maxDepth {
+			return nil, &jsonError{offset: start, msg: fmt.Sprintf("values are nested more than %d levels deep", jr.maxDepth), limit: true}
 		}
+		if c == '{' {
+			return jr.object(depth)
+		}
+		return jr.array(depth)
+	case c == '"':
+		n, err := jr.node(yaml.ScalarNode, strTag, start)
+		if err != nil {
+			return nil, err
+		}
+		n.Style = yaml.DoubleQuotedStyle
+		n.Value, err = jr.str()
+		return n, err
+	case c == '-' || c >= '0' && c <= '9':
+		n, err := jr.node(yaml.ScalarNode, intTag, start)
+		if err != nil {
+			return nil, err
+		}
+		isFloat, err := jr.number()
+		if err != nil {
+			return nil, err
+		}
+		n.Value = string(jr.data[start:jr.i])
+		if isFloat {
+			n.Tag = floatTag
+		}
+		return n, nil
+	case c == 't' || c == 'f' || c == 'n':
+		word, tag := "true", boolTag
+		switch c {
+		case 'f':
+			word = "false"
+		case 'n':
+			word, tag = "null", nullTag
+		}
+		for k := 1; k < len(word); k++ {
+			jr.i = start + k
+			if jr.i >= len(jr.data) || jr.data[jr.i] != word[k] {
+				return nil, jr.fail(fmt.Sprintf("in literal %s (expecting %s)", word, quoteChar(word[k])))
+			}
+		}
+		jr.i = start + len(word)
+		n, err := jr.node(yaml.ScalarNode, tag, start)
+		if err != nil {
+			return nil, err
+		}
+		n.Value = word
+		return n, nil
 	}
-	return off
+	return nil, jr.fail("looking for beginning of value")
 }
 
-// skipSpace returns the offset of the next token at or after off: the
-// decoder's offset points before separators and white space.
-func (jr *jsonReader) skipSpace(off int64) int64 {
-	for off < int64(len(jr.data)) {
-		switch jr.data[off] {
-		case ' ', '\t', '\r', '\n', ',', ':':
-			off++
+func (jr *jsonReader) object(depth int) (*yaml.Node, *jsonError) {
+	n, err := jr.node(yaml.MappingNode, "!!map", jr.i)
+	if err != nil {
+		return nil, err
+	}
+	jr.i++ // {
+	jr.skipSpace()
+	if jr.i < len(jr.data) && jr.data[jr.i] == '}' {
+		jr.i++
+		return n, nil
+	}
+	var keys map[string]*yaml.Node
+	for {
+		if jr.i >= len(jr.data) || jr.data[jr.i] != '"' {
+			return nil, jr.fail("looking for beginning of object key string")
+		}
+		kstart := jr.i
+		k, err := jr.value(depth + 1)
+		if err != nil {
+			return nil, err
+		}
+		jr.skipSpace()
+		if jr.i >= len(jr.data) || jr.data[jr.i] != ':' {
+			return nil, jr.fail("after object key")
+		}
+		jr.i++
+		jr.skipSpace()
+		v, err := jr.value(depth + 1)
+		if err != nil {
+			return nil, err
+		}
+		// Keys are compared once the object has more than a few, by map;
+		// small objects by a scan.
+		var first *yaml.Node
+		if keys == nil && len(n.Content) >= 32 {
+			keys = make(map[string]*yaml.Node, len(n.Content))
+			for i := 0; i < len(n.Content); i += 2 {
+				keys[n.Content[i].Value] = n.Content[i]
+			}
+		}
+		if keys != nil {
+			first = keys[k.Value]
+			if first == nil {
+				keys[k.Value] = k
+			}
+		} else {
+			for i := 0; i < len(n.Content); i += 2 {
+				if n.Content[i].Value == k.Value {
+					first = n.Content[i]
+					break
+				}
+			}
+		}
+		if first != nil {
+			// Reported like YAML's: the first value is kept.
+			msg := fmt.Sprintf("duplicate key %q", k.Value)
+			if first.Line > 0 {
+				msg += fmt.Sprintf(" (first at line %d)", first.Line)
+			}
+			jr.problems = append(jr.problems, jsonError{offset: kstart, msg: msg})
+		} else {
+			n.Content = append(n.Content, k, v)
+		}
+		jr.skipSpace()
+		if jr.i >= len(jr.data) {
+			return nil, jr.fail("")
+		}
+		switch jr.data[jr.i] {
+		case ',':
+			jr.i++
+			jr.skipSpace()
+		case '}':
+			jr.i++
+			return n, nil
 		default:
-			return off
+			return nil, jr.fail("after object key:value pair")
 		}
 	}
-	return off
+}
+
+func (jr *jsonReader) array(depth int) (*yaml.Node, *jsonError) {
+	n, err := jr.node(yaml.SequenceNode, "!!seq", jr.i)
+	if err != nil {
+		return nil, err
+	}
+	jr.i++ // [
+	jr.skipSpace()
+	if jr.i < len(jr.data) && jr.data[jr.i] == ']' {
+		jr.i++
+		return n, nil
+	}
+	for {
+		v, err := jr.value(depth + 1)
+		if err != nil {
+			return nil, err
+		}
+		n.Content = append(n.Content, v)
+		jr.skipSpace()
+		if jr.i >= len(jr.data) {
+			return nil, jr.fail("")
+		}
+		switch jr.data[jr.i] {
+		case ',':
+			jr.i++
+			jr.skipSpace()
+		case ']':
+			jr.i++
+			return n, nil
+		default:
+			return nil, jr.fail("after array element")
+		}
+	}
+}
+
+// str reads a string literal. Like encoding/json it refuses control
+// characters and replaces invalid UTF-8 and lone surrogates with U+FFFD.
+func (jr *jsonReader) str() (string, *jsonError) {
+	jr.i++ // opening quote
+	start := jr.i
+	// Fast path: no escapes, valid UTF-8.
+	for jr.i < len(jr.data) {
+		c := jr.data[jr.i]
+		if c == '"' {
+			raw := jr.data[start:jr.i]
+			jr.i++
+			if utf8.Valid(raw) {
+				return string(raw), nil
+			}
+			return toValidUTF8(raw), nil
+		}
+		if c == '\\' {
+			break
+		}
+		if c < 0x20 {
+			return "", jr.fail("in string literal")
+		}
+		jr.i++
+	}
+	var b strings.Builder
+	b.Write(jr.data[start:jr.i])
+	for {
+		if jr.i >= len(jr.data) {
+			return "", jr.fail("")
+		}
+		c := jr.data[jr.i]
+		switch {
+		case c == '"':
+			jr.i++
+			s := b.String()
+			if !utf8.ValidString(s) {
+				s = toValidUTF8([]byte(s))
+			}
+			return s, nil
+		case c < 0x20:
+			return "", jr.fail("in string literal")
+		case c != '\\':
+			b.WriteByte(c)
+			jr.i++
+			continue
+		}
+		jr.i++ // backslash
+		if jr.i >= len(jr.data) {
+			return "", jr.fail("")
+		}
+		e := jr.data[jr.i]
+		switch e {
+		case '"', '\\', '/':
+			b.WriteByte(e)
+		case 'b':
+			b.WriteByte('\b')
+		case 'f':
+			b.WriteByte('\f')
+		case 'n':
+			b.WriteByte('\n')
+		case 'r':
+			b.WriteByte('\r')
+		case 't':
+			b.WriteByte('\t')
+		case 'u':
+			r, err := jr.hex4()
+			if err != nil {
+				return "", err
+			}
+			if utf16.IsSurrogate(r) {
+				r2 := rune(-1)
+				if jr.i+2 < len(jr.data) && jr.data[jr.i+1] == '\\' && jr.data[jr.i+2] == 'u' {
+					save := jr.i
+					jr.i += 2
+					if next, err := jr.hex4(); err == nil {
+						r2 = next
+					} else {
+						return "", err
+					}
+					if dec := utf16.DecodeRune(r, r2); dec != utf8.RuneError {
+						b.WriteRune(dec)
+						break
+					}
+					jr.i = save // not a pair: the second escape stands alone
+				}
+				r = utf8.RuneError
+			}
+			b.WriteRune(r)
+		default:
+			return "", jr.fail("in string escape code")
+		}
+		jr.i++
+	}
+}
+
+// hex4 reads the four hex digits after \u, leaving the offset on the last.
+func (jr *jsonReader) hex4() (rune, *jsonError) {
+	var r rune
+	for k := 0; k < 4; k++ {
+		jr.i++
+		if jr.i >= len(jr.data) {
+			return 0, jr.fail("")
+		}
+		c := jr.data[jr.i]
+		switch {
+		case c >= '0' && c <= '9':
+			r = r<<4 | rune(c-'0')
+		case c >= 'a' && c <= 'f':
+			r = r<<4 | rune(c-'a'+10)
+		case c >= 'A' && c <= 'F':
+			r = r<<4 | rune(c-'A'+10)
+		default:
+			return 0, jr.fail(`in \u hexadecimal character escape`)
+		}
+	}
+	return r, nil
+}
+
+// toValidUTF8 replaces each invalid byte with U+FFFD, as encoding/json does.
+func toValidUTF8(raw []byte) string {
+	var b strings.Builder
+	for len(raw) > 0 {
+		r, size := utf8.DecodeRune(raw)
+		if r == utf8.RuneError && size == 1 {
+			b.WriteRune(utf8.RuneError)
+		} else {
+			b.Write(raw[:size])
+		}
+		raw = raw[size:]
+	}
+	return b.String()
+}
+
+// number reads a JSON number and reports whether it has a fraction or an
+// exponent.
+func (jr *jsonReader) number() (bool, *jsonError) {
+	d := jr.data
+	if jr.i < len(d) && d[jr.i] == '-' {
+		jr.i++
+	}
+	switch {
+	case jr.i >= len(d):
+		return false, jr.fail("")
+	case d[jr.i] == '0':
+		jr.i++
+	case d[jr.i] >= '1' && d[jr.i] <= '9':
+		for jr.i < len(d) && d[jr.i] >= '0' && d[jr.i] <= '9' {
+			jr.i++
+		}
+	default:
+		return false, jr.fail("in numeric literal")
+	}
+	isFloat := false
+	if jr.i < len(d) && d[jr.i] == '.' {
+		isFloat = true
+		jr.i++
+		if jr.i >= len(d) || d[jr.i] < '0' || d[jr.i] > '9' {
+			return false, jr.fail("after decimal point in numeric literal")
+		}
+		for jr.i < len(d) && d[jr.i] >= '0' && d[jr.i] <= '9' {
+			jr.i++
+		}
+	}
+	if jr.i < len(d) && (d[jr.i] == 'e' || d[jr.i] == 'E') {
+		isFloat = true
+		jr.i++
+		if jr.i < len(d) && (d[jr.i] == '+' || d[jr.i] == '-') {
+			jr.i++
+		}
+		if jr.i >= len(d) || d[jr.i] < '0' || d[jr.i] > '9' {
+			return false, jr.fail("in exponent of numeric literal")
+		}
+		for jr.i < len(d) && d[jr.i] >= '0' && d[jr.i] <= '9' {
+			jr.i++
+		}
+	}
+	return isFloat, nil
 }
 
 // lineCol converts a byte offset into a 1-based line and column (in
 // characters, as YAML positions are).
-func (jr *jsonReader) lineCol(off int64) (int, int) {
-	o := int(min(max(off, 0), int64(len(jr.data))))
+func (jr *jsonReader) lineCol(off int) (int, int) {
+	o := min(max(off, 0), len(jr.data))
 	if jr.curLine == 0 {
 		jr.curLine, jr.curCol = 1, 1
 	}
@@ -262,16 +513,21 @@ func (jr *jsonReader) lineCol(off int64) (int, int) {
 		jr.curOff = o
 		return jr.curLine, jr.curCol
 	}
-	if jr.lineStarts == nil {
-		jr.lineStarts = []int{0}
-		for i, b := range jr.data {
-			if b == '\n' {
-				jr.lineStarts = append(jr.lineStarts, i+1)
-			}
-		}
-	}
+	jr.ensureLineStarts()
 	line := sort.Search(len(jr.lineStarts), func(i int) bool { return jr.lineStarts[i] > o }) - 1
 	return line + 1, utf8.RuneCount(jr.data[jr.lineStarts[line]:o]) + 1
+}
+
+func (jr *jsonReader) ensureLineStarts() {
+	if jr.lineStarts != nil {
+		return
+	}
+	jr.lineStarts = []int{0}
+	for i, b := range jr.data {
+		if b == '\n' {
+			jr.lineStarts = append(jr.lineStarts, i+1)
+		}
+	}
 }
 
 // jsonValid reports whether data is one valid JSON value.

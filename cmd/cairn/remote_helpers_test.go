@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"github.com/cairn-io/cairn/graphs"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -24,6 +25,8 @@ import (
 )
 
 func TestMain(m *testing.M) {
+	// The API evaluates posted Jsonnet in a child: this test binary.
+	graphs.ServeJsonnetChild()
 	code := m.Run()
 	testenv.StopTemporal()
 	os.Exit(code)
