@@ -18,6 +18,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/cairn-io/cairn/graphs"
 	"github.com/cairn-io/cairn/internal/fetch"
 	"github.com/cairn-io/cairn/kinds"
 	"github.com/cairn-io/cairn/store"
@@ -109,6 +110,12 @@ type Deps struct {
 	// Registry lists existing objects for export; nil refuses export by
 	// kinds.
 	Registry Lister
+	// Jsonnet evaluates Jsonnet documents posted to the API. Nil means
+	// graphs.JsonnetProcess{}: each program runs in a child process of this
+	// program, capped in memory and time, so a hostile program cannot
+	// exhaust the server; the program's main must then call
+	// graphs.ServeJsonnetChild first thing.
+	Jsonnet graphs.JsonnetEvaluator
 	// Logger receives request logs; nil discards them.
 	Logger *slog.Logger
 	// Ready reports whether Temporal is reachable (/readyz also pings the
@@ -129,10 +136,10 @@ type server struct {
 	exec      Executions
 	catalogue *kinds.Catalogue
 	registry  Lister
+	jsonnet   graphs.JsonnetEvaluator
 	log       *slog.Logger
 	ready     func(ctx context.Context) error
 	fetch     *fetch.Fetcher
-	routes    []route
 }
 
 // New builds the API. The returned echo has its http.Server timeouts set
@@ -157,8 +164,12 @@ func New(cfg Config, deps Deps) (*echo.Echo, error) {
 	if cat == nil {
 		cat = kinds.Builtin()
 	}
+	jsonnet := deps.Jsonnet
+	if jsonnet == nil {
+		jsonnet = graphs.JsonnetProcess{}
+	}
 	s := &server{cfg: cfg, store: deps.Store, exec: deps.Executions, catalogue: cat, registry: deps.Registry,
-		log: logger, ready: deps.Ready, fetch: f}
+		jsonnet: jsonnet, log: logger, ready: deps.Ready, fetch: f}
 
 	metricsHandler := deps.Metrics
 	reg := deps.MetricsRegisterer
@@ -198,57 +209,48 @@ func New(cfg Config, deps Deps) (*echo.Echo, error) {
 	return e, nil
 }
 
-// route is one registered route, kept so tests and the OpenAPI check can
-// walk them.
-type route struct{ method, path string }
-
-func (s *server) add(e *echo.Echo, method, path string, h echo.HandlerFunc) {
-	e.Add(method, path, h)
-	s.routes = append(s.routes, route{method, path})
-}
-
 func (s *server) register(e *echo.Echo, metrics http.Handler) {
-	s.add(e, http.MethodGet, "/healthz", s.healthz)
-	s.add(e, http.MethodGet, "/readyz", s.readyz)
-	s.add(e, http.MethodGet, "/metrics", echo.WrapHandler(metrics))
-	s.add(e, http.MethodGet, "/openapi.yaml", serveOpenAPI)
+	e.Add(http.MethodGet, "/healthz", s.healthz)
+	e.Add(http.MethodGet, "/readyz", s.readyz)
+	e.Add(http.MethodGet, "/metrics", echo.WrapHandler(metrics))
+	e.Add(http.MethodGet, "/openapi.yaml", serveOpenAPI)
 
 	// Packages and stacks (pkger).
-	s.add(e, http.MethodPost, "/v1/packages/validate", s.validatePackage)
-	s.add(e, http.MethodPost, "/v1/stacks", s.createStack)
-	s.add(e, http.MethodGet, "/v1/stacks", s.listStacks)
-	s.add(e, http.MethodGet, "/v1/stacks/:id", s.getStack)
-	s.add(e, http.MethodDelete, "/v1/stacks/:id", s.deleteStack)
-	s.add(e, http.MethodPost, "/v1/stacks/:id/dry-run", s.dryRunStack)
-	s.add(e, http.MethodPost, "/v1/stacks/:id/apply", s.applyStack)
-	s.add(e, http.MethodPost, "/v1/export", s.export)
+	e.Add(http.MethodPost, "/v1/packages/validate", s.validatePackage)
+	e.Add(http.MethodPost, "/v1/stacks", s.createStack)
+	e.Add(http.MethodGet, "/v1/stacks", s.listStacks)
+	e.Add(http.MethodGet, "/v1/stacks/:id", s.getStack)
+	e.Add(http.MethodDelete, "/v1/stacks/:id", s.deleteStack)
+	e.Add(http.MethodPost, "/v1/stacks/:id/dry-run", s.dryRunStack)
+	e.Add(http.MethodPost, "/v1/stacks/:id/apply", s.applyStack)
+	e.Add(http.MethodPost, "/v1/export", s.export)
 
 	// Releases, plugins, clusters.
 	for _, o := range owners {
-		s.add(e, http.MethodPost, "/v1/"+o.collection, s.createOwner(o))
-		s.add(e, http.MethodGet, "/v1/"+o.collection, s.listOwners(o))
-		s.add(e, http.MethodGet, "/v1/"+o.collection+"/:id", s.getOwner(o))
-		s.add(e, http.MethodPut, "/v1/"+o.collection+"/:id", s.updateOwner(o))
-		s.add(e, http.MethodDelete, "/v1/"+o.collection+"/:id", s.deleteOwner(o))
+		e.Add(http.MethodPost, "/v1/"+o.collection, s.createOwner(o))
+		e.Add(http.MethodGet, "/v1/"+o.collection, s.listOwners(o))
+		e.Add(http.MethodGet, "/v1/"+o.collection+"/:id", s.getOwner(o))
+		e.Add(http.MethodPut, "/v1/"+o.collection+"/:id", s.updateOwner(o))
+		e.Add(http.MethodDelete, "/v1/"+o.collection+"/:id", s.deleteOwner(o))
 	}
 
 	// Graphs per owner and type (Fuel).
 	for _, o := range owners {
-		s.add(e, http.MethodGet, "/v1/"+o.collection+"/:id/graphs", s.listGraphs(o))
-		s.add(e, http.MethodGet, "/v1/"+o.collection+"/:id/graphs/:type", s.getGraph(o))
-		s.add(e, http.MethodPut, "/v1/"+o.collection+"/:id/graphs/:type", s.putGraph(o))
-		s.add(e, http.MethodDelete, "/v1/"+o.collection+"/:id/graphs/:type", s.deleteGraph(o))
+		e.Add(http.MethodGet, "/v1/"+o.collection+"/:id/graphs", s.listGraphs(o))
+		e.Add(http.MethodGet, "/v1/"+o.collection+"/:id/graphs/:type", s.getGraph(o))
+		e.Add(http.MethodPut, "/v1/"+o.collection+"/:id/graphs/:type", s.putGraph(o))
+		e.Add(http.MethodDelete, "/v1/"+o.collection+"/:id/graphs/:type", s.deleteGraph(o))
 	}
-	s.add(e, http.MethodGet, "/v1/clusters/:id/graphs/:type/merged", s.mergedGraph)
+	e.Add(http.MethodGet, "/v1/clusters/:id/graphs/:type/merged", s.mergedGraph)
 
 	// Executions.
-	s.add(e, http.MethodPost, "/v1/clusters/:id/executions", s.executeGraph)
-	s.add(e, http.MethodGet, "/v1/executions", s.needExec(s.listExecutions))
-	s.add(e, http.MethodGet, "/v1/executions/:id", s.needExec(s.getExecution))
-	s.add(e, http.MethodGet, "/v1/executions/:id/events", s.needExec(s.executionEvents))
-	s.add(e, http.MethodPost, "/v1/executions/:id/cancel", s.needExec(s.cancelExecution))
-	s.add(e, http.MethodPost, "/v1/executions/:id/retry", s.needExec(s.retryExecution))
-	s.add(e, http.MethodPost, "/v1/executions/:id/decision", s.needExec(s.decideExecution))
+	e.Add(http.MethodPost, "/v1/clusters/:id/executions", s.executeGraph)
+	e.Add(http.MethodGet, "/v1/executions", s.needExec(s.listExecutions))
+	e.Add(http.MethodGet, "/v1/executions/:id", s.needExec(s.getExecution))
+	e.Add(http.MethodGet, "/v1/executions/:id/events", s.needExec(s.executionEvents))
+	e.Add(http.MethodPost, "/v1/executions/:id/cancel", s.needExec(s.cancelExecution))
+	e.Add(http.MethodPost, "/v1/executions/:id/retry", s.needExec(s.retryExecution))
+	e.Add(http.MethodPost, "/v1/executions/:id/decision", s.needExec(s.decideExecution))
 }
 
 // errNoExecutions answers requests that need Temporal when the server runs

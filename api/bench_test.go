@@ -18,7 +18,8 @@ import (
 // BenchmarkGetStack measures GET /v1/stacks/{id} over a real loopback
 // listener (the API on its own http.Server with its timeouts, a token, and
 // a SQLite store holding a stack of 50 resources), with 8 clients in
-// parallel. b.N bounds the request count; it reports requests per second.
+// parallel (BENCH_WORKERS changes that). b.N bounds the request count
+// (-benchtime 20000x); it reports requests per second.
 func BenchmarkGetStack(b *testing.B) {
 	st := openStore(b, sqliteURL(b))
 	ctx := context.Background()
@@ -102,6 +103,7 @@ func BenchmarkGetStack(b *testing.B) {
 	b.ReportMetric(float64(b.N)/elapsed.Seconds(), "req/s")
 }
 
+// benchWorkers is the number of parallel clients.
 func benchWorkers() int {
 	if v := os.Getenv("BENCH_WORKERS"); v != "" {
 		n, _ := strconv.Atoi(v)

@@ -2,6 +2,7 @@ package api
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"mime"
@@ -74,10 +75,29 @@ func readDocument(c echo.Context, optional bool) (*graphs.Source, error) {
 }
 
 // parseOptions are the options of every parse of a document from the
-// network: the server's catalogue and no import directory, so Jsonnet must
-// be self-contained.
+// network: the server's catalogue, Jsonnet evaluated in the sandbox, and
+// no import directory, so Jsonnet must be self-contained.
 func (s *server) parseOptions() graphs.Options {
-	return graphs.Options{Catalogue: s.catalogue, MaxBytes: s.cfg.BodyLimit}
+	return graphs.Options{Catalogue: s.catalogue, MaxBytes: s.cfg.BodyLimit, Jsonnet: s.jsonnet}
+}
+
+// evaluated returns a source as the executor should read it: Jsonnet
+// evaluated to JSON (in the sandbox, as the parse did), anything else as
+// it came. So no worker ever evaluates a program posted to the API.
+func (s *server) evaluated(ctx context.Context, src graphs.Source) (graphs.Source, error) {
+	if src.Format != graphs.FormatJsonnet {
+		return src, nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, graphs.DefaultTimeout)
+	defer cancel()
+	out, err := s.jsonnet.EvaluateJsonnet(ctx, graphs.JsonnetRequest{
+		Name: src.Name, Source: string(src.Data),
+		MaxStack: graphs.DefaultJsonnetMaxStack, MaxDepth: graphs.DefaultMaxDepth, MaxOutput: s.cfg.BodyLimit,
+	})
+	if err != nil {
+		return graphs.Source{}, fmt.Errorf("evaluate %s: %w", src.Name, err)
+	}
+	return graphs.Source{Name: src.Name, Data: out, Format: graphs.FormatJSON}, nil
 }
 
 // documentDetails turns a parse failure into error details; ok is false

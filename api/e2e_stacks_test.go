@@ -376,3 +376,43 @@ func TestE2EExportRoundTrip(t *testing.T) {
 		})
 	}
 }
+
+// TestE2EApplyJsonnetPackage applies a self-contained Jsonnet package over
+// HTTP. The snapshot the executor reads holds the evaluated JSON, so no
+// worker evaluates a program posted to the API.
+func TestE2EApplyJsonnetPackage(t *testing.T) {
+	h := newCairn(t, cairnOptions{})
+	ctx := ctxTimeout(t, 2*time.Minute)
+	root := t.TempDir()
+	st, err := h.client.CreateStack(ctx, client.StackInput{Name: "jsonnet"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	prog := fmt.Sprintf(`local file(name, text) = {kind: 'File', metadata: {name: name}, spec: {path: '%s/' + name, content: text}};
+[file('f%%d' %% i, std.toString(i * i)) for i in std.range(1, 3)]`, root)
+	ex, err := h.client.Apply(ctx, st.ID, &client.Document{Data: []byte(prog), Format: "jsonnet"}, client.ApplyOptions{Wait: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustStatus(t, ex, model.ExecCompleted)
+	wantReport(t, ex.Report, model.Report{Created: 3})
+	if b, _ := os.ReadFile(filepath.Join(root, "f3")); string(b) != "9" {
+		t.Fatalf("f3 = %q", b)
+	}
+	rec, err := h.store.GetStack(ctx, st.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap, err := h.store.GetSnapshot(ctx, rec.SnapshotHash)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var content struct {
+		Sources []struct {
+			Name, Format, Data string
+		} `json:"sources"`
+	}
+	if err := json.Unmarshal(snap.Content, &content); err != nil || len(content.Sources) != 1 || content.Sources[0].Format != "json" || strings.Contains(content.Sources[0].Data, "std.range") {
+		t.Fatalf("snapshot %s (%v)", snap.Content, err)
+	}
+}

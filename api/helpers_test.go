@@ -18,6 +18,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/cairn-io/cairn/graphs"
 	"github.com/cairn-io/cairn/internal/testenv"
 	"github.com/cairn-io/cairn/store"
 )
@@ -243,6 +244,8 @@ func (b *lockedBuffer) String() string {
 }
 
 func TestMain(m *testing.M) {
+	// Jsonnet posted to the API runs in a child process: this binary.
+	graphs.ServeJsonnetChild()
 	code := m.Run()
 	testenv.StopTemporal()
 	os.Exit(code)

@@ -83,11 +83,17 @@ func (s *server) stackPackage(c echo.Context, st *model.Stack, withSummary, allo
 		return "", invalid("package is invalid", []ErrorDetail{{Document: sources[0].Name,
 			Message: "graphs are uploaded to a release, cluster or plugin, not applied to a stack"}})
 	}
-	// The snapshot keeps the sources as they came, in the executor's
-	// snapshot format; the prepare activity parses them again.
+	// The snapshot keeps the sources as they came (Jsonnet evaluated), in
+	// the executor's snapshot format; the prepare activity parses them
+	// again.
 	snap := make([]activities.SnapshotSource, len(sources))
 	for i, src := range sources {
-		snap[i] = activities.SnapshotSource{Name: src.Name, Format: string(src.Format), Data: string(src.Data)}
+		ev, err := s.evaluated(ctx, src)
+		if err != nil {
+			// It evaluated a moment ago; failing now is the sandbox's fault.
+			return "", internalError(err)
+		}
+		snap[i] = activities.SnapshotSource{Name: ev.Name, Format: string(ev.Format), Data: string(ev.Data)}
 	}
 	content, err := activities.EncodePackageSnapshot(snap...)
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/cairn-io/cairn/api"
 	"github.com/cairn-io/cairn/client"
+	"github.com/cairn-io/cairn/graphs"
 	"github.com/cairn-io/cairn/model"
 	"github.com/cairn-io/cairn/store"
 )
@@ -258,4 +260,10 @@ func TestDocumentFormats(t *testing.T) {
 	if d.String() != "pkg.yaml[2]:3:4: spec.mode: bad" {
 		t.Fatalf("detail %q", d.String())
 	}
+}
+
+func TestMain(m *testing.M) {
+	// The API evaluates posted Jsonnet in a child process: this binary.
+	graphs.ServeJsonnetChild()
+	os.Exit(m.Run())
 }

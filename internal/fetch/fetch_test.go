@@ -108,12 +108,12 @@ func TestFetchFileConfined(t *testing.T) {
 	}
 	for raw, want := range map[string]error{
 		"file:///../" + filepath.Base(outside) + "/secret.yaml": ErrOutside,
-		"file:///pkgs/../../x.yaml":                              ErrOutside,
-		"file:///link.yaml":                                      ErrOutside,
-		"file:///linkdir/secret.yaml":                            ErrOutside,
-		"file:///big.yaml":                                       ErrTooLarge,
-		"file://otherhost/pkgs/a.json":                           ErrURL,
-		"file:///":                                               ErrURL,
+		"file:///pkgs/../../x.yaml":                             ErrOutside,
+		"file:///link.yaml":                                     ErrOutside,
+		"file:///linkdir/secret.yaml":                           ErrOutside,
+		"file:///big.yaml":                                      ErrTooLarge,
+		"file://otherhost/pkgs/a.json":                          ErrURL,
+		"file:///":                                              ErrURL,
 	} {
 		if _, err := f.Fetch(ctx, raw); !errors.Is(err, want) {
 			t.Errorf("%s: err %v, want %v", raw, err, want)
