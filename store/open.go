@@ -74,6 +74,30 @@ func openSQLite(ctx context.Context, path string) (Store, error) {
 	}
 	_ = f.Close()
 
+	// Opening races other processes opening the same file: switching to
+	// WAL and the first migration take locks that busy_timeout does not
+	// always cover, so a busy open is retried for a bounded time.
+	deadline := time.Now().Add(sqliteBusyTimeout)
+	for {
+		s, err := openSQLiteOnce(ctx, path)
+		if err == nil || !isBusy(err) || time.Now().After(deadline) {
+			return s, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+// isBusy reports SQLite's lock errors.
+func isBusy(err error) bool {
+	msg := err.Error()
+	return strings.Contains(msg, "SQLITE_BUSY") || strings.Contains(msg, "database is locked")
+}
+
+func openSQLiteOnce(ctx context.Context, path string) (Store, error) {
 	params := url.Values{}
 	params.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", sqliteBusyTimeout.Milliseconds()))
 	params.Add("_pragma", "foreign_keys(1)")
