@@ -291,59 +291,6 @@ func (p *parser) apiVersion(d *document, n *yaml.Node) string {
 	return s
 }
 
-// suggest returns the candidate nearest to name by edit distance when it
-// is close enough to be a typo of it, else "".
-func suggest(name string, candidates []string) string {
-	if len(name) <= 2 {
-		return "" // any other short name is "one typo away"
-	}
-	n := strings.ToLower(name)
-	limit := 1
-	switch {
-	case len(n) > 8:
-		limit = 3
-	case len(n) > 4:
-		limit = 2
-	}
-	best, bestDist := "", limit+1
-	for _, c := range candidates {
-		if d := editDistance(n, strings.ToLower(c)); d < bestDist {
-			best, bestDist = c, d
-		}
-	}
-	return best
-}
-
-// editDistance counts insertions, deletions, substitutions and adjacent
-// transpositions. Names are short; longer inputs are cut so a hostile
-// name costs little.
-func editDistance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	if len(ra) > 64 {
-		ra = ra[:64]
-	}
-	if len(rb) > 64 {
-		rb = rb[:64]
-	}
-	prev2 := make([]int, len(rb)+1)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
-				cur[j] = min(cur[j], prev2[j-2]+1)
-			}
-		}
-		prev2, prev, cur = prev, cur, prev2
-	}
-	return prev[len(rb)]
-}
+// suggest returns the candidate nearest to name when it is close enough
+// to be a typo of it, else "".
+func suggest(name string, candidates []string) string { return kinds.Closest(name, candidates) }

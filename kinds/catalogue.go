@@ -250,7 +250,7 @@ func (c *Catalogue) builtinNames() []string {
 func (c *Catalogue) Suggest(name string) string {
 	candidates := c.Names()
 	candidates = append(candidates, c.TaskTypes()...)
-	return closest(name, candidates)
+	return Closest(name, candidates)
 }
 
 // AttrKind returns the kind of an attribute of a kind: for a derived kind

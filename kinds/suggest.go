@@ -2,11 +2,16 @@ package kinds
 
 import "strings"
 
-// closest returns the candidate nearest to name by edit distance
+// Closest returns the candidate nearest to name by edit distance
 // (case-insensitive, a transposition counts as one edit), or "" when none
 // is within a typo's reach: 1 edit for short names, 2 up to 8 characters,
-// 3 beyond.
-func closest(name string, candidates []string) string {
+// 3 beyond. Names of two characters or fewer get no suggestion: any other
+// short name is "one typo away". The document parser uses it too, so
+// every did-you-mean agrees.
+func Closest(name string, candidates []string) string {
+	if len(name) <= 2 {
+		return ""
+	}
 	n := strings.ToLower(name)
 	limit := 1
 	switch {
@@ -32,6 +37,13 @@ func closest(name string, candidates []string) string {
 // deletions, substitutions and adjacent transpositions.
 func editDistance(a, b string) int {
 	ra, rb := []rune(a), []rune(b)
+	// Names are short; cut long inputs so a hostile one costs little.
+	if len(ra) > 64 {
+		ra = ra[:64]
+	}
+	if len(rb) > 64 {
+		rb = rb[:64]
+	}
 	if len(ra) == 0 {
 		return len(rb)
 	}

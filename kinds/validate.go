@@ -251,7 +251,7 @@ func (c converter) convert(e *jsonschema.ValidationError) ([]SpecError, bool) {
 		var out []SpecError
 		for _, p := range k.Properties {
 			msg := fmt.Sprintf("unknown field %q", p)
-			if s := closest(p, known); s != "" {
+			if s := Closest(p, known); s != "" {
 				msg += fmt.Sprintf("; did you mean %q?", s)
 			}
 			out = append(out, SpecError{Path: c.path(append(e.InstanceLocation[:len(e.InstanceLocation):len(e.InstanceLocation)], p)), Message: msg})
@@ -430,7 +430,7 @@ func enumMessage(got any, want []any) string {
 	}
 	msg := fmt.Sprintf("must be one of %s, got %s", strings.Join(opts, ", "), display(got))
 	if s, ok := got.(string); ok {
-		if best := closest(s, strs); best != "" {
+		if best := Closest(s, strs); best != "" {
 			msg += fmt.Sprintf("; did you mean %q?", best)
 		}
 	}
