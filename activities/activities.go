@@ -59,8 +59,9 @@ const DefaultStepConcurrency = 8
 // Activities holds Cairn's activities; register its methods under the
 // names in this package.
 type Activities struct {
-	d   Deps
-	log *slog.Logger
+	d      Deps
+	log    *slog.Logger
+	parsed snapshotCache
 }
 
 // New returns the activities over deps.

@@ -141,6 +141,10 @@ func (a *Activities) loadSnapshot(ctx context.Context, hash string, nodes []mode
 	if hash == "" {
 		return nil, configError("no package snapshot given")
 	}
+	key := cacheKey(hash, nodes)
+	if pkg := a.parsed.get(key); pkg != nil {
+		return pkg, nil
+	}
 	snap, err := a.d.Store.GetSnapshot(ctx, hash)
 	if notFound(err) {
 		return nil, configError(fmt.Sprintf("package snapshot %s not found", hash))
@@ -152,6 +156,7 @@ func (a *Activities) loadSnapshot(ctx context.Context, hash string, nodes []mode
 	if err != nil {
 		return nil, configError(fmt.Sprintf("package snapshot %s: %v", short(hash), err))
 	}
+	a.parsed.put(key, pkg)
 	return pkg, nil
 }
 
