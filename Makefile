@@ -29,8 +29,14 @@ test: $(TEMPORAL)
 test-short:
 	$(GO) test -short -count=1 ./...
 
+# Benchmarks with their figures: the document pipeline, the DAG, the
+# providers and the store (SQLite and PostgreSQL), the API's read path, a
+# 1,000-step graph execution, then the end-to-end apply of 100 to 100,000
+# files (create, noop re-apply, dry-run) against a bare activity loop.
 bench: $(TEMPORAL)
-	CAIRN_TEMPORAL_BIN=$(TEMPORAL) $(GO) test -run '^$$' -bench . -benchmem -benchtime 1x ./graphs ./providers
+	CAIRN_TEMPORAL_BIN=$(TEMPORAL) ./scripts/with-postgres.sh $(GO) test -run '^$$' -bench . -benchmem -benchtime 1x \
+		./dag ./expr ./kinds ./graphs ./providers ./store
+	CAIRN_TEMPORAL_BIN=$(TEMPORAL) $(GO) test -run '^$$' -bench 'GetStack|Graph1000Steps' -benchtime 1x ./api ./internal/graphe2e
 	CAIRN_TEMPORAL_BIN=$(TEMPORAL) $(GO) run ./cmd/cairn-bench
 
 lint:
