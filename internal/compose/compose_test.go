@@ -95,6 +95,10 @@ func TestComposeFileAgreesWithConfiguration(t *testing.T) {
 		if env(s, "CAIRN_CLUSTER") == "" || env(s, "CAIRN_NODE") == "" {
 			t.Errorf("%s needs CAIRN_CLUSTER and CAIRN_NODE", svc)
 		}
+		// Agents load steps by reference from the server's database.
+		if got := env(s, "CAIRN_DATABASE_URL"); got != env(cairn, "CAIRN_DATABASE_URL") {
+			t.Errorf("%s uses database %q, the server %q", svc, got, env(cairn, "CAIRN_DATABASE_URL"))
+		}
 		nodes = append(nodes, env(s, "CAIRN_NODE"))
 	}
 	if nodes[0] == nodes[1] {
