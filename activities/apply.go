@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
+	"time"
 	"unicode/utf8"
 
 	"go.temporal.io/sdk/temporal"
@@ -57,7 +59,7 @@ func (a *Activities) ApplyStep(ctx context.Context, in UnitInput) (*UnitResult, 
 	if err := a.loadJSON(ctx, in.ExecutionID, in.Unit.Step, DataStep, &step); err != nil {
 		return nil, fmt.Errorf("load step %s: %w", in.Unit.Step, err)
 	}
-	runs, err := a.converge(ctx, in, []*StoredStep{&step})
+	runs, err := a.converge(ctx, in, []*StoredStep{&step}, false)
 	if err != nil {
 		return nil, err
 	}
@@ -89,7 +91,7 @@ func (a *Activities) ApplyBatch(ctx context.Context, in UnitInput) (*UnitResult,
 	if err := a.loadJSON(ctx, in.ExecutionID, UnitKey(in.Unit.Index), DataUnit, &steps); err != nil {
 		return nil, fmt.Errorf("load unit %d: %w", in.Unit.Index, err)
 	}
-	runs, err := a.converge(ctx, in, steps)
+	runs, err := a.converge(ctx, in, steps, true)
 	if err != nil {
 		return nil, err
 	}
@@ -108,8 +110,10 @@ func (a *Activities) ApplyBatch(ctx context.Context, in UnitInput) (*UnitResult,
 
 // converge runs steps through resolve, plan, record-before, apply and
 // record-outputs. Store failures fail the activity (to be retried); step
-// failures are in each run's result.
-func (a *Activities) converge(ctx context.Context, in UnitInput, steps []*StoredStep) ([]*stepRun, error) {
+// failures are in each run's result. With deferSync the steps' writes skip
+// their own fsyncs and are made durable together, once, before any outcome
+// is recorded or returned.
+func (a *Activities) converge(ctx context.Context, in UnitInput, steps []*StoredStep, deferSync bool) ([]*stepRun, error) {
 	runs := make([]*stepRun, len(steps))
 	for i, s := range steps {
 		runs[i] = &stepRun{step: s, res: StepResult{StepID: s.ID}}
@@ -121,6 +125,7 @@ func (a *Activities) converge(ctx context.Context, in UnitInput, steps []*Stored
 			return nil, err
 		}
 	}
+	t0 := time.Now()
 	a.each(runs, func(r *stepRun) {
 		if !r.done {
 			a.plan(ctx, in, r)
@@ -143,11 +148,27 @@ func (a *Activities) converge(ctx context.Context, in UnitInput, steps []*Stored
 	if err := a.d.Store.PutStepDataBatch(ctx, in.ExecutionID, DataBefore, befores); err != nil {
 		return nil, err
 	}
+	tPlanned := time.Now()
+	applyCtx := ctx
+	var pending *providers.DeferredSync
+	if deferSync {
+		pending = providers.NewDeferredSync()
+		applyCtx = providers.WithDeferredSync(ctx, pending)
+	}
 	a.each(runs, func(r *stepRun) {
 		if !r.done {
-			a.apply(ctx, r)
+			a.apply(applyCtx, r)
 		}
 	})
+	tApplied := time.Now()
+	if pending != nil {
+		// Nothing is reported as changed before it is on disk: failing
+		// here fails the attempt, and the next one finds the changes made.
+		if err := pending.Sync(ctx); err != nil {
+			return nil, err
+		}
+	}
+	tSynced := time.Now()
 	outputs := map[string][]byte{}
 	for _, r := range runs {
 		if r.recalled || r.res.Outcome == model.OutcomeFailed || r.res.Outcome == model.OutcomeSkipped || r.req.Noop {
@@ -163,6 +184,8 @@ func (a *Activities) converge(ctx context.Context, in UnitInput, steps []*Stored
 	if err := a.d.Store.PutStepDataBatch(ctx, in.ExecutionID, DataOutputs, outputs); err != nil {
 		return nil, err
 	}
+	a.log.Debug("converged", "execution", in.ExecutionID, "steps", len(runs),
+		"plan", tPlanned.Sub(t0), "apply", tApplied.Sub(tPlanned), "sync", tSynced.Sub(tApplied), "record", time.Since(tSynced))
 	return runs, nil
 }
 
@@ -384,6 +407,10 @@ func (a *Activities) resolveForDelete(spec model.Spec, ectx expr.Context) model.
 	out := model.Spec{}
 	for k, v := range spec {
 		if k == "links" {
+			continue
+		}
+		if slices.Contains(ectx.Verbatim, k) {
+			out[k] = v // a template of its own: the provider renders it
 			continue
 		}
 		val, missing, err := expr.ResolveValue(v, ectx)

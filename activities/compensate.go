@@ -2,6 +2,7 @@ package activities
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -11,14 +12,28 @@ import (
 
 // dataCompensated marks a step whose change was undone, so a retried
 // compensation does not undo twice (an exec's undo command is not
-// idempotent).
+// idempotent). It holds the compensatedRecord.
 const dataCompensated = "compensated"
+
+// compensatedRecord is what an undone step leaves: the new id of an object
+// its compensation created again (an http object comes back under a new
+// id), which the stack record must name.
+type compensatedRecord struct {
+	Recreated string `json:"recreated,omitempty"`
+}
+
+// CompensateOutput is a unit's compensation: each step's result and the
+// new ids of the objects compensations recreated, by step id.
+type CompensateOutput struct {
+	CompensateResult
+	Recreated map[string]string `json:"recreated,omitempty"`
+}
 
 // Compensate undoes a unit's changes from the before-states the steps
 // recorded: created objects are deleted, updated ones restored, deleted
 // ones recreated, an exec's undo is run. A step without a before-state
 // changed nothing and is left alone.
-func (a *Activities) Compensate(ctx context.Context, in CompensateInput) (*CompensateResult, error) {
+func (a *Activities) Compensate(ctx context.Context, in CompensateInput) (*CompensateOutput, error) {
 	stop := heartbeat(ctx)
 	defer stop()
 	steps, err := a.unitSteps(ctx, in.ExecutionID, in.Unit)
@@ -29,51 +44,61 @@ func (a *Activities) Compensate(ctx context.Context, in CompensateInput) (*Compe
 	for _, id := range in.StepIDs {
 		want[id] = true
 	}
-	res := &CompensateResult{}
+	res := &CompensateOutput{}
 	// Undo in reverse order within a unit too.
 	for i := len(steps) - 1; i >= 0; i-- {
 		s := steps[i]
 		if in.StepIDs != nil && !want[s.ID] {
 			continue
 		}
-		r, err := a.compensateStep(ctx, in.ExecutionID, s)
+		r, recreated, err := a.compensateStep(ctx, in.ExecutionID, s)
 		if err != nil {
 			return nil, err
 		}
 		res.Steps = append(res.Steps, r)
+		if recreated != "" {
+			if res.Recreated == nil {
+				res.Recreated = map[string]string{}
+			}
+			res.Recreated[s.ID] = recreated
+		}
 	}
 	return res, nil
 }
 
-func (a *Activities) compensateStep(ctx context.Context, execID string, s *StoredStep) (CompensationResult, error) {
-	out := CompensationResult{StepID: s.ID}
-	if _, err := a.d.Store.GetStepData(ctx, execID, s.ID, dataCompensated); err == nil {
+// compensateStep undoes one step; recreated is the new id of an object
+// the undo created again under another id.
+func (a *Activities) compensateStep(ctx context.Context, execID string, s *StoredStep) (out CompensationResult, recreated string, err error) {
+	out = CompensationResult{StepID: s.ID}
+	if done, err := a.d.Store.GetStepData(ctx, execID, s.ID, dataCompensated); err == nil {
+		var rec compensatedRecord
+		_ = json.Unmarshal(done, &rec) // an older marker is "{}"
 		out.Undone = true
-		return out, nil
+		return out, rec.Recreated, nil
 	} else if !notFound(err) {
-		return out, err
+		return out, "", err
 	}
 	var before beforeRecord
 	if err := a.loadJSON(ctx, execID, s.ID, DataBefore, &before); notFound(err) {
-		return out, nil
+		return out, "", nil
 	} else if err != nil {
-		return out, err
+		return out, "", err
 	}
 	var after outputsRecord
 	completed := true
 	if err := a.loadJSON(ctx, execID, s.ID, DataOutputs, &after); notFound(err) {
 		completed = false
 	} else if err != nil {
-		return out, err
+		return out, "", err
 	}
 	if before.Action == model.ActionRun && !completed {
 		// A command that failed (or was cut off) did not complete: its
 		// undo is for a completed run, so nothing is undone.
-		return out, nil
+		return out, "", nil
 	}
 	if before.Irreversible {
 		out.Irreversible = true
-		return out, nil
+		return out, "", nil
 	}
 	r := &stepRun{step: s}
 	spec, _, err := a.resolve(ctx, execID, r, false)
@@ -86,20 +111,28 @@ func (a *Activities) compensateStep(ctx context.Context, execID string, s *Store
 		After: providers.State{ID: after.ID, Exists: before.Action != model.ActionDelete, Outputs: after.Outputs},
 	}
 	req := providers.Request{Kind: s.Base, Name: s.Name, Spec: spec, Node: a.node(s), ObjectID: firstNonEmpty(after.ID, s.ObjectID)}
-	if err := a.d.Registry.Compensate(ctx, req, ch); err != nil {
+	left, err := a.d.Registry.CompensateState(ctx, req, ch)
+	if err != nil {
 		if errors.Is(err, providers.ErrIrreversible) {
 			out.Irreversible = true
-			return out, nil
+			return out, "", nil
 		}
 		out.Error = r.redact(err.Error())
-		return out, nil
+		return out, "", nil
 	}
-	if err := a.d.Store.PutStepData(ctx, execID, s.ID, dataCompensated, []byte("{}")); err != nil {
-		return out, err
+	if before.Before.Exists && left.Exists && left.ID != "" && left.ID != before.Before.ID {
+		recreated = left.ID
+	}
+	marker, err := json.Marshal(compensatedRecord{Recreated: recreated})
+	if err != nil {
+		return out, "", err
+	}
+	if err := a.d.Store.PutStepData(ctx, execID, s.ID, dataCompensated, marker); err != nil {
+		return out, "", err
 	}
 	out.Undone = true
-	a.log.Info("step compensated", "execution", execID, "step", s.ID, "action", before.Action)
-	return out, nil
+	a.log.Info("step compensated", "execution", execID, "step", s.ID, "action", before.Action, "recreated", recreated)
+	return out, recreated, nil
 }
 
 // unitSteps loads the steps of a unit.

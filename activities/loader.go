@@ -1,17 +1,22 @@
 package activities
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
+	"strconv"
 
 	"github.com/cairn-io/cairn/graphs"
 	"github.com/cairn-io/cairn/kinds"
 	"github.com/cairn-io/cairn/model"
 )
 
-// GraphsLoader reads package snapshots with the graphs package: it parses
-// and validates the sources (kinds they define join the catalogue) and
-// builds the steps onto the given nodes.
+// GraphsLoader reads package snapshots. A snapshot that carries the
+// package as the API parsed and validated it is decoded from that form; any
+// other (older snapshots, raw documents) is parsed and validated again with
+// the graphs package, kinds it defines joining the catalogue. Either way
+// the steps are built onto the given nodes.
 type GraphsLoader struct {
 	// Catalogue is the base catalogue (nil: kinds.Builtin()).
 	Catalogue *kinds.Catalogue
@@ -19,6 +24,29 @@ type GraphsLoader struct {
 
 // Load implements PackageLoader.
 func (l GraphsLoader) Load(ctx context.Context, content []byte, nodes []model.Node) (*LoadedPackage, error) {
+	pkg, err := decodeParsedSnapshot(content)
+	if err != nil {
+		return nil, err
+	}
+	cat := l.Catalogue
+	if pkg == nil {
+		docs, err := l.parse(content)
+		if err != nil {
+			return nil, err
+		}
+		pkg, cat = docs.Package, docs.Catalogue
+	} else if cat == nil {
+		cat = kinds.Builtin()
+	}
+	steps, err := graphs.BuildPackage(pkg, cat, nodes)
+	if err != nil {
+		return nil, err
+	}
+	return &LoadedPackage{Package: pkg, Catalogue: cat, Steps: steps}, nil
+}
+
+// parse reads the snapshot's sources again.
+func (l GraphsLoader) parse(content []byte) (*graphs.Documents, error) {
 	snap, err := DecodePackageSnapshot(content)
 	if err != nil {
 		return nil, err
@@ -38,9 +66,127 @@ func (l GraphsLoader) Load(ctx context.Context, content []byte, nodes []model.No
 	if docs.Package == nil {
 		return nil, fmt.Errorf("the snapshot holds no package")
 	}
-	steps, err := graphs.BuildPackage(docs.Package, docs.Catalogue, nodes)
-	if err != nil {
-		return nil, err
+	return docs, nil
+}
+
+// parsedSnapshotVersion is the version of the parsed form; a snapshot with
+// another version is parsed from its sources.
+const parsedSnapshotVersion = 1
+
+// parsedSnapshotSource is the first source of a snapshot that also carries
+// the parsed package. The parsed form rides on a source because every
+// reader of PackageSnapshot (export, older workers) ignores fields it does
+// not know, so the snapshot stays readable as sources by all of them.
+type parsedSnapshotSource struct {
+	SnapshotSource
+	Parsed *parsedPackage `json:"parsed,omitempty"`
+}
+
+// parsedPackage is a package as the parser left it: the resources, and
+// their positions (which JSON does not carry on Resource) for messages.
+type parsedPackage struct {
+	Version   int              `json:"version"`
+	Package   *model.Package   `json:"package"`
+	Positions []model.Position `json:"positions,omitempty"`
+}
+
+// EncodeParsedPackageSnapshot is the snapshot content of sources together
+// with docs, what graphs.Parse made of them, so that Prepare decodes the
+// package instead of parsing it again. Packages that define kinds or hold
+// graphs keep their sources only: the worker's catalogue must learn those
+// kinds by parsing. The content is deterministic (equal inputs give equal
+// bytes), so snapshots stay content-addressed.
+func EncodeParsedPackageSnapshot(docs *graphs.Documents, sources ...SnapshotSource) ([]byte, error) {
+	if docs == nil || docs.Package == nil || len(docs.Kinds) > 0 || len(docs.Graphs) > 0 || len(sources) == 0 {
+		return EncodePackageSnapshot(sources...)
 	}
-	return &LoadedPackage{Package: docs.Package, Catalogue: docs.Catalogue, Steps: steps}, nil
+	pp := &parsedPackage{Version: parsedSnapshotVersion, Package: docs.Package}
+	for i, r := range docs.Package.Resources {
+		if r.Pos != (model.Position{}) {
+			if pp.Positions == nil {
+				pp.Positions = make([]model.Position, len(docs.Package.Resources))
+			}
+			pp.Positions[i] = r.Pos
+		}
+	}
+	out := make([]any, len(sources))
+	out[0] = parsedSnapshotSource{SnapshotSource: sources[0], Parsed: pp}
+	for i, s := range sources[1:] {
+		out[i+1] = s
+	}
+	content, err := json.Marshal(map[string]any{"sources": out})
+	if err != nil {
+		// Values JSON cannot hold: keep the sources, which Prepare parses.
+		return EncodePackageSnapshot(sources...)
+	}
+	return content, nil
+}
+
+// decodeParsedSnapshot returns the parsed package content carries, or nil
+// when it carries none (the caller then parses the sources).
+func decodeParsedSnapshot(content []byte) (*model.Package, error) {
+	trimmed := bytes.TrimSpace(content)
+	if len(trimmed) == 0 || trimmed[0] != '{' || !bytes.Contains(content, []byte(`"parsed"`)) {
+		return nil, nil
+	}
+	var snap struct {
+		Sources []json.RawMessage `json:"sources"`
+	}
+	if json.Unmarshal(trimmed, &snap) != nil || len(snap.Sources) == 0 {
+		return nil, nil
+	}
+	var first struct {
+		Parsed json.RawMessage `json:"parsed"`
+	}
+	if json.Unmarshal(snap.Sources[0], &first) != nil || len(first.Parsed) == 0 {
+		return nil, nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(first.Parsed))
+	// Numbers are read as the parser gives them: int64 when whole and in
+	// range, float64 otherwise.
+	dec.UseNumber()
+	var pp parsedPackage
+	if err := dec.Decode(&pp); err != nil {
+		return nil, fmt.Errorf("package snapshot: parsed package: %w", err)
+	}
+	if pp.Version != parsedSnapshotVersion || pp.Package == nil {
+		return nil, nil
+	}
+	if pp.Positions != nil && len(pp.Positions) != len(pp.Package.Resources) {
+		return nil, fmt.Errorf("package snapshot: %d positions for %d resources", len(pp.Positions), len(pp.Package.Resources))
+	}
+	for i, r := range pp.Package.Resources {
+		if r == nil {
+			return nil, fmt.Errorf("package snapshot: resource %d is empty", i)
+		}
+		if pp.Positions != nil {
+			r.Pos = pp.Positions[i]
+		}
+		for k, v := range r.Spec {
+			r.Spec[k] = parserNumbers(v)
+		}
+	}
+	return pp.Package, nil
+}
+
+// parserNumbers replaces the json.Numbers in v with the parser's number
+// types.
+func parserNumbers(v any) any {
+	switch x := v.(type) {
+	case json.Number:
+		if i, err := strconv.ParseInt(string(x), 10, 64); err == nil {
+			return i
+		}
+		f, _ := x.Float64()
+		return f
+	case map[string]any:
+		for k, e := range x {
+			x[k] = parserNumbers(e)
+		}
+	case []any:
+		for i, e := range x {
+			x[i] = parserNumbers(e)
+		}
+	}
+	return v
 }

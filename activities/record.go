@@ -13,8 +13,11 @@ import (
 // WriteStackRecord records what an apply or destroy left, in package order:
 // each resource that converged with its object id; a resource that failed
 // or never ran keeps its previous entry, if it had one; a removed resource
-// stays recorded until its delete succeeded. It is idempotent per
-// execution: the store ignores a second write for the same execution.
+// stays recorded until its delete succeeded. After a rollback a step whose
+// change was undone keeps its previous entry, under the new id when the
+// undo recreated its object, and the stack keeps its previous snapshot. It
+// is idempotent per execution: the store ignores a second write for the
+// same execution.
 func (a *Activities) WriteStackRecord(ctx context.Context, in WriteStackRecordInput) (*StackRecordResult, error) {
 	stack, err := a.d.Store.GetStack(ctx, in.StackID)
 	if notFound(err) {
@@ -44,6 +47,18 @@ func (a *Activities) WriteStackRecord(ctx context.Context, in WriteStackRecordIn
 		}
 		outs[id] = o
 	}
+	undone, err := compensatedSteps(ctx, a.d.Store, in.ExecutionID)
+	if err != nil {
+		return nil, err
+	}
+	// previous is a resource's entry before the run, under the id its
+	// compensation gave it if it was recreated.
+	previous := func(r model.StackResource, step string) model.StackResource {
+		if rec, ok := undone[step]; ok && rec.Recreated != "" {
+			r.ID = rec.Recreated
+		}
+		return r
+	}
 	prev := map[string]model.StackResource{}
 	for _, r := range stack.Resources {
 		prev[recordKey(r.Kind, r.PkgName, r.Node)] = r
@@ -56,6 +71,9 @@ func (a *Activities) WriteStackRecord(ctx context.Context, in WriteStackRecordIn
 		key := recordKey(s.Kind, s.Name, s.Node)
 		old, had := prev[key]
 		o, ok := outs[s.ID]
+		if _, wasUndone := undone[s.ID]; wasUndone {
+			ok = false // the change was undone: what was there before stands
+		}
 		switch {
 		case ok:
 			resources = append(resources, model.StackResource{
@@ -63,21 +81,25 @@ func (a *Activities) WriteStackRecord(ctx context.Context, in WriteStackRecordIn
 				Associations: associations(s.Associations, had && old.Associations != nil),
 			})
 		case had:
-			resources = append(resources, old)
+			resources = append(resources, previous(old, s.ID))
 		}
 	}
 	for _, s := range steps {
 		if !s.Delete {
 			continue
 		}
-		if o, ok := outs[s.ID]; ok && o.Deleted {
+		_, wasUndone := undone[s.ID]
+		if o, ok := outs[s.ID]; ok && o.Deleted && !wasUndone {
 			continue
 		}
 		if old, had := prev[recordKey(s.Kind, s.Name, s.Node)]; had {
-			resources = append(resources, old)
+			resources = append(resources, previous(old, s.ID))
 		}
 	}
 	hash := in.SnapshotHash
+	if len(undone) > 0 && !in.Destroy {
+		hash = stack.SnapshotHash // rolled back: the previous package stands
+	}
 	if in.Destroy {
 		hash = ""
 		if len(resources) > 0 {
@@ -89,6 +111,23 @@ func (a *Activities) WriteStackRecord(ctx context.Context, in WriteStackRecordIn
 		return nil, err
 	}
 	return &StackRecordResult{Resources: len(st.Resources), UpdatedAt: st.UpdatedAt}, nil
+}
+
+// compensatedSteps reads which steps of an execution a rollback undid.
+func compensatedSteps(ctx context.Context, st store.Store, execID string) (map[string]compensatedRecord, error) {
+	raw, err := st.ListStepData(ctx, execID, dataCompensated)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]compensatedRecord, len(raw))
+	for id, b := range raw {
+		var rec compensatedRecord
+		if err := json.Unmarshal(b, &rec); err != nil {
+			return nil, fmt.Errorf("compensation of %s: %w", id, err)
+		}
+		out[id] = rec
+	}
+	return out, nil
 }
 
 // associations is the record of a resource's associations: nil when it

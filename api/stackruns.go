@@ -84,8 +84,8 @@ func (s *server) stackPackage(c echo.Context, st *model.Stack, withSummary, allo
 			Message: "graphs are uploaded to a release, cluster or plugin, not applied to a stack"}})
 	}
 	// The snapshot keeps the sources as they came (Jsonnet evaluated), in
-	// the executor's snapshot format; the prepare activity parses them
-	// again.
+	// the executor's snapshot format, with the package parsed here, which
+	// the prepare activity decodes instead of parsing the sources again.
 	snap := make([]activities.SnapshotSource, len(sources))
 	for i, src := range sources {
 		ev, err := s.evaluated(ctx, src)
@@ -95,7 +95,7 @@ func (s *server) stackPackage(c echo.Context, st *model.Stack, withSummary, allo
 		}
 		snap[i] = activities.SnapshotSource{Name: ev.Name, Format: string(ev.Format), Data: string(ev.Data)}
 	}
-	content, err := activities.EncodePackageSnapshot(snap...)
+	content, err := activities.EncodeParsedPackageSnapshot(docs, snap...)
 	if err != nil {
 		return "", internalError(fmt.Errorf("encode package snapshot: %w", err))
 	}

@@ -95,7 +95,7 @@ func (directoryProvider) Read(_ context.Context, env Env, want model.Spec) (Stat
 
 // Apply creates the directory when missing and sets its mode. The mode is
 // set with chmod after mkdir, so the umask does not change it.
-func (directoryProvider) Apply(_ context.Context, env Env, want model.Spec, have State) (State, error) {
+func (directoryProvider) Apply(ctx context.Context, env Env, want model.Spec, have State) (State, error) {
 	loc, err := locate(env, want)
 	if err != nil {
 		return State{}, err
@@ -130,6 +130,10 @@ func (directoryProvider) Apply(_ context.Context, env Env, want model.Spec, have
 		}
 		if err := os.Chmod(loc.target, fileMode(mode)); err != nil {
 			return State{}, fmt.Errorf("chmod %s: %w", loc.id, err)
+		}
+		if d := deferredSync(ctx); d != nil {
+			// A batch makes the new entry durable with its files.
+			d.addDir(parent)
 		}
 		return dirState(loc.id, mode), nil
 	}

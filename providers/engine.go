@@ -388,3 +388,37 @@ func sortedKeys(m map[string]any) []string {
 	slices.Sort(keys)
 	return keys
 }
+
+// StateCompensator is a Compensator that also reports the state its undo
+// left: an http object deleted by the change comes back with a new id.
+type StateCompensator interface {
+	CompensateState(ctx context.Context, env Env, want model.Spec, ch Change) (State, error)
+}
+
+// CompensateState is Compensate returning the state the undo left when the
+// kind reports it (StateCompensator), so a recreated object's new id can be
+// recorded; for other kinds the state is zero.
+func (r *Registry) CompensateState(ctx context.Context, req Request, ch Change) (State, error) {
+	if ch.Noop || ch.Action == "" || ch.Action == model.ActionNoop || ch.Outcome == model.OutcomeUnchanged {
+		return State{}, nil
+	}
+	p, ok := r.Get(req.Kind)
+	if !ok {
+		return State{}, configErrorf("", "unknown kind %q", req.Kind)
+	}
+	sc, ok := p.(StateCompensator)
+	if !ok {
+		return State{}, r.Compensate(ctx, req, ch)
+	}
+	title := strings.ToLower(req.Kind) + "/" + req.Name
+	want, err := r.canonical(p, req)
+	if err != nil {
+		return State{}, fmt.Errorf("compensate %s: %w", title, err)
+	}
+	env := Env{Node: req.Node, Name: req.Name, ObjectID: firstNonEmpty(req.ObjectID, ch.After.ID, ch.Before.ID)}
+	st, err := sc.CompensateState(ctx, env, want, ch)
+	if err != nil {
+		return State{}, fmt.Errorf("compensate %s: %w", title, err)
+	}
+	return st, nil
+}

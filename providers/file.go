@@ -212,7 +212,7 @@ func (fileProvider) Read(_ context.Context, env Env, want model.Spec) (State, er
 
 // Apply writes the bytes when they differ (or the file is missing) and
 // sets the mode when it differs.
-func (fileProvider) Apply(_ context.Context, env Env, want model.Spec, have State) (State, error) {
+func (fileProvider) Apply(ctx context.Context, env Env, want model.Spec, have State) (State, error) {
 	loc, err := locate(env, want)
 	if err != nil {
 		return State{}, err
@@ -234,7 +234,7 @@ func (fileProvider) Apply(_ context.Context, env Env, want model.Spec, have Stat
 	}
 	rewrite := !have.Exists || hasContent && digest([]byte(content)) != have.Attrs["content"]
 	if rewrite {
-		if err := writeAtomic(loc, []byte(content), mode); err != nil {
+		if err := writeAtomic(ctx, loc, []byte(content), mode); err != nil {
 			return State{}, err
 		}
 		return fileState(loc.id, []byte(content), mode), nil
@@ -348,8 +348,10 @@ func tempPath(target string) string {
 
 // writeAtomic replaces loc's target with data and mode: temporary file in
 // the same directory, fsync, rename, fsync of the directory. The previous
-// owner is kept when the worker may set it.
-func writeAtomic(loc fileLocation, data []byte, mode uint32) (err error) {
+// owner is kept when the worker may set it. Under a DeferredSync the two
+// fsyncs are left to it: the file and directory are recorded instead, and
+// the data reaches the disk when the DeferredSync is synced.
+func writeAtomic(ctx context.Context, loc fileLocation, data []byte, mode uint32) (err error) {
 	dir := filepath.Dir(loc.target)
 	if fi, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("parent directory of %s does not exist: declare a directory resource for %s", loc.id, filepath.Dir(loc.id))
@@ -383,8 +385,12 @@ func writeAtomic(loc fileLocation, data []byte, mode uint32) (err error) {
 			_ = f.Chown(int(st.Uid), int(st.Gid)) // best effort: needs privilege
 		}
 	}
-	if err = f.Sync(); err != nil {
-		return fmt.Errorf("sync %s: %w", loc.id, err)
+	deferred := deferredSync(ctx)
+	if deferred == nil {
+		observeSync(ctx, tmp)
+		if err = f.Sync(); err != nil {
+			return fmt.Errorf("sync %s: %w", loc.id, err)
+		}
 	}
 	if err = f.Close(); err != nil {
 		return fmt.Errorf("close %s: %w", loc.id, err)
@@ -392,17 +398,23 @@ func writeAtomic(loc fileLocation, data []byte, mode uint32) (err error) {
 	if err = os.Rename(tmp, loc.target); err != nil {
 		return fmt.Errorf("rename into %s: %w", loc.id, err)
 	}
-	syncDir(dir)
+	if deferred != nil {
+		deferred.addFile(loc.target)
+		deferred.addDir(dir)
+		return nil
+	}
+	syncDir(ctx, dir)
 	return nil
 }
 
 // syncDir makes a rename durable. Failing to is not an error: the bytes
 // are in place either way, and a lost rename is repaired by the next apply.
-func syncDir(dir string) {
+func syncDir(ctx context.Context, dir string) {
 	d, err := os.Open(dir)
 	if err != nil {
 		return
 	}
+	observeSync(ctx, dir)
 	_ = d.Sync()
 	_ = d.Close()
 }

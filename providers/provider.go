@@ -11,6 +11,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"sort"
+	"sync"
 
 	"github.com/cairn-io/cairn/kinds"
 	"github.com/cairn-io/cairn/model"
@@ -141,4 +144,142 @@ func IsConfigError(err error) bool {
 // configErrorf builds a ConfigError about attr ("" for the whole spec).
 func configErrorf(attr, format string, args ...any) error {
 	return &ConfigError{Attr: attr, Err: fmt.Errorf(format, args...)}
+}
+
+// DeferredSync collects what the file and directory writes made under it
+// (see WithDeferredSync) left to make durable, so that a batch of writes
+// pays for durability once instead of one file and one directory fsync per
+// write. Its owner must call Sync before it reports or records any of the
+// changes: until then they may not survive a crash.
+type DeferredSync struct {
+	mu    sync.Mutex
+	files map[string]struct{}
+	dirs  map[string]struct{}
+}
+
+// NewDeferredSync returns an empty DeferredSync.
+func NewDeferredSync() *DeferredSync {
+	return &DeferredSync{files: map[string]struct{}{}, dirs: map[string]struct{}{}}
+}
+
+func (d *DeferredSync) addFile(path string) {
+	d.mu.Lock()
+	d.files[path] = struct{}{}
+	d.mu.Unlock()
+}
+
+func (d *DeferredSync) addDir(path string) {
+	d.mu.Lock()
+	d.dirs[path] = struct{}{}
+	d.mu.Unlock()
+}
+
+// Pending reports how many files and directories wait to be synced.
+func (d *DeferredSync) Pending() (files, dirs int) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return len(d.files), len(d.dirs)
+}
+
+// syncParallel bounds the fsyncs Sync has in flight: issued together, they
+// share the filesystem's journal commits.
+const syncParallel = 16
+
+// Sync makes the recorded files, then the recorded directories (the
+// renames into them), durable, each once, and forgets them. A file or
+// directory removed since it was recorded has nothing left to sync.
+func (d *DeferredSync) Sync(ctx context.Context) error {
+	d.mu.Lock()
+	files, dirs := sortedPaths(d.files), sortedPaths(d.dirs)
+	d.files, d.dirs = map[string]struct{}{}, map[string]struct{}{}
+	d.mu.Unlock()
+	if err := syncAll(ctx, files); err != nil {
+		return err
+	}
+	return syncAll(ctx, dirs)
+}
+
+func sortedPaths(m map[string]struct{}) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// syncAll fsyncs paths, syncParallel at a time, and returns the first
+// failure.
+func syncAll(ctx context.Context, paths []string) error {
+	var (
+		wg    sync.WaitGroup
+		mu    sync.Mutex
+		first error
+	)
+	next := make(chan string)
+	for range min(syncParallel, len(paths)) {
+		wg.Go(func() {
+			for p := range next {
+				if err := fsyncPath(ctx, p); err != nil {
+					mu.Lock()
+					if first == nil {
+						first = err
+					}
+					mu.Unlock()
+				}
+			}
+		})
+	}
+	for _, p := range paths {
+		next <- p
+	}
+	close(next)
+	wg.Wait()
+	return first
+}
+
+// fsyncPath syncs one file or directory; one that is gone is not an error.
+func fsyncPath(ctx context.Context, path string) error {
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("sync %s: %w", path, err)
+	}
+	defer f.Close()
+	observeSync(ctx, path)
+	if err := f.Sync(); err != nil {
+		return fmt.Errorf("sync %s: %w", path, err)
+	}
+	return nil
+}
+
+type deferredSyncKey struct{}
+
+type syncObserverKey struct{}
+
+// WithDeferredSync returns a context under which file and directory
+// providers skip their fsyncs and record in d what to sync instead.
+func WithDeferredSync(ctx context.Context, d *DeferredSync) context.Context {
+	return context.WithValue(ctx, deferredSyncKey{}, d)
+}
+
+// deferredSync is the DeferredSync ctx carries, or nil: sync at once.
+func deferredSync(ctx context.Context) *DeferredSync {
+	d, _ := ctx.Value(deferredSyncKey{}).(*DeferredSync)
+	return d
+}
+
+// WithSyncObserver returns a context under which every fsync of a written
+// file or directory calls fn with its path first, so that when and how
+// often durability is paid for can be observed.
+func WithSyncObserver(ctx context.Context, fn func(path string)) context.Context {
+	return context.WithValue(ctx, syncObserverKey{}, fn)
+}
+
+func observeSync(ctx context.Context, path string) {
+	if fn, ok := ctx.Value(syncObserverKey{}).(func(string)); ok {
+		fn(path)
+	}
 }

@@ -129,6 +129,11 @@ func (s *Starter) result(ctx context.Context, e *Execution) {
 				}
 			}
 		}
+	case model.ExecGraph:
+		var res workflows.GraphExecutionResult
+		if err = run.Get(ctx, &res); err == nil {
+			s.graphResult(ctx, e, &res)
+		}
 	default:
 		var res workflows.ApplyResult
 		if err = run.Get(ctx, &res); err == nil {

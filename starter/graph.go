@@ -210,39 +210,27 @@ func (s *Starter) retryGraph(ctx context.Context, input *commonpb.Payloads, orig
 	})
 }
 
-// DescribeGraph is Describe for a graph execution, with the plan of a
-// finished dry run or noop run.
+// DescribeGraph is Describe for a graph execution; Describe itself fills
+// in the plan of a finished dry run or noop run.
 func (s *Starter) DescribeGraph(ctx context.Context, id string) (*Execution, error) {
-	e, err := s.Describe(ctx, id)
-	if err != nil || e.Kind != model.ExecGraph || e.Status != model.ExecCompleted {
-		return e, err
-	}
-	if err := s.graphResult(ctx, e); err != nil {
-		return nil, err
-	}
-	return e, nil
+	return s.Describe(ctx, id)
 }
 
 // graphResult fills in what a finished graph execution returned: its
 // report and, for a dry run or a noop run, its plan (every step from the
 // store when there is one, else what the workflow returned).
-func (s *Starter) graphResult(ctx context.Context, e *Execution) error {
-	var res workflows.GraphExecutionResult
-	if err := s.c.GetWorkflow(ctx, e.WorkflowID, e.RunID).Get(ctx, &res); err != nil {
-		return err
-	}
+func (s *Starter) graphResult(ctx context.Context, e *Execution, res *workflows.GraphExecutionResult) {
 	e.Report = &res.Report
 	if res.DryRun == nil && !res.Noop {
-		return nil
+		return
 	}
 	if s.cfg.Store != nil {
 		if plan, err := activities.ReadPlan(ctx, s.cfg.Store, res.ExecutionID); err == nil {
 			e.Plan = plan
-			return nil
+			return
 		}
 	}
 	if res.DryRun != nil {
 		e.Plan = res.DryRun
 	}
-	return nil
 }

@@ -42,10 +42,21 @@ func ApplyWorkflow(ctx workflow.Context, in ApplyInput) (*ApplyResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	if !out.RolledBack && !out.Cancelled {
+	switch {
+	case !out.RolledBack && !out.Cancelled:
 		err := writeRecord(ctx, opts, activities.WriteStackRecordInput{
 			ExecutionID: opts.ExecutionID, StackID: in.StackID, SnapshotHash: in.SnapshotHash,
 			Changed: out.Report.Changed(),
+		})
+		if err != nil {
+			return nil, err
+		}
+	case out.RolledBack && len(out.Recreated) > 0:
+		// The rollback brought deleted objects back under new ids: the
+		// record keeps the previous state but must name them, or the next
+		// apply would create duplicates. Nothing the stack declares changed.
+		err := writeRecord(ctx, opts, activities.WriteStackRecordInput{
+			ExecutionID: opts.ExecutionID, StackID: in.StackID, SnapshotHash: in.SnapshotHash,
 		})
 		if err != nil {
 			return nil, err

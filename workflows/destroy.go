@@ -33,9 +33,12 @@ func DestroyWorkflow(ctx workflow.Context, in DestroyInput) (*ApplyResult, error
 	if err != nil {
 		return nil, err
 	}
-	if !out.RolledBack {
+	// After a rollback the record changes only when compensations brought
+	// deleted objects back under new ids.
+	if !out.RolledBack || len(out.Recreated) > 0 {
 		err := writeRecord(ctx, opts, activities.WriteStackRecordInput{
-			ExecutionID: opts.ExecutionID, StackID: in.StackID, Destroy: true, Changed: out.Report.Changed(),
+			ExecutionID: opts.ExecutionID, StackID: in.StackID, Destroy: true,
+			Changed: !out.RolledBack && out.Report.Changed(),
 		})
 		if err != nil {
 			return nil, err

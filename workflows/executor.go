@@ -43,10 +43,15 @@ type Executor struct {
 	waiting   []int // paused units awaiting a decision
 	decisions []*pendingDecision
 
-	failures     []model.StepError
 	compFailures []model.StepError
-	rolledBack   bool
-	final        *Outcome
+	// groupFailed holds, per group with a tolerance, the nodes on which a
+	// step of the group failed.
+	groupFailed map[string]map[string]bool
+	// recreated maps step ids to the new ids of objects compensations
+	// created again.
+	recreated  map[string]string
+	rolledBack bool
+	final      *Outcome
 }
 
 type unitState struct {
@@ -61,6 +66,8 @@ type unitState struct {
 	// uncertain marks a unit interrupted or failed as a whole: which of its
 	// steps changed is unknown, so compensation checks every step.
 	uncertain bool
+	// tolerated marks a failure within its group's fault tolerance.
+	tolerated bool
 	results   []activities.StepResult
 	err       string
 	startedAt *model.Time
@@ -113,6 +120,13 @@ type Outcome struct {
 	// FailedUnits are the global indexes of units that did not succeed, so
 	// later shards can fail their dependents.
 	FailedUnits []int `json:"failedUnits,omitempty"`
+	// Tolerated lists the failures (also in Report.Failures) that stayed
+	// within their group's fault tolerance and so did not fail the run.
+	Tolerated []model.StepError `json:"tolerated,omitempty"`
+	// Recreated maps step ids to the new ids of objects a compensation
+	// created again (an http object deleted by the run comes back under a
+	// new id), which the stack record must name.
+	Recreated map[string]string `json:"recreated,omitempty"`
 }
 
 // NewExecutor prepares a run over units, whose Index values are contiguous
@@ -359,7 +373,21 @@ func (e *Executor) complete(ctx workflow.Context, c completion) {
 		return
 	}
 	st.status = model.StatusSucceeded
+	if allSkipped(c.res.Steps) {
+		// Condition false, task not selected: nothing ran.
+		st.status = model.StatusSkipped
+	}
 	e.satisfy(i)
+}
+
+// allSkipped reports whether a unit returned results and all were skipped.
+func allSkipped(steps []activities.StepResult) bool {
+	for _, r := range steps {
+		if r.Outcome != model.OutcomeSkipped {
+			return false
+		}
+	}
+	return len(steps) > 0
 }
 
 // fail handles a unit that failed after its retries.
@@ -371,6 +399,12 @@ func (e *Executor) fail(i int, msg string) {
 		e.satisfy(i)
 		return
 	}
+	if e.tolerate(i) {
+		st.status = model.StatusFailed
+		st.tolerated = true
+		e.blockDependents(i, "dependency "+u.Step+" failed")
+		return
+	}
 	if e.opts.OnFailure == model.OnFailurePause && !e.stopping {
 		st.status = model.StatusWaiting
 		e.waiting = append(e.waiting, i)
@@ -379,12 +413,35 @@ func (e *Executor) fail(i int, msg string) {
 	e.failed(i, msg)
 }
 
+// tolerate counts a failure of unit i against its group's tolerance and
+// reports whether the group still tolerates it: distinct nodes count, so
+// a second failure on a node already counted costs nothing.
+func (e *Executor) tolerate(i int) bool {
+	u := &e.units[i]
+	limit, ok := e.opts.Tolerance[u.Group]
+	if u.Group == "" || !ok {
+		return false
+	}
+	if e.groupFailed == nil {
+		e.groupFailed = map[string]map[string]bool{}
+	}
+	if e.groupFailed[u.Group] == nil {
+		e.groupFailed[u.Group] = map[string]bool{}
+	}
+	e.groupFailed[u.Group][u.Node] = true
+	return len(e.groupFailed[u.Group]) <= limit
+}
+
 // failed records a definitive failure and applies OnFailure.
 func (e *Executor) failed(i int, msg string) {
 	st := &e.state[i]
 	st.status = model.StatusFailed
 	if e.cause == "" {
 		e.cause = e.units[i].Summary + ": " + msg
+		if g := e.units[i].Group; len(e.groupFailed[g]) > 0 {
+			e.cause = fmt.Sprintf("group %s: %d nodes failed, fault_tolerance allows %d (first failure: %s)",
+				g, len(e.groupFailed[g]), e.opts.Tolerance[g], e.cause)
+		}
 	}
 	e.blockDependents(i, "dependency "+e.units[i].Step+" failed")
 	switch e.opts.OnFailure {
@@ -637,7 +694,7 @@ func (e *Executor) compensate(ctx workflow.Context) {
 	byRecency()
 	type compDone struct {
 		unit int
-		res  activities.CompensateResult
+		res  activities.CompensateOutput
 		err  error
 	}
 	var finished []compDone
@@ -651,7 +708,7 @@ func (e *Executor) compensate(ctx workflow.Context) {
 			fut := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, e.opts.compensationOptions(u)), activities.CompensateName, in)
 			inflight++
 			workflow.Go(ctx, func(c workflow.Context) {
-				var res activities.CompensateResult
+				var res activities.CompensateOutput
 				err := fut.Get(c, &res)
 				finished = append(finished, compDone{unit: i, res: res, err: err})
 			})
@@ -682,12 +739,18 @@ func (e *Executor) compensate(ctx workflow.Context) {
 	}
 }
 
-func (e *Executor) takeCompensation(i int, res activities.CompensateResult, err error) {
+func (e *Executor) takeCompensation(i int, res activities.CompensateOutput, err error) {
 	u := &e.units[i]
 	st := &e.state[i]
 	if err != nil {
 		e.compFailures = append(e.compFailures, model.StepError{Step: u.Step, Error: "compensation: " + errMessage(err)})
 		return
+	}
+	for step, id := range res.Recreated {
+		if e.recreated == nil {
+			e.recreated = map[string]string{}
+		}
+		e.recreated[step] = id
 	}
 	undone := map[string]bool{}
 	for _, r := range res.Steps {
@@ -707,8 +770,9 @@ func (e *Executor) takeCompensation(i int, res activities.CompensateResult, err 
 
 // outcome builds the report once the run is over.
 func (e *Executor) outcome() *Outcome {
-	o := &Outcome{Cause: e.cause, Cancelled: e.cancelled, Aborted: e.aborted, RolledBack: e.rolledBack}
+	o := &Outcome{Cause: e.cause, Cancelled: e.cancelled, Aborted: e.aborted, RolledBack: e.rolledBack, Recreated: e.recreated}
 	env, secrets := map[string]bool{}, map[string]bool{}
+	tolerated := 0 // failed steps within their group's tolerance
 	for i := range e.units {
 		u := &e.units[i]
 		st := &e.state[i]
@@ -726,7 +790,12 @@ func (e *Executor) outcome() *Outcome {
 				}
 				o.Report.Count(outcome)
 				if outcome == model.OutcomeFailed {
-					o.Report.Failures = append(o.Report.Failures, model.StepError{Step: r.StepID, Error: r.Error})
+					f := model.StepError{Step: r.StepID, Error: r.Error}
+					o.Report.Failures = append(o.Report.Failures, f)
+					if st.tolerated {
+						o.Tolerated = append(o.Tolerated, f)
+						tolerated++
+					}
 				}
 				if r.Action != "" && outcome != model.OutcomeFailed {
 					o.Plan.Add(r.Action)
@@ -751,7 +820,12 @@ func (e *Executor) outcome() *Outcome {
 			for range n {
 				o.Report.Count(model.OutcomeFailed)
 			}
-			o.Report.Failures = append(o.Report.Failures, model.StepError{Step: u.Step, Error: st.err})
+			f := model.StepError{Step: u.Step, Error: st.err}
+			o.Report.Failures = append(o.Report.Failures, f)
+			if st.tolerated {
+				o.Tolerated = append(o.Tolerated, f)
+				tolerated += n
+			}
 		default:
 			for range n {
 				o.Report.Count(model.OutcomeSkipped)
@@ -760,7 +834,7 @@ func (e *Executor) outcome() *Outcome {
 	}
 	o.Report.CompensationFailures = e.compFailures
 	o.Report.RolledBack = e.rolledBack
-	o.Failed = o.Report.Failed > 0 || e.cancelled || e.aborted
+	o.Failed = o.Report.Failed > tolerated || e.cancelled || e.aborted
 	o.MissingEnv = sortedKeys(env)
 	o.MissingSecrets = sortedKeys(secrets)
 	return o
@@ -942,8 +1016,12 @@ func (e *Executor) Progress(offset, limit int) *Progress {
 				sp := base
 				sp.ID, sp.Name = r.StepID, stepName(r.StepID)
 				sp.Action, sp.Changes, sp.Error = r.Action, r.Changes, r.Error
-				if r.Outcome == model.OutcomeFailed && st.status == model.StatusSucceeded {
+				switch {
+				case st.status != model.StatusSucceeded:
+				case r.Outcome == model.OutcomeFailed:
 					sp.Status = model.StatusFailed
+				case r.Outcome == model.OutcomeSkipped:
+					sp.Status = model.StatusSkipped
 				}
 				add(sp)
 			}

@@ -2,8 +2,6 @@ package workflows
 
 import (
 	"fmt"
-	"slices"
-	"sort"
 	"strings"
 	"time"
 
@@ -113,22 +111,19 @@ func GraphExecutionWorkflow(ctx workflow.Context, in GraphExecutionInput) (*Grap
 		return res, nil
 	}
 
-	// Within a group's fault tolerance a failed node must not stop the
-	// others; the executor runs on and the failures are judged at the end.
-	runOpts := opts
-	tolerant := len(plan.Tolerance) > 0 && opts.OnFailure == model.OnFailureStop && len(plan.Shards) == 0
-	if tolerant {
-		runOpts.OnFailure = model.OnFailureContinue
+	// Within a group's fault tolerance a failed node fails only its own
+	// dependents; the executor goes on. A sharded plan's shards could not
+	// count one group's failed nodes together, so it runs without.
+	if len(plan.Shards) == 0 {
+		opts.Tolerance = plan.Tolerance
 	}
-	out, err := t.execute(ctx, runOpts, &plan.PreparedPlan)
+	out, err := t.execute(ctx, opts, &plan.PreparedPlan)
 	if err != nil {
 		return nil, err
 	}
-	if tolerant {
-		res.Tolerated = judgeTolerance(out, plan.Units, plan.Tolerance)
-		if len(res.Tolerated) > 0 {
-			workflow.SetCurrentDetails(ctx, fmt.Sprintf("completed; %d failed steps within their group's fault_tolerance", len(res.Tolerated)))
-		}
+	res.Tolerated = out.Tolerated
+	if len(out.Tolerated) > 0 && !out.Failed {
+		workflow.SetCurrentDetails(ctx, fmt.Sprintf("completed; %d failed steps within their group's fault_tolerance", len(out.Tolerated)))
 	}
 
 	// History and the noop plan are written even when the run failed or
@@ -155,55 +150,4 @@ func GraphExecutionWorkflow(ctx workflow.Context, in GraphExecutionInput) (*Grap
 		return nil, err
 	}
 	return res, nil
-}
-
-// judgeTolerance decides, after a run that went on past failures, whether
-// every failure is a node of a group within its fault_tolerance. If so the
-// outcome no longer fails and the tolerated failures are returned; else the
-// outcome fails, naming the group (or step) that broke it.
-func judgeTolerance(out *Outcome, units []activities.Unit, tolerance map[string]int) []model.StepError {
-	if !out.Failed || out.Cancelled || out.Aborted {
-		return nil
-	}
-	type place struct{ group, node string }
-	where := make(map[string]place, len(units))
-	for _, u := range units {
-		where[u.Step] = place{u.Group, u.Node}
-	}
-	failedNodes := map[string]map[string]bool{}
-	var untolerated []string
-	for _, f := range out.Report.Failures {
-		p, ok := where[f.Step]
-		if _, limited := tolerance[p.group]; !ok || !limited {
-			untolerated = append(untolerated, f.Step)
-			continue
-		}
-		if failedNodes[p.group] == nil {
-			failedNodes[p.group] = map[string]bool{}
-		}
-		failedNodes[p.group][p.node] = true
-	}
-	groups := make([]string, 0, len(failedNodes))
-	for g := range failedNodes {
-		groups = append(groups, g)
-	}
-	sort.Strings(groups)
-	var over []string
-	for _, g := range groups {
-		if n := len(failedNodes[g]); n > tolerance[g] {
-			over = append(over, fmt.Sprintf("group %s: %d nodes failed, fault_tolerance allows %d", g, n, tolerance[g]))
-		}
-	}
-	switch {
-	case len(untolerated) > 0:
-		return nil // the first failure's cause stands
-	case len(over) > 0:
-		out.Cause = strings.Join(over, "; ") + " (first failure: " + out.Cause + ")"
-		return nil
-	}
-	tolerated := slices.Clone(out.Report.Failures)
-	out.Failed = false
-	out.Cause = ""
-	out.FailedUnits = nil
-	return tolerated
 }

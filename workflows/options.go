@@ -52,6 +52,11 @@ type ExecOptions struct {
 	// RollbackOnCancel compensates done changes when the execution is
 	// cancelled (apply); otherwise cancellation only stops.
 	RollbackOnCancel bool `json:"rollbackOnCancel,omitempty"`
+	// Tolerance gives a group (Unit.Group) the number of its nodes whose
+	// failure is tolerated (Fuel's fault_tolerance): within it a failed
+	// step only fails its dependents and the execution goes on; past it
+	// OnFailure applies.
+	Tolerance map[string]int `json:"tolerance,omitempty"`
 }
 
 func (o ExecOptions) withDefaults(ctx workflow.Context) ExecOptions {

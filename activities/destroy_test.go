@@ -1,0 +1,160 @@
+package activities_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/cairn-io/cairn/activities"
+	"github.com/cairn-io/cairn/model"
+)
+
+// run runs every unit of a prepared plan, one after another, as the
+// executor would with parallelism 1, and returns the results by step.
+func (f *fixture) run(execID string, plan *activities.PreparedPlan) map[string]activities.StepResult {
+	f.t.Helper()
+	out := map[string]activities.StepResult{}
+	for _, u := range plan.Units {
+		name := f.acts.ApplyStep
+		if u.Batch {
+			name = f.acts.ApplyBatch
+		}
+		res, err := name(context.Background(), activities.UnitInput{ExecutionID: execID, Unit: u})
+		if err != nil {
+			f.t.Fatalf("%s: %v", u.Step, err)
+		}
+		res.Expand()
+		for _, r := range res.Steps {
+			out[r.StepID] = r
+		}
+	}
+	return out
+}
+
+func (f *fixture) record(execID, stackID, hash string, destroy bool) *model.Stack {
+	f.t.Helper()
+	ctx := context.Background()
+	if _, err := f.acts.WriteStackRecord(ctx, activities.WriteStackRecordInput{
+		ExecutionID: execID, StackID: stackID, SnapshotHash: hash, Destroy: destroy, Changed: true,
+	}); err != nil {
+		f.t.Fatal(err)
+	}
+	st, err := f.st.GetStack(ctx, stackID)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	return st
+}
+
+// A destroy that leaves resources behind records them as they were: a
+// resource that never had associations gains no empty list, one whose
+// associations were removed keeps its empty list, others keep theirs
+// (model.StackResource's nil/empty distinction).
+func TestDestroyLeftoversKeepTheirAssociations(t *testing.T) {
+	f := newFixture(t)
+	docs := fmt.Sprintf(`apiVersion: cairn/v1
+kind: File
+metadata: {name: never}
+spec: {path: %[1]s/never, content: x}
+---
+apiVersion: cairn/v1
+kind: File
+metadata: {name: removed}
+spec: {path: %[1]s/removed, content: x}
+---
+apiVersion: cairn/v1
+kind: File
+metadata: {name: some}
+spec: {path: %[1]s/some, content: x}
+---
+apiVersion: cairn/v1
+kind: File
+metadata: {name: gone}
+spec: {path: %[1]s/gone, content: x}
+`, f.root)
+	hash := f.snapshot(docs)
+	recorded := []model.StackResource{
+		{Kind: "File", ID: f.root + "/never", PkgName: "never"},
+		{Kind: "File", ID: f.root + "/removed", PkgName: "removed", Associations: []model.Association{}},
+		{Kind: "File", ID: f.root + "/some", PkgName: "some", Associations: []model.Association{{Kind: "Label", PkgName: "l"}}},
+		{Kind: "File", ID: f.root + "/gone", PkgName: "gone"},
+	}
+	s := f.stack(hash, recorded...)
+	// A directory where a file is recorded makes its delete fail.
+	for _, name := range []string{"never", "removed", "some"} {
+		if err := os.MkdirAll(filepath.Join(f.root, name, "sub"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(f.root, "gone"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	plan := f.prepare(activities.PrepareInput{ExecutionID: "destroy-1", StackID: s.ID, Mode: activities.ModeDestroy})
+	failed := 0
+	for _, r := range f.run("destroy-1", plan) {
+		if r.Outcome == model.OutcomeFailed {
+			failed++
+		}
+	}
+	if failed != 3 {
+		t.Fatalf("%d deletes failed, want 3", failed)
+	}
+	left := f.record("destroy-1", s.ID, "", true)
+	byName := map[string]model.StackResource{}
+	for _, r := range left.Resources {
+		byName[r.PkgName] = r
+	}
+	if len(left.Resources) != 3 || left.SnapshotHash != hash {
+		t.Fatalf("left %+v (snapshot %q)", left.Resources, left.SnapshotHash)
+	}
+	if a := byName["never"].Associations; a != nil {
+		t.Errorf("never: associations %#v, want nil", a)
+	}
+	if a := byName["removed"].Associations; a == nil || len(a) != 0 {
+		t.Errorf("removed: associations %#v, want empty", a)
+	}
+	if a := byName["some"].Associations; len(a) != 1 || a[0].PkgName != "l" {
+		t.Errorf("some: associations %#v", a)
+	}
+	b, err := json.Marshal(left.Resources)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(b), `"associations":[]`); n != 1 {
+		t.Fatalf("record JSON has %d empty association lists, want 1: %s", n, b)
+	}
+}
+
+// A destroy of a file whose content is a template of its own deletes it:
+// the template stays verbatim for the provider instead of being rendered
+// (and dropped) with the delete's expression context.
+func TestDestroyTemplatedFile(t *testing.T) {
+	f := newFixture(t)
+	path := filepath.Join(f.root, "greeting")
+	hash := f.snapshot(fmt.Sprintf(`apiVersion: cairn/v1
+kind: File
+metadata: {name: greeting}
+spec: {path: %s, template: "hello {{ .name }}", vars: {name: world}}
+`, path))
+	if err := os.WriteFile(path, []byte("hello world"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := f.stack(hash, model.StackResource{Kind: "File", ID: path, PkgName: "greeting"})
+	plan := f.prepare(activities.PrepareInput{ExecutionID: "destroy-tpl", StackID: s.ID, Mode: activities.ModeDestroy})
+	results := f.run("destroy-tpl", plan)
+	if len(results) != 1 {
+		t.Fatalf("results %+v", results)
+	}
+	for id, r := range results {
+		if r.Outcome != model.OutcomeDeleted {
+			t.Fatalf("%s: outcome %s (%s), want deleted", id, r.Outcome, r.Error)
+		}
+	}
+	if _, err := os.Stat(path); !os.IsNotExist(err) {
+		t.Fatalf("file still there: %v", err)
+	}
+}

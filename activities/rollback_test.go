@@ -1,0 +1,125 @@
+package activities_test
+
+import (
+	"context"
+	"fmt"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/cairn-io/cairn/activities"
+	"github.com/cairn-io/cairn/internal/platform"
+	"github.com/cairn-io/cairn/model"
+	"github.com/cairn-io/cairn/providers"
+)
+
+func labelsDoc(url string, names ...string) string {
+	doc := fmt.Sprintf("apiVersion: cairn/v1\nkind: Kind\nmetadata: {name: Label}\nspec: {base: http, wrap: body, defaults: {url: %q, path: /api/v2/labels}}\n", url)
+	for _, n := range names {
+		doc += fmt.Sprintf("---\napiVersion: cairn/v1\nkind: Label\nmetadata: {name: %s}\nspec: {name: %s}\n", n, n)
+	}
+	return doc
+}
+
+func recordedIDs(s *model.Stack) map[string]string {
+	out := map[string]string{}
+	for _, r := range s.Resources {
+		out[r.PkgName] = r.ID
+	}
+	return out
+}
+
+// A rolled-back apply that had deleted an http object brings it back under
+// a new id; the record written after the rollback names that id, so the
+// next apply finds the object instead of creating a duplicate.
+func TestRollbackRecordsRecreatedIDs(t *testing.T) {
+	ctx := context.Background()
+	plat := platform.New()
+	srv := httptest.NewServer(plat)
+	t.Cleanup(srv.Close)
+	f := newFixture(t)
+	reg := providers.NewRegistry(nil)
+	reg.Register(providers.NewHTTP(srv.Client()))
+	f.acts = activities.New(activities.Deps{Store: f.st, Registry: reg, Packages: activities.GraphsLoader{}})
+
+	v1 := f.snapshot(labelsDoc(srv.URL, "keep", "gone"))
+	s := f.stack("")
+	f.run("apply-1", f.prepare(activities.PrepareInput{ExecutionID: "apply-1", StackID: s.ID, SnapshotHash: v1}))
+	before := f.record("apply-1", s.ID, v1, false)
+	oldIDs := recordedIDs(before)
+	if len(oldIDs) != 2 || oldIDs["gone"] == "" {
+		t.Fatalf("record after the first apply: %+v", before.Resources)
+	}
+
+	// The second apply deletes "gone", then fails and rolls back.
+	v2 := f.snapshot(labelsDoc(srv.URL, "keep"))
+	plan := f.prepare(activities.PrepareInput{ExecutionID: "apply-2", StackID: s.ID, SnapshotHash: v2})
+	res := f.run("apply-2", plan)
+	if r := res["label/gone"]; r.Outcome != model.OutcomeDeleted {
+		t.Fatalf("delete of gone: %+v (results %+v)", r, res)
+	}
+	if _, ok := plat.Object("labels", oldIDs["gone"]); ok {
+		t.Fatal("the delete left the object")
+	}
+	recreated := map[string]string{}
+	for _, u := range plan.Units {
+		out, err := f.acts.Compensate(ctx, activities.CompensateInput{ExecutionID: "apply-2", Unit: u})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for step, id := range out.Recreated {
+			recreated[step] = id
+		}
+	}
+	newID := recreated["label/gone"]
+	if len(recreated) != 1 || newID == "" || newID == oldIDs["gone"] {
+		t.Fatalf("recreated %v, want label/gone under a new id (old %s)", recreated, oldIDs["gone"])
+	}
+	if obj, ok := plat.Object("labels", newID); !ok || obj["name"] != "gone" {
+		t.Fatalf("recreated object %v, %v", obj, ok)
+	}
+	// A retried compensation reports the same id without recreating again.
+	again, err := f.acts.Compensate(ctx, activities.CompensateInput{ExecutionID: "apply-2", Unit: unitOf(t, plan, "label/gone")})
+	if err != nil || again.Recreated["label/gone"] != newID || len(plat.Labels()) != 2 {
+		t.Fatalf("retried compensation: %+v, %v; labels %v", again, err, plat.Labels())
+	}
+
+	if _, err := f.acts.WriteStackRecord(ctx, activities.WriteStackRecordInput{ExecutionID: "apply-2", StackID: s.ID, SnapshotHash: v2}); err != nil {
+		t.Fatal(err)
+	}
+	after, err := f.st.GetStack(ctx, s.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := recordedIDs(after)
+	if len(ids) != 2 || ids["gone"] != newID || ids["keep"] != oldIDs["keep"] {
+		t.Fatalf("record after the rollback: %v, want gone=%s keep=%s", ids, newID, oldIDs["keep"])
+	}
+	if after.SnapshotHash != v1 {
+		t.Fatalf("snapshot after the rollback %s, want the previous %s", after.SnapshotHash, v1)
+	}
+	if !after.UpdatedAt.Equal(before.UpdatedAt) {
+		t.Fatalf("updatedAt moved from %v to %v on an unchanged record", before.UpdatedAt, after.UpdatedAt)
+	}
+
+	// Applying the first package again finds both objects: nothing new.
+	res = f.run("apply-3", f.prepare(activities.PrepareInput{ExecutionID: "apply-3", StackID: s.ID, SnapshotHash: v1}))
+	for id, r := range res {
+		if r.Outcome != model.OutcomeUnchanged {
+			t.Errorf("%s: %s %s", id, r.Outcome, r.Error)
+		}
+	}
+	if n := len(plat.Labels()); n != 2 {
+		t.Fatalf("%d labels on the platform, want 2: %v", n, plat.Labels())
+	}
+}
+
+func unitOf(t *testing.T, plan *activities.PreparedPlan, step string) activities.Unit {
+	t.Helper()
+	for _, u := range plan.Units {
+		if u.Step == step {
+			return u
+		}
+	}
+	t.Fatalf("no unit %s in %+v", step, plan.Units)
+	return activities.Unit{}
+}

@@ -1,0 +1,234 @@
+package activities_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/cairn-io/cairn/activities"
+	"github.com/cairn-io/cairn/graphs"
+	"github.com/cairn-io/cairn/model"
+	"github.com/cairn-io/cairn/providers"
+	"github.com/cairn-io/cairn/store"
+)
+
+// parsedSnapshot validates docs as the API does and returns the snapshot
+// content carrying the parsed package next to sources.
+func parsedSnapshot(t *testing.T, docs string, sources ...activities.SnapshotSource) (*graphs.Documents, []byte) {
+	t.Helper()
+	parsed, err := graphs.Parse(graphs.Options{}, graphs.Source{Name: "p.yaml", Format: graphs.FormatYAML, Data: []byte(docs)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	content, err := activities.EncodeParsedPackageSnapshot(parsed, sources...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return parsed, content
+}
+
+func TestLoaderReadsParsedAndSourceSnapshots(t *testing.T) {
+	docs := `apiVersion: cairn/v1
+kind: File
+metadata: {name: a}
+spec: {path: /tmp/a, content: "x", mode: 420}
+---
+apiVersion: cairn/v1
+kind: File
+metadata: {name: b}
+spec: {path: /tmp/b, content: "{{ .deps.a.checksum }}"}
+dependsOn: [File/a]
+`
+	valid := activities.SnapshotSource{Name: "p.yaml", Format: "yaml", Data: docs}
+	// Sources the parser refuses: a snapshot that still loads did not
+	// parse them.
+	broken := activities.SnapshotSource{Name: "p.yaml", Format: "yaml", Data: "kind: [unclosed"}
+	parsed, withParsed := parsedSnapshot(t, docs, broken)
+	_, again := parsedSnapshot(t, docs, broken)
+	if !bytes.Equal(withParsed, again) {
+		t.Fatal("equal packages encode to different snapshots")
+	}
+	old, err := activities.EncodePackageSnapshot(valid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Readers of the sources alone (export, older workers) still find them.
+	snap, err := activities.DecodePackageSnapshot(withParsed)
+	if err != nil || len(snap.Sources) != 1 || snap.Sources[0] != broken {
+		t.Fatalf("sources of the parsed snapshot: %+v, %v", snap, err)
+	}
+	tests := []struct {
+		name    string
+		content []byte
+	}{
+		{"parsed package, sources not parsed", withParsed},
+		{"sources only", old},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := activities.GraphsLoader{}.Load(context.Background(), tt.content, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got.Package.Resources, parsed.Package.Resources) {
+				t.Fatalf("resources differ from the parser's:\n got %#v\nwant %#v", got.Package.Resources, parsed.Package.Resources)
+			}
+			if got.Package.Resources[0].Pos.Line != 1 || got.Package.Resources[1].Pos.Line == 0 {
+				t.Fatalf("positions lost: %+v", got.Package.Resources[1].Pos)
+			}
+			if _, ok := got.Package.Resources[0].Spec["mode"].(int64); !ok {
+				t.Fatalf("mode is %T, want the parser's int64", got.Package.Resources[0].Spec["mode"])
+			}
+			if len(got.Steps) != 2 || got.Catalogue == nil {
+				t.Fatalf("%d steps, catalogue %v", len(got.Steps), got.Catalogue)
+			}
+		})
+	}
+	// Source-only snapshot of a package defining a kind: keeps the sources
+	// only, so the worker learns the kind by parsing.
+	kindDocs := `apiVersion: cairn/v1
+kind: Kind
+metadata: {name: Motd}
+spec: {base: file}
+---
+apiVersion: cairn/v1
+kind: Motd
+metadata: {name: m}
+spec: {path: /tmp/m, content: hi}
+`
+	kindSrc := activities.SnapshotSource{Name: "k.yaml", Format: "yaml", Data: kindDocs}
+	parsedKinds, err := graphs.Parse(graphs.Options{}, graphs.Source{Name: "k.yaml", Format: graphs.FormatYAML, Data: []byte(kindDocs)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	content, err := activities.EncodeParsedPackageSnapshot(parsedKinds, kindSrc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain, _ := activities.EncodePackageSnapshot(kindSrc)
+	if !bytes.Equal(content, plain) {
+		t.Fatal("a package defining kinds carries a parsed form")
+	}
+}
+
+func TestPrepareUsesParsedSnapshot(t *testing.T) {
+	f := newFixture(t)
+	dir := filepath.Join(f.root, "d")
+	_, content := parsedSnapshot(t, filesDocs(dir, 30), activities.SnapshotSource{Name: "p.yaml", Format: "yaml", Data: "kind: [unclosed"})
+	hash, err := f.st.PutSnapshot(context.Background(), "package", content)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan := f.prepare(activities.PrepareInput{StackID: f.stack("").ID, SnapshotHash: hash})
+	if plan.Steps != 31 {
+		t.Fatalf("%d steps, want 31", plan.Steps)
+	}
+}
+
+// syncRecorder records fsyncs and whether, at each, a step's outcome was
+// already recorded.
+type syncRecorder struct {
+	mu            sync.Mutex
+	paths         []string
+	recordedEarly []string
+}
+
+func (r *syncRecorder) ctx(t *testing.T, st store.Store, execID string, stepIDs []string) context.Context {
+	return providers.WithSyncObserver(context.Background(), func(p string) {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		r.paths = append(r.paths, p)
+		for _, id := range stepIDs {
+			if _, err := st.GetStepData(context.Background(), execID, id, activities.DataOutputs); err == nil {
+				r.recordedEarly = append(r.recordedEarly, id)
+			}
+		}
+	})
+}
+
+func TestApplyBatchSyncsOnceBeforeRecording(t *testing.T) {
+	f := newFixture(t)
+	dir := filepath.Join(f.root, "d")
+	docs := filesDocs(dir, 5) + fmt.Sprintf(`---
+apiVersion: cairn/v1
+kind: File
+metadata: {name: alone}
+spec: {path: %s/alone, content: "{{ env \"HOME\" }}x"}
+`, dir)
+	_, content := parsedSnapshot(t, docs, activities.SnapshotSource{Name: "p.yaml", Format: "yaml", Data: docs})
+	hash, err := f.st.PutSnapshot(context.Background(), "package", content)
+	if err != nil {
+		t.Fatal(err)
+	}
+	execID := "exec-sync"
+	plan := f.prepare(activities.PrepareInput{ExecutionID: execID, StackID: f.stack("").ID, SnapshotHash: hash})
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var batch, single *activities.Unit
+	for i, u := range plan.Units {
+		switch {
+		case u.Batch:
+			batch = &plan.Units[i]
+		case strings.HasSuffix(u.Step, "/alone"):
+			single = &plan.Units[i]
+		}
+	}
+	if batch == nil || batch.Count != 5 || single == nil {
+		t.Fatalf("units %+v", plan.Units)
+	}
+	var stepIDs []string
+	for i := range 5 {
+		stepIDs = append(stepIDs, fmt.Sprintf("file/f%03d", i))
+	}
+
+	var rec syncRecorder
+	res, err := f.acts.ApplyBatch(rec.ctx(t, f.st, execID, stepIDs), activities.UnitInput{ExecutionID: execID, Unit: *batch})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range res.Steps {
+		if s.Outcome != model.OutcomeCreated {
+			t.Fatalf("step %+v", s)
+		}
+	}
+	want := []string{dir}
+	for i := range 5 {
+		name := fmt.Sprintf("f%03d", i)
+		want = append(want, filepath.Join(dir, name))
+		if got, err := os.ReadFile(filepath.Join(dir, name)); err != nil || string(got) != "x" {
+			t.Fatalf("%s: %q %v", name, got, err)
+		}
+	}
+	slices.Sort(want)
+	slices.Sort(rec.paths)
+	if !slices.Equal(rec.paths, want) {
+		t.Fatalf("batch synced %v, want each file and the directory once: %v", rec.paths, want)
+	}
+	if len(rec.recordedEarly) > 0 {
+		t.Fatalf("outcomes recorded before the sync: %v", rec.recordedEarly)
+	}
+	for _, id := range stepIDs {
+		if _, err := f.st.GetStepData(context.Background(), execID, id, activities.DataOutputs); err != nil {
+			t.Fatalf("outputs of %s: %v", id, err)
+		}
+	}
+
+	// A single step keeps its own fsyncs: the temporary file and the
+	// directory, during the write.
+	var one syncRecorder
+	if _, err := f.acts.ApplyStep(one.ctx(t, f.st, execID, nil), activities.UnitInput{ExecutionID: execID, Unit: *single}); err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(one.paths)
+	if wantOne := []string{dir, filepath.Join(dir, ".alone.cairn-tmp")}; !slices.Equal(one.paths, wantOne) {
+		t.Fatalf("single step synced %v, want %v", one.paths, wantOne)
+	}
+}

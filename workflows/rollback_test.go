@@ -1,0 +1,83 @@
+package workflows
+
+import (
+	"context"
+	"log/slog"
+	"strings"
+	"testing"
+	"time"
+
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/log"
+	"go.temporal.io/sdk/testsuite"
+
+	"github.com/cairn-io/cairn/activities"
+	"github.com/cairn-io/cairn/model"
+)
+
+// recreating compensates as the fake does and reports steps named
+// "exec/recreate*" as objects recreated under a new id.
+type recreating struct{ *fakeActivities }
+
+func (r recreating) Compensate(ctx context.Context, in activities.CompensateInput) (*activities.CompensateOutput, error) {
+	res, err := r.fakeActivities.Compensate(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+	out := &activities.CompensateOutput{CompensateResult: *res}
+	for _, s := range res.Steps {
+		if strings.HasPrefix(s.StepID, "exec/recreate") && s.Undone {
+			if out.Recreated == nil {
+				out.Recreated = map[string]string{}
+			}
+			out.Recreated[s.StepID] = "new-" + s.StepID
+		}
+	}
+	return out, nil
+}
+
+func TestRollbackRecordsRecreatedObjects(t *testing.T) {
+	tests := []struct {
+		name       string
+		steps      []string
+		wantRecord bool
+	}{
+		{"a recreated object is recorded", []string{"exec/recreate-a", "exec/b"}, true},
+		{"a plain rollback leaves the record alone", []string{"exec/a", "exec/b"}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFake(unit(0, tt.steps[0]), unit(1, tt.steps[1], 0), unit(2, "exec/fail", 1))
+			f.failures["exec/fail"] = -1
+			var s testsuite.WorkflowTestSuite
+			s.SetLogger(log.NewStructuredLogger(slog.New(slog.DiscardHandler)))
+			env := s.NewTestWorkflowEnvironment()
+			env.SetTestTimeout(30 * time.Second)
+			env.RegisterActivityWithOptions(f.Prepare, activity.RegisterOptions{Name: activities.PrepareName})
+			env.RegisterActivityWithOptions(f.ApplyStep, activity.RegisterOptions{Name: activities.ApplyStepName})
+			env.RegisterActivityWithOptions(recreating{f}.Compensate, activity.RegisterOptions{Name: activities.CompensateName})
+			env.RegisterActivityWithOptions(f.WriteStackRecord, activity.RegisterOptions{Name: activities.WriteStackRecordName})
+			env.ExecuteWorkflow(ApplyWorkflow, applyInput(model.OnFailureRollback, 1))
+			err := env.GetWorkflowError()
+			if r := reportOf(t, err); !r.RolledBack {
+				t.Fatalf("report %+v, want a rollback", r)
+			}
+			if !sameSet(f.compensated, []string{tt.steps[0], tt.steps[1], "exec/fail"}) {
+				t.Fatalf("compensated %v", f.compensated)
+			}
+			if !tt.wantRecord {
+				if len(f.records) != 0 {
+					t.Fatalf("records written: %+v", f.records)
+				}
+				return
+			}
+			if len(f.records) != 1 {
+				t.Fatalf("records written: %+v, want one", f.records)
+			}
+			rec := f.records[0]
+			if rec.Changed || rec.Destroy || rec.StackID != "s1" || rec.ExecutionID != "exec-1" {
+				t.Fatalf("record input %+v, want an unchanged record of s1", rec)
+			}
+		})
+	}
+}
