@@ -3,6 +3,7 @@ package api
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/cairn-io/cairn/examples"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -18,45 +19,13 @@ import (
 
 // platformKinds defines pkger's kinds by data: http objects on the
 // platform, with label associations kept as label mappings.
-const platformKinds = `apiVersion: cairn/v1
-kind: Kind
-metadata: {name: Label}
-spec:
-  base: http
-  wrap: body
-  defaults: {url: {envRef: {key: PLATFORM_URL}}, path: /api/v2/labels}
-  schema: {type: object, properties: {name: {type: string}}, required: [name], additionalProperties: false}
----
-apiVersion: cairn/v1
-kind: Kind
-metadata: {name: Bucket}
-spec:
-  base: http
-  wrap: body
-  defaults: {url: {envRef: {key: PLATFORM_URL}}, path: /api/v2/buckets}
-  associations: {path: /labels, field: labelID}
-  schema: {type: object, properties: {name: {type: string}}, required: [name], additionalProperties: false}
----
-apiVersion: cairn/v1
-kind: Kind
-metadata: {name: Dashboard}
-spec:
-  base: http
-  wrap: body
-  defaults: {url: {envRef: {key: PLATFORM_URL}}, path: /api/v2/dashboards}
-  associations: {path: /labels, field: labelID}
-  schema: {type: object, properties: {name: {type: string}}, required: [name], additionalProperties: false}
----
-apiVersion: cairn/v1
-kind: Kind
-metadata: {name: Task}
-spec:
-  base: http
-  wrap: body
-  defaults: {url: {envRef: {key: PLATFORM_URL}}, path: /api/v2/tasks}
-  associations: {path: /labels, field: labelID}
-  schema: {type: object, properties: {name: {type: string}}, required: [name], additionalProperties: false}
-`
+var platformKinds = func() string {
+	b, err := examples.Files.ReadFile("platform/kinds/platform.yaml")
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
+}()
 
 // The S1 package's documents, as in pkger's stack documentation (with its
 // "metadta" typo and tab indentation fixed, and associations spelled the

@@ -2,6 +2,7 @@ package starter_test
 
 import (
 	"encoding/json"
+	"github.com/cairn-io/cairn/examples"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -15,45 +16,13 @@ import (
 // platformKinds defines pkger's kinds as http kinds over the platform, by
 // data: labels, and buckets, dashboards and tasks that carry label
 // associations as label mappings.
-const platformKinds = `apiVersion: cairn/v1
-kind: Kind
-metadata: {name: Label}
-spec:
-  base: http
-  wrap: body
-  defaults: {url: {envRef: {key: PLATFORM_URL}}, path: /api/v2/labels}
-  schema: {type: object, properties: {name: {type: string}}, required: [name], additionalProperties: false}
----
-apiVersion: cairn/v1
-kind: Kind
-metadata: {name: Bucket}
-spec:
-  base: http
-  wrap: body
-  defaults: {url: {envRef: {key: PLATFORM_URL}}, path: /api/v2/buckets}
-  associations: {path: /labels, field: labelID}
-  schema: {type: object, properties: {name: {type: string}}, required: [name], additionalProperties: false}
----
-apiVersion: cairn/v1
-kind: Kind
-metadata: {name: Dashboard}
-spec:
-  base: http
-  wrap: body
-  defaults: {url: {envRef: {key: PLATFORM_URL}}, path: /api/v2/dashboards}
-  associations: {path: /labels, field: labelID}
-  schema: {type: object, properties: {name: {type: string}}, required: [name], additionalProperties: false}
----
-apiVersion: cairn/v1
-kind: Kind
-metadata: {name: Task}
-spec:
-  base: http
-  wrap: body
-  defaults: {url: {envRef: {key: PLATFORM_URL}}, path: /api/v2/tasks}
-  associations: {path: /labels, field: labelID}
-  schema: {type: object, properties: {name: {type: string}}, required: [name], additionalProperties: false}
-`
+var platformKinds = func() string {
+	b, err := examples.Files.ReadFile("platform/kinds/platform.yaml")
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
+}()
 
 func s1Label(name string) string {
 	return `---
