@@ -49,6 +49,9 @@ type Options struct {
 
 // Run serves until ctx ends, then shuts down in order.
 func Run(ctx context.Context, cfg *config.Config, log *slog.Logger, o Options) error {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
 	if o.API {
 		if err := api.CheckListen(cfg.APIAddr, cfg.APIToken); err != nil {
 			return err
