@@ -42,20 +42,11 @@ func (s *sqlStore) GetRelease(ctx context.Context, id string) (*model.Release, e
 }
 
 func (s *sqlStore) ListReleases(ctx context.Context) ([]*model.Release, error) {
-	rows, err := s.r.QueryContext(ctx, `SELECT id, name, description, created_at, updated_at FROM releases ORDER BY created_at, id`)
-	if err != nil {
-		return nil, fmt.Errorf("list releases: %w", err)
-	}
-	defer rows.Close()
-	out := []*model.Release{}
-	for rows.Next() {
+	out, err := queryAll(ctx, s.r, func(row scanner) (*model.Release, error) {
 		var r model.Release
-		if err := rows.Scan(&r.ID, &r.Name, &r.Description, timeCol{&r.CreatedAt}, timeCol{&r.UpdatedAt}); err != nil {
-			return nil, fmt.Errorf("list releases: %w", err)
-		}
-		out = append(out, &r)
-	}
-	if err := rows.Err(); err != nil {
+		return &r, row.Scan(&r.ID, &r.Name, &r.Description, timeCol{&r.CreatedAt}, timeCol{&r.UpdatedAt})
+	}, `SELECT id, name, description, created_at, updated_at FROM releases ORDER BY created_at, id`)
+	if err != nil {
 		return nil, fmt.Errorf("list releases: %w", err)
 	}
 	return out, nil
@@ -119,20 +110,8 @@ func (s *sqlStore) GetPlugin(ctx context.Context, id string) (*model.Plugin, err
 }
 
 func (s *sqlStore) ListPlugins(ctx context.Context) ([]*model.Plugin, error) {
-	rows, err := s.r.QueryContext(ctx, `SELECT `+pluginColumns+` FROM plugins ORDER BY created_at, id`)
+	out, err := queryAll(ctx, s.r, scanPlugin, `SELECT `+pluginColumns+` FROM plugins ORDER BY created_at, id`)
 	if err != nil {
-		return nil, fmt.Errorf("list plugins: %w", err)
-	}
-	defer rows.Close()
-	out := []*model.Plugin{}
-	for rows.Next() {
-		p, err := scanPlugin(rows)
-		if err != nil {
-			return nil, fmt.Errorf("list plugins: %w", err)
-		}
-		out = append(out, p)
-	}
-	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("list plugins: %w", err)
 	}
 	return out, nil

@@ -106,21 +106,9 @@ func (s *sqlStore) GetGraph(ctx context.Context, layer model.Layer, ownerID, gra
 // ListGraphs returns the owner's graphs ordered by type; none is an empty
 // list, not an error, even when the owner does not exist.
 func (s *sqlStore) ListGraphs(ctx context.Context, layer model.Layer, ownerID string) ([]*model.StoredGraph, error) {
-	rows, err := s.r.QueryContext(ctx, `SELECT `+graphColumns+` FROM graphs WHERE layer = $1 AND owner_id = $2 ORDER BY type`,
+	out, err := queryAll(ctx, s.r, scanGraph, `SELECT `+graphColumns+` FROM graphs WHERE layer = $1 AND owner_id = $2 ORDER BY type`,
 		string(layer), ownerID)
 	if err != nil {
-		return nil, fmt.Errorf("list graphs of %s %q: %w", layer, ownerID, err)
-	}
-	defer rows.Close()
-	out := []*model.StoredGraph{}
-	for rows.Next() {
-		g, err := scanGraph(rows)
-		if err != nil {
-			return nil, fmt.Errorf("list graphs of %s %q: %w", layer, ownerID, err)
-		}
-		out = append(out, g)
-	}
-	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("list graphs of %s %q: %w", layer, ownerID, err)
 	}
 	return out, nil

@@ -101,3 +101,22 @@ func affected(res sql.Result) (int64, error) {
 	}
 	return n, nil
 }
+
+// queryAll runs a query and scans every row with scan; callers wrap the
+// error with what they were listing. An empty result is an empty slice.
+func queryAll[T any](ctx context.Context, q queryer, scan func(scanner) (T, error), query string, args ...any) ([]T, error) {
+	rows, err := q.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := []T{}
+	for rows.Next() {
+		v, err := scan(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, rows.Err()
+}

@@ -56,20 +56,8 @@ func getStack(ctx context.Context, q queryer, id string) (*model.Stack, error) {
 }
 
 func (s *sqlStore) ListStacks(ctx context.Context) ([]*model.Stack, error) {
-	rows, err := s.r.QueryContext(ctx, `SELECT `+stackColumns+` FROM stacks ORDER BY created_at, id`)
+	out, err := queryAll(ctx, s.r, scanStack, `SELECT `+stackColumns+` FROM stacks ORDER BY created_at, id`)
 	if err != nil {
-		return nil, fmt.Errorf("list stacks: %w", err)
-	}
-	defer rows.Close()
-	out := []*model.Stack{}
-	for rows.Next() {
-		st, err := scanStack(rows)
-		if err != nil {
-			return nil, fmt.Errorf("list stacks: %w", err)
-		}
-		out = append(out, st)
-	}
-	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("list stacks: %w", err)
 	}
 	return out, nil
