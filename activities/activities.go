@@ -12,6 +12,8 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/cairn-io/cairn/expr"
+	"github.com/cairn-io/cairn/graphs"
+	"github.com/cairn-io/cairn/internal/fetch"
 	"github.com/cairn-io/cairn/kinds"
 	"github.com/cairn-io/cairn/model"
 	"github.com/cairn-io/cairn/providers"
@@ -51,6 +53,14 @@ type Deps struct {
 	// StepConcurrency is how many steps of one batch converge at once
 	// (default DefaultStepConcurrency).
 	StepConcurrency int
+	// Fetch reads a stack's URLs (FetchPackage); nil refuses them.
+	Fetch *fetch.Fetcher
+	// Catalogue validates packages read from URLs; nil means
+	// kinds.Builtin().
+	Catalogue *kinds.Catalogue
+	// Jsonnet evaluates Jsonnet read from URLs; nil evaluates in this
+	// process (graphs.InProcessJsonnet).
+	Jsonnet graphs.JsonnetEvaluator
 }
 
 // DefaultStepConcurrency is the default of Deps.StepConcurrency.

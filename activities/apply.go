@@ -298,7 +298,13 @@ func (a *Activities) plan(ctx context.Context, in UnitInput, r *stepRun) {
 // apply makes the change planned for r.
 func (a *Activities) apply(ctx context.Context, r *stepRun) {
 	r.req.Noop = false
-	ch, err := a.d.Registry.Converge(ctx, r.req)
+	// The plan has just read the object and its Before is what was
+	// recorded for compensation: the change is made against that state,
+	// without reading the object a second time.
+	req := r.req
+	before := r.plan.Before
+	req.Have = &before
+	ch, err := a.d.Registry.Converge(ctx, req)
 	if err != nil {
 		r.fail(err)
 		return

@@ -2,6 +2,7 @@ package activities
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -127,4 +128,27 @@ func DecodePackageSnapshot(content []byte) (*PackageSnapshot, error) {
 // name and node.
 func recordKey(kind, name, node string) string {
 	return strings.ToLower(kind) + "/" + name + "@" + node
+}
+
+// RemoveStack removes a destroyed stack's record, the last step of
+// DELETE /v1/stacks/{id}. A record that still lists resources (a delete
+// failed or was skipped) is kept so the destroy can be sent again; a
+// record already gone is fine, so a retried activity is harmless.
+func (a *Activities) RemoveStack(ctx context.Context, in RemoveStackInput) (*RemoveStackResult, error) {
+	st, err := a.d.Store.GetStack(ctx, in.StackID)
+	if notFound(err) {
+		return &RemoveStackResult{Removed: true}, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read stack %s: %w", in.StackID, err)
+	}
+	if n := len(st.Resources); n > 0 {
+		a.log.Warn("destroy left resources; keeping the stack record", "stack", in.StackID, "resources", n)
+		return &RemoveStackResult{Remaining: n}, nil
+	}
+	if err := a.d.Store.DeleteStack(ctx, in.StackID); err != nil && !notFound(err) {
+		return nil, fmt.Errorf("delete stack %s: %w", in.StackID, err)
+	}
+	a.log.Info("stack removed after destroy", "stack", in.StackID)
+	return &RemoveStackResult{Removed: true}, nil
 }

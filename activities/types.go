@@ -24,6 +24,8 @@ const (
 	CompensateName       = "Compensate"
 	WriteStackRecordName = "WriteStackRecord"
 	StorePlanName        = "StorePlan"
+	FetchPackageName     = "FetchPackage"
+	RemoveStackName      = "RemoveStack"
 )
 
 // Error types carried by application errors.
@@ -33,6 +35,9 @@ const (
 	ConfigErrorType = "ConfigError"
 	// StepFailedType marks a provider failure of one step.
 	StepFailedType = "StepFailed"
+	// FetchFailedType marks a failure to read a stack's URL that a retry
+	// may fix (a 5xx answer, a network error).
+	FetchFailedType = "FetchFailed"
 )
 
 // Step data kinds kept in the store per (execution, step).
@@ -278,4 +283,31 @@ type StorePlanInput struct {
 	Summary        model.Summary `json:"summary"`
 	MissingEnvRefs []string      `json:"missingEnvRefs"`
 	MissingSecrets []string      `json:"missingSecrets"`
+}
+
+// FetchPackageInput asks to read a stack's URLs into a package snapshot.
+type FetchPackageInput struct {
+	StackID string   `json:"stackId"`
+	URLs    []string `json:"urls"`
+	// AllowEmpty accepts a package without resources (a dry-run); an
+	// apply of one would delete everything the stack holds.
+	AllowEmpty bool `json:"allowEmpty,omitempty"`
+}
+
+// FetchPackageResult names the snapshot the URLs were stored as.
+type FetchPackageResult struct {
+	SnapshotHash string `json:"snapshotHash"`
+	Resources    int    `json:"resources"`
+}
+
+// RemoveStackInput asks to remove a destroyed stack's record.
+type RemoveStackInput struct {
+	StackID string `json:"stackId"`
+}
+
+// RemoveStackResult says whether the record is gone; Remaining counts the
+// resources that kept it.
+type RemoveStackResult struct {
+	Removed   bool `json:"removed"`
+	Remaining int  `json:"remaining,omitempty"`
 }

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -399,76 +398,4 @@ kind: File
 metadata: {name: conf}
 spec: {path: %[1]s/app/app.conf, content: "port = 80\n"}
 `, dir, motd)
-}
-
-// TestE2EApplyFromStackURLs applies with an empty body: the stack's URLs
-// (http and file, confined to the fetch directory) are read, validated and
-// applied; unreadable or invalid ones are refused with every problem.
-func TestE2EApplyFromStackURLs(t *testing.T) {
-	fetchDir := t.TempDir()
-	h := newCairn(t, cairnOptions{cfg: func(c *Config) {
-		c.AllowedURLSchemes = []string{"http", "file"}
-		c.FetchDir = fetchDir
-	}})
-	ctx := ctxTimeout(t, 2*time.Minute)
-	root := t.TempDir()
-	served := fmt.Sprintf("kind: File\nmetadata: {name: served}\nspec: {path: %s/served, content: \"from http\"}\n", root)
-	pkgSrv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		switch r.URL.Path {
-		case "/pkg.yaml":
-			_, _ = w.Write([]byte(served))
-		case "/bad.yaml":
-			_, _ = w.Write([]byte("kind: Nope\nmetadata: {name: x}\n"))
-		default:
-			http.NotFound(w, r)
-		}
-	}))
-	defer pkgSrv.Close()
-	local := fmt.Sprintf(`{"kind": "File", "metadata": {"name": "local"}, "spec": {"path": "%s/local", "content": "from file"}}`, root)
-	if err := os.WriteFile(filepath.Join(fetchDir, "local.json"), []byte(local), 0o644); err != nil {
-		t.Fatal(err)
-	}
-
-	st, err := h.client.CreateStack(ctx, client.StackInput{Name: "urls", URLs: []string{pkgSrv.URL + "/pkg.yaml", "file:///local.json"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ex, err := h.client.Apply(ctx, st.ID, nil, client.ApplyOptions{Wait: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	mustStatus(t, ex, model.ExecCompleted)
-	wantReport(t, ex.Report, model.Report{Created: 2})
-	for name, want := range map[string]string{"served": "from http", "local": "from file"} {
-		if b, _ := os.ReadFile(filepath.Join(root, name)); string(b) != want {
-			t.Fatalf("%s = %q", name, b)
-		}
-	}
-
-	// Refused at creation: a scheme not allowed, a file URL climbing out.
-	_, err = h.client.CreateStack(ctx, client.StackInput{Name: "bad", URLs: []string{"ftp://x/y.yaml", "file:///../etc/passwd"}})
-	var apiErr *client.APIError
-	if !errors.As(err, &apiErr) || apiErr.Status != http.StatusUnprocessableEntity || len(apiErr.Details) != 2 {
-		t.Fatalf("bad urls: %v", err)
-	}
-	// Refused at apply: a missing document and an invalid one, both named.
-	broken, err := h.client.CreateStack(ctx, client.StackInput{Name: "broken", URLs: []string{pkgSrv.URL + "/missing.yaml", pkgSrv.URL + "/bad.yaml"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = h.client.Apply(ctx, broken.ID, nil, client.ApplyOptions{})
-	if !errors.As(err, &apiErr) || apiErr.Status != http.StatusUnprocessableEntity || !strings.Contains(apiErr.Details[0].Document, "missing.yaml") {
-		t.Fatalf("unreadable url: %v", err)
-	}
-	empty, err := h.client.CreateStack(ctx, client.StackInput{Name: "nothing"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := h.client.Apply(ctx, empty.ID, nil, client.ApplyOptions{}); !client.IsStatus(err, http.StatusBadRequest) {
-		t.Fatalf("apply with no body and no urls: %v", err)
-	}
-	l, err := h.client.ListExecutions(context.Background(), client.ExecutionFilter{Stack: broken.ID})
-	if err != nil || len(l.Executions) != 0 {
-		t.Fatalf("executions of a refused apply: %+v %v", l, err)
-	}
 }

@@ -9,11 +9,14 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/cairn-io/cairn/client"
+	"github.com/cairn-io/cairn/graphs"
+	"github.com/cairn-io/cairn/internal/fetch"
 	"github.com/cairn-io/cairn/internal/testenv"
 	"github.com/cairn-io/cairn/kinds"
 	"github.com/cairn-io/cairn/model"
@@ -56,8 +59,16 @@ func newCairn(t *testing.T, o cairnOptions) *cairn {
 	_, _ = rand.Read(b[:])
 	queue := "cairn-api-" + hex.EncodeToString(b[:])
 	h := &cairn{t: t, store: st, env: o.env, token: "t0ken-" + hex.EncodeToString(b[:]), logs: &lockedBuffer{}}
+	cfg := Config{Token: h.token, TemporalUIURL: testUIURL, TemporalNamespace: "default", WaitTimeout: 2 * time.Minute,
+		EventsPollInterval: 100 * time.Millisecond, EventsHeartbeat: time.Second}
+	if o.cfg != nil {
+		o.cfg(&cfg)
+	}
 	cat := kinds.Builtin()
-	wdeps := worker.Deps{Store: st, Catalogue: cat, Env: h.lookupEnv}
+	// The worker reads stacks' URLs under the rules the API checks them by.
+	fetcher := fetch.New(fetch.Options{Schemes: slices.Clone(cfg.AllowedURLSchemes), Dir: cfg.FetchDir,
+		MaxBytes: cfg.FetchMaxBytes, Timeout: cfg.FetchTimeout})
+	wdeps := worker.Deps{Store: st, Catalogue: cat, Env: h.lookupEnv, Fetch: fetcher, Jsonnet: graphs.JsonnetProcess{}}
 	wopts := worker.Options{TaskQueue: queue}
 	w, err := worker.New(dev.Client, wdeps, wopts)
 	if err != nil {
@@ -73,11 +84,6 @@ func newCairn(t *testing.T, o cairnOptions) *cairn {
 	s := starter.New(dev.Client, starter.Config{TaskQueue: queue, Store: st, HeartbeatTimeout: 2 * time.Second, NodeWait: 5 * time.Second})
 	if err := s.EnsureSearchAttributes(ctx); err != nil {
 		t.Fatal(err)
-	}
-	cfg := Config{Token: h.token, TemporalUIURL: testUIURL, TemporalNamespace: "default", WaitTimeout: 2 * time.Minute,
-		EventsPollInterval: 100 * time.Millisecond, EventsHeartbeat: time.Second}
-	if o.cfg != nil {
-		o.cfg(&cfg)
 	}
 	e, err := New(cfg, Deps{Store: st, Executions: s, Catalogue: cat, Registry: worker.DefaultRegistry(cat, nil), Logger: newTestLogger(h.logs),
 		Ready: func(ctx context.Context) error { _, err := dev.Client.CheckHealth(ctx, nil); return err }})

@@ -1,12 +1,9 @@
 package api
 
 import (
-	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"net/http"
-	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -23,10 +20,6 @@ const (
 	SnapshotGraph   = "graph"
 )
 
-// destroyFinalizeTimeout bounds how long the server watches a destroy it
-// started to remove the stack record afterwards.
-const destroyFinalizeTimeout = 6 * time.Hour
-
 // DryRunResult is the answer of POST /v1/stacks/{id}/dry-run: what an apply
 // would do, step by step (pkger's summary and diff).
 type DryRunResult struct {
@@ -38,49 +31,51 @@ type DryRunResult struct {
 	Failures       []model.StepError `json:"failures,omitempty"`
 }
 
-// stackPackage reads the package of an apply or dry-run: the request body,
-// or, when it is empty, the stack's URLs. It validates the package and
-// stores it as a snapshot, returning its hash. Nothing is stored when the
-// package is invalid; the 422 carries every error and, with withSummary,
-// the summary of what could be read.
-func (s *server) stackPackage(c echo.Context, st *model.Stack, withSummary, allowEmpty bool) (string, error) {
+// stackPackage reads the package of an apply or dry-run from the request
+// body, validates it and stores it as a snapshot, returning its hash.
+// Nothing is stored when the package is invalid; the 422 carries every
+// error and, with withSummary, the summary of what could be read. With an
+// empty body the package is the stack's URLs: they are checked against the
+// allowed schemes here and returned, and the execution reads and validates
+// them (so a slow or large source never holds a request).
+func (s *server) stackPackage(c echo.Context, st *model.Stack, withSummary, allowEmpty bool) (hash string, urls []string, err error) {
 	src, err := readDocument(c, true)
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	ctx := c.Request().Context()
-	var sources []graphs.Source
-	if src != nil {
-		sources = []graphs.Source{*src}
-	} else {
+	if src == nil {
 		if len(st.URLs) == 0 {
-			return "", badRequest("no package: send one in the body, or give stack %q URLs to read it from", st.ID)
+			return "", nil, badRequest("no package: send one in the body, or give stack %q URLs to read it from", st.ID)
 		}
-		// The URLs are read here, before anything starts, so a package that
-		// cannot be fetched or is invalid is refused at once and the
-		// execution works from an immutable snapshot.
-		fetched, details := s.fetchURLs(ctx, st.URLs)
+		var details []ErrorDetail
+		for i, u := range st.URLs {
+			if err := s.fetch.Check(u); err != nil {
+				details = append(details, ErrorDetail{Document: "stack " + st.ID, Path: fmt.Sprintf("urls[%d]", i), Message: err.Error()})
+			}
+		}
 		if len(details) > 0 {
-			return "", invalid("the stack's URLs could not be read", details)
+			return "", nil, invalid("the stack's URLs cannot be read", details)
 		}
-		sources = fetched
+		return "", st.URLs, nil
 	}
+	sources := []graphs.Source{*src}
 	docs, err := graphs.Parse(s.parseOptions(), sources...)
 	if err != nil {
 		var extra map[string]any
 		if withSummary {
 			extra = map[string]any{"summary": summarize(docs)}
 		}
-		return "", invalidDocuments("package", err, extra)
+		return "", nil, invalidDocuments("package", err, extra)
 	}
 	if len(docs.Package.Resources) == 0 && !allowEmpty {
 		// Applying nothing would delete everything the stack holds; that
 		// is what DELETE /v1/stacks/{id} is for, so say so rather than do it.
-		return "", invalid("package is invalid", []ErrorDetail{{Document: sources[0].Name,
+		return "", nil, invalid("package is invalid", []ErrorDetail{{Document: sources[0].Name,
 			Message: "the package has no resources: applying it would delete everything the stack holds; delete the stack to do that"}})
 	}
 	if len(docs.Graphs) > 0 {
-		return "", invalid("package is invalid", []ErrorDetail{{Document: sources[0].Name,
+		return "", nil, invalid("package is invalid", []ErrorDetail{{Document: sources[0].Name,
 			Message: "graphs are uploaded to a release, cluster or plugin, not applied to a stack"}})
 	}
 	// The snapshot keeps the sources as they came (Jsonnet evaluated), in
@@ -91,34 +86,19 @@ func (s *server) stackPackage(c echo.Context, st *model.Stack, withSummary, allo
 		ev, err := s.evaluated(ctx, src)
 		if err != nil {
 			// It evaluated a moment ago; failing now is the sandbox's fault.
-			return "", internalError(err)
+			return "", nil, internalError(err)
 		}
 		snap[i] = activities.SnapshotSource{Name: ev.Name, Format: string(ev.Format), Data: string(ev.Data)}
 	}
 	content, err := activities.EncodeParsedPackageSnapshot(docs, snap...)
 	if err != nil {
-		return "", internalError(fmt.Errorf("encode package snapshot: %w", err))
+		return "", nil, internalError(fmt.Errorf("encode package snapshot: %w", err))
 	}
-	hash, err := s.store.PutSnapshot(ctx, SnapshotPackage, content)
+	hash, err = s.store.PutSnapshot(ctx, SnapshotPackage, content)
 	if err != nil {
-		return "", storeError(err, "package snapshot")
+		return "", nil, storeError(err, "package snapshot")
 	}
-	return hash, nil
-}
-
-// fetchURLs reads every URL, collecting every failure.
-func (s *server) fetchURLs(ctx context.Context, urls []string) ([]graphs.Source, []ErrorDetail) {
-	var out []graphs.Source
-	var details []ErrorDetail
-	for i, u := range urls {
-		src, err := s.fetch.Fetch(ctx, u)
-		if err != nil {
-			details = append(details, ErrorDetail{Document: u, Path: fmt.Sprintf("urls[%d]", i), Message: err.Error()})
-			continue
-		}
-		out = append(out, graphs.Source{Name: src.URL, Data: src.Data, Format: graphs.Format(src.Format)})
-	}
-	return out, details
+	return hash, nil, nil
 }
 
 // clusterParam reads ?cluster=, the cluster whose nodes a package's
@@ -166,14 +146,14 @@ func (s *server) applyStack(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	hash, err := s.stackPackage(c, st, false, false)
+	hash, urls, err := s.stackPackage(c, st, false, false)
 	if err != nil {
 		return err
 	}
 	if s.exec == nil {
 		return errNoExecutions()
 	}
-	ex, err := s.exec.StartApply(c.Request().Context(), starter.StackRun{StackID: st.ID, SnapshotHash: hash, ClusterID: clusterID,
+	ex, err := s.exec.StartApply(c.Request().Context(), starter.StackRun{StackID: st.ID, SnapshotHash: hash, URLs: urls, ClusterID: clusterID,
 		OnFailure: onFailure, Parallelism: parallelism})
 	if err != nil {
 		return s.executionError(err, "")
@@ -196,14 +176,14 @@ func (s *server) dryRunStack(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	hash, err := s.stackPackage(c, st, true, true)
+	hash, urls, err := s.stackPackage(c, st, true, true)
 	if err != nil {
 		return err
 	}
 	if s.exec == nil {
 		return errNoExecutions()
 	}
-	ex, err := s.exec.StartDryRun(c.Request().Context(), starter.StackRun{StackID: st.ID, SnapshotHash: hash, ClusterID: clusterID, Parallelism: parallelism})
+	ex, err := s.exec.StartDryRun(c.Request().Context(), starter.StackRun{StackID: st.ID, SnapshotHash: hash, URLs: urls, ClusterID: clusterID, Parallelism: parallelism})
 	if err != nil {
 		return s.executionError(err, "")
 	}
@@ -239,11 +219,10 @@ func (s *server) dryRunStack(c echo.Context) error {
 	return c.JSON(http.StatusOK, res)
 }
 
-// deleteStack starts a destroy of the stack's resources. The record is
-// removed once the destroy completes with nothing left: by this request
-// with wait=true, otherwise by a watcher this server starts (bounded by
-// destroyFinalizeTimeout). A destroy that fails keeps the record, listing
-// what is left, so DELETE can be sent again.
+// deleteStack starts a destroy of the stack's resources that removes the
+// record once it completes with nothing left (the workflow does, so it
+// holds across restarts of this server). A destroy that fails keeps the
+// record, listing what is left, so DELETE can be sent again.
 func (s *server) deleteStack(c echo.Context) error {
 	wait, err := queryBool(c, "wait")
 	if err != nil {
@@ -260,24 +239,13 @@ func (s *server) deleteStack(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	started, err := s.exec.StartDestroy(c.Request().Context(), starter.StackRun{StackID: st.ID, ClusterID: clusterID})
+	started, err := s.exec.StartDestroy(c.Request().Context(), starter.StackRun{StackID: st.ID, ClusterID: clusterID, RemoveStack: true})
 	if err != nil {
 		return s.executionError(err, "")
 	}
 	ex := fromStarter(started)
 	c.Response().Header().Set(echo.HeaderLocation, "/v1/executions/"+ex.ID)
 	if !wait {
-		logger := requestLogger(c, s.log)
-		go func() {
-			ctx, cancel := context.WithTimeout(context.Background(), destroyFinalizeTimeout)
-			defer cancel()
-			done, err := s.exec.Await(ctx, ex.ID)
-			if err != nil {
-				logger.Warn("destroy: stopped watching", "stack", st.ID, "execution", ex.ID, "error", err)
-				return
-			}
-			s.finishDestroy(ctx, logger, st.ID, fromStarter(done))
-		}()
 		return c.JSON(http.StatusAccepted, s.present(ex))
 	}
 	done, finished, err := s.waitFor(c, ex.ID)
@@ -287,31 +255,5 @@ func (s *server) deleteStack(c echo.Context) error {
 	if !finished {
 		return c.JSON(http.StatusAccepted, done)
 	}
-	s.finishDestroy(c.Request().Context(), requestLogger(c, s.log), st.ID, done)
 	return c.JSON(http.StatusOK, done)
-}
-
-// finishDestroy removes the stack record after a completed destroy that
-// left no resources. It is idempotent.
-func (s *server) finishDestroy(ctx context.Context, logger *slog.Logger, stackID string, done *Execution) {
-	if done.Status != model.ExecCompleted {
-		return
-	}
-	st, err := s.store.GetStack(ctx, stackID)
-	if errors.Is(err, store.ErrNotFound) {
-		return
-	}
-	if err != nil {
-		logger.Warn("destroy: read stack", "stack", stackID, "error", err)
-		return
-	}
-	if len(st.Resources) > 0 {
-		logger.Warn("destroy completed but resources remain; keeping the stack record", "stack", stackID, "resources", len(st.Resources))
-		return
-	}
-	if err := s.store.DeleteStack(ctx, stackID); err != nil && !errors.Is(err, store.ErrNotFound) {
-		logger.Warn("destroy: delete stack record", "stack", stackID, "error", err)
-		return
-	}
-	logger.Info("stack removed after destroy", "stack", stackID, "execution", done.ID)
 }

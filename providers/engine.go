@@ -28,6 +28,11 @@ type Request struct {
 	Delete bool `json:"delete,omitempty"`
 	// Noop reads and diffs but changes nothing.
 	Noop bool `json:"noop,omitempty"`
+	// Have is the object's current state when the caller has just read it
+	// (a noop Converge of the same request, whose Before it is): Converge
+	// then diffs and applies against it instead of reading again. Nil
+	// means read. It is never persisted.
+	Have *State `json:"-"`
 }
 
 // Change is what one Converge did, or in noop would do. It is persisted
@@ -75,7 +80,7 @@ func (r *Registry) Converge(ctx context.Context, req Request) (Change, error) {
 	if err != nil {
 		return failedChange(title, Change{Noop: req.Noop}, err)
 	}
-	have, err := p.Read(ctx, env, want)
+	have, err := r.read(ctx, p, env, want, req.Have)
 	if err != nil {
 		return failedChange(title, Change{Noop: req.Noop}, fmt.Errorf("read: %w", err))
 	}
@@ -191,6 +196,15 @@ func (r *Registry) Compensate(ctx context.Context, req Request, ch Change) error
 		return fmt.Errorf("compensate %s: %w", title, err)
 	}
 	return nil
+}
+
+// read is the object's current state: the caller's, when it has just read
+// it, else the provider's answer.
+func (r *Registry) read(ctx context.Context, p Provider, env Env, want model.Spec, have *State) (State, error) {
+	if have != nil {
+		return *have, nil
+	}
+	return p.Read(ctx, env, want)
 }
 
 // canonical normalizes and canonicalizes a request's spec. A delete whose

@@ -7,9 +7,11 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 
@@ -188,7 +190,7 @@ func (fileProvider) Read(_ context.Context, env Env, want model.Spec) (State, er
 	if err != nil {
 		return State{}, err
 	}
-	fi, err := os.Stat(loc.target)
+	fi, err := loc.stat()
 	if errors.Is(err, fs.ErrNotExist) {
 		return State{ID: loc.id}, nil
 	}
@@ -201,7 +203,7 @@ func (fileProvider) Read(_ context.Context, env Env, want model.Spec) (State, er
 	if !fi.Mode().IsRegular() {
 		return State{}, fmt.Errorf("%s is not a regular file (%s)", loc.id, fi.Mode().Type())
 	}
-	data, err := os.ReadFile(loc.target)
+	data, err := readRegular(loc.target, fi.Size())
 	if err != nil {
 		return State{}, err
 	}
@@ -234,7 +236,7 @@ func (fileProvider) Apply(ctx context.Context, env Env, want model.Spec, have St
 	}
 	rewrite := !have.Exists || hasContent && digest([]byte(content)) != have.Attrs["content"]
 	if rewrite {
-		if err := writeAtomic(ctx, loc, []byte(content), mode); err != nil {
+		if err := writeAtomic(ctx, loc, []byte(content), mode, have.Exists); err != nil {
 			return State{}, err
 		}
 		return fileState(loc.id, []byte(content), mode), nil
@@ -294,6 +296,23 @@ type fileLocation struct {
 	id     string // the path as the node sees it: the object's identity
 	host   string // the path on the worker
 	target string // host, or where host leads when it is a symlink (inside the root)
+	// What locate's lstat of host found, so that a read need not stat
+	// again: absent when nothing was there, info when host is no symlink
+	// (its target then is host itself).
+	absent bool
+	info   fs.FileInfo
+}
+
+// stat is os.Stat of the target, answered from locate's lstat when that
+// already told.
+func (loc fileLocation) stat() (fs.FileInfo, error) {
+	switch {
+	case loc.absent:
+		return nil, &fs.PathError{Op: "lstat", Path: loc.host, Err: fs.ErrNotExist}
+	case loc.info != nil:
+		return loc.info, nil
+	}
+	return os.Stat(loc.target)
 }
 
 // locate resolves the spec's path (or the recorded id) on env's node.
@@ -314,10 +333,17 @@ func locate(env Env, want model.Spec) (fileLocation, error) {
 		return fileLocation{}, err
 	}
 	loc := fileLocation{id: id, host: host, target: host}
-	if fi, err := os.Lstat(host); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+	fi, err := os.Lstat(host)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		loc.absent = true
+	case err != nil:
+	case fi.Mode()&fs.ModeSymlink != 0:
 		if t, err := filepath.EvalSymlinks(host); err == nil {
 			loc.target = t // Resolve has checked it stays inside the root
 		}
+	default:
+		loc.info = fi
 	}
 	return loc, nil
 }
@@ -351,48 +377,48 @@ func tempPath(target string) string {
 // owner is kept when the worker may set it. Under a DeferredSync the two
 // fsyncs are left to it: the file and directory are recorded instead, and
 // the data reaches the disk when the DeferredSync is synced.
-func writeAtomic(ctx context.Context, loc fileLocation, data []byte, mode uint32) (err error) {
+func writeAtomic(ctx context.Context, loc fileLocation, data []byte, mode uint32, existed bool) (err error) {
 	dir := filepath.Dir(loc.target)
-	if fi, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("parent directory of %s does not exist: declare a directory resource for %s", loc.id, filepath.Dir(loc.id))
-	} else if err != nil {
-		return err
-	} else if !fi.IsDir() {
-		return fmt.Errorf("parent of %s is not a directory", loc.id)
-	}
 	tmp := tempPath(loc.target)
-	if err := os.Remove(tmp); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("remove stale %s: %w", tmp, err)
-	}
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	// The temporary file is written through its bare descriptor: an
+	// os.File would register it with the poller, a call per file that a
+	// short write to a regular file does not need.
+	fd, err := createTemp(loc, tmp)
 	if err != nil {
-		return fmt.Errorf("write %s: %w", loc.id, err)
+		return err
 	}
+	closed := false
 	defer func() {
 		if err != nil {
-			_ = f.Close()
+			if !closed {
+				_ = syscall.Close(fd)
+			}
 			_ = os.Remove(tmp)
 		}
 	}()
-	if _, err = f.Write(data); err != nil {
+	if err = writeAll(fd, data); err != nil {
 		return fmt.Errorf("write %s: %w", loc.id, err)
 	}
-	if err = f.Chmod(fileMode(mode)); err != nil {
+	if err = retryEINTR(func() error { return syscall.Fchmod(fd, mode&0o7777) }); err != nil {
 		return fmt.Errorf("chmod %s: %w", loc.id, err)
 	}
-	if fi, serr := os.Stat(loc.target); serr == nil {
-		if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-			_ = f.Chown(int(st.Uid), int(st.Gid)) // best effort: needs privilege
+	if existed {
+		// Only a file that was there has an owner to keep.
+		if fi, serr := os.Stat(loc.target); serr == nil {
+			if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+				_ = syscall.Fchown(fd, int(st.Uid), int(st.Gid)) // best effort: needs privilege
+			}
 		}
 	}
 	deferred := deferredSync(ctx)
 	if deferred == nil {
 		observeSync(ctx, tmp)
-		if err = f.Sync(); err != nil {
+		if err = retryEINTR(func() error { return syscall.Fsync(fd) }); err != nil {
 			return fmt.Errorf("sync %s: %w", loc.id, err)
 		}
 	}
-	if err = f.Close(); err != nil {
+	closed = true
+	if err = syscall.Close(fd); err != nil {
 		return fmt.Errorf("close %s: %w", loc.id, err)
 	}
 	if err = os.Rename(tmp, loc.target); err != nil {
@@ -405,6 +431,102 @@ func writeAtomic(ctx context.Context, loc fileLocation, data []byte, mode uint32
 	}
 	syncDir(ctx, dir)
 	return nil
+}
+
+// createTemp creates tmp, the temporary file of a write of loc, and
+// returns its descriptor, open for writing. A stale one left by a write
+// cut off half-way is replaced; it is looked for only when the create
+// finds it, so a clean write spends no call on it. O_EXCL never follows a
+// symlink planted at the name. The parent directory is judged from the
+// create's error too.
+func createTemp(loc fileLocation, tmp string) (int, error) {
+	open := func() (int, error) {
+		var fd int
+		err := retryEINTR(func() (err error) {
+			fd, err = syscall.Open(tmp, syscall.O_WRONLY|syscall.O_CREAT|syscall.O_EXCL|syscall.O_CLOEXEC|syscall.O_NOCTTY, 0o600)
+			return err
+		})
+		return fd, err
+	}
+	fd, err := open()
+	if errors.Is(err, fs.ErrExist) {
+		if rerr := os.Remove(tmp); rerr != nil && !errors.Is(rerr, fs.ErrNotExist) {
+			return -1, fmt.Errorf("remove stale %s: %w", tmp, rerr)
+		}
+		fd, err = open()
+	}
+	switch {
+	case err == nil:
+		return fd, nil
+	case errors.Is(err, fs.ErrNotExist):
+		return -1, fmt.Errorf("parent directory of %s does not exist: declare a directory resource for %s", loc.id, filepath.Dir(loc.id))
+	case errors.Is(err, syscall.ENOTDIR):
+		return -1, fmt.Errorf("parent of %s is not a directory", loc.id)
+	}
+	return -1, fmt.Errorf("write %s: %w", loc.id, &fs.PathError{Op: "open", Path: tmp, Err: err})
+}
+
+// writeAll writes data to fd, all of it.
+func writeAll(fd int, data []byte) error {
+	for len(data) > 0 {
+		n, err := syscall.Write(fd, data)
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if n == 0 {
+			return io.ErrShortWrite
+		}
+		data = data[n:]
+	}
+	return nil
+}
+
+// readRegular reads the regular file at path, which a stat has just found
+// to hold size bytes, through its bare descriptor (an os.File would
+// register it with the poller and stat it again). O_NONBLOCK keeps a FIFO
+// swapped in since the stat from blocking the read; a regular file
+// ignores it.
+func readRegular(path string, size int64) ([]byte, error) {
+	var fd int
+	err := retryEINTR(func() (err error) {
+		fd, err = syscall.Open(path, syscall.O_RDONLY|syscall.O_CLOEXEC|syscall.O_NOCTTY|syscall.O_NONBLOCK, 0)
+		return err
+	})
+	if err != nil {
+		return nil, &fs.PathError{Op: "open", Path: path, Err: err}
+	}
+	defer syscall.Close(fd)
+	// One byte more than the stat saw, so that a file as large as it was
+	// is read to its end without growing the buffer.
+	buf := make([]byte, 0, max(size, 0)+1)
+	for {
+		if len(buf) == cap(buf) {
+			buf = slices.Grow(buf, max(len(buf), 512))
+		}
+		n, err := syscall.Read(fd, buf[len(buf):cap(buf)])
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil {
+			return nil, &fs.PathError{Op: "read", Path: path, Err: err}
+		}
+		if n == 0 {
+			return buf, nil
+		}
+		buf = buf[:len(buf)+n]
+	}
+}
+
+// retryEINTR calls fn until a signal does not interrupt it.
+func retryEINTR(fn func() error) error {
+	for {
+		if err := fn(); err != syscall.EINTR {
+			return err
+		}
+	}
 }
 
 // syncDir makes a rename durable. Failing to is not an error: the bytes

@@ -388,21 +388,21 @@ func (s *Starter) Retry(ctx context.Context, id string) (*Execution, error) {
 		if err := dc.FromPayloads(input, &in); err != nil {
 			return nil, fmt.Errorf("retry %s: input: %w", id, err)
 		}
-		return s.StartApply(ctx, StackRun{StackID: in.StackID, SnapshotHash: in.SnapshotHash, ClusterID: in.ClusterID,
+		return s.StartApply(ctx, StackRun{StackID: in.StackID, SnapshotHash: in.SnapshotHash, URLs: in.URLs, ClusterID: in.ClusterID,
 			OnFailure: in.OnFailure, Parallelism: in.Parallelism, BatchSize: in.BatchSize, RetryOf: origin})
 	case model.ExecDestroy:
 		var in workflows.DestroyInput
 		if err := dc.FromPayloads(input, &in); err != nil {
 			return nil, fmt.Errorf("retry %s: input: %w", id, err)
 		}
-		return s.StartDestroy(ctx, StackRun{StackID: in.StackID, ClusterID: in.ClusterID,
+		return s.StartDestroy(ctx, StackRun{StackID: in.StackID, ClusterID: in.ClusterID, RemoveStack: in.RemoveStack,
 			OnFailure: in.OnFailure, Parallelism: in.Parallelism, BatchSize: in.BatchSize, RetryOf: origin})
 	case model.ExecDryRun:
 		var in workflows.DryRunInput
 		if err := dc.FromPayloads(input, &in); err != nil {
 			return nil, fmt.Errorf("retry %s: input: %w", id, err)
 		}
-		return s.StartDryRun(ctx, StackRun{StackID: in.StackID, SnapshotHash: in.SnapshotHash, ClusterID: in.ClusterID,
+		return s.StartDryRun(ctx, StackRun{StackID: in.StackID, SnapshotHash: in.SnapshotHash, URLs: in.URLs, ClusterID: in.ClusterID,
 			Parallelism: in.Parallelism, BatchSize: in.BatchSize, RetryOf: origin})
 	case model.ExecGraph:
 		return s.retryGraph(ctx, input, origin)

@@ -87,10 +87,16 @@ func (e *ConflictError) Error() string {
 type StackRun struct {
 	StackID      string
 	SnapshotHash string // the package (apply, dry-run)
-	ClusterID    string // nodes for targeted resources
-	OnFailure    model.OnFailure
-	Parallelism  int
-	BatchSize    int
+	// URLs, without a SnapshotHash, are read for the package inside the
+	// execution (a stack's URLs).
+	URLs []string
+	// RemoveStack has a destroy remove the stack record once every
+	// resource is deleted (DELETE /v1/stacks/{id}).
+	RemoveStack bool
+	ClusterID   string // nodes for targeted resources
+	OnFailure   model.OnFailure
+	Parallelism int
+	BatchSize   int
 	// RetryOf links an execution retried as a new one.
 	RetryOf string
 }
@@ -157,11 +163,11 @@ func (s *Starter) options(id string, kind model.ExecutionKind, run StackRun, sum
 // StartApply starts applying a package snapshot to a stack. It fails with
 // *ConflictError while another apply or destroy of the stack runs.
 func (s *Starter) StartApply(ctx context.Context, run StackRun) (*Execution, error) {
-	if run.StackID == "" || run.SnapshotHash == "" {
-		return nil, errors.New("apply: stack id and snapshot hash are required")
+	if run.StackID == "" || run.SnapshotHash == "" && len(run.URLs) == 0 {
+		return nil, errors.New("apply: stack id and a snapshot hash or URLs are required")
 	}
-	summary := fmt.Sprintf("apply package %s to stack %s", short(run.SnapshotHash), run.StackID)
-	in := workflows.ApplyInput{Settings: s.settings(run), StackID: run.StackID, SnapshotHash: run.SnapshotHash}
+	summary := fmt.Sprintf("apply %s to stack %s", packageName(run), run.StackID)
+	in := workflows.ApplyInput{Settings: s.settings(run), StackID: run.StackID, SnapshotHash: run.SnapshotHash, URLs: urlsUnlessSnapshot(run)}
 	return s.start(ctx, model.ExecApply, run, s.options(stackWorkflowID(run.StackID), model.ExecApply, run, summary, true), workflows.ApplyWorkflow, in)
 }
 
@@ -171,21 +177,21 @@ func (s *Starter) StartDestroy(ctx context.Context, run StackRun) (*Execution, e
 		return nil, errors.New("destroy: stack id is required")
 	}
 	summary := "destroy stack " + run.StackID
-	in := workflows.DestroyInput{Settings: s.settings(run), StackID: run.StackID}
+	in := workflows.DestroyInput{Settings: s.settings(run), StackID: run.StackID, RemoveStack: run.RemoveStack}
 	return s.start(ctx, model.ExecDestroy, run, s.options(stackWorkflowID(run.StackID), model.ExecDestroy, run, summary, true), workflows.DestroyWorkflow, in)
 }
 
 // StartDryRun starts planning a package snapshot against a stack; it takes
 // no lock and changes nothing.
 func (s *Starter) StartDryRun(ctx context.Context, run StackRun) (*Execution, error) {
-	if run.StackID == "" || run.SnapshotHash == "" {
-		return nil, errors.New("dry-run: stack id and snapshot hash are required")
+	if run.StackID == "" || run.SnapshotHash == "" && len(run.URLs) == 0 {
+		return nil, errors.New("dry-run: stack id and a snapshot hash or URLs are required")
 	}
 	id := "dryrun-" + run.StackID + "-" + uuid.NewString()
 	st := s.settings(run)
 	st.ExecutionID = id
-	summary := fmt.Sprintf("dry-run of package %s on stack %s", short(run.SnapshotHash), run.StackID)
-	in := workflows.DryRunInput{Settings: st, StackID: run.StackID, SnapshotHash: run.SnapshotHash}
+	summary := fmt.Sprintf("dry-run of %s on stack %s", packageName(run), run.StackID)
+	in := workflows.DryRunInput{Settings: st, StackID: run.StackID, SnapshotHash: run.SnapshotHash, URLs: urlsUnlessSnapshot(run)}
 	return s.start(ctx, model.ExecDryRun, run, s.options(id, model.ExecDryRun, run, summary, false), workflows.DryRunWorkflow, in)
 }
 
@@ -219,4 +225,20 @@ func short(hash string) string {
 		return hash[:12]
 	}
 	return hash
+}
+
+// packageName names a run's package for summaries.
+func packageName(run StackRun) string {
+	if run.SnapshotHash != "" {
+		return "package " + short(run.SnapshotHash)
+	}
+	return fmt.Sprintf("the package at the stack's URLs (%d)", len(run.URLs))
+}
+
+// urlsUnlessSnapshot is the URLs to read, none when a snapshot is given.
+func urlsUnlessSnapshot(run StackRun) []string {
+	if run.SnapshotHash != "" {
+		return nil
+	}
+	return run.URLs
 }

@@ -16,6 +16,8 @@ import (
 
 	"github.com/cairn-io/cairn/activities"
 	"github.com/cairn-io/cairn/expr"
+	"github.com/cairn-io/cairn/graphs"
+	"github.com/cairn-io/cairn/internal/fetch"
 	"github.com/cairn-io/cairn/kinds"
 	"github.com/cairn-io/cairn/providers"
 	"github.com/cairn-io/cairn/store"
@@ -46,6 +48,13 @@ type Deps struct {
 	// Env looks up env refs; nil means the process environment.
 	Env    func(string) (string, bool)
 	Logger *slog.Logger
+	// Fetch reads stacks' URLs on the control plane (schemes, file
+	// directory, size and time limits); nil means fetch.New with its
+	// defaults (https and http, no file URLs).
+	Fetch *fetch.Fetcher
+	// Jsonnet evaluates Jsonnet read from stacks' URLs; nil evaluates in
+	// this process.
+	Jsonnet graphs.JsonnetEvaluator
 }
 
 // Options size a worker.
@@ -91,6 +100,9 @@ func (d Deps) withDefaults() Deps {
 	if d.Logger == nil {
 		d.Logger = slog.New(slog.DiscardHandler)
 	}
+	if d.Fetch == nil {
+		d.Fetch = fetch.New(fetch.Options{})
+	}
 	return d
 }
 
@@ -119,6 +131,7 @@ func New(c client.Client, d Deps, o Options) (sdkworker.Worker, error) {
 	RegisterActivities(w, activities.New(activities.Deps{
 		Store: d.Store, Registry: d.Registry, Packages: d.Packages, Secrets: d.Secrets, Env: d.Env,
 		Node: providers.Node{Root: o.Root}, Logger: d.Logger, StepConcurrency: o.StepConcurrency,
+		Fetch: d.Fetch, Catalogue: d.Catalogue, Jsonnet: d.Jsonnet,
 	}), true)
 	return w, nil
 }
@@ -173,5 +186,7 @@ func RegisterActivities(r sdkworker.ActivityRegistry, a *activities.Activities, 
 		reg(a.LoadUnits, activities.LoadUnitsName)
 		reg(a.WriteStackRecord, activities.WriteStackRecordName)
 		reg(a.StorePlan, activities.StorePlanName)
+		reg(a.FetchPackage, activities.FetchPackageName)
+		reg(a.RemoveStack, activities.RemoveStackName)
 	}
 }

@@ -1,17 +1,22 @@
 package workflows
 
 import (
+	"fmt"
+	"time"
+
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/cairn-io/cairn/activities"
 	"github.com/cairn-io/cairn/model"
 )
 
-// ApplyInput applies a package snapshot to a stack.
+// ApplyInput applies a package snapshot to a stack, or, without a
+// snapshot, the package read from URLs (the stack's).
 type ApplyInput struct {
 	Settings
-	StackID      string `json:"stackId"`
-	SnapshotHash string `json:"snapshotHash"`
+	StackID      string   `json:"stackId"`
+	SnapshotHash string   `json:"snapshotHash"`
+	URLs         []string `json:"urls,omitempty"`
 }
 
 // ApplyResult is a finished apply or destroy.
@@ -30,6 +35,11 @@ func ApplyWorkflow(ctx workflow.Context, in ApplyInput) (*ApplyResult, error) {
 	t, err := newTracker(ctx, opts.ExecutionID)
 	if err != nil {
 		return nil, err
+	}
+	if in.SnapshotHash == "" && len(in.URLs) > 0 {
+		if in.SnapshotHash, err = fetchPackage(ctx, opts, in.StackID, in.URLs, false); err != nil {
+			return nil, err
+		}
 	}
 	plan, err := prepare(ctx, opts, activities.PrepareInput{
 		ExecutionID: opts.ExecutionID, Mode: activities.ModeApply, StackID: in.StackID,
@@ -67,4 +77,18 @@ func ApplyWorkflow(ctx workflow.Context, in ApplyInput) (*ApplyResult, error) {
 		return nil, err
 	}
 	return &ApplyResult{ExecutionID: opts.ExecutionID, Report: out.Report, Changed: out.Report.Changed()}, nil
+}
+
+// fetchPackage reads a stack's URLs into a package snapshot and returns
+// its hash.
+func fetchPackage(ctx workflow.Context, opts ExecOptions, stackID string, urls []string, allowEmpty bool) (string, error) {
+	actx := workflow.WithActivityOptions(ctx, controlOptions(opts.ControlQueue, "read the package from the stack's URLs", 10*time.Minute))
+	var res activities.FetchPackageResult
+	err := workflow.ExecuteActivity(actx, activities.FetchPackageName, activities.FetchPackageInput{
+		StackID: stackID, URLs: urls, AllowEmpty: allowEmpty,
+	}).Get(ctx, &res)
+	if err != nil {
+		return "", fmt.Errorf("read package: %w", err)
+	}
+	return res.SnapshotHash, nil
 }

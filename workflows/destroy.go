@@ -1,6 +1,9 @@
 package workflows
 
 import (
+	"fmt"
+	"time"
+
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/cairn-io/cairn/activities"
@@ -11,11 +14,16 @@ import (
 type DestroyInput struct {
 	Settings
 	StackID string `json:"stackId"`
+	// RemoveStack removes the stack record once every resource is deleted
+	// (DELETE /v1/stacks/{id}).
+	RemoveStack bool `json:"removeStack,omitempty"`
 }
 
 // DestroyWorkflow deletes a stack's resources in reverse dependency order,
 // then records what is left (nothing, when all went well). By default it
-// goes on past a failed delete, as far as dependencies allow.
+// goes on past a failed delete, as far as dependencies allow. With
+// RemoveStack, a destroy that deleted everything removes the record last,
+// so the stack is gone whether or not anyone waits for the execution.
 func DestroyWorkflow(ctx workflow.Context, in DestroyInput) (*ApplyResult, error) {
 	opts := in.execOptions(ctx, activities.ModeDestroy, model.OnFailureContinue)
 	t, err := newTracker(ctx, opts.ExecutionID)
@@ -44,9 +52,29 @@ func DestroyWorkflow(ctx workflow.Context, in DestroyInput) (*ApplyResult, error
 			return nil, err
 		}
 	}
+	if in.RemoveStack && !out.Failed && !out.RolledBack && !out.Cancelled {
+		if err := removeStack(ctx, opts, in.StackID); err != nil {
+			return nil, err
+		}
+	}
 	t.finish(ctx, out)
 	if err := out.Err(); err != nil {
 		return nil, err
 	}
 	return &ApplyResult{ExecutionID: opts.ExecutionID, Report: out.Report, Changed: out.Report.Changed()}, nil
+}
+
+// removeStack removes the destroyed stack's record; the activity keeps a
+// record that still lists resources.
+func removeStack(ctx workflow.Context, opts ExecOptions, stackID string) error {
+	dctx, _ := workflow.NewDisconnectedContext(ctx)
+	actx := workflow.WithActivityOptions(dctx, controlOptions(opts.ControlQueue, "remove stack "+stackID, 5*time.Minute))
+	var res activities.RemoveStackResult
+	if err := workflow.ExecuteActivity(actx, activities.RemoveStackName, activities.RemoveStackInput{StackID: stackID}).Get(dctx, &res); err != nil {
+		return fmt.Errorf("remove stack record: %w", err)
+	}
+	if !res.Removed {
+		workflow.GetLogger(ctx).Warn("stack record kept: resources remain", "stack", stackID, "resources", res.Remaining)
+	}
+	return nil
 }

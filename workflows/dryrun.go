@@ -9,11 +9,13 @@ import (
 	"github.com/cairn-io/cairn/model"
 )
 
-// DryRunInput plans a package snapshot against a stack.
+// DryRunInput plans a package snapshot against a stack, or, without a
+// snapshot, the package read from URLs (the stack's).
 type DryRunInput struct {
 	Settings
-	StackID      string `json:"stackId"`
-	SnapshotHash string `json:"snapshotHash"`
+	StackID      string   `json:"stackId"`
+	SnapshotHash string   `json:"snapshotHash"`
+	URLs         []string `json:"urls,omitempty"`
 }
 
 // DryRunResult is a plan's summary; the plan's steps are in the store
@@ -35,6 +37,11 @@ func DryRunWorkflow(ctx workflow.Context, in DryRunInput) (*DryRunResult, error)
 	t, err := newTracker(ctx, opts.ExecutionID)
 	if err != nil {
 		return nil, err
+	}
+	if in.SnapshotHash == "" && len(in.URLs) > 0 {
+		if in.SnapshotHash, err = fetchPackage(ctx, opts, in.StackID, in.URLs, true); err != nil {
+			return nil, err
+		}
 	}
 	plan, err := prepare(ctx, opts, activities.PrepareInput{
 		ExecutionID: opts.ExecutionID, Mode: activities.ModeDryRun, StackID: in.StackID,

@@ -27,8 +27,10 @@ import (
 
 	"github.com/cairn-io/cairn/api"
 	"github.com/cairn-io/cairn/expr"
+	"github.com/cairn-io/cairn/graphs"
 	"github.com/cairn-io/cairn/internal/codec"
 	"github.com/cairn-io/cairn/internal/config"
+	"github.com/cairn-io/cairn/internal/fetch"
 	"github.com/cairn-io/cairn/kinds"
 	"github.com/cairn-io/cairn/starter"
 	"github.com/cairn-io/cairn/store"
@@ -120,7 +122,11 @@ func Run(ctx context.Context, cfg *config.Config, log *slog.Logger, o Options) e
 		}
 	}
 	registry := worker.DefaultRegistry(cat, nil)
-	deps := worker.Deps{Store: st, Registry: registry, Catalogue: cat, Secrets: secrets, Logger: log}
+	// The worker reads stacks' URLs under the rules the API checks them by;
+	// Jsonnet from a URL is evaluated in a child process, as posted Jsonnet.
+	fetcher := fetch.New(fetch.Options{Schemes: cfg.FetchSchemes, Dir: cfg.FetchDir})
+	deps := worker.Deps{Store: st, Registry: registry, Catalogue: cat, Secrets: secrets, Logger: log,
+		Fetch: fetcher, Jsonnet: graphs.JsonnetProcess{}}
 	wopts := worker.Options{TaskQueue: cfg.TaskQueue, Pollers: cfg.WorkerPollers, Root: cfg.ControlRoot}
 
 	st0 := starter.New(c, starter.Config{

@@ -1,0 +1,148 @@
+package activities
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"go.temporal.io/sdk/temporal"
+
+	"github.com/cairn-io/cairn/graphs"
+	"github.com/cairn-io/cairn/internal/fetch"
+)
+
+// snapshotKindPackage is the store's snapshot kind of packages.
+const snapshotKindPackage = "package"
+
+// FetchPackage reads a stack's URLs (pkger's stack URLs), validates them as
+// one package and stores it as a snapshot, so the execution goes on exactly
+// as with a package posted to the API. Jsonnet read from a URL must be
+// self-contained: imports are refused.
+//
+// An invalid package, a refused URL, a 4xx answer, a source over the size
+// limit or a fetch over the time limit fail for good (ConfigErrorType); a
+// 5xx answer or a network error is retried (FetchFailedType).
+func (a *Activities) FetchPackage(ctx context.Context, in FetchPackageInput) (*FetchPackageResult, error) {
+	if a.d.Fetch == nil {
+		return nil, configError("this worker cannot read package URLs (no fetcher)")
+	}
+	if len(in.URLs) == 0 {
+		return nil, configError(fmt.Sprintf("stack %q has no URLs to read a package from", in.StackID))
+	}
+	stop := heartbeat(ctx)
+	defer stop()
+
+	sources := make([]graphs.Source, 0, len(in.URLs))
+	for i, u := range in.URLs {
+		src, err := a.d.Fetch.Fetch(ctx, u)
+		if err != nil {
+			return nil, fetchFailure(ctx, i, err)
+		}
+		sources = append(sources, graphs.Source{Name: src.URL, Data: src.Data, Format: graphs.Format(src.Format)})
+	}
+	docs, err := graphs.Parse(graphs.Options{Catalogue: a.d.Catalogue, Jsonnet: a.d.Jsonnet}, sources...)
+	if err != nil {
+		var errs graphs.Errors
+		if errors.As(err, &errs) {
+			return nil, configError(fmt.Sprintf("the package read from the stack's URLs is invalid:\n%v", err))
+		}
+		return nil, fmt.Errorf("parse the stack's URLs: %w", err)
+	}
+	if len(docs.Graphs) > 0 {
+		return nil, configError(sources[0].Name + ": graphs are uploaded to a release, cluster or plugin, not applied to a stack")
+	}
+	if docs.Package == nil || len(docs.Package.Resources) == 0 && !in.AllowEmpty {
+		return nil, configError(sources[0].Name + ": the package has no resources: applying it would delete everything the stack holds; delete the stack to do that")
+	}
+	// The snapshot keeps Jsonnet evaluated, as the API stores posted
+	// packages, so Prepare (and export) never evaluate it again.
+	snap := make([]SnapshotSource, len(sources))
+	for i, src := range sources {
+		data, format := src.Data, src.Format
+		if format == graphs.FormatJsonnet {
+			if data, err = a.evaluateJsonnet(ctx, src); err != nil {
+				return nil, err
+			}
+			format = graphs.FormatJSON
+		}
+		snap[i] = SnapshotSource{Name: src.Name, Format: string(format), Data: string(data)}
+	}
+	content, err := EncodeParsedPackageSnapshot(docs, snap...)
+	if err != nil {
+		return nil, fmt.Errorf("encode package snapshot: %w", err)
+	}
+	hash, err := a.d.Store.PutSnapshot(ctx, snapshotKindPackage, content)
+	if err != nil {
+		return nil, fmt.Errorf("store package snapshot: %w", err)
+	}
+	a.log.Info("package read from stack URLs", "stack", in.StackID, "urls", len(in.URLs),
+		"resources", len(docs.Package.Resources), "snapshot", short(hash))
+	return &FetchPackageResult{SnapshotHash: hash, Resources: len(docs.Package.Resources)}, nil
+}
+
+func (a *Activities) evaluateJsonnet(ctx context.Context, src graphs.Source) ([]byte, error) {
+	ev := a.d.Jsonnet
+	if ev == nil {
+		ev = graphs.InProcessJsonnet{}
+	}
+	ctx, cancel := context.WithTimeout(ctx, graphs.DefaultTimeout)
+	defer cancel()
+	out, err := ev.EvaluateJsonnet(ctx, graphs.JsonnetRequest{
+		Name: src.Name, Source: string(src.Data),
+		MaxStack: graphs.DefaultJsonnetMaxStack, MaxDepth: graphs.DefaultMaxDepth, MaxOutput: graphs.DefaultMaxBytes,
+	})
+	if err != nil {
+		// It evaluated a moment ago in the parse; failing now is transient.
+		return nil, fmt.Errorf("evaluate %s: %w", src.Name, err)
+	}
+	return out, nil
+}
+
+// fetchFailure classifies a failed fetch of urls[i]: what no retry can
+// change fails the execution at once.
+func fetchFailure(ctx context.Context, i int, err error) error {
+	if ctx.Err() != nil {
+		// Cancelled or out of time as an activity: not the URL's fault.
+		return err
+	}
+	msg := fmt.Sprintf("urls[%d]: %v", i, err)
+	var netErr net.Error
+	switch {
+	case errors.Is(err, fetch.ErrScheme), errors.Is(err, fetch.ErrOutside), errors.Is(err, fetch.ErrURL),
+		errors.Is(err, fetch.ErrTooLarge), errors.Is(err, fs.ErrNotExist), errors.Is(err, fs.ErrPermission):
+		return configError(msg)
+	case errors.Is(err, fetch.ErrStatus):
+		if code := statusCode(err); code >= 500 || code == http.StatusRequestTimeout || code == http.StatusTooManyRequests {
+			return temporal.NewApplicationError(msg, FetchFailedType)
+		}
+		return configError(msg)
+	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &netErr) && netErr.Timeout():
+		// The fetch's own time limit passed.
+		return configError(msg)
+	}
+	return temporal.NewApplicationError(msg, FetchFailedType)
+}
+
+// statusCode reads the HTTP status fetch.ErrStatus reports ("unexpected
+// HTTP status: 404 Not Found"); 0 when there is none.
+func statusCode(err error) int {
+	s := err.Error()
+	i := strings.Index(s, fetch.ErrStatus.Error()+": ")
+	if i < 0 {
+		return 0
+	}
+	rest := s[i+len(fetch.ErrStatus.Error())+2:]
+	if len(rest) < 3 {
+		return 0
+	}
+	code, err := strconv.Atoi(rest[:3])
+	if err != nil {
+		return 0
+	}
+	return code
+}

@@ -1,0 +1,229 @@
+package api
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/cairn-io/cairn/client"
+	"github.com/cairn-io/cairn/internal/testenv"
+	"github.com/cairn-io/cairn/model"
+	"github.com/cairn-io/cairn/starter"
+	"github.com/cairn-io/cairn/store"
+)
+
+// pkgServer serves package documents and counts requests per path.
+type pkgServer struct {
+	*httptest.Server
+	mu    sync.Mutex
+	hits  map[string]int
+	pages map[string]func(w http.ResponseWriter, n int)
+}
+
+func newPkgServer(t *testing.T, pages map[string]func(w http.ResponseWriter, n int)) *pkgServer {
+	p := &pkgServer{hits: map[string]int{}, pages: pages}
+	p.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		p.mu.Lock()
+		p.hits[r.URL.Path]++
+		n := p.hits[r.URL.Path]
+		p.mu.Unlock()
+		if h, ok := p.pages[r.URL.Path]; ok {
+			h(w, n)
+			return
+		}
+		http.NotFound(w, r)
+	}))
+	t.Cleanup(p.Close)
+	return p
+}
+
+func (p *pkgServer) count(path string) int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.hits[path]
+}
+
+func body(s string) func(w http.ResponseWriter, n int) {
+	return func(w http.ResponseWriter, _ int) { _, _ = w.Write([]byte(s)) }
+}
+
+// TestE2EApplyFromStackURLs applies and plans with an empty body: the
+// execution reads the stack's URLs (http and file, confined to the fetch
+// directory), validates them and goes on as with a posted package. A URL
+// that cannot be read or holds an invalid package fails the execution with
+// the document and line; a scheme not allowed is refused before anything
+// starts.
+func TestE2EApplyFromStackURLs(t *testing.T) {
+	fetchDir := t.TempDir()
+	h := newCairn(t, cairnOptions{cfg: func(c *Config) {
+		c.AllowedURLSchemes = []string{"http", "file"}
+		c.FetchDir = fetchDir
+	}})
+	ctx := ctxTimeout(t, 3*time.Minute)
+	root := t.TempDir()
+	file := func(name, content string) string {
+		return fmt.Sprintf("kind: File\nmetadata: {name: %s}\nspec: {path: %s/%s, content: %q}\n", name, root, name, content)
+	}
+	srv := newPkgServer(t, map[string]func(http.ResponseWriter, int){
+		"/pkg.yaml": body(file("served", "from http")),
+		"/bad.yaml": body(file("fine", "x") + "---\nkind: Nope\nmetadata: {name: x}\n"),
+		"/flaky.yaml": func(w http.ResponseWriter, n int) {
+			if n == 1 {
+				http.Error(w, "try later", http.StatusServiceUnavailable)
+				return
+			}
+			_, _ = w.Write([]byte(file("flaky", "second time")))
+		},
+	})
+	local := fmt.Sprintf(`{"kind": "File", "metadata": {"name": "local"}, "spec": {"path": "%s/local", "content": "from file"}}`, root)
+	if err := os.WriteFile(filepath.Join(fetchDir, "local.json"), []byte(local), 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	st, err := h.client.CreateStack(ctx, client.StackInput{Name: "urls", URLs: []string{srv.URL + "/pkg.yaml", "file:///local.json"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, _, err := h.client.DryRun(ctx, st.ID, nil, client.DryRunOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if plan.Summary.Create != 2 {
+		t.Fatalf("plan of the stack's URLs: %+v", plan.Summary)
+	}
+	ex, err := h.client.Apply(ctx, st.ID, nil, client.ApplyOptions{Wait: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustStatus(t, ex, model.ExecCompleted)
+	wantReport(t, ex.Report, model.Report{Created: 2})
+	for name, want := range map[string]string{"served": "from http", "local": "from file"} {
+		if b, _ := os.ReadFile(filepath.Join(root, name)); string(b) != want {
+			t.Fatalf("%s = %q", name, b)
+		}
+	}
+	rec, err := h.client.GetStack(ctx, st.ID)
+	if err != nil || rec.SnapshotHash == "" || len(rec.Resources) != 2 {
+		t.Fatalf("stack after an apply from URLs: %+v %v", rec, err)
+	}
+
+	// A 5xx is retried within the execution; the second answer applies.
+	flaky, err := h.client.CreateStack(ctx, client.StackInput{Name: "flaky", URLs: []string{srv.URL + "/flaky.yaml"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ex, err = h.client.Apply(ctx, flaky.ID, nil, client.ApplyOptions{Wait: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustStatus(t, ex, model.ExecCompleted)
+	if b, _ := os.ReadFile(filepath.Join(root, "flaky")); string(b) != "second time" || srv.count("/flaky.yaml") != 2 {
+		t.Fatalf("flaky = %q after %d requests", b, srv.count("/flaky.yaml"))
+	}
+
+	// Failures end the execution, naming the document (and line); a 404
+	// is not retried.
+	for _, tc := range []struct {
+		name, path string
+		want       []string
+	}{
+		{"invalid package", "/bad.yaml", []string{"/bad.yaml:5", "Nope"}},
+		{"missing document", "/missing.yaml", []string{"urls[0]", "/missing.yaml", "404"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			broken, err := h.client.CreateStack(ctx, client.StackInput{Name: "broken", URLs: []string{srv.URL + tc.path}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ex, err := h.client.Apply(ctx, broken.ID, nil, client.ApplyOptions{Wait: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			mustStatus(t, ex, model.ExecFailed)
+			for _, w := range tc.want {
+				if !strings.Contains(ex.Error, w) {
+					t.Fatalf("execution error %q does not mention %q", ex.Error, w)
+				}
+			}
+			if n := srv.count(tc.path); n != 1 {
+				t.Fatalf("%s fetched %d times, want once (not retried)", tc.path, n)
+			}
+			if rec, err := h.client.GetStack(ctx, broken.ID); err != nil || rec.SnapshotHash != "" || len(rec.Resources) != 0 {
+				t.Fatalf("stack after a failed read: %+v %v", rec, err)
+			}
+			// A dry-run answers the same failure.
+			_, _, err = h.client.DryRun(ctx, broken.ID, nil, client.DryRunOptions{})
+			var apiErr *client.APIError
+			if !errors.As(err, &apiErr) || apiErr.Status != http.StatusUnprocessableEntity || !strings.Contains(apiErr.Message, tc.want[0]) {
+				t.Fatalf("dry-run: %v", err)
+			}
+		})
+	}
+
+	// Refused at creation: a scheme not allowed, a file URL climbing out.
+	_, err = h.client.CreateStack(ctx, client.StackInput{Name: "bad", URLs: []string{"ftp://x/y.yaml", "file:///../etc/passwd"}})
+	var apiErr *client.APIError
+	if !errors.As(err, &apiErr) || apiErr.Status != http.StatusUnprocessableEntity || len(apiErr.Details) != 2 {
+		t.Fatalf("bad urls: %v", err)
+	}
+	// Refused at apply, before an execution starts, for a stack recorded
+	// with a scheme the configuration no longer allows.
+	old := &model.Stack{Name: "old", URLs: []string{"http://example.com/p.yaml", "ftp://example.com/p.yaml"}}
+	if err := h.store.CreateStack(ctx, old); err != nil {
+		t.Fatal(err)
+	}
+	_, err = h.client.Apply(ctx, old.ID, nil, client.ApplyOptions{})
+	if !errors.As(err, &apiErr) || apiErr.Status != http.StatusUnprocessableEntity || len(apiErr.Details) != 1 || apiErr.Details[0].Path != "urls[1]" {
+		t.Fatalf("disallowed scheme at apply: %v", err)
+	}
+	empty, err := h.client.CreateStack(ctx, client.StackInput{Name: "nothing"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.client.Apply(ctx, empty.ID, nil, client.ApplyOptions{}); !client.IsStatus(err, http.StatusBadRequest) {
+		t.Fatalf("apply with no body and no urls: %v", err)
+	}
+	for _, id := range []string{old.ID, empty.ID} {
+		l, err := h.client.ListExecutions(context.Background(), client.ExecutionFilter{Stack: id})
+		if err != nil || len(l.Executions) != 0 {
+			t.Fatalf("executions of a refused apply: %+v %v", l, err)
+		}
+	}
+}
+
+// TestE2EDeleteRemovesTheRecordInTheWorkflow deletes a stack without
+// waiting: the destroy workflow itself removes the record, so it is gone
+// the moment the workflow completes, with no request or watcher of the
+// API involved.
+func TestE2EDeleteRemovesTheRecordInTheWorkflow(t *testing.T) {
+	h := newCairn(t, cairnOptions{})
+	ctx := ctxTimeout(t, 3*time.Minute)
+	dir := t.TempDir()
+	st, err := h.client.CreateStack(ctx, client.StackInput{Name: "doomed"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustStatus(t, h.applyWait(st.ID, plainFiles(dir, "hello\n"), client.ApplyOptions{}), model.ExecCompleted)
+	ex, err := h.client.DeleteStack(ctx, st.ID, client.DeleteOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wfID, runID := starter.ParseExecutionID(ex.ID)
+	if err := testenv.Temporal(t).Client.GetWorkflow(ctx, wfID, runID).Get(ctx, nil); err != nil {
+		t.Fatalf("destroy: %v", err)
+	}
+	if _, err := h.store.GetStack(ctx, st.ID); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("stack record after the destroy workflow completed: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "app")); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("destroy left %s/app: %v", dir, err)
+	}
+}

@@ -1,0 +1,134 @@
+package providers
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/cairn-io/cairn/model"
+)
+
+// TestFileCreateWriteEdges covers a create's write: a stale temporary file
+// is replaced and a parent that is missing or not a directory is reported,
+// on a rooted node and on the control plane.
+func TestFileCreateWriteEdges(t *testing.T) {
+	tests := []struct {
+		name    string
+		setup   func(t *testing.T, dir string)
+		path    string // below the node's directory
+		wantMsg string // "" for success
+	}{
+		{name: "clean create", path: "f"},
+		{name: "stale temporary file", path: "f", setup: func(t *testing.T, dir string) {
+			mustWrite(t, tempPath(filepath.Join(dir, "f")), []byte("half"), 0o400)
+		}},
+		{name: "parent missing", path: "sub/f", wantMsg: "parent directory of"},
+		{name: "parent is a file", path: "plain/f", wantMsg: "not a directory", setup: func(t *testing.T, dir string) {
+			mustWrite(t, filepath.Join(dir, "plain"), []byte("x"), 0o644)
+		}},
+	}
+	for _, rooted := range []bool{true, false} {
+		for _, tt := range tests {
+			t.Run(tt.name+map[bool]string{true: " (rooted)", false: " (control plane)"}[rooted], func(t *testing.T) {
+				r := localRegistry(t)
+				dir := t.TempDir()
+				node := Node{Name: "cp"}
+				spec := model.Spec{"path": filepath.Join(dir, tt.path), "content": "data"}
+				if rooted {
+					node.Root = dir
+					spec["path"] = "/" + tt.path
+				}
+				if tt.setup != nil {
+					tt.setup(t, dir)
+				}
+				target := filepath.Join(dir, tt.path)
+				ch, err := r.Converge(context.Background(), Request{Kind: "file", Name: "f", Node: node, Spec: spec})
+				if tt.wantMsg != "" {
+					if err == nil || !strings.Contains(err.Error(), tt.wantMsg) {
+						t.Fatalf("got %v, want an error with %q", err, tt.wantMsg)
+					}
+					if _, err := os.Lstat(target); err == nil {
+						t.Fatalf("%s was created", target)
+					}
+					return
+				}
+				if err != nil || ch.Outcome != model.OutcomeCreated {
+					t.Fatalf("converge: %v %+v", err, ch)
+				}
+				if got, _ := os.ReadFile(target); string(got) != "data" {
+					t.Fatalf("target holds %q", got)
+				}
+				if _, err := os.Lstat(tempPath(target)); !errors.Is(err, fs.ErrNotExist) {
+					t.Fatalf("temporary file left behind: %v", err)
+				}
+			})
+		}
+	}
+}
+
+// TestReadRegularWhateverTheStatSaw checks that a file is read to its end
+// even when it changed size since the stat that sized the buffer.
+func TestReadRegularWhateverTheStatSaw(t *testing.T) {
+	big := strings.Repeat("0123456789", 10_000)
+	tests := []struct {
+		name string
+		data string
+		size int64
+	}{
+		{"as stated", "hello", 5},
+		{"empty", "", 0},
+		{"grew since", big, 3},
+		{"shrank since", "hi", 4096},
+		{"stat said nothing", big, -1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "f")
+			mustWrite(t, path, []byte(tt.data), 0o644)
+			got, err := readRegular(path, tt.size)
+			if err != nil || string(got) != tt.data {
+				t.Fatalf("read %d bytes, %v; want %d", len(got), err, len(tt.data))
+			}
+		})
+	}
+	if _, err := readRegular(filepath.Join(t.TempDir(), "missing"), 0); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("missing file: %v", err)
+	}
+}
+
+// TestFileWriteSetsSpecialModeBits checks that the mode a write sets
+// includes setgid and sticky bits, not only the permissions.
+func TestFileWriteSetsSpecialModeBits(t *testing.T) {
+	tests := []struct {
+		mode string
+		want fs.FileMode
+	}{
+		{"0640", 0o640},
+		{"2750", 0o750 | fs.ModeSetgid},
+		{"1777", 0o777 | fs.ModeSticky},
+	}
+	for _, tt := range tests {
+		t.Run(tt.mode, func(t *testing.T) {
+			r := localRegistry(t)
+			node := localNode(t)
+			req := Request{Kind: "file", Name: "f", Node: node, Spec: model.Spec{"path": "/f", "content": "x", "mode": tt.mode}}
+			if _, err := r.Converge(context.Background(), req); err != nil {
+				t.Fatal(err)
+			}
+			fi, err := os.Stat(filepath.Join(node.Root, "f"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := fi.Mode() & (fs.ModePerm | fs.ModeSetgid | fs.ModeSticky); got != tt.want {
+				t.Fatalf("mode %v, want %v", got, tt.want)
+			}
+			if ch, err := r.Converge(context.Background(), req); err != nil || ch.Action != model.ActionNoop {
+				t.Fatalf("second converge: %v %+v", err, ch)
+			}
+		})
+	}
+}
