@@ -36,7 +36,8 @@ test-short:
 bench: $(TEMPORAL)
 	CAIRN_TEMPORAL_BIN=$(TEMPORAL) ./scripts/with-postgres.sh $(GO) test -run '^$$' -bench . -benchmem -benchtime 1x \
 		./dag ./expr ./kinds ./graphs ./providers ./store
-	CAIRN_TEMPORAL_BIN=$(TEMPORAL) $(GO) test -run '^$$' -bench 'GetStack|Graph1000Steps' -benchtime 1x ./api ./internal/graphe2e
+	CAIRN_TEMPORAL_BIN=$(TEMPORAL) $(GO) test -run '^$$' -bench 'Graph1000Steps' -benchtime 1x ./internal/graphe2e
+	$(GO) test -run '^$$' -bench 'GetStack' -benchtime 20000x ./api
 	CAIRN_TEMPORAL_BIN=$(TEMPORAL) $(GO) run ./cmd/cairn-bench
 
 lint:
