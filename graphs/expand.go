@@ -81,10 +81,11 @@ func Expand(g *model.Graph, nodes []model.Node, opts ExpandOptions) ([]*model.St
 		sel:      sel,
 		byID:     make(map[string]*model.Task, len(g.Tasks)),
 		copies:   make(map[string][]taskCopy, len(g.Tasks)),
-		stepAt:   make(map[string]*model.Step, len(g.Tasks)),
+		stepAt:   make(map[string]*model.Step, 2*len(g.Tasks)),
 		named:    map[string][]*model.Task{},
 		roleSets: map[string][]bool{},
 		anyOfs:   map[string]bool{},
+		types:    map[string]taskType{},
 		edges:    newStepEdges(2 * len(g.Tasks)),
 	}
 	if x.cat == nil {
@@ -136,6 +137,7 @@ type graphExpansion struct {
 	roleSets map[string][]bool        // role filter → selected nodes; index 0 is the control plane
 	groupSet map[string][]bool        // group id → its nodes, as roleSets
 	anyOfs   map[string]bool          // AnyOf groups already added
+	types    map[string]taskType      // task type → what the catalogue says of it
 	errs     []error
 }
 
@@ -297,8 +299,8 @@ func (x *graphExpansion) place(t *model.Task) {
 		kind = model.TaskSkipped
 	case t.Type == model.TaskGroup || t.Type == model.TaskStage:
 	default:
-		k, ok := x.cat.Lookup(t.Type)
-		if !ok {
+		tt := x.taskType(t.Type)
+		if !tt.known {
 			msg := fmt.Sprintf("unknown task type %q", t.Type)
 			if s := x.cat.Suggest(t.Type); s != "" {
 				msg += fmt.Sprintf("; did you mean %q?", s)
@@ -312,14 +314,14 @@ func (x *graphExpansion) place(t *model.Task) {
 			return
 		}
 		kind, spec, meta = strings.ToLower(base), out, m
-		if k.Structural {
+		if tt.structural {
 			spec = nil
 		}
 	}
 	mergeMeta(&meta, t.Meta)
 	// A task type's spec is built afresh (kinds copies the parameters), so
 	// the first copy may keep it; a kind's spec is the task's own map.
-	fresh := spec != nil && x.cat.IsTaskType(t.Type)
+	fresh := spec != nil && x.taskType(t.Type).fuel
 	for _, n := range nodes {
 		if !x.inSubset(t, n) {
 			continue
@@ -353,6 +355,26 @@ func (x *graphExpansion) place(t *model.Task) {
 	}
 }
 
+// taskType is what the catalogue says of a task type, looked up once per
+// type: tasks share a handful of types.
+type taskType struct {
+	known      bool // the catalogue has it, as a kind or a task type
+	structural bool // its kind is structural (no spec)
+	fuel       bool // a Fuel task type mapped onto a kind
+}
+
+func (x *graphExpansion) taskType(typ string) taskType {
+	if tt, ok := x.types[typ]; ok {
+		return tt
+	}
+	var tt taskType
+	if k, ok := x.cat.Lookup(typ); ok {
+		tt = taskType{known: true, structural: k.Structural, fuel: x.cat.IsTaskType(typ)}
+	}
+	x.types[typ] = tt
+	return tt
+}
+
 // groupOn is the first group of the task that includes node n.
 func (x *graphExpansion) groupOn(t *model.Task, n int) string {
 	for _, gid := range x.groupsOf[t.ID] {
@@ -365,13 +387,18 @@ func (x *graphExpansion) groupOn(t *model.Task, n int) string {
 
 // link adds the task's edges.
 func (x *graphExpansion) link(t *model.Task) {
+	copies := x.copies[t.ID]
 	for _, r := range t.Requires {
 		other, ok := x.byID[r]
 		if !ok {
 			x.fail(t, "requires: no task %q", r)
 			continue
 		}
-		for _, c := range x.copies[t.ID] {
+		for _, c := range copies {
+			if s, ok := x.copyOn(other, c); ok {
+				x.edges.add(c.step, s)
+				continue
+			}
 			for _, target := range x.sameNode(t, other, c) {
 				x.edges.add(c.step, target)
 			}
@@ -383,7 +410,11 @@ func (x *graphExpansion) link(t *model.Task) {
 			x.fail(t, "required_for: no task %q", f)
 			continue
 		}
-		for _, c := range x.copies[t.ID] {
+		for _, c := range copies {
+			if s, ok := x.copyOn(other, c); ok {
+				x.edges.add(s, c.step)
+				continue
+			}
 			for _, dependent := range x.sameNode(t, other, c) {
 				x.edges.add(dependent, c.step)
 			}
@@ -400,7 +431,7 @@ func (x *graphExpansion) link(t *model.Task) {
 // sameNode picks the copies of other that copy c of t links to through
 // requires or required_for.
 func (x *graphExpansion) sameNode(t, other *model.Task, c taskCopy) []*model.Step {
-	if s, ok := x.stepAt[other.ID+"@"+x.sel.suffix(c.node)]; ok {
+	if s, ok := x.copyOn(other, c); ok {
 		return []*model.Step{s}
 	}
 	if other.Type == model.TaskStage || other.Type == model.TaskGroup || t.Type == model.TaskStage {
@@ -413,6 +444,12 @@ func (x *graphExpansion) sameNode(t, other *model.Task, c taskCopy) []*model.Ste
 		return out
 	}
 	return nil
+}
+
+// copyOn is other's copy on the node of copy c, if it has one.
+func (x *graphExpansion) copyOn(other *model.Task, c taskCopy) (*model.Step, bool) {
+	s, ok := x.stepAt[other.ID+"@"+x.sel.suffix(c.node)]
+	return s, ok
 }
 
 // crossDep links copies of t with the copies of the tasks d names on the

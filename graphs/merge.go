@@ -74,15 +74,19 @@ func Merge(graphType string, layers ...LayerGraph) (*model.Graph, error) {
 	})
 
 	out := &model.Graph{Type: graphType}
-	merged := map[string]*model.Task{}
+	total := 0
+	for _, l := range ordered {
+		total += len(l.Graph.Tasks)
+	}
+	merged := make(map[string]*model.Task, total)
 	pluginOf := map[string]string{} // task id → the plugin that defined it
 	for _, l := range ordered {
 		if l.Graph.Name != "" {
 			out.Name = l.Graph.Name
 		}
 		seen := make(map[string]bool, len(l.Graph.Tasks))
+		where := fmt.Sprintf("%s %q", l.Layer, l.Owner)
 		for i, t := range l.Graph.Tasks {
-			where := fmt.Sprintf("%s %q", l.Layer, l.Owner)
 			switch {
 			case t == nil:
 				errs = append(errs, fmt.Errorf("%s: task %d is empty", where, i))

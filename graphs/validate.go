@@ -65,13 +65,22 @@ func ValidateGraph(cat *kinds.Catalogue, g *model.Graph) Errors {
 		cat = kinds.Builtin()
 	}
 	c := &collector{}
-	ge := &graphEntry{g: g}
+	ge := &graphEntry{g: g, tasks: make([]*taskEntry, 0, len(g.Tasks))}
+	// Tasks share a handful of types: look each up once.
+	knownType := map[string]bool{}
+	entries := make([]taskEntry, len(g.Tasks))
 	for i, t := range g.Tasks {
-		e := &taskEntry{t: t, path: "tasks[" + strconv.Itoa(i) + "]"}
+		e := &entries[i]
+		e.t, e.path = t, "tasks["+strconv.Itoa(i)+"]"
 		if t.ID == "" {
 			c.add(t.Pos, e.path+".id", "missing task id")
 		}
-		switch _, known := cat.Lookup(t.Type); {
+		known, seen := knownType[t.Type]
+		if !seen {
+			_, known = cat.Lookup(t.Type)
+			knownType[t.Type] = known
+		}
+		switch {
 		case t.Type == "":
 			c.add(t.Pos, e.path+".type", "missing task type")
 		case !known:

@@ -166,18 +166,22 @@ func exactlyOne(spec map[string]any, root string, optional bool, fields ...strin
 			present = append(present, f)
 		}
 	}
+	switch {
+	case len(present) > 1:
+		return []SpecError{{Path: expr.JoinPath(root, present[1]), Message: fmt.Sprintf("set only one of %s (both %q and %q are set)", quotedList(fields), present[0], present[1])}}
+	case len(present) == 0 && !optional:
+		return []SpecError{{Path: root, Message: fmt.Sprintf("one of %s is required", quotedList(fields))}}
+	}
+	return nil
+}
+
+// quotedList renders fields as "a", "b", "c"; only messages need it.
+func quotedList(fields []string) string {
 	quoted := make([]string, len(fields))
 	for i, f := range fields {
 		quoted[i] = strconv.Quote(f)
 	}
-	list := strings.Join(quoted, ", ")
-	switch {
-	case len(present) > 1:
-		return []SpecError{{Path: expr.JoinPath(root, present[1]), Message: fmt.Sprintf("set only one of %s (both %q and %q are set)", list, present[0], present[1])}}
-	case len(present) == 0 && !optional:
-		return []SpecError{{Path: root, Message: fmt.Sprintf("one of %s is required", list)}}
-	}
-	return nil
+	return strings.Join(quoted, ", ")
 }
 
 func fileRules(spec map[string]any, root string) []SpecError {

@@ -93,7 +93,7 @@ func readOnlyErrors(k Kind, spec map[string]any, root string) []SpecError {
 // validate runs the schema, the kind's rules and the expression checks.
 func (v *validator) validate(spec map[string]any, root string) []SpecError {
 	dynamic := map[string]bool{}
-	inst := prepare(spec, "", dynamic).(map[string]any)
+	inst := (&preparer{dynamic: dynamic}).prepare(spec).(map[string]any)
 	var errs []SpecError
 	if err := v.schema.Validate(inst); err != nil {
 		if verr, ok := err.(*jsonschema.ValidationError); ok {
@@ -131,11 +131,41 @@ func sortErrors(errs []SpecError) []SpecError {
 	return out
 }
 
-// prepare returns a JSON-compatible copy of v for the validator and
+// preparer makes a JSON-compatible copy of a spec for the validator and
 // records the JSON pointers of dynamic values (references, expressions).
-func prepare(v any, ptr string, dynamic map[string]bool) any {
+// The pointer of the current value is kept as escaped tokens and only
+// joined for a dynamic value, which few values are.
+type preparer struct {
+	toks    []string
+	dynamic map[string]bool
+}
+
+func (p *preparer) pointer() string {
+	n := 0
+	for _, t := range p.toks {
+		n += 1 + len(t)
+	}
+	var b strings.Builder
+	b.Grow(n)
+	for _, t := range p.toks {
+		b.WriteByte('/')
+		b.WriteString(t)
+	}
+	return b.String()
+}
+
+// at prepares v one token deeper.
+func (p *preparer) at(tok string, v any) any {
+	p.toks = append(p.toks, tok)
+	out := p.prepare(v)
+	p.toks = p.toks[:len(p.toks)-1]
+	return out
+}
+
+// prepare returns a JSON-compatible copy of v.
+func (p *preparer) prepare(v any) any {
 	if expr.IsDynamic(v) {
-		dynamic[ptr] = true
+		p.dynamic[p.pointer()] = true
 		return v
 	}
 	switch x := v.(type) {
@@ -144,32 +174,32 @@ func prepare(v any, ptr string, dynamic map[string]bool) any {
 	case map[string]any:
 		out := make(map[string]any, len(x))
 		for k, item := range x {
-			out[k] = prepare(item, ptr+"/"+escapePointer(k), dynamic)
+			out[k] = p.at(escapePointer(k), item)
 		}
 		return out
 	case []any:
 		out := make([]any, len(x))
 		for i, item := range x {
-			out[i] = prepare(item, ptr+"/"+strconv.Itoa(i), dynamic)
+			out[i] = p.at(strconv.Itoa(i), item)
 		}
 		return out
 	case []string:
 		out := make([]any, len(x))
 		for i, item := range x {
-			out[i] = prepare(item, ptr+"/"+strconv.Itoa(i), dynamic)
+			out[i] = p.at(strconv.Itoa(i), item)
 		}
 		return out
 	case map[string]string:
 		out := make(map[string]any, len(x))
 		for k, item := range x {
-			out[k] = prepare(item, ptr+"/"+escapePointer(k), dynamic)
+			out[k] = p.at(escapePointer(k), item)
 		}
 		return out
 	case map[any]any:
 		out := make(map[string]any, len(x))
 		for k, item := range x {
 			ks := fmt.Sprint(k)
-			out[ks] = prepare(item, ptr+"/"+escapePointer(ks), dynamic)
+			out[ks] = p.at(escapePointer(ks), item)
 		}
 		return out
 	case int8, int16, int32, uint, uint8, uint16, uint32, uint64, float32:
@@ -185,7 +215,7 @@ func prepare(v any, ptr string, dynamic map[string]bool) any {
 		if err := json.Unmarshal(b, &out); err != nil {
 			return fmt.Sprint(v)
 		}
-		return prepare(out, ptr, dynamic)
+		return p.prepare(out)
 	}
 }
 
