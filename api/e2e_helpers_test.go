@@ -5,12 +5,8 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
-	"io/fs"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
@@ -144,35 +140,6 @@ func wantReport(t *testing.T, got *model.Report, want model.Report) {
 	if counts(*got) != counts(want) {
 		t.Fatalf("report = %+v, want %+v (failures %+v)", *got, want, got.Failures)
 	}
-}
-
-// tree is every entry below root with its mode and bytes.
-func tree(t *testing.T, root string) map[string]string {
-	t.Helper()
-	out := map[string]string{}
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		fi, err := d.Info()
-		if err != nil {
-			return err
-		}
-		entry := fi.Mode().String()
-		if fi.Mode().IsRegular() {
-			b, err := os.ReadFile(p)
-			if err != nil {
-				return err
-			}
-			entry += " " + string(b)
-		}
-		out[strings.TrimPrefix(p, root)] = entry
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
 }
 
 func jsonEqual(a, b []byte) bool {

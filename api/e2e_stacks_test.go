@@ -3,7 +3,6 @@ package api
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/cairn-io/cairn/examples"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -12,8 +11,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cairn-io/cairn/examples"
+
 	"github.com/cairn-io/cairn/client"
 	"github.com/cairn-io/cairn/internal/platform"
+	"github.com/cairn-io/cairn/internal/testenv"
 	"github.com/cairn-io/cairn/model"
 )
 
@@ -215,7 +217,7 @@ func TestE2ERollbackIsByteExact(t *testing.T) {
 	mustStatus(t, h.applyWait(st.ID, platformKinds+s1Label("label_1")+s1Resource("Bucket", "pristine_noir", "bucket_1", true), client.ApplyOptions{}), model.ExecCompleted)
 	recBefore := h.stackJSON(st.ID)
 	platBefore := p.plat.Snapshot()
-	filesBefore := tree(t, root)
+	filesBefore := testenv.Tree(t, root)
 
 	failing := platformKinds + s1Label("renamed") + s1Resource("Bucket", "pristine_noir", "bucket_1", false) +
 		s1Resource("Dashboard", "charmed_saratoba", "dash_1", true) + fmt.Sprintf(`---
@@ -244,7 +246,7 @@ dependsOn: [File/motd, File/inner, Label/lucid_einstein, Dashboard/charmed_sarat
 	if !strings.Contains(ex.Error, "migrate") {
 		t.Fatalf("error %q does not name the failed step", ex.Error)
 	}
-	after := tree(t, root)
+	after := testenv.Tree(t, root)
 	if len(after) != len(filesBefore) {
 		t.Fatalf("files after rollback %v, want %v", after, filesBefore)
 	}
@@ -292,7 +294,7 @@ func TestE2EExportRoundTrip(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(root, "app", "motd"), []byte("edited by hand\n"), 0o640); err != nil {
 		t.Fatal(err)
 	}
-	before := tree(t, root)
+	before := testenv.Tree(t, root)
 
 	for _, tc := range []struct {
 		name   string
@@ -336,7 +338,7 @@ func TestE2EExportRoundTrip(t *testing.T) {
 			}
 			mustStatus(t, ex, model.ExecCompleted)
 			wantReport(t, ex.Report, model.Report{Unchanged: tc.count})
-			after := tree(t, root)
+			after := testenv.Tree(t, root)
 			for p, want := range before {
 				if after[p] != want {
 					t.Fatalf("%s changed: %q → %q", p, want, after[p])

@@ -3,15 +3,11 @@ package api
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
-	"database/sql"
-	"encoding/hex"
 	"encoding/json"
 	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -31,39 +27,7 @@ type backend struct {
 
 var backends = []backend{
 	{"sqlite", func(t testing.TB) string { return "sqlite://" + filepath.Join(t.TempDir(), "cairn.db") }},
-	{"postgres", freshPostgres},
-}
-
-// freshPostgres gives the test a schema of its own on the test PostgreSQL,
-// dropped when the test ends.
-func freshPostgres(t testing.TB) string {
-	t.Helper()
-	base := testenv.PostgresURL(t)
-	admin, err := sql.Open("pgx", base)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var b [6]byte
-	_, _ = rand.Read(b[:])
-	schema := "cairn_api_" + hex.EncodeToString(b[:])
-	if _, err := admin.Exec(`CREATE SCHEMA ` + schema); err != nil {
-		_ = admin.Close()
-		t.Fatalf("create schema: %v", err)
-	}
-	t.Cleanup(func() {
-		if _, err := admin.Exec(`DROP SCHEMA ` + schema + ` CASCADE`); err != nil {
-			t.Errorf("drop schema %s: %v", schema, err)
-		}
-		_ = admin.Close()
-	})
-	u, err := url.Parse(base)
-	if err != nil {
-		t.Fatal(err)
-	}
-	q := u.Query()
-	q.Set("search_path", schema)
-	u.RawQuery = q.Encode()
-	return u.String()
+	{"postgres", testenv.FreshPostgres},
 }
 
 // eachBackend runs fn once per database.

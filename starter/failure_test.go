@@ -14,39 +14,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cairn-io/cairn/internal/testenv"
 	"github.com/cairn-io/cairn/model"
 	"github.com/cairn-io/cairn/starter"
 	"github.com/cairn-io/cairn/workflows"
 )
-
-// tree is every file and directory below root with its mode and bytes.
-func tree(t *testing.T, root string) map[string]string {
-	t.Helper()
-	out := map[string]string{}
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		fi, err := d.Info()
-		if err != nil {
-			return err
-		}
-		entry := fi.Mode().String()
-		if fi.Mode().IsRegular() {
-			b, err := os.ReadFile(p)
-			if err != nil {
-				return err
-			}
-			entry += " " + string(b)
-		}
-		out[strings.TrimPrefix(p, root)] = entry
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
 
 func sameTree(t *testing.T, got, want map[string]string) {
 	t.Helper()
@@ -84,7 +56,7 @@ func TestRollbackRestoresThePreState(t *testing.T) {
 	mustStatus(t, h.apply(s.ID, base, starter.StackRun{}), model.ExecCompleted)
 	recBefore := h.getStack(s.ID)
 	platBefore := p.plat.Snapshot()
-	filesBefore := tree(t, root)
+	filesBefore := testenv.Tree(t, root)
 
 	failing := platformKinds + s1Label("renamed") + s1Bucket(false) + s1Dashboard(true) + fmt.Sprintf(`---
 apiVersion: cairn/v1
@@ -116,7 +88,7 @@ dependsOn: [File/motd, File/inner, Label/lucid_einstein, Dashboard/charmed_sarat
 	if e.Report == nil || !e.Report.RolledBack || e.Report.Failed != 1 || len(e.Report.CompensationFailures) != 0 {
 		t.Fatalf("report = %+v", e.Report)
 	}
-	sameTree(t, tree(t, root), filesBefore)
+	sameTree(t, testenv.Tree(t, root), filesBefore)
 	if after := p.plat.Snapshot(); !jsonEqual(after, platBefore) {
 		t.Fatalf("platform after rollback:\n%s\nwant:\n%s", after, platBefore)
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -41,7 +40,7 @@ var testBackends = []testBackend{
 	},
 	{
 		name:  "postgres",
-		fresh: freshPostgres,
+		fresh: testenv.FreshPostgres,
 		raw: func(t testing.TB, dbURL string) *sql.DB {
 			db, err := sql.Open("pgx", dbURL)
 			if err != nil {
@@ -51,37 +50,6 @@ var testBackends = []testBackend{
 			return db
 		},
 	},
-}
-
-// freshPostgres creates a schema of its own on the test PostgreSQL and
-// returns a URL whose search_path selects it; the schema is dropped when
-// the test ends, so runs and tests never see each other's tables.
-func freshPostgres(t testing.TB) string {
-	t.Helper()
-	base := testenv.PostgresURL(t)
-	admin, err := sql.Open("pgx", base)
-	if err != nil {
-		t.Fatal(err)
-	}
-	schema := "cairn_test_" + newID()
-	if _, err := admin.Exec(`CREATE SCHEMA ` + schema); err != nil {
-		_ = admin.Close()
-		t.Fatalf("create schema: %v", err)
-	}
-	t.Cleanup(func() {
-		if _, err := admin.Exec(`DROP SCHEMA ` + schema + ` CASCADE`); err != nil {
-			t.Errorf("drop schema %s: %v", schema, err)
-		}
-		_ = admin.Close()
-	})
-	u, err := url.Parse(base)
-	if err != nil {
-		t.Fatal(err)
-	}
-	q := u.Query()
-	q.Set("search_path", schema)
-	u.RawQuery = q.Encode()
-	return u.String()
 }
 
 // eachBackend runs fn as a subtest per backend.
