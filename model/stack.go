@@ -48,23 +48,24 @@ func (r StackResource) MarshalJSON() ([]byte, error) {
 	return json.Marshal(plain(r))
 }
 
-// UnmarshalJSON restores an explicit empty Associations list.
+// UnmarshalJSON restores an explicit empty Associations list, in one pass:
+// "associations": [] decodes into a non-nil empty slice.
 func (r *StackResource) UnmarshalJSON(b []byte) error {
 	type plain StackResource
-	var p plain
+	var p struct {
+		plain
+		Associations *[]Association `json:"associations"`
+	}
 	if err := json.Unmarshal(b, &p); err != nil {
 		return err
 	}
-	var probe struct {
-		Associations json.RawMessage `json:"associations"`
+	*r = StackResource(p.plain)
+	if p.Associations != nil {
+		r.Associations = *p.Associations
+		if r.Associations == nil {
+			r.Associations = []Association{}
+		}
 	}
-	if err := json.Unmarshal(b, &probe); err != nil {
-		return err
-	}
-	if p.Associations == nil && len(probe.Associations) > 0 && string(probe.Associations) != "null" {
-		p.Associations = []Association{}
-	}
-	*r = StackResource(p)
 	return nil
 }
 
