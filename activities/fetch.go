@@ -6,9 +6,6 @@ import (
 	"fmt"
 	"io/fs"
 	"net"
-	"net/http"
-	"strconv"
-	"strings"
 
 	"go.temporal.io/sdk/temporal"
 
@@ -112,12 +109,13 @@ func fetchFailure(ctx context.Context, i int, err error) error {
 	}
 	msg := fmt.Sprintf("urls[%d]: %v", i, err)
 	var netErr net.Error
+	var statusErr *fetch.StatusError
 	switch {
 	case errors.Is(err, fetch.ErrScheme), errors.Is(err, fetch.ErrOutside), errors.Is(err, fetch.ErrURL),
 		errors.Is(err, fetch.ErrTooLarge), errors.Is(err, fs.ErrNotExist), errors.Is(err, fs.ErrPermission):
 		return configError(msg)
-	case errors.Is(err, fetch.ErrStatus):
-		if code := statusCode(err); code >= 500 || code == http.StatusRequestTimeout || code == http.StatusTooManyRequests {
+	case errors.As(err, &statusErr):
+		if statusErr.Retryable() {
 			return temporal.NewApplicationError(msg, FetchFailedType)
 		}
 		return configError(msg)
@@ -126,23 +124,4 @@ func fetchFailure(ctx context.Context, i int, err error) error {
 		return configError(msg)
 	}
 	return temporal.NewApplicationError(msg, FetchFailedType)
-}
-
-// statusCode reads the HTTP status fetch.ErrStatus reports ("unexpected
-// HTTP status: 404 Not Found"); 0 when there is none.
-func statusCode(err error) int {
-	s := err.Error()
-	i := strings.Index(s, fetch.ErrStatus.Error()+": ")
-	if i < 0 {
-		return 0
-	}
-	rest := s[i+len(fetch.ErrStatus.Error())+2:]
-	if len(rest) < 3 {
-		return 0
-	}
-	code, err := strconv.Atoi(rest[:3])
-	if err != nil {
-		return 0
-	}
-	return code
 }

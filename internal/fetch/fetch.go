@@ -35,6 +35,23 @@ var (
 	ErrURL      = errors.New("invalid URL")
 )
 
+// StatusError is an answer other than 200; it matches ErrStatus, and its
+// Code lets callers tell a server's trouble (5xx) from a bad URL (4xx).
+type StatusError struct {
+	Code   int
+	Status string // "404 Not Found"
+}
+
+func (e *StatusError) Error() string { return ErrStatus.Error() + ": " + e.Status }
+
+// Is makes errors.Is(err, ErrStatus) hold.
+func (e *StatusError) Is(target error) bool { return target == ErrStatus }
+
+// Retryable reports a status worth trying again: 5xx, 408 and 429.
+func (e *StatusError) Retryable() bool {
+	return e.Code >= 500 || e.Code == http.StatusRequestTimeout || e.Code == http.StatusTooManyRequests
+}
+
 // Options configure a Fetcher.
 type Options struct {
 	// Schemes are the allowed URL schemes, lower case (default https,
@@ -182,7 +199,7 @@ func (f *Fetcher) fetchHTTP(ctx context.Context, u *url.URL) (*Source, error) {
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("fetch %s: %w: %s", u.Redacted(), ErrStatus, resp.Status)
+		return nil, fmt.Errorf("fetch %s: %w", u.Redacted(), &StatusError{Code: resp.StatusCode, Status: resp.Status})
 	}
 	if resp.ContentLength > f.opts.MaxBytes {
 		return nil, fmt.Errorf("fetch %s: %w: %d bytes, limit %d", u.Redacted(), ErrTooLarge, resp.ContentLength, f.opts.MaxBytes)

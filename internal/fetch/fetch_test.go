@@ -161,3 +161,19 @@ func TestFetchAllStopsAtTheFirstFailure(t *testing.T) {
 		t.Fatalf("err %v", err)
 	}
 }
+
+func TestStatusErrorIsTypedAndClassified(t *testing.T) {
+	for code, retryable := range map[int]bool{404: false, 403: false, 429: true, 408: true, 500: true, 503: true} {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(code) }))
+		f := New(Options{Schemes: []string{"http"}})
+		_, err := f.Fetch(context.Background(), srv.URL+"/p.yaml")
+		srv.Close()
+		var se *StatusError
+		if !errors.As(err, &se) || !errors.Is(err, ErrStatus) {
+			t.Fatalf("%d: error %v is not a StatusError matching ErrStatus", code, err)
+		}
+		if se.Code != code || se.Retryable() != retryable {
+			t.Errorf("%d: code %d retryable %v, want %v", code, se.Code, se.Retryable(), retryable)
+		}
+	}
+}
