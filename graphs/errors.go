@@ -107,5 +107,3 @@ func (c *collector) add(pos model.Position, path, format string, args ...any) {
 	}
 	c.errs = append(c.errs, Error{Pos: pos, Path: path, Message: msg})
 }
-
-func (c *collector) addError(e Error) { c.errs = append(c.errs, e) }

@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -44,7 +43,7 @@ func TestMain(m *testing.M) {
 func buildExtPrograms(dir string) error {
 	goBin, err := exec.LookPath("go")
 	if err != nil {
-		goBin = filepath.Join(runtime.GOROOT(), "bin", "go")
+		return fmt.Errorf("the go tool builds the test provider programs: %w", err)
 	}
 	entries, err := os.ReadDir(filepath.Join("testdata", "ext"))
 	if err != nil {

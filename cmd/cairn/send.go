@@ -188,12 +188,3 @@ func (p *payload) detailNames(d client.ErrorDetail) client.ErrorDetail {
 	}
 	return d
 }
-
-// files names the payload's files for messages.
-func (p *payload) files() string {
-	names := make([]string, len(p.parts))
-	for i, part := range p.parts {
-		names[i] = part.file
-	}
-	return strings.Join(names, ", ")
-}
