@@ -11,6 +11,7 @@ import (
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/temporal"
 
+	"github.com/cairn-io/cairn/contract"
 	"github.com/cairn-io/cairn/expr"
 	"github.com/cairn-io/cairn/graphs"
 	"github.com/cairn-io/cairn/internal/fetch"
@@ -88,7 +89,7 @@ func New(d Deps) *Activities {
 
 // configError is an application error no retry can fix.
 func configError(msg string, details ...any) error {
-	return temporal.NewNonRetryableApplicationError(msg, ConfigErrorType, nil, details...)
+	return temporal.NewNonRetryableApplicationError(msg, contract.ConfigErrorType, nil, details...)
 }
 
 // loadJSON reads one step-data record into v.

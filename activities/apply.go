@@ -13,6 +13,7 @@ import (
 
 	"go.temporal.io/sdk/temporal"
 
+	"github.com/cairn-io/cairn/contract"
 	"github.com/cairn-io/cairn/expr"
 	"github.com/cairn-io/cairn/model"
 	"github.com/cairn-io/cairn/providers"
@@ -41,7 +42,7 @@ type stepRun struct {
 	// prior is the before-state an earlier attempt recorded.
 	prior *beforeRecord
 	plan  providers.Change
-	res   StepResult
+	res   contract.StepResult
 	err   error
 	done  bool
 	// recalled marks a step an earlier attempt finished and recorded.
@@ -52,11 +53,11 @@ type stepRun struct {
 // plans it with Noop. A provider failure fails the activity so Temporal
 // retries it by the step's meta params; configuration errors are never
 // retried.
-func (a *Activities) ApplyStep(ctx context.Context, in UnitInput) (*UnitResult, error) {
+func (a *Activities) ApplyStep(ctx context.Context, in contract.UnitInput) (*contract.UnitResult, error) {
 	stop := heartbeat(ctx)
 	defer stop()
 	var step StoredStep
-	if err := a.loadJSON(ctx, in.ExecutionID, in.Unit.Step, DataStep, &step); err != nil {
+	if err := a.loadJSON(ctx, in.ExecutionID, in.Unit.Step, contract.DataStep, &step); err != nil {
 		return nil, fmt.Errorf("load step %s: %w", in.Unit.Step, err)
 	}
 	runs, err := a.converge(ctx, in, []*StoredStep{&step}, false)
@@ -66,36 +67,36 @@ func (a *Activities) ApplyStep(ctx context.Context, in UnitInput) (*UnitResult, 
 	r := runs[0]
 	n := attempt(ctx)
 	if r.res.Outcome == model.OutcomeFailed && !in.Noop {
-		details := FailureDetails{StepID: step.ID, Attempt: n}
+		details := contract.FailureDetails{StepID: step.ID, Attempt: n}
 		if providers.IsConfigError(r.err) || isConfig(r.err) {
 			return nil, configError(r.res.Error, details)
 		}
 		// The step's own retry budget is spent: later attempts are for
 		// workers that die, not for failures.
 		if step.Meta.Retry >= 0 && n > step.Meta.Retry {
-			return nil, temporal.NewNonRetryableApplicationError(r.res.Error, StepFailedType, nil, details)
+			return nil, temporal.NewNonRetryableApplicationError(r.res.Error, contract.StepFailedType, nil, details)
 		}
-		return nil, temporal.NewApplicationError(r.res.Error, StepFailedType, details)
+		return nil, temporal.NewApplicationError(r.res.Error, contract.StepFailedType, details)
 	}
 	budget := stepChangeBudget
 	r.res.Changes = spend(r.res.Changes, &budget)
-	return &UnitResult{Steps: []StepResult{r.res}, Attempt: n}, nil
+	return &contract.UnitResult{Steps: []contract.StepResult{r.res}, Attempt: n}, nil
 }
 
 // ApplyBatch converges a batch unit's steps and reports each one's own
 // result; one step failing does not fail the others.
-func (a *Activities) ApplyBatch(ctx context.Context, in UnitInput) (*UnitResult, error) {
+func (a *Activities) ApplyBatch(ctx context.Context, in contract.UnitInput) (*contract.UnitResult, error) {
 	stop := heartbeat(ctx)
 	defer stop()
 	var steps []*StoredStep
-	if err := a.loadJSON(ctx, in.ExecutionID, UnitKey(in.Unit.Index), DataUnit, &steps); err != nil {
+	if err := a.loadJSON(ctx, in.ExecutionID, contract.UnitKey(in.Unit.Index), contract.DataUnit, &steps); err != nil {
 		return nil, fmt.Errorf("load unit %d: %w", in.Unit.Index, err)
 	}
 	runs, err := a.converge(ctx, in, steps, true)
 	if err != nil {
 		return nil, err
 	}
-	out := &UnitResult{Attempt: attempt(ctx), Steps: make([]StepResult, len(runs))}
+	out := &contract.UnitResult{Attempt: attempt(ctx), Steps: make([]contract.StepResult, len(runs))}
 	budget := batchChangeBudget
 	for i, r := range runs {
 		out.Steps[i] = r.res
@@ -113,10 +114,10 @@ func (a *Activities) ApplyBatch(ctx context.Context, in UnitInput) (*UnitResult,
 // failures are in each run's result. With deferSync the steps' writes skip
 // their own fsyncs and are made durable together, once, before any outcome
 // is recorded or returned.
-func (a *Activities) converge(ctx context.Context, in UnitInput, steps []*StoredStep, deferSync bool) ([]*stepRun, error) {
+func (a *Activities) converge(ctx context.Context, in contract.UnitInput, steps []*StoredStep, deferSync bool) ([]*stepRun, error) {
 	runs := make([]*stepRun, len(steps))
 	for i, s := range steps {
-		runs[i] = &stepRun{step: s, res: StepResult{StepID: s.ID}}
+		runs[i] = &stepRun{step: s, res: contract.StepResult{StepID: s.ID}}
 	}
 	// A retried attempt (or an operator's retry) may find steps an earlier
 	// attempt already converged, or began to change.
@@ -145,7 +146,7 @@ func (a *Activities) converge(ctx context.Context, in UnitInput, steps []*Stored
 		}
 		befores[r.step.ID] = raw
 	}
-	if err := a.d.Store.PutStepDataBatch(ctx, in.ExecutionID, DataBefore, befores); err != nil {
+	if err := a.d.Store.PutStepDataBatch(ctx, in.ExecutionID, contract.DataBefore, befores); err != nil {
 		return nil, err
 	}
 	tPlanned := time.Now()
@@ -181,7 +182,7 @@ func (a *Activities) converge(ctx context.Context, in UnitInput, steps []*Stored
 		}
 		outputs[r.step.ID] = raw
 	}
-	if err := a.d.Store.PutStepDataBatch(ctx, in.ExecutionID, DataOutputs, outputs); err != nil {
+	if err := a.d.Store.PutStepDataBatch(ctx, in.ExecutionID, contract.DataOutputs, outputs); err != nil {
 		return nil, err
 	}
 	a.log.Debug("converged", "execution", in.ExecutionID, "steps", len(runs),
@@ -220,7 +221,7 @@ func (a *Activities) each(runs []*stepRun, fn func(*stepRun)) {
 func (a *Activities) recall(ctx context.Context, execID string, runs []*stepRun) error {
 	for _, r := range runs {
 		var out outputsRecord
-		err := a.loadJSON(ctx, execID, r.step.ID, DataOutputs, &out)
+		err := a.loadJSON(ctx, execID, r.step.ID, contract.DataOutputs, &out)
 		switch {
 		case err == nil:
 			r.res.Action, r.res.Outcome, r.res.ObjectID = out.Action, out.Outcome, out.ID
@@ -230,7 +231,7 @@ func (a *Activities) recall(ctx context.Context, execID string, runs []*stepRun)
 			return err
 		}
 		var before beforeRecord
-		err = a.loadJSON(ctx, execID, r.step.ID, DataBefore, &before)
+		err = a.loadJSON(ctx, execID, r.step.ID, contract.DataBefore, &before)
 		switch {
 		case err == nil:
 			r.prior = &before
@@ -242,7 +243,7 @@ func (a *Activities) recall(ctx context.Context, execID string, runs []*stepRun)
 }
 
 // plan resolves a step's spec and reads and diffs it (a noop Converge).
-func (a *Activities) plan(ctx context.Context, in UnitInput, r *stepRun) {
+func (a *Activities) plan(ctx context.Context, in contract.UnitInput, r *stepRun) {
 	s := r.step
 	if s.Skipped {
 		r.skip("not selected")
@@ -357,7 +358,7 @@ func (a *Activities) resolve(ctx context.Context, execID string, r *stepRun, noo
 	deps := map[string]map[string]any{}
 	for _, d := range stepDeps(s) {
 		var rec outputsRecord
-		err := a.loadJSON(ctx, execID, d, DataOutputs, &rec)
+		err := a.loadJSON(ctx, execID, d, contract.DataOutputs, &rec)
 		if err != nil && !notFound(err) {
 			return nil, expr.Context{}, err
 		}
@@ -487,10 +488,10 @@ func (a *Activities) recordPlan(ctx context.Context, execID string, runs []*step
 			outputs[s.ID] = raw
 		}
 	}
-	if err := a.d.Store.PutStepDataBatch(ctx, execID, DataPlan, plans); err != nil {
+	if err := a.d.Store.PutStepDataBatch(ctx, execID, contract.DataPlan, plans); err != nil {
 		return err
 	}
-	return a.d.Store.PutStepDataBatch(ctx, execID, DataOutputs, outputs)
+	return a.d.Store.PutStepDataBatch(ctx, execID, contract.DataOutputs, outputs)
 }
 
 // show shortens and redacts changes for reports.
@@ -557,7 +558,7 @@ func firstNonEmpty(ss ...string) string {
 
 func isConfig(err error) bool {
 	var app *temporal.ApplicationError
-	return errors.As(err, &app) && app.Type() == ConfigErrorType
+	return errors.As(err, &app) && app.Type() == contract.ConfigErrorType
 }
 
 // exprContext is the expression context of s without dependencies.

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/cairn-io/cairn/activities"
+	"github.com/cairn-io/cairn/contract"
 	"github.com/cairn-io/cairn/kinds"
 	"github.com/cairn-io/cairn/model"
 	"github.com/cairn-io/cairn/providers"
@@ -76,8 +77,8 @@ func TestApplyBatchReadsEachFileOnce(t *testing.T) {
 				tt.before(t)
 			}
 			execID := "exec-reads-" + string(rune('a'+i))
-			plan := f.prepare(activities.PrepareInput{ExecutionID: execID, StackID: stack.ID, SnapshotHash: hash})
-			var batch *activities.Unit
+			plan := f.prepare(contract.PrepareInput{ExecutionID: execID, StackID: stack.ID, SnapshotHash: hash})
+			var batch *contract.Unit
 			for j, u := range plan.Units {
 				if u.Batch {
 					batch = &plan.Units[j]
@@ -87,7 +88,7 @@ func TestApplyBatchReadsEachFileOnce(t *testing.T) {
 				t.Fatalf("units %+v", plan.Units)
 			}
 			reads.Store(0)
-			res, err := f.acts.ApplyBatch(context.Background(), activities.UnitInput{ExecutionID: execID, Unit: *batch})
+			res, err := f.acts.ApplyBatch(context.Background(), contract.UnitInput{ExecutionID: execID, Unit: *batch})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/cairn-io/cairn/contract"
 	"github.com/cairn-io/cairn/model"
 	"github.com/cairn-io/cairn/providers"
 )
@@ -22,18 +23,11 @@ type compensatedRecord struct {
 	Recreated string `json:"recreated,omitempty"`
 }
 
-// CompensateOutput is a unit's compensation: each step's result and the
-// new ids of the objects compensations recreated, by step id.
-type CompensateOutput struct {
-	CompensateResult
-	Recreated map[string]string `json:"recreated,omitempty"`
-}
-
 // Compensate undoes a unit's changes from the before-states the steps
 // recorded: created objects are deleted, updated ones restored, deleted
 // ones recreated, an exec's undo is run. A step without a before-state
 // changed nothing and is left alone.
-func (a *Activities) Compensate(ctx context.Context, in CompensateInput) (*CompensateOutput, error) {
+func (a *Activities) Compensate(ctx context.Context, in contract.CompensateInput) (*contract.CompensateOutput, error) {
 	stop := heartbeat(ctx)
 	defer stop()
 	steps, err := a.unitSteps(ctx, in.ExecutionID, in.Unit)
@@ -44,7 +38,7 @@ func (a *Activities) Compensate(ctx context.Context, in CompensateInput) (*Compe
 	for _, id := range in.StepIDs {
 		want[id] = true
 	}
-	res := &CompensateOutput{}
+	res := &contract.CompensateOutput{}
 	// Undo in reverse order within a unit too.
 	for i := len(steps) - 1; i >= 0; i-- {
 		s := steps[i]
@@ -68,8 +62,8 @@ func (a *Activities) Compensate(ctx context.Context, in CompensateInput) (*Compe
 
 // compensateStep undoes one step; recreated is the new id of an object
 // the undo created again under another id.
-func (a *Activities) compensateStep(ctx context.Context, execID string, s *StoredStep) (out CompensationResult, recreated string, err error) {
-	out = CompensationResult{StepID: s.ID}
+func (a *Activities) compensateStep(ctx context.Context, execID string, s *StoredStep) (out contract.CompensationResult, recreated string, err error) {
+	out = contract.CompensationResult{StepID: s.ID}
 	if done, err := a.d.Store.GetStepData(ctx, execID, s.ID, dataCompensated); err == nil {
 		var rec compensatedRecord
 		_ = json.Unmarshal(done, &rec) // an older marker is "{}"
@@ -79,14 +73,14 @@ func (a *Activities) compensateStep(ctx context.Context, execID string, s *Store
 		return out, "", err
 	}
 	var before beforeRecord
-	if err := a.loadJSON(ctx, execID, s.ID, DataBefore, &before); notFound(err) {
+	if err := a.loadJSON(ctx, execID, s.ID, contract.DataBefore, &before); notFound(err) {
 		return out, "", nil
 	} else if err != nil {
 		return out, "", err
 	}
 	var after outputsRecord
 	completed := true
-	if err := a.loadJSON(ctx, execID, s.ID, DataOutputs, &after); notFound(err) {
+	if err := a.loadJSON(ctx, execID, s.ID, contract.DataOutputs, &after); notFound(err) {
 		completed = false
 	} else if err != nil {
 		return out, "", err
@@ -136,16 +130,16 @@ func (a *Activities) compensateStep(ctx context.Context, execID string, s *Store
 }
 
 // unitSteps loads the steps of a unit.
-func (a *Activities) unitSteps(ctx context.Context, execID string, u Unit) ([]*StoredStep, error) {
+func (a *Activities) unitSteps(ctx context.Context, execID string, u contract.Unit) ([]*StoredStep, error) {
 	if u.Batch {
 		var steps []*StoredStep
-		if err := a.loadJSON(ctx, execID, UnitKey(u.Index), DataUnit, &steps); err != nil {
+		if err := a.loadJSON(ctx, execID, contract.UnitKey(u.Index), contract.DataUnit, &steps); err != nil {
 			return nil, fmt.Errorf("load unit %d: %w", u.Index, err)
 		}
 		return steps, nil
 	}
 	var s StoredStep
-	if err := a.loadJSON(ctx, execID, u.Step, DataStep, &s); err != nil {
+	if err := a.loadJSON(ctx, execID, u.Step, contract.DataStep, &s); err != nil {
 		return nil, fmt.Errorf("load step %s: %w", u.Step, err)
 	}
 	return []*StoredStep{&s}, nil

@@ -9,21 +9,21 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cairn-io/cairn/activities"
+	"github.com/cairn-io/cairn/contract"
 	"github.com/cairn-io/cairn/model"
 )
 
 // run runs every unit of a prepared plan, one after another, as the
 // executor would with parallelism 1, and returns the results by step.
-func (f *fixture) run(execID string, plan *activities.PreparedPlan) map[string]activities.StepResult {
+func (f *fixture) run(execID string, plan *contract.PreparedPlan) map[string]contract.StepResult {
 	f.t.Helper()
-	out := map[string]activities.StepResult{}
+	out := map[string]contract.StepResult{}
 	for _, u := range plan.Units {
 		name := f.acts.ApplyStep
 		if u.Batch {
 			name = f.acts.ApplyBatch
 		}
-		res, err := name(context.Background(), activities.UnitInput{ExecutionID: execID, Unit: u})
+		res, err := name(context.Background(), contract.UnitInput{ExecutionID: execID, Unit: u})
 		if err != nil {
 			f.t.Fatalf("%s: %v", u.Step, err)
 		}
@@ -38,7 +38,7 @@ func (f *fixture) run(execID string, plan *activities.PreparedPlan) map[string]a
 func (f *fixture) record(execID, stackID, hash string, destroy bool) *model.Stack {
 	f.t.Helper()
 	ctx := context.Background()
-	if _, err := f.acts.WriteStackRecord(ctx, activities.WriteStackRecordInput{
+	if _, err := f.acts.WriteStackRecord(ctx, contract.WriteStackRecordInput{
 		ExecutionID: execID, StackID: stackID, SnapshotHash: hash, Destroy: destroy, Changed: true,
 	}); err != nil {
 		f.t.Fatal(err)
@@ -93,7 +93,7 @@ spec: {path: %[1]s/gone, content: x}
 	if err := os.WriteFile(filepath.Join(f.root, "gone"), []byte("x"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	plan := f.prepare(activities.PrepareInput{ExecutionID: "destroy-1", StackID: s.ID, Mode: activities.ModeDestroy})
+	plan := f.prepare(contract.PrepareInput{ExecutionID: "destroy-1", StackID: s.ID, Mode: contract.ModeDestroy})
 	failed := 0
 	for _, r := range f.run("destroy-1", plan) {
 		if r.Outcome == model.OutcomeFailed {
@@ -144,7 +144,7 @@ spec: {path: %s, template: "hello {{ .name }}", vars: {name: world}}
 		t.Fatal(err)
 	}
 	s := f.stack(hash, model.StackResource{Kind: "File", ID: path, PkgName: "greeting"})
-	plan := f.prepare(activities.PrepareInput{ExecutionID: "destroy-tpl", StackID: s.ID, Mode: activities.ModeDestroy})
+	plan := f.prepare(contract.PrepareInput{ExecutionID: "destroy-tpl", StackID: s.ID, Mode: contract.ModeDestroy})
 	results := f.run("destroy-tpl", plan)
 	if len(results) != 1 {
 		t.Fatalf("results %+v", results)

@@ -9,6 +9,7 @@ import (
 
 	"go.temporal.io/sdk/temporal"
 
+	"github.com/cairn-io/cairn/contract"
 	"github.com/cairn-io/cairn/graphs"
 	"github.com/cairn-io/cairn/internal/fetch"
 )
@@ -22,9 +23,9 @@ const snapshotKindPackage = "package"
 // self-contained: imports are refused.
 //
 // An invalid package, a refused URL, a 4xx answer, a source over the size
-// limit or a fetch over the time limit fail for good (ConfigErrorType); a
-// 5xx answer or a network error is retried (FetchFailedType).
-func (a *Activities) FetchPackage(ctx context.Context, in FetchPackageInput) (*FetchPackageResult, error) {
+// limit or a fetch over the time limit fail for good (contract.ConfigErrorType); a
+// 5xx answer or a network error is retried (contract.FetchFailedType).
+func (a *Activities) FetchPackage(ctx context.Context, in contract.FetchPackageInput) (*contract.FetchPackageResult, error) {
 	if a.d.Fetch == nil {
 		return nil, configError("this worker cannot read package URLs (no fetcher)")
 	}
@@ -79,7 +80,7 @@ func (a *Activities) FetchPackage(ctx context.Context, in FetchPackageInput) (*F
 	}
 	a.log.Info("package read from stack URLs", "stack", in.StackID, "urls", len(in.URLs),
 		"resources", len(docs.Package.Resources), "snapshot", short(hash))
-	return &FetchPackageResult{SnapshotHash: hash, Resources: len(docs.Package.Resources)}, nil
+	return &contract.FetchPackageResult{SnapshotHash: hash, Resources: len(docs.Package.Resources)}, nil
 }
 
 func (a *Activities) evaluateJsonnet(ctx context.Context, src graphs.Source) ([]byte, error) {
@@ -116,12 +117,12 @@ func fetchFailure(ctx context.Context, i int, err error) error {
 		return configError(msg)
 	case errors.As(err, &statusErr):
 		if statusErr.Retryable() {
-			return temporal.NewApplicationError(msg, FetchFailedType)
+			return temporal.NewApplicationError(msg, contract.FetchFailedType)
 		}
 		return configError(msg)
 	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &netErr) && netErr.Timeout():
 		// The fetch's own time limit passed.
 		return configError(msg)
 	}
-	return temporal.NewApplicationError(msg, FetchFailedType)
+	return temporal.NewApplicationError(msg, contract.FetchFailedType)
 }

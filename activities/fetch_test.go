@@ -15,6 +15,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/cairn-io/cairn/activities"
+	"github.com/cairn-io/cairn/contract"
 	"github.com/cairn-io/cairn/internal/fetch"
 	"github.com/cairn-io/cairn/model"
 	"github.com/cairn-io/cairn/store"
@@ -67,7 +68,7 @@ func TestFetchPackageStoresASnapshotPrepareReads(t *testing.T) {
 	}
 	st := f.stack("")
 	urls := []string{f.srv.URL + "/a.yaml", f.srv.URL + "/b.jsonnet", "file:///c.json"}
-	res, err := f.acts.FetchPackage(context.Background(), activities.FetchPackageInput{StackID: st.ID, URLs: urls})
+	res, err := f.acts.FetchPackage(context.Background(), contract.FetchPackageInput{StackID: st.ID, URLs: urls})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,12 +86,12 @@ func TestFetchPackageStoresASnapshotPrepareReads(t *testing.T) {
 	if len(decoded.Sources) != 3 || decoded.Sources[1].Format != "json" || strings.Contains(decoded.Sources[1].Data, "local") {
 		t.Fatalf("snapshot sources %+v (Jsonnet must be stored evaluated)", decoded.Sources)
 	}
-	plan := f.prepare(activities.PrepareInput{StackID: st.ID, SnapshotHash: res.SnapshotHash})
+	plan := f.prepare(contract.PrepareInput{StackID: st.ID, SnapshotHash: res.SnapshotHash})
 	if plan.Steps != 3 {
 		t.Fatalf("plan of %d steps, want 3", plan.Steps)
 	}
 	// The same sources give the same content-addressed snapshot.
-	again, err := f.acts.FetchPackage(context.Background(), activities.FetchPackageInput{StackID: st.ID, URLs: urls})
+	again, err := f.acts.FetchPackage(context.Background(), contract.FetchPackageInput{StackID: st.ID, URLs: urls})
 	if err != nil || again.SnapshotHash != res.SnapshotHash {
 		t.Fatalf("second fetch %+v %v, want hash %s", again, err, res.SnapshotHash)
 	}
@@ -143,7 +144,7 @@ func TestFetchPackageFailures(t *testing.T) {
 				}
 				urls[i] = u
 			}
-			_, err := f.acts.FetchPackage(context.Background(), activities.FetchPackageInput{StackID: st.ID, URLs: urls, AllowEmpty: tt.allowEmpty})
+			_, err := f.acts.FetchPackage(context.Background(), contract.FetchPackageInput{StackID: st.ID, URLs: urls, AllowEmpty: tt.allowEmpty})
 			var appErr *temporal.ApplicationError
 			if !errors.As(err, &appErr) {
 				t.Fatalf("error %v (%T), want an application error", err, err)
@@ -159,13 +160,13 @@ func TestFetchPackageFailures(t *testing.T) {
 		})
 	}
 	// A dry-run may plan an empty package (everything would be deleted).
-	if _, err := f.acts.FetchPackage(context.Background(), activities.FetchPackageInput{StackID: st.ID, URLs: []string{f.srv.URL + "/empty.yaml"}, AllowEmpty: true}); err != nil {
+	if _, err := f.acts.FetchPackage(context.Background(), contract.FetchPackageInput{StackID: st.ID, URLs: []string{f.srv.URL + "/empty.yaml"}, AllowEmpty: true}); err != nil {
 		t.Fatalf("empty package for a dry-run: %v", err)
 	}
 	// Activities without a fetcher refuse URLs outright.
 	bare := activities.New(activities.Deps{Store: f.st})
 	var appErr *temporal.ApplicationError
-	if _, err := bare.FetchPackage(context.Background(), activities.FetchPackageInput{StackID: st.ID, URLs: []string{f.srv.URL + "/a.yaml"}}); !errors.As(err, &appErr) || !appErr.NonRetryable() {
+	if _, err := bare.FetchPackage(context.Background(), contract.FetchPackageInput{StackID: st.ID, URLs: []string{f.srv.URL + "/a.yaml"}}); !errors.As(err, &appErr) || !appErr.NonRetryable() {
 		t.Fatalf("no fetcher: %v", err)
 	}
 }
@@ -186,7 +187,7 @@ func TestRemoveStack(t *testing.T) {
 		{empty.ID, true, 0}, // again: already gone
 		{kept.ID, false, 1},
 	} {
-		res, err := f.acts.RemoveStack(ctx, activities.RemoveStackInput{StackID: tc.id})
+		res, err := f.acts.RemoveStack(ctx, contract.RemoveStackInput{StackID: tc.id})
 		if err != nil {
 			t.Fatalf("%d: %v", i, err)
 		}

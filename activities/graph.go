@@ -12,41 +12,17 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cairn-io/cairn/contract"
 	"github.com/cairn-io/cairn/graphs"
 	"github.com/cairn-io/cairn/kinds"
 	"github.com/cairn-io/cairn/model"
 	"github.com/cairn-io/cairn/store"
 )
 
-// Activity names of graph executions, registered on the control plane.
-const (
-	PrepareGraphName    = "PrepareGraph"
-	RecordGraphRunsName = "RecordGraphRuns"
-)
-
-// DataGraphTask is the step-data kind of a graph step's task record
-// (graphTaskRecord): which task of which type it runs on which node, and the
-// digest of the task's parameters, for node history.
-const DataGraphTask = "graph-task"
-
 // ErrGraphRequest marks a graph execution that cannot run as asked: no
 // such cluster, no graph of the type, an unknown node or task, a graph that
 // does not merge or expand. Retrying does not help.
 var ErrGraphRequest = errors.New("invalid graph execution")
-
-// GraphRequest names what a graph execution runs: graph types of a
-// cluster, in order, each merged from its release, cluster and plugin
-// layers (or taken from a stored snapshot of a merged graph), on all of the
-// cluster's nodes or a subset, all of its tasks or a subset.
-type GraphRequest struct {
-	ClusterID string   `json:"clusterId"`
-	Types     []string `json:"types"`
-	// Snapshots optionally pins the merged graph of Types[i] (a "graph"
-	// snapshot hash); "" or a short list merges from the store.
-	Snapshots []string `json:"snapshots,omitempty"`
-	Nodes     []string `json:"nodes,omitempty"`
-	Tasks     []string `json:"tasks,omitempty"`
-}
 
 // BuiltGraph is one type of a request, merged and expanded.
 type BuiltGraph struct {
@@ -66,7 +42,7 @@ type GraphBuild struct {
 // BuildGraph merges and expands the graphs a request names. Problems of the
 // request itself wrap ErrGraphRequest and list every error found; store
 // failures are returned as they are.
-func BuildGraph(ctx context.Context, st store.Store, cat *kinds.Catalogue, req GraphRequest) (*GraphBuild, error) {
+func BuildGraph(ctx context.Context, st store.Store, cat *kinds.Catalogue, req contract.GraphRequest) (*GraphBuild, error) {
 	if cat == nil {
 		cat = kinds.Builtin()
 	}
@@ -213,46 +189,11 @@ func NewGraphActivities(a *Activities, cat *kinds.Catalogue) *GraphActivities {
 	return &GraphActivities{a: a, cat: cat}
 }
 
-// PrepareGraphInput asks to prepare a graph execution.
-type PrepareGraphInput struct {
-	ExecutionID string `json:"executionId"`
-	GraphRequest
-	// DryRun only plans: the steps, where they run and in which order.
-	DryRun bool `json:"dryRun,omitempty"`
-	// Noop runs every step's noop version (Fuel's noop_run): read and
-	// diff on the node, change nothing.
-	Noop bool `json:"noop,omitempty"`
-	// Force ignores node history: `changed` is true, `lastRun` is "", and
-	// steps a retried execution completed run again.
-	Force bool `json:"force,omitempty"`
-	// RetryOf lists the executions this one retries, most recent first; a
-	// step one of them completed with the same parameters is a noop.
-	RetryOf    []string `json:"retryOf,omitempty"`
-	BatchSize  int      `json:"batchSize,omitempty"`
-	ShardUnits int      `json:"shardUnits,omitempty"`
-}
-
-// PreparedGraph is a prepared graph execution.
-type PreparedGraph struct {
-	PreparedPlan
-	// Snapshots are the merged graphs that run, one per type, kept in the
-	// store so the execution can be inspected and repeated exactly.
-	Snapshots []string `json:"snapshots"`
-	// Tolerance gives each group task with a fault_tolerance the number of
-	// its nodes that may fail before the execution fails.
-	Tolerance map[string]int `json:"tolerance,omitempty"`
-	// Done counts steps a retried execution already completed.
-	Done int `json:"done,omitempty"`
-	// Plan is a dry-run's plan (steps left out beyond maxResultPlanSteps;
-	// ReadPlan has them all).
-	Plan *model.Plan `json:"plan,omitempty"`
-}
-
 // maxResultPlanSteps keeps a dry-run's answer far below Temporal's payload
 // limit; larger plans are read from the store.
 const maxResultPlanSteps = 5000
 
-// graphTaskRecord is kept per step (DataGraphTask).
+// graphTaskRecord is kept per step (contract.DataGraphTask).
 type graphTaskRecord struct {
 	Type     string `json:"type"`
 	Task     string `json:"task"`
@@ -270,7 +211,7 @@ type graphTaskRecord struct {
 // executor runs. Several types run in order: each type's steps wait for a
 // barrier step that waits for every step of the type before it, so a
 // failure in one type leaves the rest unrun.
-func (g *GraphActivities) PrepareGraph(ctx context.Context, in PrepareGraphInput) (*PreparedGraph, error) {
+func (g *GraphActivities) PrepareGraph(ctx context.Context, in contract.PrepareGraphInput) (*contract.PreparedGraph, error) {
 	stop := heartbeat(ctx)
 	defer stop()
 	st := g.a.d.Store
@@ -281,7 +222,7 @@ func (g *GraphActivities) PrepareGraph(ctx context.Context, in PrepareGraphInput
 	if err != nil {
 		return nil, err
 	}
-	out := &PreparedGraph{}
+	out := &contract.PreparedGraph{}
 	for _, bg := range build.Graphs {
 		hash := bg.Snapshot
 		if hash == "" {
@@ -297,9 +238,9 @@ func (g *GraphActivities) PrepareGraph(ctx context.Context, in PrepareGraphInput
 	}
 
 	hist := &nodeHistory{st: st, cluster: build.Cluster.ID, force: in.Force, runs: map[string]*model.TaskRun{}}
-	mode := ModeApply
+	mode := contract.ModeApply
 	if in.DryRun {
-		mode = ModeDryRun
+		mode = contract.ModeDryRun
 	}
 	b := &planBuilder{mode: mode, byID: map[string]*StoredStep{}}
 	records := map[string]*graphTaskRecord{}
@@ -400,7 +341,7 @@ func (g *GraphActivities) PrepareGraph(ctx context.Context, in PrepareGraphInput
 			return nil, err
 		}
 	}
-	if err := st.PutStepDataBatch(ctx, in.ExecutionID, DataGraphTask, raw); err != nil {
+	if err := st.PutStepDataBatch(ctx, in.ExecutionID, contract.DataGraphTask, raw); err != nil {
 		return nil, err
 	}
 	if err := g.a.persist(ctx, in.ExecutionID, units, members); err != nil {
@@ -419,7 +360,7 @@ func (g *GraphActivities) PrepareGraph(ctx context.Context, in PrepareGraphInput
 
 // shard hands the units to the plan, split into shards (kept in the store)
 // when they are too many for one workflow, as Prepare does.
-func (g *GraphActivities) shard(ctx context.Context, execID string, units []Unit, shardUnits int, plan *PreparedPlan) error {
+func (g *GraphActivities) shard(ctx context.Context, execID string, units []contract.Unit, shardUnits int, plan *contract.PreparedPlan) error {
 	if shardUnits <= 0 {
 		shardUnits = DefaultShardUnits
 	}
@@ -434,14 +375,14 @@ func (g *GraphActivities) shard(ctx context.Context, execID string, units []Unit
 		if err != nil {
 			return err
 		}
-		shards[ShardKey(k)] = raw
-		sh := Shard{Index: k, First: first, Units: len(part)}
+		shards[contract.ShardKey(k)] = raw
+		sh := contract.Shard{Index: k, First: first, Units: len(part)}
 		for _, u := range part {
 			sh.Steps += max(u.Count, 1)
 		}
 		plan.Shards = append(plan.Shards, sh)
 	}
-	return g.a.d.Store.PutStepDataBatch(ctx, execID, DataShard, shards)
+	return g.a.d.Store.PutStepDataBatch(ctx, execID, contract.DataShard, shards)
 }
 
 // storeDryRun keeps a dry-run's plan where ReadPlan finds it and returns it
@@ -470,14 +411,14 @@ func (g *GraphActivities) storeDryRun(ctx context.Context, execID string, order 
 		entries[s.ID] = raw
 		plan.Steps = append(plan.Steps, ps)
 	}
-	if err := g.a.d.Store.PutStepDataBatch(ctx, execID, DataPlan, entries); err != nil {
+	if err := g.a.d.Store.PutStepDataBatch(ctx, execID, contract.DataPlan, entries); err != nil {
 		return nil, err
 	}
 	raw, err := json.Marshal(model.Plan{Summary: plan.Summary, MissingEnvRefs: []string{}, MissingSecrets: []string{}})
 	if err != nil {
 		return nil, err
 	}
-	if err := g.a.d.Store.PutStepData(ctx, execID, PlanSummaryKey, DataPlanSummary, raw); err != nil {
+	if err := g.a.d.Store.PutStepData(ctx, execID, contract.PlanSummaryKey, contract.DataPlanSummary, raw); err != nil {
 		return nil, err
 	}
 	if len(plan.Steps) > maxResultPlanSteps {
@@ -486,35 +427,23 @@ func (g *GraphActivities) storeDryRun(ctx context.Context, execID string, order 
 	return plan, nil
 }
 
-// RecordGraphRunsInput asks to record a graph execution's successful steps
-// in node history.
-type RecordGraphRunsInput struct {
-	ExecutionID string `json:"executionId"`
-	ClusterID   string `json:"clusterId"`
-}
-
-// RecordGraphRunsResult counts the runs recorded.
-type RecordGraphRunsResult struct {
-	Recorded int `json:"recorded"`
-}
-
 // RecordGraphRuns records, for each task that converged on a node in this
 // execution, its run as the node's last successful run of the task, with
 // the digest of its parameters. Steps that were skipped, failed, planned
 // only or already done by a retried execution are left out. Recording is
 // idempotent: a retried activity writes the same runs again.
-func (g *GraphActivities) RecordGraphRuns(ctx context.Context, in RecordGraphRunsInput) (*RecordGraphRunsResult, error) {
+func (g *GraphActivities) RecordGraphRuns(ctx context.Context, in contract.RecordGraphRunsInput) (*contract.RecordGraphRunsResult, error) {
 	st := g.a.d.Store
-	recs, err := st.ListStepData(ctx, in.ExecutionID, DataGraphTask)
+	recs, err := st.ListStepData(ctx, in.ExecutionID, contract.DataGraphTask)
 	if err != nil {
 		return nil, err
 	}
-	outs, err := st.ListStepData(ctx, in.ExecutionID, DataOutputs)
+	outs, err := st.ListStepData(ctx, in.ExecutionID, contract.DataOutputs)
 	if err != nil {
 		return nil, err
 	}
 	at := time.Now().UTC()
-	res := &RecordGraphRunsResult{}
+	res := &contract.RecordGraphRunsResult{}
 	for id, raw := range recs {
 		var rec graphTaskRecord
 		if err := json.Unmarshal(raw, &rec); err != nil {
@@ -658,7 +587,7 @@ func isStructural(kind string) bool {
 
 // graphSummary names a unit for the Temporal UI's timeline: "shell deploy
 // on node-2", "noop shell deploy on node-2", "stage pre on master".
-func graphSummary(u Unit, steps []*StoredStep, records map[string]*graphTaskRecord, noop, dryRun bool) string {
+func graphSummary(u contract.Unit, steps []*StoredStep, records map[string]*graphTaskRecord, noop, dryRun bool) string {
 	if u.Batch {
 		return u.Summary
 	}
@@ -691,7 +620,7 @@ func graphSummary(u Unit, steps []*StoredStep, records map[string]*graphTaskReco
 	return b.String()
 }
 
-func graphPlanSummary(build *GraphBuild, steps, done int, in PrepareGraphInput) string {
+func graphPlanSummary(build *GraphBuild, steps, done int, in contract.PrepareGraphInput) string {
 	types := make([]string, len(build.Graphs))
 	for i, bg := range build.Graphs {
 		types[i] = bg.Type

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cairn-io/cairn/contract"
 	"github.com/cairn-io/cairn/expr"
 	"github.com/cairn-io/cairn/model"
 	"github.com/cairn-io/cairn/store"
@@ -133,7 +134,7 @@ func putGraph(t *testing.T, st store.Store, layer model.Layer, owner string, tas
 	}
 }
 
-func prepared(t *testing.T, st store.Store, in PrepareGraphInput) (*PreparedGraph, map[string]*StoredStep) {
+func prepared(t *testing.T, st store.Store, in contract.PrepareGraphInput) (*contract.PreparedGraph, map[string]*StoredStep) {
 	t.Helper()
 	g := NewGraphActivities(New(Deps{Store: st}), nil)
 	if in.Types == nil {
@@ -171,7 +172,7 @@ func TestPrepareGraphMergesLayers(t *testing.T) {
 		&model.Task{ID: "restart", Type: model.TaskSkipped},
 		&model.Task{ID: "verify", Type: "shell", Roles: []string{"compute"}, Requires: []string{"restart"}, Parameters: map[string]any{"cmd": "verify"}},
 	)
-	out, steps := prepared(t, st, PrepareGraphInput{ExecutionID: "e1"})
+	out, steps := prepared(t, st, contract.PrepareGraphInput{ExecutionID: "e1"})
 	install := steps["install@n2"]
 	if install == nil || install.Spec["command"] != "install v2" || install.Spec["timeout"] == nil || install.FailsOnError() {
 		t.Fatalf("install@n2 = %+v, want the cluster's command over the release's timeout, fail_on_error false", install)
@@ -201,17 +202,17 @@ func TestPrepareGraphHistory(t *testing.T) {
 			Condition: `changed "config"`, Parameters: map[string]any{"cmd": "restart"}},
 	)
 	g := NewGraphActivities(New(Deps{Store: st}), nil)
-	_, steps := prepared(t, st, PrepareGraphInput{ExecutionID: "e1"})
+	_, steps := prepared(t, st, contract.PrepareGraphInput{ExecutionID: "e1"})
 	if c := steps["restart@n2"].Condition; c != "{{true}}" {
 		t.Fatalf("never ran: condition %q, want true", c)
 	}
 	// Record config's run on n2 with the current parameters, as a
 	// finished execution does.
 	raw, _ := json.Marshal(outputsRecord{Action: model.ActionRun, Outcome: model.OutcomeUpdated})
-	if err := st.PutStepData(ctx, "e1", "config@n2", DataOutputs, raw); err != nil {
+	if err := st.PutStepData(ctx, "e1", "config@n2", contract.DataOutputs, raw); err != nil {
 		t.Fatal(err)
 	}
-	res, err := g.RecordGraphRuns(ctx, RecordGraphRunsInput{ExecutionID: "e1", ClusterID: "c1"})
+	res, err := g.RecordGraphRuns(ctx, contract.RecordGraphRunsInput{ExecutionID: "e1", ClusterID: "c1"})
 	if err != nil || res.Recorded != 1 {
 		t.Fatalf("recorded %+v, %v; want config@n2 only (the others have no outputs)", res, err)
 	}
@@ -232,7 +233,7 @@ func TestPrepareGraphHistory(t *testing.T) {
 	}
 	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, steps := prepared(t, st, PrepareGraphInput{ExecutionID: "e" + string(rune('2'+i)), Force: tt.force})
+			_, steps := prepared(t, st, contract.PrepareGraphInput{ExecutionID: "e" + string(rune('2'+i)), Force: tt.force})
 			if c := steps["restart@"+tt.node].Condition; c != tt.want {
 				t.Fatalf("condition %q, want %q", c, tt.want)
 			}
@@ -241,7 +242,7 @@ func TestPrepareGraphHistory(t *testing.T) {
 
 	// New parameters make it changed again.
 	putGraph(t, st, model.LayerCluster, "c1", &model.Task{ID: "config", Parameters: map[string]any{"cmd": "write config v2"}})
-	_, steps = prepared(t, st, PrepareGraphInput{ExecutionID: "e9"})
+	_, steps = prepared(t, st, contract.PrepareGraphInput{ExecutionID: "e9"})
 	if c := steps["restart@n2"].Condition; c != "{{true}}" {
 		t.Fatalf("after a parameter change: condition %q, want true", c)
 	}
@@ -255,26 +256,26 @@ func TestPrepareGraphRetryTurnsDoneStepsIntoNoops(t *testing.T) {
 		&model.Task{ID: "b", Type: "shell", Roles: []string{"compute"}, Requires: []string{"a"}, Parameters: map[string]any{"cmd": "b"}},
 	)
 	g := NewGraphActivities(New(Deps{Store: st}), nil)
-	prepared(t, st, PrepareGraphInput{ExecutionID: "first"})
+	prepared(t, st, contract.PrepareGraphInput{ExecutionID: "first"})
 	// The first execution did a on both nodes, b on n2 only.
 	for _, id := range []string{"a@n2", "a@n3", "b@n2"} {
 		raw, _ := json.Marshal(outputsRecord{Action: model.ActionRun, Outcome: model.OutcomeUpdated})
-		if err := st.PutStepData(ctx, "first", id, DataOutputs, raw); err != nil {
+		if err := st.PutStepData(ctx, "first", id, contract.DataOutputs, raw); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if _, err := g.RecordGraphRuns(ctx, RecordGraphRunsInput{ExecutionID: "first", ClusterID: "c1"}); err != nil {
+	if _, err := g.RecordGraphRuns(ctx, contract.RecordGraphRunsInput{ExecutionID: "first", ClusterID: "c1"}); err != nil {
 		t.Fatal(err)
 	}
 	tests := []struct {
 		name     string
-		in       PrepareGraphInput
+		in       contract.PrepareGraphInput
 		wantDone []string
 	}{
-		{"retry", PrepareGraphInput{ExecutionID: "retry-1", RetryOf: []string{"first"}}, []string{"a@n2", "a@n3", "b@n2"}},
-		{"retry of a retry", PrepareGraphInput{ExecutionID: "retry-2", RetryOf: []string{"retry-1", "first"}}, []string{"a@n2", "a@n3", "b@n2"}},
-		{"forced retry runs everything", PrepareGraphInput{ExecutionID: "retry-3", RetryOf: []string{"first"}, Force: true}, nil},
-		{"not a retry", PrepareGraphInput{ExecutionID: "again"}, nil},
+		{"retry", contract.PrepareGraphInput{ExecutionID: "retry-1", RetryOf: []string{"first"}}, []string{"a@n2", "a@n3", "b@n2"}},
+		{"retry of a retry", contract.PrepareGraphInput{ExecutionID: "retry-2", RetryOf: []string{"retry-1", "first"}}, []string{"a@n2", "a@n3", "b@n2"}},
+		{"forced retry runs everything", contract.PrepareGraphInput{ExecutionID: "retry-3", RetryOf: []string{"first"}, Force: true}, nil},
+		{"not a retry", contract.PrepareGraphInput{ExecutionID: "again"}, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -299,14 +300,14 @@ func TestPrepareGraphRejectsBadRequests(t *testing.T) {
 	putGraph(t, st, model.LayerRelease, "rel", &model.Task{ID: "a", Type: "shell", Roles: []string{"*"}, Parameters: map[string]any{"cmd": "a"}})
 	tests := []struct {
 		name string
-		req  GraphRequest
+		req  contract.GraphRequest
 		want string
 	}{
-		{"unknown cluster", GraphRequest{ClusterID: "nope", Types: []string{"deploy"}}, `cluster "nope" not found`},
-		{"no graph of the type", GraphRequest{ClusterID: "c1", Types: []string{"upgrade"}}, `no graph of type "upgrade"`},
-		{"unknown node", GraphRequest{ClusterID: "c1", Types: []string{"deploy"}, Nodes: []string{"n9"}}, `unknown node "n9"`},
-		{"unknown task", GraphRequest{ClusterID: "c1", Types: []string{"deploy"}, Tasks: []string{"zz"}}, `unknown task "zz"`},
-		{"type twice", GraphRequest{ClusterID: "c1", Types: []string{"deploy", "deploy"}}, "given twice"},
+		{"unknown cluster", contract.GraphRequest{ClusterID: "nope", Types: []string{"deploy"}}, `cluster "nope" not found`},
+		{"no graph of the type", contract.GraphRequest{ClusterID: "c1", Types: []string{"upgrade"}}, `no graph of type "upgrade"`},
+		{"unknown node", contract.GraphRequest{ClusterID: "c1", Types: []string{"deploy"}, Nodes: []string{"n9"}}, `unknown node "n9"`},
+		{"unknown task", contract.GraphRequest{ClusterID: "c1", Types: []string{"deploy"}, Tasks: []string{"zz"}}, `unknown task "zz"`},
+		{"type twice", contract.GraphRequest{ClusterID: "c1", Types: []string{"deploy", "deploy"}}, "given twice"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -335,14 +336,14 @@ func TestPrepareGraphTaskSubsetAcrossTypes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, steps := prepared(t, st, PrepareGraphInput{ExecutionID: "e1", GraphRequest: GraphRequest{Types: []string{"deploy", "check"}, Tasks: []string{"a"}}})
+	_, steps := prepared(t, st, contract.PrepareGraphInput{ExecutionID: "e1", GraphRequest: contract.GraphRequest{Types: []string{"deploy", "check"}, Tasks: []string{"a"}}})
 	if s := steps["deploy/a@n2"]; s == nil || s.Skipped {
 		t.Fatalf("deploy/a@n2 = %+v, want it to run", s)
 	}
 	if s := steps["check/b@n2"]; s == nil || !s.Skipped || !contains(s.Deps, "deploy@master") {
 		t.Fatalf("check/b@n2 = %+v, want it skipped, after type deploy", s)
 	}
-	_, err = BuildGraph(context.Background(), st, nil, GraphRequest{ClusterID: "c1", Types: []string{"deploy", "check"}, Tasks: []string{"a", "zz"}})
+	_, err = BuildGraph(context.Background(), st, nil, contract.GraphRequest{ClusterID: "c1", Types: []string{"deploy", "check"}, Tasks: []string{"a", "zz"}})
 	if !errors.Is(err, ErrGraphRequest) || !strings.Contains(err.Error(), `unknown task "zz"`) {
 		t.Fatalf("err = %v, want the unknown task named", err)
 	}

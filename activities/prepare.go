@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cairn-io/cairn/contract"
 	"github.com/cairn-io/cairn/expr"
 	"github.com/cairn-io/cairn/kinds"
 	"github.com/cairn-io/cairn/model"
@@ -31,7 +32,7 @@ var batchKinds = map[string]bool{"file": true, "directory": true}
 // record and the previous snapshot, to delete what left the package with its
 // old spec), builds the steps, keeps them in the store and returns the plan
 // of units the executor runs.
-func (a *Activities) Prepare(ctx context.Context, in PrepareInput) (*PreparedPlan, error) {
+func (a *Activities) Prepare(ctx context.Context, in contract.PrepareInput) (*contract.PreparedPlan, error) {
 	if a.d.Packages == nil {
 		return nil, configError("this worker cannot prepare packages (no package loader)")
 	}
@@ -64,7 +65,7 @@ func (a *Activities) Prepare(ctx context.Context, in PrepareInput) (*PreparedPla
 	b := &planBuilder{mode: in.Mode, byID: map[string]*StoredStep{}}
 	t0 := time.Now()
 	var cur *LoadedPackage
-	if in.Mode != ModeDestroy {
+	if in.Mode != contract.ModeDestroy {
 		var err error
 		if cur, err = a.loadSnapshot(ctx, in.SnapshotHash, nodes); err != nil {
 			return nil, err
@@ -112,7 +113,7 @@ func (a *Activities) Prepare(ctx context.Context, in PrepareInput) (*PreparedPla
 	}
 	a.log.Debug("prepared", "execution", in.ExecutionID, "steps", len(b.steps), "units", len(units),
 		"load", t1.Sub(t0), "plan", t2.Sub(t1), "persist", time.Since(t2))
-	plan := &PreparedPlan{Steps: len(b.steps), Deletes: b.deletes, Summary: b.summary()}
+	plan := &contract.PreparedPlan{Steps: len(b.steps), Deletes: b.deletes, Summary: b.summary()}
 	if len(units) <= shardUnits {
 		plan.Units = units
 		return plan, nil
@@ -124,14 +125,14 @@ func (a *Activities) Prepare(ctx context.Context, in PrepareInput) (*PreparedPla
 		if err != nil {
 			return nil, err
 		}
-		shards[ShardKey(k)] = raw
-		sh := Shard{Index: k, First: first, Units: len(part)}
+		shards[contract.ShardKey(k)] = raw
+		sh := contract.Shard{Index: k, First: first, Units: len(part)}
 		for _, u := range part {
 			sh.Steps += max(u.Count, 1)
 		}
 		plan.Shards = append(plan.Shards, sh)
 	}
-	if err := a.d.Store.PutStepDataBatch(ctx, in.ExecutionID, DataShard, shards); err != nil {
+	if err := a.d.Store.PutStepDataBatch(ctx, in.ExecutionID, contract.DataShard, shards); err != nil {
 		return nil, err
 	}
 	return plan, nil
@@ -162,7 +163,7 @@ func (a *Activities) loadSnapshot(ctx context.Context, hash string, nodes []mode
 
 // persist keeps the steps: single-step units one record per step, batch
 // units one record holding their steps, and an index of all of them.
-func (a *Activities) persist(ctx context.Context, execID string, units []Unit, members [][]*StoredStep) error {
+func (a *Activities) persist(ctx context.Context, execID string, units []contract.Unit, members [][]*StoredStep) error {
 	var steps []*StoredStep
 	for _, m := range members {
 		steps = append(steps, m...)
@@ -184,7 +185,7 @@ func (a *Activities) persist(ctx context.Context, execID string, units []Unit, m
 			if err != nil {
 				return err
 			}
-			batches[UnitKey(u.Index)] = raw
+			batches[contract.UnitKey(u.Index)] = raw
 			continue
 		}
 		raw, err := json.Marshal(members[i][0])
@@ -193,18 +194,18 @@ func (a *Activities) persist(ctx context.Context, execID string, units []Unit, m
 		}
 		singles[members[i][0].ID] = raw
 	}
-	if err := a.d.Store.PutStepDataBatch(ctx, execID, DataStep, singles); err != nil {
+	if err := a.d.Store.PutStepDataBatch(ctx, execID, contract.DataStep, singles); err != nil {
 		return err
 	}
-	if err := a.d.Store.PutStepDataBatch(ctx, execID, DataUnit, batches); err != nil {
+	if err := a.d.Store.PutStepDataBatch(ctx, execID, contract.DataUnit, batches); err != nil {
 		return err
 	}
-	return a.d.Store.PutStepData(ctx, execID, IndexKey, DataIndex, index)
+	return a.d.Store.PutStepData(ctx, execID, contract.IndexKey, contract.DataIndex, index)
 }
 
 // planBuilder turns a package (and what left it) into steps and units.
 type planBuilder struct {
-	mode    Mode
+	mode    contract.Mode
 	steps   []*StoredStep
 	byID    map[string]*StoredStep
 	deletes int
@@ -505,12 +506,12 @@ func hasDynamic(v any) bool {
 // units groups the ordered steps into units: batchable steps of one kind on
 // one node share a unit of up to size steps, as long as none depends on
 // another in the same unit; every unit depends only on earlier units.
-func (b *planBuilder) units(order []*StoredStep, size int) ([]Unit, [][]*StoredStep) {
+func (b *planBuilder) units(order []*StoredStep, size int) ([]contract.Unit, [][]*StoredStep) {
 	type openBatch struct {
 		key   string
 		steps []*StoredStep
 	}
-	var units []Unit
+	var units []contract.Unit
 	var members [][]*StoredStep
 	unitOf := map[string]int{}
 	open := map[string]*openBatch{}
@@ -570,9 +571,9 @@ func (b *planBuilder) units(order []*StoredStep, size int) ([]Unit, [][]*StoredS
 }
 
 // unit describes steps (already numbered idx) for the executor.
-func (b *planBuilder) unit(idx int, steps []*StoredStep, unitOf map[string]int) Unit {
+func (b *planBuilder) unit(idx int, steps []*StoredStep, unitOf map[string]int) contract.Unit {
 	first := steps[0]
-	u := Unit{
+	u := contract.Unit{
 		Index: idx, Step: first.ID, Count: len(steps), Batch: len(steps) > 1,
 		Kind: first.Kind, Node: first.Node, Delete: first.Delete,
 	}
@@ -605,7 +606,7 @@ func (b *planBuilder) unit(idx int, steps []*StoredStep, unitOf map[string]int) 
 	}
 	verb := "apply"
 	switch {
-	case b.mode == ModeDryRun:
+	case b.mode == contract.ModeDryRun:
 		verb = "plan"
 	case first.Delete:
 		verb = "delete"
@@ -615,7 +616,7 @@ func (b *planBuilder) unit(idx int, steps []*StoredStep, unitOf map[string]int) 
 		u.Summary = fmt.Sprintf("%s %d %ss (%s … %s)", verb, len(steps), first.Base, first.ID, last.ID)
 	} else {
 		u.Summary = verb + " " + first.ID
-		if first.Delete && b.mode == ModeDryRun {
+		if first.Delete && b.mode == contract.ModeDryRun {
 			u.Summary = "plan delete " + first.ID
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/cairn-io/cairn/activities"
+	"github.com/cairn-io/cairn/contract"
 	"github.com/cairn-io/cairn/kinds"
 	"github.com/cairn-io/cairn/model"
 	"github.com/cairn-io/cairn/providers"
@@ -67,13 +68,13 @@ func (f *fixture) stack(hash string, resources ...model.StackResource) *model.St
 	return s
 }
 
-func (f *fixture) prepare(in activities.PrepareInput) *activities.PreparedPlan {
+func (f *fixture) prepare(in contract.PrepareInput) *contract.PreparedPlan {
 	f.t.Helper()
 	if in.ExecutionID == "" {
 		in.ExecutionID = "exec-" + strings.ReplaceAll(f.t.Name(), "/", "-")
 	}
 	if in.Mode == "" {
-		in.Mode = activities.ModeApply
+		in.Mode = contract.ModeApply
 	}
 	plan, err := f.acts.Prepare(context.Background(), in)
 	if err != nil {
@@ -107,11 +108,11 @@ dependsOn: [File/f000, File/f249]
 `, f.root)
 	hash := f.snapshot(docs)
 	s := f.stack("")
-	plan := f.prepare(activities.PrepareInput{StackID: s.ID, SnapshotHash: hash})
+	plan := f.prepare(contract.PrepareInput{StackID: s.ID, SnapshotHash: hash})
 	if plan.Steps != 253 || len(plan.Shards) != 0 {
 		t.Fatalf("plan: %d steps, %d shards", plan.Steps, len(plan.Shards))
 	}
-	var batches, singles []activities.Unit
+	var batches, singles []contract.Unit
 	for i, u := range plan.Units {
 		if u.Index != i {
 			t.Fatalf("unit %d has index %d", i, u.Index)
@@ -176,26 +177,26 @@ spec: {base: http, wrap: body, defaults: {url: "http://127.0.0.1:1", path: /api/
 	tests := []struct {
 		name     string
 		docs     string
-		mode     activities.Mode
+		mode     contract.Mode
 		wantDeps map[string][]string // step → the steps its unit waits for
 	}{
-		{"label removed, bucket stays", kindsDoc + bucket(false), activities.ModeApply,
+		{"label removed, bucket stays", kindsDoc + bucket(false), contract.ModeApply,
 			map[string][]string{"label/l": {"bucket/b"}}},
-		{"both removed", kindsDoc, activities.ModeApply,
+		{"both removed", kindsDoc, contract.ModeApply,
 			map[string][]string{"label/l": {"bucket/b"}, "bucket/b": nil}},
-		{"destroy", "", activities.ModeDestroy,
+		{"destroy", "", contract.ModeDestroy,
 			map[string][]string{"label/l": {"bucket/b"}, "bucket/b": nil}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			s := f.stack(oldHash, record...)
-			in := activities.PrepareInput{StackID: s.ID, Mode: tt.mode}
+			in := contract.PrepareInput{StackID: s.ID, Mode: tt.mode}
 			if tt.docs != "" {
 				in.SnapshotHash = f.snapshot(tt.docs)
 			}
 			plan := f.prepare(in)
-			byIndex := map[int]activities.Unit{}
-			byStep := map[string]activities.Unit{}
+			byIndex := map[int]contract.Unit{}
+			byStep := map[string]contract.Unit{}
 			for _, u := range plan.Units {
 				byIndex[u.Index] = u
 				byStep[u.Step] = u
@@ -224,7 +225,7 @@ func TestPrepareDeletesByRecordWhenThePreviousSnapshotIsGone(t *testing.T) {
 	f := newFixture(t)
 	kindsDoc := "apiVersion: cairn/v1\nkind: Kind\nmetadata: {name: Label}\nspec: {base: http, wrap: body, defaults: {url: \"http://127.0.0.1:1\", path: /api/v2/labels}}\n"
 	s := f.stack("0000000000000000000000000000000000000000000000000000000000000000", model.StackResource{Kind: "Label", ID: "L9", PkgName: "gone"})
-	plan := f.prepare(activities.PrepareInput{StackID: s.ID, SnapshotHash: f.snapshot(kindsDoc)})
+	plan := f.prepare(contract.PrepareInput{StackID: s.ID, SnapshotHash: f.snapshot(kindsDoc)})
 	if len(plan.Units) != 1 || !plan.Units[0].Delete {
 		t.Fatalf("units %+v", plan.Units)
 	}
@@ -241,14 +242,14 @@ func TestPrepareShardsLargePlans(t *testing.T) {
 	f := newFixture(t)
 	s := f.stack("")
 	execID := "exec-shards"
-	plan := f.prepare(activities.PrepareInput{ExecutionID: execID, StackID: s.ID, SnapshotHash: f.snapshot(filesDocs(f.root+"/d", 45)), BatchSize: 10, ShardUnits: 2})
+	plan := f.prepare(contract.PrepareInput{ExecutionID: execID, StackID: s.ID, SnapshotHash: f.snapshot(filesDocs(f.root+"/d", 45)), BatchSize: 10, ShardUnits: 2})
 	// 1 directory unit + 5 batches = 6 units in 3 shards.
 	if len(plan.Units) != 0 || len(plan.Shards) != 3 {
 		t.Fatalf("plan %+v", plan)
 	}
 	total := 0
 	for _, sh := range plan.Shards {
-		units, err := f.acts.LoadUnits(context.Background(), activities.LoadUnitsInput{ExecutionID: execID, Shard: sh.Index})
+		units, err := f.acts.LoadUnits(context.Background(), contract.LoadUnitsInput{ExecutionID: execID, Shard: sh.Index})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -274,17 +275,17 @@ func TestRetryAfterACrashReportsTheChange(t *testing.T) {
 	execID := "exec-crash"
 	path := filepath.Join(f.root, "motd")
 	docs := fmt.Sprintf("apiVersion: cairn/v1\nkind: File\nmetadata: {name: motd}\nspec: {path: %s, content: new}\n", path)
-	plan := f.prepare(activities.PrepareInput{ExecutionID: execID, StackID: s.ID, SnapshotHash: f.snapshot(docs)})
+	plan := f.prepare(contract.PrepareInput{ExecutionID: execID, StackID: s.ID, SnapshotHash: f.snapshot(docs)})
 	u := plan.Units[0]
 	// What the dead attempt left: its before-state, and the file changed.
 	before, _ := json.Marshal(map[string]any{"action": "update", "before": map[string]any{"exists": true, "id": path}})
-	if err := f.st.PutStepData(ctx, execID, u.Step, activities.DataBefore, before); err != nil {
+	if err := f.st.PutStepData(ctx, execID, u.Step, contract.DataBefore, before); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(path, []byte("new"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	retry, err := f.acts.ApplyStep(ctx, activities.UnitInput{ExecutionID: execID, Unit: u, Rerun: true})
+	retry, err := f.acts.ApplyStep(ctx, contract.UnitInput{ExecutionID: execID, Unit: u, Rerun: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -292,8 +293,8 @@ func TestRetryAfterACrashReportsTheChange(t *testing.T) {
 		t.Fatalf("retry reported %+v, want the first attempt's update", r)
 	}
 	// The same step in a fresh execution finds nothing to do.
-	other := f.prepare(activities.PrepareInput{ExecutionID: "exec-fresh", StackID: s.ID, SnapshotHash: f.snapshot(docs)})
-	fresh, err := f.acts.ApplyStep(ctx, activities.UnitInput{ExecutionID: "exec-fresh", Unit: other.Units[0]})
+	other := f.prepare(contract.PrepareInput{ExecutionID: "exec-fresh", StackID: s.ID, SnapshotHash: f.snapshot(docs)})
+	fresh, err := f.acts.ApplyStep(ctx, contract.UnitInput{ExecutionID: "exec-fresh", Unit: other.Units[0]})
 	if err != nil || fresh.Steps[0].Outcome != model.OutcomeUnchanged {
 		t.Fatalf("fresh execution: %+v, %v", fresh, err)
 	}
@@ -302,7 +303,7 @@ func TestRetryAfterACrashReportsTheChange(t *testing.T) {
 	if err := os.WriteFile(path, []byte("drifted"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	again, err := f.acts.ApplyStep(ctx, activities.UnitInput{ExecutionID: execID, Unit: u, Rerun: true})
+	again, err := f.acts.ApplyStep(ctx, contract.UnitInput{ExecutionID: execID, Unit: u, Rerun: true})
 	if err != nil || again.Steps[0].Outcome != model.OutcomeUpdated {
 		t.Fatalf("rerun: %+v, %v", again, err)
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sort"
 
+	"github.com/cairn-io/cairn/contract"
 	"github.com/cairn-io/cairn/model"
 	"github.com/cairn-io/cairn/store"
 )
@@ -18,7 +19,7 @@ import (
 // undo recreated its object, and the stack keeps its previous snapshot. It
 // is idempotent per execution: the store ignores a second write for the
 // same execution.
-func (a *Activities) WriteStackRecord(ctx context.Context, in WriteStackRecordInput) (*StackRecordResult, error) {
+func (a *Activities) WriteStackRecord(ctx context.Context, in contract.WriteStackRecordInput) (*contract.StackRecordResult, error) {
 	stack, err := a.d.Store.GetStack(ctx, in.StackID)
 	if notFound(err) {
 		return nil, configError(fmt.Sprintf("stack %q not found", in.StackID))
@@ -30,7 +31,7 @@ func (a *Activities) WriteStackRecord(ctx context.Context, in WriteStackRecordIn
 	if err != nil {
 		return nil, err
 	}
-	raw, err := a.d.Store.ListStepData(ctx, in.ExecutionID, DataOutputs)
+	raw, err := a.d.Store.ListStepData(ctx, in.ExecutionID, contract.DataOutputs)
 	if err != nil {
 		return nil, err
 	}
@@ -110,7 +111,7 @@ func (a *Activities) WriteStackRecord(ctx context.Context, in WriteStackRecordIn
 	if err != nil {
 		return nil, err
 	}
-	return &StackRecordResult{Resources: len(st.Resources), UpdatedAt: st.UpdatedAt}, nil
+	return &contract.StackRecordResult{Resources: len(st.Resources), UpdatedAt: st.UpdatedAt}, nil
 }
 
 // compensatedSteps reads which steps of an execution a rollback undid.
@@ -148,7 +149,7 @@ func associations(refs []model.Ref, hadBefore bool) []model.Association {
 
 // stepIndex loads an execution's step index, in package order.
 func stepIndex(ctx context.Context, st store.Store, execID string) ([]indexEntry, error) {
-	raw, err := st.GetStepData(ctx, execID, IndexKey, DataIndex)
+	raw, err := st.GetStepData(ctx, execID, contract.IndexKey, contract.DataIndex)
 	if err != nil {
 		return nil, fmt.Errorf("step index of %s: %w", execID, err)
 	}
@@ -162,11 +163,11 @@ func stepIndex(ctx context.Context, st store.Store, execID string) ([]indexEntry
 // AllSteps loads every step Prepare kept for an execution, in package
 // order.
 func AllSteps(ctx context.Context, st store.Store, execID string) ([]*StoredStep, error) {
-	singles, err := st.ListStepData(ctx, execID, DataStep)
+	singles, err := st.ListStepData(ctx, execID, contract.DataStep)
 	if err != nil {
 		return nil, err
 	}
-	batches, err := st.ListStepData(ctx, execID, DataUnit)
+	batches, err := st.ListStepData(ctx, execID, contract.DataUnit)
 	if err != nil {
 		return nil, err
 	}
@@ -190,18 +191,18 @@ func AllSteps(ctx context.Context, st store.Store, execID string) ([]*StoredStep
 }
 
 // StorePlan keeps a dry-run's summary next to its plan steps.
-func (a *Activities) StorePlan(ctx context.Context, in StorePlanInput) error {
+func (a *Activities) StorePlan(ctx context.Context, in contract.StorePlanInput) error {
 	raw, err := json.Marshal(model.Plan{Summary: in.Summary, MissingEnvRefs: in.MissingEnvRefs, MissingSecrets: in.MissingSecrets})
 	if err != nil {
 		return err
 	}
-	return a.d.Store.PutStepData(ctx, in.ExecutionID, PlanSummaryKey, DataPlanSummary, raw)
+	return a.d.Store.PutStepData(ctx, in.ExecutionID, contract.PlanSummaryKey, contract.DataPlanSummary, raw)
 }
 
 // ReadPlan assembles a dry-run's plan from the store: the summary and
 // every step in package order.
 func ReadPlan(ctx context.Context, st store.Store, execID string) (*model.Plan, error) {
-	raw, err := st.GetStepData(ctx, execID, PlanSummaryKey, DataPlanSummary)
+	raw, err := st.GetStepData(ctx, execID, contract.PlanSummaryKey, contract.DataPlanSummary)
 	if err != nil {
 		return nil, err
 	}
@@ -213,7 +214,7 @@ func ReadPlan(ctx context.Context, st store.Store, execID string) (*model.Plan, 
 	if err != nil {
 		return nil, err
 	}
-	entries, err := st.ListStepData(ctx, execID, DataPlan)
+	entries, err := st.ListStepData(ctx, execID, contract.DataPlan)
 	if err != nil {
 		return nil, err
 	}
@@ -239,9 +240,9 @@ func ReadPlan(ctx context.Context, st store.Store, execID string) (*model.Plan, 
 }
 
 // LoadUnits returns a shard's units.
-func (a *Activities) LoadUnits(ctx context.Context, in LoadUnitsInput) ([]Unit, error) {
-	var units []Unit
-	if err := a.loadJSON(ctx, in.ExecutionID, ShardKey(in.Shard), DataShard, &units); err != nil {
+func (a *Activities) LoadUnits(ctx context.Context, in contract.LoadUnitsInput) ([]contract.Unit, error) {
+	var units []contract.Unit
+	if err := a.loadJSON(ctx, in.ExecutionID, contract.ShardKey(in.Shard), contract.DataShard, &units); err != nil {
 		return nil, fmt.Errorf("load shard %d: %w", in.Shard, err)
 	}
 	return units, nil

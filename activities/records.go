@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/cairn-io/cairn/contract"
 	"github.com/cairn-io/cairn/model"
 	"github.com/cairn-io/cairn/providers"
 )
@@ -14,7 +15,7 @@ import (
 // StoredStep is a step as Prepare keeps it: the step as built, with its
 // spec already mapped onto the built-in kind that runs it, so the step
 // activities need no catalogue. Single-step units are stored one per step
-// (kind DataStep); a batch unit's steps are stored together (DataUnit).
+// (kind contract.DataStep); a batch unit's steps are stored together (contract.DataUnit).
 type StoredStep struct {
 	model.Step
 	// Base is the provider kind (a derived kind's base, e.g. http).
@@ -23,14 +24,14 @@ type StoredStep struct {
 	Ord int `json:"ord"`
 	// Verbatim lists spec keys expression resolution must copy unrendered.
 	Verbatim []string `json:"verbatim,omitempty"`
-	// Unit is the index of the unit holding the step.
+	// contract.Unit is the index of the unit holding the step.
 	Unit int `json:"unit"`
 	// Exported marks a step whose outputs a dependent's expressions or
 	// condition read; a dry-run keeps outputs only for these.
 	Exported bool `json:"exported,omitempty"`
 }
 
-// indexEntry is one step of an execution's index (kind DataIndex): what
+// indexEntry is one step of an execution's index (kind contract.DataIndex): what
 // the stack record and the plan need of it, without its spec, in package
 // order.
 type indexEntry struct {
@@ -44,7 +45,7 @@ type indexEntry struct {
 }
 
 // beforeRecord is what a step persisted before changing anything (kind
-// DataBefore). The first record written for an execution and step is kept:
+// contract.DataBefore). The first record written for an execution and step is kept:
 // a retry after a crash reads it back instead of the already-changed state.
 type beforeRecord struct {
 	Action       model.Action    `json:"action"`
@@ -52,7 +53,7 @@ type beforeRecord struct {
 	Before       providers.State `json:"before"`
 }
 
-// outputsRecord is what a step left once it converged (kind DataOutputs):
+// outputsRecord is what a step left once it converged (kind contract.DataOutputs):
 // the object's id for the stack record, its outputs for dependents'
 // expressions, and its result so a retried activity does not redo it.
 type outputsRecord struct {
@@ -134,21 +135,21 @@ func recordKey(kind, name, node string) string {
 // DELETE /v1/stacks/{id}. A record that still lists resources (a delete
 // failed or was skipped) is kept so the destroy can be sent again; a
 // record already gone is fine, so a retried activity is harmless.
-func (a *Activities) RemoveStack(ctx context.Context, in RemoveStackInput) (*RemoveStackResult, error) {
+func (a *Activities) RemoveStack(ctx context.Context, in contract.RemoveStackInput) (*contract.RemoveStackResult, error) {
 	st, err := a.d.Store.GetStack(ctx, in.StackID)
 	if notFound(err) {
-		return &RemoveStackResult{Removed: true}, nil
+		return &contract.RemoveStackResult{Removed: true}, nil
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read stack %s: %w", in.StackID, err)
 	}
 	if n := len(st.Resources); n > 0 {
 		a.log.Warn("destroy left resources; keeping the stack record", "stack", in.StackID, "resources", n)
-		return &RemoveStackResult{Remaining: n}, nil
+		return &contract.RemoveStackResult{Remaining: n}, nil
 	}
 	if err := a.d.Store.DeleteStack(ctx, in.StackID); err != nil && !notFound(err) {
 		return nil, fmt.Errorf("delete stack %s: %w", in.StackID, err)
 	}
 	a.log.Info("stack removed after destroy", "stack", in.StackID)
-	return &RemoveStackResult{Removed: true}, nil
+	return &contract.RemoveStackResult{Removed: true}, nil
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/cairn-io/cairn/activities"
+	"github.com/cairn-io/cairn/contract"
 	"github.com/cairn-io/cairn/internal/platform"
 	"github.com/cairn-io/cairn/model"
 	"github.com/cairn-io/cairn/providers"
@@ -43,7 +44,7 @@ func TestRollbackRecordsRecreatedIDs(t *testing.T) {
 
 	v1 := f.snapshot(labelsDoc(srv.URL, "keep", "gone"))
 	s := f.stack("")
-	f.run("apply-1", f.prepare(activities.PrepareInput{ExecutionID: "apply-1", StackID: s.ID, SnapshotHash: v1}))
+	f.run("apply-1", f.prepare(contract.PrepareInput{ExecutionID: "apply-1", StackID: s.ID, SnapshotHash: v1}))
 	before := f.record("apply-1", s.ID, v1, false)
 	oldIDs := recordedIDs(before)
 	if len(oldIDs) != 2 || oldIDs["gone"] == "" {
@@ -52,7 +53,7 @@ func TestRollbackRecordsRecreatedIDs(t *testing.T) {
 
 	// The second apply deletes "gone", then fails and rolls back.
 	v2 := f.snapshot(labelsDoc(srv.URL, "keep"))
-	plan := f.prepare(activities.PrepareInput{ExecutionID: "apply-2", StackID: s.ID, SnapshotHash: v2})
+	plan := f.prepare(contract.PrepareInput{ExecutionID: "apply-2", StackID: s.ID, SnapshotHash: v2})
 	res := f.run("apply-2", plan)
 	if r := res["label/gone"]; r.Outcome != model.OutcomeDeleted {
 		t.Fatalf("delete of gone: %+v (results %+v)", r, res)
@@ -62,7 +63,7 @@ func TestRollbackRecordsRecreatedIDs(t *testing.T) {
 	}
 	recreated := map[string]string{}
 	for _, u := range plan.Units {
-		out, err := f.acts.Compensate(ctx, activities.CompensateInput{ExecutionID: "apply-2", Unit: u})
+		out, err := f.acts.Compensate(ctx, contract.CompensateInput{ExecutionID: "apply-2", Unit: u})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -78,12 +79,12 @@ func TestRollbackRecordsRecreatedIDs(t *testing.T) {
 		t.Fatalf("recreated object %v, %v", obj, ok)
 	}
 	// A retried compensation reports the same id without recreating again.
-	again, err := f.acts.Compensate(ctx, activities.CompensateInput{ExecutionID: "apply-2", Unit: unitOf(t, plan, "label/gone")})
+	again, err := f.acts.Compensate(ctx, contract.CompensateInput{ExecutionID: "apply-2", Unit: unitOf(t, plan, "label/gone")})
 	if err != nil || again.Recreated["label/gone"] != newID || len(plat.Labels()) != 2 {
 		t.Fatalf("retried compensation: %+v, %v; labels %v", again, err, plat.Labels())
 	}
 
-	if _, err := f.acts.WriteStackRecord(ctx, activities.WriteStackRecordInput{ExecutionID: "apply-2", StackID: s.ID, SnapshotHash: v2}); err != nil {
+	if _, err := f.acts.WriteStackRecord(ctx, contract.WriteStackRecordInput{ExecutionID: "apply-2", StackID: s.ID, SnapshotHash: v2}); err != nil {
 		t.Fatal(err)
 	}
 	after, err := f.st.GetStack(ctx, s.ID)
@@ -102,7 +103,7 @@ func TestRollbackRecordsRecreatedIDs(t *testing.T) {
 	}
 
 	// Applying the first package again finds both objects: nothing new.
-	res = f.run("apply-3", f.prepare(activities.PrepareInput{ExecutionID: "apply-3", StackID: s.ID, SnapshotHash: v1}))
+	res = f.run("apply-3", f.prepare(contract.PrepareInput{ExecutionID: "apply-3", StackID: s.ID, SnapshotHash: v1}))
 	for id, r := range res {
 		if r.Outcome != model.OutcomeUnchanged {
 			t.Errorf("%s: %s %s", id, r.Outcome, r.Error)
@@ -113,7 +114,7 @@ func TestRollbackRecordsRecreatedIDs(t *testing.T) {
 	}
 }
 
-func unitOf(t *testing.T, plan *activities.PreparedPlan, step string) activities.Unit {
+func unitOf(t *testing.T, plan *contract.PreparedPlan, step string) contract.Unit {
 	t.Helper()
 	for _, u := range plan.Units {
 		if u.Step == step {
@@ -121,5 +122,5 @@ func unitOf(t *testing.T, plan *activities.PreparedPlan, step string) activities
 		}
 	}
 	t.Fatalf("no unit %s in %+v", step, plan.Units)
-	return activities.Unit{}
+	return contract.Unit{}
 }

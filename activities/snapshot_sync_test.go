@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/cairn-io/cairn/activities"
+	"github.com/cairn-io/cairn/contract"
 	"github.com/cairn-io/cairn/graphs"
 	"github.com/cairn-io/cairn/model"
 	"github.com/cairn-io/cairn/providers"
@@ -126,7 +127,7 @@ func TestPrepareUsesParsedSnapshot(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	plan := f.prepare(activities.PrepareInput{StackID: f.stack("").ID, SnapshotHash: hash})
+	plan := f.prepare(contract.PrepareInput{StackID: f.stack("").ID, SnapshotHash: hash})
 	if plan.Steps != 31 {
 		t.Fatalf("%d steps, want 31", plan.Steps)
 	}
@@ -146,7 +147,7 @@ func (r *syncRecorder) ctx(t *testing.T, st store.Store, execID string, stepIDs 
 		defer r.mu.Unlock()
 		r.paths = append(r.paths, p)
 		for _, id := range stepIDs {
-			if _, err := st.GetStepData(context.Background(), execID, id, activities.DataOutputs); err == nil {
+			if _, err := st.GetStepData(context.Background(), execID, id, contract.DataOutputs); err == nil {
 				r.recordedEarly = append(r.recordedEarly, id)
 			}
 		}
@@ -168,11 +169,11 @@ spec: {path: %s/alone, content: "{{ env \"HOME\" }}x"}
 		t.Fatal(err)
 	}
 	execID := "exec-sync"
-	plan := f.prepare(activities.PrepareInput{ExecutionID: execID, StackID: f.stack("").ID, SnapshotHash: hash})
+	plan := f.prepare(contract.PrepareInput{ExecutionID: execID, StackID: f.stack("").ID, SnapshotHash: hash})
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	var batch, single *activities.Unit
+	var batch, single *contract.Unit
 	for i, u := range plan.Units {
 		switch {
 		case u.Batch:
@@ -190,7 +191,7 @@ spec: {path: %s/alone, content: "{{ env \"HOME\" }}x"}
 	}
 
 	var rec syncRecorder
-	res, err := f.acts.ApplyBatch(rec.ctx(t, f.st, execID, stepIDs), activities.UnitInput{ExecutionID: execID, Unit: *batch})
+	res, err := f.acts.ApplyBatch(rec.ctx(t, f.st, execID, stepIDs), contract.UnitInput{ExecutionID: execID, Unit: *batch})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -216,7 +217,7 @@ spec: {path: %s/alone, content: "{{ env \"HOME\" }}x"}
 		t.Fatalf("outcomes recorded before the sync: %v", rec.recordedEarly)
 	}
 	for _, id := range stepIDs {
-		if _, err := f.st.GetStepData(context.Background(), execID, id, activities.DataOutputs); err != nil {
+		if _, err := f.st.GetStepData(context.Background(), execID, id, contract.DataOutputs); err != nil {
 			t.Fatalf("outputs of %s: %v", id, err)
 		}
 	}
@@ -224,7 +225,7 @@ spec: {path: %s/alone, content: "{{ env \"HOME\" }}x"}
 	// A single step keeps its own fsyncs: the temporary file and the
 	// directory, during the write.
 	var one syncRecorder
-	if _, err := f.acts.ApplyStep(one.ctx(t, f.st, execID, nil), activities.UnitInput{ExecutionID: execID, Unit: *single}); err != nil {
+	if _, err := f.acts.ApplyStep(one.ctx(t, f.st, execID, nil), contract.UnitInput{ExecutionID: execID, Unit: *single}); err != nil {
 		t.Fatal(err)
 	}
 	slices.Sort(one.paths)

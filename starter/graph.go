@@ -15,6 +15,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/cairn-io/cairn/activities"
+	"github.com/cairn-io/cairn/contract"
 	"github.com/cairn-io/cairn/internal/searchattr"
 	"github.com/cairn-io/cairn/kinds"
 	"github.com/cairn-io/cairn/model"
@@ -67,7 +68,7 @@ func graphWorkflowID(clusterID string) string { return "graph-" + clusterID }
 // ErrInvalidGraphRun; cat is the catalogue the workers use (nil: the
 // built-in one).
 func ValidateGraph(ctx context.Context, st store.Store, cat *kinds.Catalogue, run GraphRun) error {
-	_, err := activities.BuildGraph(ctx, st, cat, activities.GraphRequest{
+	_, err := activities.BuildGraph(ctx, st, cat, contract.GraphRequest{
 		ClusterID: run.ClusterID, Types: run.Types, Snapshots: run.Snapshots, Nodes: run.Nodes, Tasks: run.Tasks,
 	})
 	if errors.Is(err, activities.ErrGraphRequest) {

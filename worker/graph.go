@@ -6,6 +6,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/cairn-io/cairn/activities"
+	"github.com/cairn-io/cairn/contract"
 	"github.com/cairn-io/cairn/providers"
 	"github.com/cairn-io/cairn/workflows"
 )
@@ -21,6 +22,6 @@ func RegisterGraph(w sdkworker.Registry, d Deps, o Options) {
 		Store: d.Store, Registry: d.Registry, Secrets: d.Secrets, Env: d.Env,
 		Node: providers.Node{Root: o.Root}, Logger: d.Logger,
 	}), d.Catalogue)
-	w.RegisterActivityWithOptions(g.PrepareGraph, activity.RegisterOptions{Name: activities.PrepareGraphName})
-	w.RegisterActivityWithOptions(g.RecordGraphRuns, activity.RegisterOptions{Name: activities.RecordGraphRunsName})
+	w.RegisterActivityWithOptions(g.PrepareGraph, activity.RegisterOptions{Name: contract.PrepareGraphName})
+	w.RegisterActivityWithOptions(g.RecordGraphRuns, activity.RegisterOptions{Name: contract.RecordGraphRunsName})
 }

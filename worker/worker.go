@@ -15,6 +15,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/cairn-io/cairn/activities"
+	"github.com/cairn-io/cairn/contract"
 	"github.com/cairn-io/cairn/expr"
 	"github.com/cairn-io/cairn/graphs"
 	"github.com/cairn-io/cairn/internal/fetch"
@@ -178,15 +179,15 @@ func RegisterWorkflows(r sdkworker.WorkflowRegistry) {
 // adds the control plane's own (prepare, record, plan).
 func RegisterActivities(r sdkworker.ActivityRegistry, a *activities.Activities, control bool) {
 	reg := func(fn any, name string) { r.RegisterActivityWithOptions(fn, activity.RegisterOptions{Name: name}) }
-	reg(a.ApplyStep, activities.ApplyStepName)
-	reg(a.ApplyBatch, activities.ApplyBatchName)
-	reg(a.Compensate, activities.CompensateName)
+	reg(a.ApplyStep, contract.ApplyStepName)
+	reg(a.ApplyBatch, contract.ApplyBatchName)
+	reg(a.Compensate, contract.CompensateName)
 	if control {
-		reg(a.Prepare, activities.PrepareName)
-		reg(a.LoadUnits, activities.LoadUnitsName)
-		reg(a.WriteStackRecord, activities.WriteStackRecordName)
-		reg(a.StorePlan, activities.StorePlanName)
-		reg(a.FetchPackage, activities.FetchPackageName)
-		reg(a.RemoveStack, activities.RemoveStackName)
+		reg(a.Prepare, contract.PrepareName)
+		reg(a.LoadUnits, contract.LoadUnitsName)
+		reg(a.WriteStackRecord, contract.WriteStackRecordName)
+		reg(a.StorePlan, contract.StorePlanName)
+		reg(a.FetchPackage, contract.FetchPackageName)
+		reg(a.RemoveStack, contract.RemoveStackName)
 	}
 }

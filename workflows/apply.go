@@ -6,7 +6,7 @@ import (
 
 	"go.temporal.io/sdk/workflow"
 
-	"github.com/cairn-io/cairn/activities"
+	"github.com/cairn-io/cairn/contract"
 	"github.com/cairn-io/cairn/model"
 )
 
@@ -31,7 +31,7 @@ type ApplyResult struct {
 // the executor and records the stack. By default a failure rolls back every
 // change and the stack record stays as it was; so does cancellation.
 func ApplyWorkflow(ctx workflow.Context, in ApplyInput) (*ApplyResult, error) {
-	opts := in.execOptions(ctx, activities.ModeApply, model.OnFailureRollback)
+	opts := in.execOptions(ctx, contract.ModeApply, model.OnFailureRollback)
 	t, err := newTracker(ctx, opts.ExecutionID)
 	if err != nil {
 		return nil, err
@@ -41,8 +41,8 @@ func ApplyWorkflow(ctx workflow.Context, in ApplyInput) (*ApplyResult, error) {
 			return nil, err
 		}
 	}
-	plan, err := prepare(ctx, opts, activities.PrepareInput{
-		ExecutionID: opts.ExecutionID, Mode: activities.ModeApply, StackID: in.StackID,
+	plan, err := prepare(ctx, opts, contract.PrepareInput{
+		ExecutionID: opts.ExecutionID, Mode: contract.ModeApply, StackID: in.StackID,
 		SnapshotHash: in.SnapshotHash, ClusterID: in.ClusterID, BatchSize: in.BatchSize, ShardUnits: in.ShardUnits,
 	})
 	if err != nil {
@@ -54,7 +54,7 @@ func ApplyWorkflow(ctx workflow.Context, in ApplyInput) (*ApplyResult, error) {
 	}
 	switch {
 	case !out.RolledBack && !out.Cancelled:
-		err := writeRecord(ctx, opts, activities.WriteStackRecordInput{
+		err := writeRecord(ctx, opts, contract.WriteStackRecordInput{
 			ExecutionID: opts.ExecutionID, StackID: in.StackID, SnapshotHash: in.SnapshotHash,
 			Changed: out.Report.Changed(),
 		})
@@ -65,7 +65,7 @@ func ApplyWorkflow(ctx workflow.Context, in ApplyInput) (*ApplyResult, error) {
 		// The rollback brought deleted objects back under new ids: the
 		// record keeps the previous state but must name them, or the next
 		// apply would create duplicates. Nothing the stack declares changed.
-		err := writeRecord(ctx, opts, activities.WriteStackRecordInput{
+		err := writeRecord(ctx, opts, contract.WriteStackRecordInput{
 			ExecutionID: opts.ExecutionID, StackID: in.StackID, SnapshotHash: in.SnapshotHash,
 		})
 		if err != nil {
@@ -83,8 +83,8 @@ func ApplyWorkflow(ctx workflow.Context, in ApplyInput) (*ApplyResult, error) {
 // its hash.
 func fetchPackage(ctx workflow.Context, opts ExecOptions, stackID string, urls []string, allowEmpty bool) (string, error) {
 	actx := workflow.WithActivityOptions(ctx, controlOptions(opts.ControlQueue, "read the package from the stack's URLs", 10*time.Minute))
-	var res activities.FetchPackageResult
-	err := workflow.ExecuteActivity(actx, activities.FetchPackageName, activities.FetchPackageInput{
+	var res contract.FetchPackageResult
+	err := workflow.ExecuteActivity(actx, contract.FetchPackageName, contract.FetchPackageInput{
 		StackID: stackID, URLs: urls, AllowEmpty: allowEmpty,
 	}).Get(ctx, &res)
 	if err != nil {

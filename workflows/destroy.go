@@ -6,7 +6,7 @@ import (
 
 	"go.temporal.io/sdk/workflow"
 
-	"github.com/cairn-io/cairn/activities"
+	"github.com/cairn-io/cairn/contract"
 	"github.com/cairn-io/cairn/model"
 )
 
@@ -25,13 +25,13 @@ type DestroyInput struct {
 // RemoveStack, a destroy that deleted everything removes the record last,
 // so the stack is gone whether or not anyone waits for the execution.
 func DestroyWorkflow(ctx workflow.Context, in DestroyInput) (*ApplyResult, error) {
-	opts := in.execOptions(ctx, activities.ModeDestroy, model.OnFailureContinue)
+	opts := in.execOptions(ctx, contract.ModeDestroy, model.OnFailureContinue)
 	t, err := newTracker(ctx, opts.ExecutionID)
 	if err != nil {
 		return nil, err
 	}
-	plan, err := prepare(ctx, opts, activities.PrepareInput{
-		ExecutionID: opts.ExecutionID, Mode: activities.ModeDestroy, StackID: in.StackID,
+	plan, err := prepare(ctx, opts, contract.PrepareInput{
+		ExecutionID: opts.ExecutionID, Mode: contract.ModeDestroy, StackID: in.StackID,
 		ClusterID: in.ClusterID, BatchSize: in.BatchSize, ShardUnits: in.ShardUnits,
 	})
 	if err != nil {
@@ -44,7 +44,7 @@ func DestroyWorkflow(ctx workflow.Context, in DestroyInput) (*ApplyResult, error
 	// After a rollback the record changes only when compensations brought
 	// deleted objects back under new ids.
 	if !out.RolledBack || len(out.Recreated) > 0 {
-		err := writeRecord(ctx, opts, activities.WriteStackRecordInput{
+		err := writeRecord(ctx, opts, contract.WriteStackRecordInput{
 			ExecutionID: opts.ExecutionID, StackID: in.StackID, Destroy: true,
 			Changed: !out.RolledBack && out.Report.Changed(),
 		})
@@ -69,8 +69,8 @@ func DestroyWorkflow(ctx workflow.Context, in DestroyInput) (*ApplyResult, error
 func removeStack(ctx workflow.Context, opts ExecOptions, stackID string) error {
 	dctx, _ := workflow.NewDisconnectedContext(ctx)
 	actx := workflow.WithActivityOptions(dctx, controlOptions(opts.ControlQueue, "remove stack "+stackID, 5*time.Minute))
-	var res activities.RemoveStackResult
-	if err := workflow.ExecuteActivity(actx, activities.RemoveStackName, activities.RemoveStackInput{StackID: stackID}).Get(dctx, &res); err != nil {
+	var res contract.RemoveStackResult
+	if err := workflow.ExecuteActivity(actx, contract.RemoveStackName, contract.RemoveStackInput{StackID: stackID}).Get(dctx, &res); err != nil {
 		return fmt.Errorf("remove stack record: %w", err)
 	}
 	if !res.Removed {

@@ -5,7 +5,7 @@ import (
 
 	"go.temporal.io/sdk/workflow"
 
-	"github.com/cairn-io/cairn/activities"
+	"github.com/cairn-io/cairn/contract"
 	"github.com/cairn-io/cairn/model"
 )
 
@@ -32,7 +32,7 @@ type DryRunResult struct {
 // DryRunWorkflow reads and diffs every step without changing anything (no
 // stack lock is taken) and stores the plan.
 func DryRunWorkflow(ctx workflow.Context, in DryRunInput) (*DryRunResult, error) {
-	opts := in.execOptions(ctx, activities.ModeDryRun, model.OnFailureContinue)
+	opts := in.execOptions(ctx, contract.ModeDryRun, model.OnFailureContinue)
 	opts.OnFailure = model.OnFailureContinue // a plan reports every problem
 	t, err := newTracker(ctx, opts.ExecutionID)
 	if err != nil {
@@ -43,8 +43,8 @@ func DryRunWorkflow(ctx workflow.Context, in DryRunInput) (*DryRunResult, error)
 			return nil, err
 		}
 	}
-	plan, err := prepare(ctx, opts, activities.PrepareInput{
-		ExecutionID: opts.ExecutionID, Mode: activities.ModeDryRun, StackID: in.StackID,
+	plan, err := prepare(ctx, opts, contract.PrepareInput{
+		ExecutionID: opts.ExecutionID, Mode: contract.ModeDryRun, StackID: in.StackID,
 		SnapshotHash: in.SnapshotHash, ClusterID: in.ClusterID, BatchSize: in.BatchSize, ShardUnits: in.ShardUnits,
 	})
 	if err != nil {
@@ -60,7 +60,7 @@ func DryRunWorkflow(ctx workflow.Context, in DryRunInput) (*DryRunResult, error)
 		Failures: out.Report.Failures,
 	}
 	actx := workflow.WithActivityOptions(ctx, controlOptions(opts.ControlQueue, "store plan", 5*time.Minute))
-	err = workflow.ExecuteActivity(actx, activities.StorePlanName, activities.StorePlanInput{
+	err = workflow.ExecuteActivity(actx, contract.StorePlanName, contract.StorePlanInput{
 		ExecutionID: opts.ExecutionID, Summary: res.Summary,
 		MissingEnvRefs: res.MissingEnvRefs, MissingSecrets: res.MissingSecrets,
 	}).Get(ctx, nil)

@@ -11,7 +11,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
-	"github.com/cairn-io/cairn/activities"
+	"github.com/cairn-io/cairn/contract"
 	"github.com/cairn-io/cairn/model"
 )
 
@@ -23,7 +23,7 @@ import (
 // back. Apply, dry-run, destroy and graph executions all use it.
 type Executor struct {
 	opts  ExecOptions
-	units []activities.Unit
+	units []contract.Unit
 	base  int // global index of units[0]
 	state []unitState
 	// dependents[i] lists the local units that wait on unit i.
@@ -68,7 +68,7 @@ type unitState struct {
 	uncertain bool
 	// tolerated marks a failure within its group's fault tolerance.
 	tolerated bool
-	results   []activities.StepResult
+	results   []contract.StepResult
 	err       string
 	startedAt *model.Time
 	endedAt   *model.Time
@@ -76,7 +76,7 @@ type unitState struct {
 
 type completion struct {
 	unit int
-	res  activities.UnitResult
+	res  contract.UnitResult
 	err  error
 }
 
@@ -133,7 +133,7 @@ type Outcome struct {
 // global indexes. failedOutside lists global indexes of units outside this
 // range (earlier shards) that did not succeed; every other outside
 // dependency is taken as satisfied.
-func NewExecutor(ctx workflow.Context, opts ExecOptions, units []activities.Unit, failedOutside []int) *Executor {
+func NewExecutor(ctx workflow.Context, opts ExecOptions, units []contract.Unit, failedOutside []int) *Executor {
 	e := &Executor{
 		opts:    opts.withDefaults(ctx),
 		units:   units,
@@ -313,19 +313,19 @@ func (e *Executor) start(actCtx, loopCtx workflow.Context, i int) {
 	if u.Strategy > 0 {
 		e.running[u.Task]++
 	}
-	name := activities.ApplyStepName
+	name := contract.ApplyStepName
 	if u.Batch {
-		name = activities.ApplyBatchName
+		name = contract.ApplyBatchName
 	}
-	in := activities.UnitInput{
+	in := contract.UnitInput{
 		ExecutionID: e.opts.ExecutionID,
 		Unit:        *u,
-		Noop:        e.opts.Mode == activities.ModeDryRun || u.Meta.Noop,
+		Noop:        e.opts.Mode == contract.ModeDryRun || u.Meta.Noop,
 		Rerun:       st.runs > 1,
 	}
 	fut := workflow.ExecuteActivity(workflow.WithActivityOptions(actCtx, e.opts.stepActivityOptions(u)), name, in)
 	workflow.Go(loopCtx, func(c workflow.Context) {
-		var res activities.UnitResult
+		var res contract.UnitResult
 		err := fut.Get(c, &res)
 		res.Expand()
 		e.done = append(e.done, completion{unit: i, res: res, err: err})
@@ -381,7 +381,7 @@ func (e *Executor) complete(ctx workflow.Context, c completion) {
 }
 
 // allSkipped reports whether a unit returned results and all were skipped.
-func allSkipped(steps []activities.StepResult) bool {
+func allSkipped(steps []contract.StepResult) bool {
 	for _, r := range steps {
 		if r.Outcome != model.OutcomeSkipped {
 			return false
@@ -694,7 +694,7 @@ func (e *Executor) compensate(ctx workflow.Context) {
 	byRecency()
 	type compDone struct {
 		unit int
-		res  activities.CompensateOutput
+		res  contract.CompensateOutput
 		err  error
 	}
 	var finished []compDone
@@ -704,11 +704,11 @@ func (e *Executor) compensate(ctx workflow.Context) {
 			i := ready[0]
 			ready = ready[1:]
 			u := &e.units[i]
-			in := activities.CompensateInput{ExecutionID: e.opts.ExecutionID, Unit: *u, StepIDs: jobs[i].stepIDs}
-			fut := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, e.opts.compensationOptions(u)), activities.CompensateName, in)
+			in := contract.CompensateInput{ExecutionID: e.opts.ExecutionID, Unit: *u, StepIDs: jobs[i].stepIDs}
+			fut := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, e.opts.compensationOptions(u)), contract.CompensateName, in)
 			inflight++
 			workflow.Go(ctx, func(c workflow.Context) {
-				var res activities.CompensateOutput
+				var res contract.CompensateOutput
 				err := fut.Get(c, &res)
 				finished = append(finished, compDone{unit: i, res: res, err: err})
 			})
@@ -739,7 +739,7 @@ func (e *Executor) compensate(ctx workflow.Context) {
 	}
 }
 
-func (e *Executor) takeCompensation(i int, res activities.CompensateOutput, err error) {
+func (e *Executor) takeCompensation(i int, res contract.CompensateOutput, err error) {
 	u := &e.units[i]
 	st := &e.state[i]
 	if err != nil {
@@ -895,7 +895,7 @@ const (
 	ErrRolledBack = "RolledBack"
 )
 
-func (e *Executor) describe(u *activities.Unit, err error) string {
+func (e *Executor) describe(u *contract.Unit, err error) string {
 	var timeout *temporal.TimeoutError
 	if errors.As(err, &timeout) {
 		switch timeout.TimeoutType() {
@@ -927,7 +927,7 @@ func errMessage(err error) string {
 func failedAttempts(err error) int {
 	var app *temporal.ApplicationError
 	if errors.As(err, &app) && app.HasDetails() {
-		var d activities.FailureDetails
+		var d contract.FailureDetails
 		if app.Details(&d) == nil && d.Attempt > 0 {
 			return d.Attempt
 		}

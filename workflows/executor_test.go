@@ -16,7 +16,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/testsuite"
 
-	"github.com/cairn-io/cairn/activities"
+	"github.com/cairn-io/cairn/contract"
 	"github.com/cairn-io/cairn/model"
 )
 
@@ -24,8 +24,8 @@ import (
 // when, where and how many at once, and fails the steps it is told to.
 type fakeActivities struct {
 	mu     sync.Mutex
-	plan   activities.PreparedPlan
-	shards map[int][]activities.Unit
+	plan   contract.PreparedPlan
+	shards map[int][]contract.Unit
 	// batches names the steps of each batch unit by unit index.
 	batches map[int][]string
 	// failures: step id → how many runs fail (-1: always).
@@ -45,14 +45,14 @@ type fakeActivities struct {
 	maxPerTask  map[string]int
 	queues      map[string]string
 	compensated []string
-	records     []activities.WriteStackRecordInput
-	plans       []activities.StorePlanInput
+	records     []contract.WriteStackRecordInput
+	plans       []contract.StorePlanInput
 	noop        bool
 }
 
-func newFake(units ...activities.Unit) *fakeActivities {
+func newFake(units ...contract.Unit) *fakeActivities {
 	return &fakeActivities{
-		plan:       activities.PreparedPlan{Units: units, Steps: countSteps(units)},
+		plan:       contract.PreparedPlan{Units: units, Steps: countSteps(units)},
 		batches:    map[int][]string{},
 		failures:   map[string]int{},
 		hold:       map[string]time.Duration{},
@@ -66,7 +66,7 @@ func newFake(units ...activities.Unit) *fakeActivities {
 	}
 }
 
-func countSteps(units []activities.Unit) int {
+func countSteps(units []contract.Unit) int {
 	n := 0
 	for _, u := range units {
 		n += max(u.Count, 1)
@@ -75,30 +75,30 @@ func countSteps(units []activities.Unit) int {
 }
 
 func (f *fakeActivities) register(env *testsuite.TestWorkflowEnvironment) {
-	env.RegisterActivityWithOptions(f.Prepare, activity.RegisterOptions{Name: activities.PrepareName})
-	env.RegisterActivityWithOptions(f.LoadUnits, activity.RegisterOptions{Name: activities.LoadUnitsName})
-	env.RegisterActivityWithOptions(f.ApplyStep, activity.RegisterOptions{Name: activities.ApplyStepName})
-	env.RegisterActivityWithOptions(f.ApplyBatch, activity.RegisterOptions{Name: activities.ApplyBatchName})
-	env.RegisterActivityWithOptions(f.Compensate, activity.RegisterOptions{Name: activities.CompensateName})
-	env.RegisterActivityWithOptions(f.WriteStackRecord, activity.RegisterOptions{Name: activities.WriteStackRecordName})
-	env.RegisterActivityWithOptions(f.StorePlan, activity.RegisterOptions{Name: activities.StorePlanName})
+	env.RegisterActivityWithOptions(f.Prepare, activity.RegisterOptions{Name: contract.PrepareName})
+	env.RegisterActivityWithOptions(f.LoadUnits, activity.RegisterOptions{Name: contract.LoadUnitsName})
+	env.RegisterActivityWithOptions(f.ApplyStep, activity.RegisterOptions{Name: contract.ApplyStepName})
+	env.RegisterActivityWithOptions(f.ApplyBatch, activity.RegisterOptions{Name: contract.ApplyBatchName})
+	env.RegisterActivityWithOptions(f.Compensate, activity.RegisterOptions{Name: contract.CompensateName})
+	env.RegisterActivityWithOptions(f.WriteStackRecord, activity.RegisterOptions{Name: contract.WriteStackRecordName})
+	env.RegisterActivityWithOptions(f.StorePlan, activity.RegisterOptions{Name: contract.StorePlanName})
 	env.RegisterWorkflow(ShardWorkflow)
 }
 
-func (f *fakeActivities) Prepare(ctx context.Context, in activities.PrepareInput) (*activities.PreparedPlan, error) {
+func (f *fakeActivities) Prepare(ctx context.Context, in contract.PrepareInput) (*contract.PreparedPlan, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.noop = in.Mode == activities.ModeDryRun
+	f.noop = in.Mode == contract.ModeDryRun
 	return &f.plan, nil
 }
 
-func (f *fakeActivities) LoadUnits(ctx context.Context, in activities.LoadUnitsInput) ([]activities.Unit, error) {
+func (f *fakeActivities) LoadUnits(ctx context.Context, in contract.LoadUnitsInput) ([]contract.Unit, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.shards[in.Shard], nil
 }
 
-func (f *fakeActivities) begin(ctx context.Context, u activities.Unit) {
+func (f *fakeActivities) begin(ctx context.Context, u contract.Unit) {
 	f.mu.Lock()
 	f.clock++
 	f.startedAt[u.Step] = f.clock
@@ -120,7 +120,7 @@ func (f *fakeActivities) begin(ctx context.Context, u activities.Unit) {
 	}
 }
 
-func (f *fakeActivities) end(u activities.Unit, ids ...string) {
+func (f *fakeActivities) end(u contract.Unit, ids ...string) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.clock++
@@ -141,37 +141,37 @@ func (f *fakeActivities) failing(id string) bool {
 	return n < 0 || f.runs[id] <= n
 }
 
-func (f *fakeActivities) ApplyStep(ctx context.Context, in activities.UnitInput) (*activities.UnitResult, error) {
+func (f *fakeActivities) ApplyStep(ctx context.Context, in contract.UnitInput) (*contract.UnitResult, error) {
 	f.begin(ctx, in.Unit)
 	defer f.end(in.Unit, in.Unit.Step)
 	if ctx.Err() != nil {
 		return nil, temporal.NewCanceledError()
 	}
 	if f.configErrs[in.Unit.Step] {
-		return nil, temporal.NewNonRetryableApplicationError("spec.mode: invalid", activities.ConfigErrorType, nil)
+		return nil, temporal.NewNonRetryableApplicationError("spec.mode: invalid", contract.ConfigErrorType, nil)
 	}
 	if f.failing(in.Unit.Step) {
-		return nil, temporal.NewNonRetryableApplicationError("boom in "+in.Unit.Step, activities.StepFailedType, nil,
-			activities.FailureDetails{StepID: in.Unit.Step, Attempt: 1})
+		return nil, temporal.NewNonRetryableApplicationError("boom in "+in.Unit.Step, contract.StepFailedType, nil,
+			contract.FailureDetails{StepID: in.Unit.Step, Attempt: 1})
 	}
 	action, outcome := model.ActionCreate, model.OutcomeCreated
 	if in.Noop {
 		outcome = model.OutcomeUnchanged
 	}
-	return &activities.UnitResult{Attempt: 1, Steps: []activities.StepResult{{
+	return &contract.UnitResult{Attempt: 1, Steps: []contract.StepResult{{
 		StepID: in.Unit.Step, Action: action, Outcome: outcome, ObjectID: "id-" + in.Unit.Step,
 	}}}, nil
 }
 
-func (f *fakeActivities) ApplyBatch(ctx context.Context, in activities.UnitInput) (*activities.UnitResult, error) {
+func (f *fakeActivities) ApplyBatch(ctx context.Context, in contract.UnitInput) (*contract.UnitResult, error) {
 	f.mu.Lock()
 	ids := f.batches[in.Unit.Index]
 	f.mu.Unlock()
 	f.begin(ctx, in.Unit)
 	defer f.end(in.Unit, ids...)
-	res := &activities.UnitResult{Attempt: 1}
+	res := &contract.UnitResult{Attempt: 1}
 	for _, id := range ids {
-		r := activities.StepResult{StepID: id, Action: model.ActionCreate, Outcome: model.OutcomeCreated}
+		r := contract.StepResult{StepID: id, Action: model.ActionCreate, Outcome: model.OutcomeCreated}
 		if f.failing(id) {
 			r.Outcome, r.Error = model.OutcomeFailed, "boom in "+id
 		}
@@ -181,7 +181,7 @@ func (f *fakeActivities) ApplyBatch(ctx context.Context, in activities.UnitInput
 	return res, nil
 }
 
-func (f *fakeActivities) Compensate(ctx context.Context, in activities.CompensateInput) (*activities.CompensateResult, error) {
+func (f *fakeActivities) Compensate(ctx context.Context, in contract.CompensateInput) (*contract.CompensateResult, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	ids := in.StepIDs
@@ -191,29 +191,29 @@ func (f *fakeActivities) Compensate(ctx context.Context, in activities.Compensat
 			ids = b
 		}
 	}
-	res := &activities.CompensateResult{}
+	res := &contract.CompensateResult{}
 	for _, id := range ids {
 		f.compensated = append(f.compensated, id)
-		r := activities.CompensationResult{StepID: id, Undone: true}
+		r := contract.CompensationResult{StepID: id, Undone: true}
 		if strings.HasPrefix(id, "irreversible") {
-			r = activities.CompensationResult{StepID: id, Irreversible: true}
+			r = contract.CompensationResult{StepID: id, Irreversible: true}
 		}
 		if strings.HasPrefix(id, "stuck") {
-			r = activities.CompensationResult{StepID: id, Error: "cannot restore " + id}
+			r = contract.CompensationResult{StepID: id, Error: "cannot restore " + id}
 		}
 		res.Steps = append(res.Steps, r)
 	}
 	return res, nil
 }
 
-func (f *fakeActivities) WriteStackRecord(ctx context.Context, in activities.WriteStackRecordInput) (*activities.StackRecordResult, error) {
+func (f *fakeActivities) WriteStackRecord(ctx context.Context, in contract.WriteStackRecordInput) (*contract.StackRecordResult, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.records = append(f.records, in)
-	return &activities.StackRecordResult{}, nil
+	return &contract.StackRecordResult{}, nil
 }
 
-func (f *fakeActivities) StorePlan(ctx context.Context, in activities.StorePlanInput) error {
+func (f *fakeActivities) StorePlan(ctx context.Context, in contract.StorePlanInput) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.plans = append(f.plans, in)
@@ -228,8 +228,8 @@ func sameSet(a, b []string) bool {
 }
 
 // unit builds a single-step unit.
-func unit(i int, step string, deps ...int) activities.Unit {
-	return activities.Unit{Index: i, Step: step, Count: 1, Kind: "exec", Deps: deps, Summary: "apply " + step}
+func unit(i int, step string, deps ...int) contract.Unit {
+	return contract.Unit{Index: i, Step: step, Count: 1, Kind: "exec", Deps: deps, Summary: "apply " + step}
 }
 
 func newEnv(t *testing.T, f *fakeActivities) *testsuite.TestWorkflowEnvironment {
@@ -264,7 +264,7 @@ func reportOf(t *testing.T, err error) model.Report {
 
 func TestExecutorHonoursDependencies(t *testing.T) {
 	// a → b, a → c, (b, c) → d, d → e; f independent.
-	units := []activities.Unit{
+	units := []contract.Unit{
 		unit(0, "exec/a"), unit(1, "exec/b", 0), unit(2, "exec/c", 0),
 		unit(3, "exec/d", 1, 2), unit(4, "exec/e", 3), unit(5, "exec/f"),
 	}
@@ -307,7 +307,7 @@ func TestExecutorCapsParallelism(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var units []activities.Unit
+			var units []contract.Unit
 			for i := range tt.units {
 				units = append(units, unit(i, fmt.Sprintf("exec/u%d", i)))
 			}
@@ -331,7 +331,7 @@ func TestExecutorCapsParallelism(t *testing.T) {
 }
 
 func TestExecutorStrategyCapsCopiesOfATask(t *testing.T) {
-	var units []activities.Unit
+	var units []contract.Unit
 	for i := range 8 {
 		u := unit(i, fmt.Sprintf("restart@n%d", i))
 		u.Task, u.Strategy, u.Node = "restart", 2, fmt.Sprintf("n%d", i)
@@ -567,7 +567,7 @@ func TestConfigErrorIsNotRetried(t *testing.T) {
 }
 
 func TestBatchReportsEachStep(t *testing.T) {
-	b := activities.Unit{Index: 0, Step: "file/f0", Count: 3, Batch: true, Kind: "file", Summary: "apply 3 files"}
+	b := contract.Unit{Index: 0, Step: "file/f0", Count: 3, Batch: true, Kind: "file", Summary: "apply 3 files"}
 	f := newFake(b, unit(1, "exec/after", 0))
 	f.batches[0] = []string{"file/f0", "file/f1", "file/f2"}
 	f.failures["file/f1"] = -1
@@ -683,7 +683,7 @@ func TestDecisionValidatorRejects(t *testing.T) {
 }
 
 func TestProgressQueryPaginates(t *testing.T) {
-	var units []activities.Unit
+	var units []contract.Unit
 	for i := range 7 {
 		units = append(units, unit(i, fmt.Sprintf("exec/s%d", i)))
 	}
@@ -729,8 +729,8 @@ func TestDryRunPlansWithoutChanging(t *testing.T) {
 
 func TestShardedPlanRunsEveryShard(t *testing.T) {
 	// Two shards; a unit of the second depends on one of the first.
-	s0 := []activities.Unit{unit(0, "exec/a"), unit(1, "exec/b", 0)}
-	s1 := []activities.Unit{unit(2, "exec/c", 1), unit(3, "exec/d")}
+	s0 := []contract.Unit{unit(0, "exec/a"), unit(1, "exec/b", 0)}
+	s1 := []contract.Unit{unit(2, "exec/c", 1), unit(3, "exec/d")}
 	tests := []struct {
 		name        string
 		fail        string
@@ -747,10 +747,10 @@ func TestShardedPlanRunsEveryShard(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			f := newFake()
-			f.plan = activities.PreparedPlan{Steps: 4, Shards: []activities.Shard{
+			f.plan = contract.PreparedPlan{Steps: 4, Shards: []contract.Shard{
 				{Index: 0, First: 0, Units: 2, Steps: 2}, {Index: 1, First: 2, Units: 2, Steps: 2},
 			}}
-			f.shards = map[int][]activities.Unit{0: s0, 1: s1}
+			f.shards = map[int][]contract.Unit{0: s0, 1: s1}
 			if tt.fail != "" {
 				f.failures[tt.fail] = -1
 			}
@@ -811,14 +811,14 @@ func TestNodeQueueNames(t *testing.T) {
 
 func TestMetaBecomesRetryPolicy(t *testing.T) {
 	opts := ExecOptions{ControlQueue: "cairn", NodeWait: time.Minute, StepTimeout: time.Hour, HeartbeatTimeout: time.Second}
-	u := activities.Unit{Node: "n1", Meta: model.Meta{Retry: 3, Delay: "5s", Timeout: "90s"}}
+	u := contract.Unit{Node: "n1", Meta: model.Meta{Retry: 3, Delay: "5s", Timeout: "90s"}}
 	ao := opts.stepActivityOptions(&u)
 	if ao.RetryPolicy.MaximumAttempts != 3+1+crashAttempts || ao.RetryPolicy.InitialInterval != 5*time.Second ||
 		ao.RetryPolicy.BackoffCoefficient != 1 || ao.StartToCloseTimeout != 90*time.Second ||
-		ao.ScheduleToStartTimeout != time.Minute || !slices.Contains(ao.RetryPolicy.NonRetryableErrorTypes, activities.ConfigErrorType) {
+		ao.ScheduleToStartTimeout != time.Minute || !slices.Contains(ao.RetryPolicy.NonRetryableErrorTypes, contract.ConfigErrorType) {
 		t.Fatalf("options = %+v, policy %+v", ao, ao.RetryPolicy)
 	}
-	forever := activities.Unit{Meta: model.Meta{Retry: -1}}
+	forever := contract.Unit{Meta: model.Meta{Retry: -1}}
 	ao = opts.stepActivityOptions(&forever)
 	if ao.RetryPolicy.MaximumAttempts != 0 || ao.ScheduleToStartTimeout != 0 || ao.StartToCloseTimeout != time.Hour {
 		t.Fatalf("forever options = %+v", ao)

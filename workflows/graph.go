@@ -7,7 +7,7 @@ import (
 
 	"go.temporal.io/sdk/workflow"
 
-	"github.com/cairn-io/cairn/activities"
+	"github.com/cairn-io/cairn/contract"
 	"github.com/cairn-io/cairn/model"
 )
 
@@ -65,11 +65,11 @@ type GraphExecutionResult struct {
 // successful runs at the end, so conditions of later executions can ask
 // whether a task changed.
 func GraphExecutionWorkflow(ctx workflow.Context, in GraphExecutionInput) (*GraphExecutionResult, error) {
-	opts := in.execOptions(ctx, activities.ModeApply, model.OnFailureStop)
+	opts := in.execOptions(ctx, contract.ModeApply, model.OnFailureStop)
 	// Cancelling a graph only stops it, unless it rolls back on failure.
 	opts.RollbackOnCancel = opts.OnFailure == model.OnFailureRollback
 	if in.DryRun {
-		opts.Mode = activities.ModeDryRun
+		opts.Mode = contract.ModeDryRun
 	}
 	t, err := newTracker(ctx, opts.ExecutionID)
 	if err != nil {
@@ -81,10 +81,10 @@ func GraphExecutionWorkflow(ctx workflow.Context, in GraphExecutionInput) (*Grap
 	}
 	actx := workflow.WithActivityOptions(ctx, controlOptions(opts.ControlQueue,
 		"prepare graph "+strings.Join(types, ", ")+" on "+in.ClusterID, 30*time.Minute))
-	var plan activities.PreparedGraph
-	err = workflow.ExecuteActivity(actx, activities.PrepareGraphName, activities.PrepareGraphInput{
+	var plan contract.PreparedGraph
+	err = workflow.ExecuteActivity(actx, contract.PrepareGraphName, contract.PrepareGraphInput{
 		ExecutionID: opts.ExecutionID,
-		GraphRequest: activities.GraphRequest{
+		GraphRequest: contract.GraphRequest{
 			ClusterID: in.ClusterID, Types: types, Snapshots: in.Snapshots, Nodes: in.Nodes, Tasks: in.Tasks,
 		},
 		DryRun: in.DryRun, Noop: in.Noop, Force: in.Force, RetryOf: in.RetryOf,
@@ -131,13 +131,13 @@ func GraphExecutionWorkflow(ctx workflow.Context, in GraphExecutionInput) (*Grap
 	dctx, _ := workflow.NewDisconnectedContext(ctx)
 	if in.Noop {
 		sctx := workflow.WithActivityOptions(dctx, controlOptions(opts.ControlQueue, "store noop plan", 5*time.Minute))
-		err = workflow.ExecuteActivity(sctx, activities.StorePlanName, activities.StorePlanInput{
+		err = workflow.ExecuteActivity(sctx, contract.StorePlanName, contract.StorePlanInput{
 			ExecutionID: opts.ExecutionID, Summary: out.Plan,
 			MissingEnvRefs: nonNil(out.MissingEnv), MissingSecrets: nonNil(out.MissingSecrets),
 		}).Get(dctx, nil)
 	} else {
 		rctx := workflow.WithActivityOptions(dctx, controlOptions(opts.ControlQueue, "record node history", 10*time.Minute))
-		err = workflow.ExecuteActivity(rctx, activities.RecordGraphRunsName, activities.RecordGraphRunsInput{
+		err = workflow.ExecuteActivity(rctx, contract.RecordGraphRunsName, contract.RecordGraphRunsInput{
 			ExecutionID: opts.ExecutionID, ClusterID: in.ClusterID,
 		}).Get(dctx, nil)
 	}

@@ -16,6 +16,7 @@ import (
 	"go.temporal.io/sdk/testsuite"
 
 	"github.com/cairn-io/cairn/activities"
+	"github.com/cairn-io/cairn/contract"
 	"github.com/cairn-io/cairn/model"
 	"github.com/cairn-io/cairn/store"
 )
@@ -30,7 +31,7 @@ type graphSteps struct {
 	clock    int
 	started  map[string]int
 	finished map[string]int
-	inputs   []activities.UnitInput
+	inputs   []contract.UnitInput
 }
 
 func newGraphSteps(fail ...string) *graphSteps {
@@ -41,7 +42,7 @@ func newGraphSteps(fail ...string) *graphSteps {
 	return g
 }
 
-func (g *graphSteps) ApplyStep(ctx context.Context, in activities.UnitInput) (*activities.UnitResult, error) {
+func (g *graphSteps) ApplyStep(ctx context.Context, in contract.UnitInput) (*contract.UnitResult, error) {
 	g.mu.Lock()
 	g.clock++
 	g.started[in.Unit.Step] = g.clock
@@ -54,14 +55,14 @@ func (g *graphSteps) ApplyStep(ctx context.Context, in activities.UnitInput) (*a
 	fail := g.fail[in.Unit.Step]
 	g.mu.Unlock()
 	if fail {
-		return nil, temporal.NewNonRetryableApplicationError("boom in "+in.Unit.Step, activities.StepFailedType, nil,
-			activities.FailureDetails{StepID: in.Unit.Step, Attempt: 1})
+		return nil, temporal.NewNonRetryableApplicationError("boom in "+in.Unit.Step, contract.StepFailedType, nil,
+			contract.FailureDetails{StepID: in.Unit.Step, Attempt: 1})
 	}
 	outcome := model.OutcomeUpdated
 	if in.Noop {
 		outcome = model.OutcomeUnchanged
 	}
-	return &activities.UnitResult{Attempt: 1, Steps: []activities.StepResult{{
+	return &contract.UnitResult{Attempt: 1, Steps: []contract.StepResult{{
 		StepID: in.Unit.Step, Action: model.ActionRun, Outcome: outcome,
 	}}}, nil
 }
@@ -118,11 +119,11 @@ func graphEnv(t *testing.T, st store.Store, steps *graphSteps) *testsuite.TestWo
 	acts := activities.New(activities.Deps{Store: st})
 	g := activities.NewGraphActivities(acts, nil)
 	env.RegisterWorkflow(ShardWorkflow)
-	env.RegisterActivityWithOptions(g.PrepareGraph, activity.RegisterOptions{Name: activities.PrepareGraphName})
-	env.RegisterActivityWithOptions(g.RecordGraphRuns, activity.RegisterOptions{Name: activities.RecordGraphRunsName})
-	env.RegisterActivityWithOptions(acts.StorePlan, activity.RegisterOptions{Name: activities.StorePlanName})
-	env.RegisterActivityWithOptions(acts.LoadUnits, activity.RegisterOptions{Name: activities.LoadUnitsName})
-	env.RegisterActivityWithOptions(steps.ApplyStep, activity.RegisterOptions{Name: activities.ApplyStepName})
+	env.RegisterActivityWithOptions(g.PrepareGraph, activity.RegisterOptions{Name: contract.PrepareGraphName})
+	env.RegisterActivityWithOptions(g.RecordGraphRuns, activity.RegisterOptions{Name: contract.RecordGraphRunsName})
+	env.RegisterActivityWithOptions(acts.StorePlan, activity.RegisterOptions{Name: contract.StorePlanName})
+	env.RegisterActivityWithOptions(acts.LoadUnits, activity.RegisterOptions{Name: contract.LoadUnitsName})
+	env.RegisterActivityWithOptions(steps.ApplyStep, activity.RegisterOptions{Name: contract.ApplyStepName})
 	return env
 }
 

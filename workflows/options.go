@@ -6,7 +6,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
-	"github.com/cairn-io/cairn/activities"
+	"github.com/cairn-io/cairn/contract"
 	"github.com/cairn-io/cairn/model"
 )
 
@@ -37,7 +37,7 @@ func IsControlPlane(node string) bool { return node == "" || node == model.Contr
 // ExecOptions steer one run of the executor.
 type ExecOptions struct {
 	ExecutionID string          `json:"executionId"`
-	Mode        activities.Mode `json:"mode"`
+	Mode        contract.Mode   `json:"mode"`
 	OnFailure   model.OnFailure `json:"onFailure"`
 	Parallelism int             `json:"parallelism,omitempty"`
 	// ControlQueue serves control-plane steps; "" is the workflow's own queue.
@@ -90,7 +90,7 @@ func (o ExecOptions) queueFor(node string) string {
 
 // stepActivityOptions turns a unit's meta params (mgmt's retry, delay,
 // timeout) into the activity's retry policy and timeouts.
-func (o ExecOptions) stepActivityOptions(u *activities.Unit) workflow.ActivityOptions {
+func (o ExecOptions) stepActivityOptions(u *contract.Unit) workflow.ActivityOptions {
 	timeout := o.StepTimeout
 	if d, err := time.ParseDuration(u.Meta.Timeout); err == nil && d > 0 {
 		timeout = d
@@ -99,7 +99,7 @@ func (o ExecOptions) stepActivityOptions(u *activities.Unit) workflow.ActivityOp
 		InitialInterval:        time.Second,
 		BackoffCoefficient:     2,
 		MaximumInterval:        time.Minute,
-		NonRetryableErrorTypes: []string{activities.ConfigErrorType},
+		NonRetryableErrorTypes: []string{contract.ConfigErrorType},
 	}
 	if d, err := time.ParseDuration(u.Meta.Delay); err == nil && d > 0 {
 		policy.InitialInterval = d
@@ -127,7 +127,7 @@ func (o ExecOptions) stepActivityOptions(u *activities.Unit) workflow.ActivityOp
 }
 
 // compensationOptions run a unit's compensation where the unit ran.
-func (o ExecOptions) compensationOptions(u *activities.Unit) workflow.ActivityOptions {
+func (o ExecOptions) compensationOptions(u *contract.Unit) workflow.ActivityOptions {
 	ao := workflow.ActivityOptions{
 		TaskQueue:           o.queueFor(u.Node),
 		StartToCloseTimeout: o.StepTimeout,
@@ -136,7 +136,7 @@ func (o ExecOptions) compensationOptions(u *activities.Unit) workflow.ActivityOp
 			InitialInterval:        time.Second,
 			BackoffCoefficient:     2,
 			MaximumAttempts:        3,
-			NonRetryableErrorTypes: []string{activities.ConfigErrorType},
+			NonRetryableErrorTypes: []string{contract.ConfigErrorType},
 		},
 		Summary: "undo " + u.Summary,
 	}
@@ -156,7 +156,7 @@ func controlOptions(queue, summary string, timeout time.Duration) workflow.Activ
 			InitialInterval:        time.Second,
 			BackoffCoefficient:     2,
 			MaximumAttempts:        5,
-			NonRetryableErrorTypes: []string{activities.ConfigErrorType},
+			NonRetryableErrorTypes: []string{contract.ConfigErrorType},
 		},
 		Summary: summary,
 	}

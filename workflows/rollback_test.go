@@ -11,7 +11,7 @@ import (
 	"go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/testsuite"
 
-	"github.com/cairn-io/cairn/activities"
+	"github.com/cairn-io/cairn/contract"
 	"github.com/cairn-io/cairn/model"
 )
 
@@ -19,12 +19,12 @@ import (
 // "exec/recreate*" as objects recreated under a new id.
 type recreating struct{ *fakeActivities }
 
-func (r recreating) Compensate(ctx context.Context, in activities.CompensateInput) (*activities.CompensateOutput, error) {
+func (r recreating) Compensate(ctx context.Context, in contract.CompensateInput) (*contract.CompensateOutput, error) {
 	res, err := r.fakeActivities.Compensate(ctx, in)
 	if err != nil {
 		return nil, err
 	}
-	out := &activities.CompensateOutput{CompensateResult: *res}
+	out := &contract.CompensateOutput{CompensateResult: *res}
 	for _, s := range res.Steps {
 		if strings.HasPrefix(s.StepID, "exec/recreate") && s.Undone {
 			if out.Recreated == nil {
@@ -53,10 +53,10 @@ func TestRollbackRecordsRecreatedObjects(t *testing.T) {
 			s.SetLogger(log.NewStructuredLogger(slog.New(slog.DiscardHandler)))
 			env := s.NewTestWorkflowEnvironment()
 			env.SetTestTimeout(30 * time.Second)
-			env.RegisterActivityWithOptions(f.Prepare, activity.RegisterOptions{Name: activities.PrepareName})
-			env.RegisterActivityWithOptions(f.ApplyStep, activity.RegisterOptions{Name: activities.ApplyStepName})
-			env.RegisterActivityWithOptions(recreating{f}.Compensate, activity.RegisterOptions{Name: activities.CompensateName})
-			env.RegisterActivityWithOptions(f.WriteStackRecord, activity.RegisterOptions{Name: activities.WriteStackRecordName})
+			env.RegisterActivityWithOptions(f.Prepare, activity.RegisterOptions{Name: contract.PrepareName})
+			env.RegisterActivityWithOptions(f.ApplyStep, activity.RegisterOptions{Name: contract.ApplyStepName})
+			env.RegisterActivityWithOptions(recreating{f}.Compensate, activity.RegisterOptions{Name: contract.CompensateName})
+			env.RegisterActivityWithOptions(f.WriteStackRecord, activity.RegisterOptions{Name: contract.WriteStackRecordName})
 			env.ExecuteWorkflow(ApplyWorkflow, applyInput(model.OnFailureRollback, 1))
 			err := env.GetWorkflowError()
 			if r := reportOf(t, err); !r.RolledBack {

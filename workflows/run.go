@@ -6,7 +6,7 @@ import (
 
 	"go.temporal.io/sdk/workflow"
 
-	"github.com/cairn-io/cairn/activities"
+	"github.com/cairn-io/cairn/contract"
 	"github.com/cairn-io/cairn/model"
 )
 
@@ -41,7 +41,7 @@ func ExecutionID(ctx workflow.Context, s Settings) string {
 	return info.WorkflowExecution.ID + "." + run
 }
 
-func (s Settings) execOptions(ctx workflow.Context, mode activities.Mode, onFailure model.OnFailure) ExecOptions {
+func (s Settings) execOptions(ctx workflow.Context, mode contract.Mode, onFailure model.OnFailure) ExecOptions {
 	if s.OnFailure != "" {
 		onFailure = s.OnFailure
 	}
@@ -55,7 +55,7 @@ func (s Settings) execOptions(ctx workflow.Context, mode activities.Mode, onFail
 		NodeWait:         s.NodeWait,
 		StepTimeout:      s.StepTimeout,
 		HeartbeatTimeout: s.HeartbeatTimeout,
-		RollbackOnCancel: mode == activities.ModeApply,
+		RollbackOnCancel: mode == contract.ModeApply,
 	}.withDefaults(ctx)
 }
 
@@ -110,10 +110,10 @@ func (t *tracker) progress(offset, limit int) (*Progress, error) {
 }
 
 // prepare runs the Prepare activity on the control plane.
-func prepare(ctx workflow.Context, opts ExecOptions, in activities.PrepareInput) (*activities.PreparedPlan, error) {
+func prepare(ctx workflow.Context, opts ExecOptions, in contract.PrepareInput) (*contract.PreparedPlan, error) {
 	actx := workflow.WithActivityOptions(ctx, controlOptions(opts.ControlQueue, "prepare "+string(in.Mode), 30*time.Minute))
-	var plan activities.PreparedPlan
-	if err := workflow.ExecuteActivity(actx, activities.PrepareName, in).Get(ctx, &plan); err != nil {
+	var plan contract.PreparedPlan
+	if err := workflow.ExecuteActivity(actx, contract.PrepareName, in).Get(ctx, &plan); err != nil {
 		return nil, fmt.Errorf("prepare: %w", err)
 	}
 	return &plan, nil
@@ -121,7 +121,7 @@ func prepare(ctx workflow.Context, opts ExecOptions, in activities.PrepareInput)
 
 // execute runs a prepared plan, in this workflow or shard by shard in
 // child workflows when it is too large for one history.
-func (t *tracker) execute(ctx workflow.Context, opts ExecOptions, plan *activities.PreparedPlan) (*Outcome, error) {
+func (t *tracker) execute(ctx workflow.Context, opts ExecOptions, plan *contract.PreparedPlan) (*Outcome, error) {
 	t.phase = "running"
 	if len(plan.Shards) > 0 {
 		t.shards = &shardRun{plan: plan}
@@ -142,11 +142,11 @@ func (t *tracker) finish(ctx workflow.Context, o *Outcome) {
 
 // writeRecord records what an apply or destroy left, on a context that
 // cancellation does not reach.
-func writeRecord(ctx workflow.Context, opts ExecOptions, in activities.WriteStackRecordInput) error {
+func writeRecord(ctx workflow.Context, opts ExecOptions, in contract.WriteStackRecordInput) error {
 	dctx, _ := workflow.NewDisconnectedContext(ctx)
 	actx := workflow.WithActivityOptions(dctx, controlOptions(opts.ControlQueue, "write stack record "+in.StackID, 10*time.Minute))
-	var res activities.StackRecordResult
-	if err := workflow.ExecuteActivity(actx, activities.WriteStackRecordName, in).Get(dctx, &res); err != nil {
+	var res contract.StackRecordResult
+	if err := workflow.ExecuteActivity(actx, contract.WriteStackRecordName, in).Get(dctx, &res); err != nil {
 		return fmt.Errorf("write stack record: %w", err)
 	}
 	return nil

@@ -7,7 +7,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
-	"github.com/cairn-io/cairn/activities"
+	"github.com/cairn-io/cairn/contract"
 	"github.com/cairn-io/cairn/model"
 )
 
@@ -15,10 +15,10 @@ import (
 // plan. The shard's units are in the store; FailedBefore lists units of
 // earlier shards that did not succeed.
 type ShardInput struct {
-	Options      ExecOptions      `json:"options"`
-	Shard        activities.Shard `json:"shard"`
-	FailedBefore []int            `json:"failedBefore,omitempty"`
-	Compensate   bool             `json:"compensate,omitempty"`
+	Options      ExecOptions    `json:"options"`
+	Shard        contract.Shard `json:"shard"`
+	FailedBefore []int          `json:"failedBefore,omitempty"`
+	Compensate   bool           `json:"compensate,omitempty"`
 }
 
 // ShardWorkflow runs one shard with the executor and returns its outcome;
@@ -26,9 +26,9 @@ type ShardInput struct {
 func ShardWorkflow(ctx workflow.Context, in ShardInput) (*Outcome, error) {
 	actx := workflow.WithActivityOptions(ctx, controlOptions(in.Options.ControlQueue,
 		fmt.Sprintf("load shard %d", in.Shard.Index), 10*time.Minute))
-	var units []activities.Unit
-	err := workflow.ExecuteActivity(actx, activities.LoadUnitsName,
-		activities.LoadUnitsInput{ExecutionID: in.Options.ExecutionID, Shard: in.Shard.Index}).Get(ctx, &units)
+	var units []contract.Unit
+	err := workflow.ExecuteActivity(actx, contract.LoadUnitsName,
+		contract.LoadUnitsInput{ExecutionID: in.Options.ExecutionID, Shard: in.Shard.Index}).Get(ctx, &units)
 	if err != nil {
 		return nil, fmt.Errorf("load shard %d: %w", in.Shard.Index, err)
 	}
@@ -65,7 +65,7 @@ func (e *Executor) CompensateAll(ctx workflow.Context) *Outcome {
 
 // shardRun runs a sharded plan's shards one after another as children.
 type shardRun struct {
-	plan     *activities.PreparedPlan
+	plan     *contract.PreparedPlan
 	active   int
 	activeID string
 	finished int // steps in finished shards

@@ -12,13 +12,13 @@ import (
 	"go.temporal.io/sdk/testsuite"
 	"go.temporal.io/sdk/workflow"
 
-	"github.com/cairn-io/cairn/activities"
+	"github.com/cairn-io/cairn/contract"
 	"github.com/cairn-io/cairn/model"
 )
 
 // runUnitsWorkflow runs units with the executor under opts, as the
 // execution workflows do, and returns the outcome.
-func runUnitsWorkflow(ctx workflow.Context, opts ExecOptions, units []activities.Unit) (*Outcome, error) {
+func runUnitsWorkflow(ctx workflow.Context, opts ExecOptions, units []contract.Unit) (*Outcome, error) {
 	ex := NewExecutor(ctx, opts, units, nil)
 	if err := ex.Register(ctx); err != nil {
 		return nil, err
@@ -29,8 +29,8 @@ func runUnitsWorkflow(ctx workflow.Context, opts ExecOptions, units []activities
 func TestExecutorGroupTolerance(t *testing.T) {
 	// install runs on n1..n3 in group g (one at a time, so a stopped run
 	// leaves later installs unstarted); configure@n follows install@n.
-	build := func() []activities.Unit {
-		var units []activities.Unit
+	build := func() []contract.Unit {
+		var units []contract.Unit
 		for k, n := range []string{"n1", "n2", "n3"} {
 			u := unit(k, "install@"+n)
 			u.Node, u.Group, u.Task = n, "g", "install"
@@ -110,7 +110,7 @@ func TestExecutorGroupTolerance(t *testing.T) {
 			}
 			env := newEnv(t, f)
 			env.RegisterWorkflow(runUnitsWorkflow)
-			opts := ExecOptions{ExecutionID: "tol", Mode: activities.ModeApply, OnFailure: tt.onFailure, Parallelism: 1, Tolerance: tt.tolerance}
+			opts := ExecOptions{ExecutionID: "tol", Mode: contract.ModeApply, OnFailure: tt.onFailure, Parallelism: 1, Tolerance: tt.tolerance}
 			env.ExecuteWorkflow(runUnitsWorkflow, opts, f.plan.Units)
 			if err := env.GetWorkflowError(); err != nil {
 				t.Fatal(err)
@@ -164,19 +164,19 @@ func TestExecutorGroupTolerance(t *testing.T) {
 // or an unselected task does; steps named "run*" change something.
 type skipping struct{}
 
-func (skipping) result(id string) activities.StepResult {
+func (skipping) result(id string) contract.StepResult {
 	if strings.HasPrefix(id, "run") {
-		return activities.StepResult{StepID: id, Action: model.ActionRun, Outcome: model.OutcomeUpdated}
+		return contract.StepResult{StepID: id, Action: model.ActionRun, Outcome: model.OutcomeUpdated}
 	}
-	return activities.StepResult{StepID: id, Action: model.ActionNoop, Outcome: model.OutcomeSkipped}
+	return contract.StepResult{StepID: id, Action: model.ActionNoop, Outcome: model.OutcomeSkipped}
 }
 
-func (s skipping) ApplyStep(ctx context.Context, in activities.UnitInput) (*activities.UnitResult, error) {
-	return &activities.UnitResult{Attempt: 1, Steps: []activities.StepResult{s.result(in.Unit.Step)}}, nil
+func (s skipping) ApplyStep(ctx context.Context, in contract.UnitInput) (*contract.UnitResult, error) {
+	return &contract.UnitResult{Attempt: 1, Steps: []contract.StepResult{s.result(in.Unit.Step)}}, nil
 }
 
-func (s skipping) ApplyBatch(ctx context.Context, in activities.UnitInput) (*activities.UnitResult, error) {
-	res := &activities.UnitResult{Attempt: 1}
+func (s skipping) ApplyBatch(ctx context.Context, in contract.UnitInput) (*contract.UnitResult, error) {
+	res := &contract.UnitResult{Attempt: 1}
 	for k := range in.Unit.Count {
 		res.Steps = append(res.Steps, s.result(strings.Split(in.Unit.Step, ",")[k]))
 	}
@@ -185,10 +185,10 @@ func (s skipping) ApplyBatch(ctx context.Context, in activities.UnitInput) (*act
 }
 
 func TestSkippedStepsShowAsSkipped(t *testing.T) {
-	batch := func(i int, ids ...string) activities.Unit {
-		return activities.Unit{Index: i, Step: strings.Join(ids, ","), Count: len(ids), Batch: true, Kind: "exec"}
+	batch := func(i int, ids ...string) contract.Unit {
+		return contract.Unit{Index: i, Step: strings.Join(ids, ","), Count: len(ids), Batch: true, Kind: "exec"}
 	}
-	units := []activities.Unit{
+	units := []contract.Unit{
 		unit(0, "skip-a"),
 		unit(1, "run-b", 0), // a skipped step still releases its dependents
 		batch(2, "skip-c", "skip-d"),
@@ -197,10 +197,10 @@ func TestSkippedStepsShowAsSkipped(t *testing.T) {
 	var s testsuite.WorkflowTestSuite
 	s.SetLogger(log.NewStructuredLogger(slog.New(slog.DiscardHandler)))
 	env := s.NewTestWorkflowEnvironment()
-	env.RegisterActivityWithOptions(skipping{}.ApplyStep, activity.RegisterOptions{Name: activities.ApplyStepName})
-	env.RegisterActivityWithOptions(skipping{}.ApplyBatch, activity.RegisterOptions{Name: activities.ApplyBatchName})
+	env.RegisterActivityWithOptions(skipping{}.ApplyStep, activity.RegisterOptions{Name: contract.ApplyStepName})
+	env.RegisterActivityWithOptions(skipping{}.ApplyBatch, activity.RegisterOptions{Name: contract.ApplyBatchName})
 	env.RegisterWorkflow(runUnitsWorkflow)
-	env.ExecuteWorkflow(runUnitsWorkflow, ExecOptions{ExecutionID: "skip", Mode: activities.ModeApply}, units)
+	env.ExecuteWorkflow(runUnitsWorkflow, ExecOptions{ExecutionID: "skip", Mode: contract.ModeApply}, units)
 	if err := env.GetWorkflowError(); err != nil {
 		t.Fatal(err)
 	}

@@ -1,13 +1,13 @@
-// Package activities holds Cairn's Temporal activities: thin functions over
-// the store and the providers that prepare an execution's plan, apply or
-// plan one step or a batch of steps, compensate them, and write the stack
-// record. Workflows pass references (execution id, unit index, step id);
-// the activities load the full steps from the store, so workflow history
-// stays small whatever the size of the package.
+// Package contract is what workflows and activities say to each other:
+// activity names, error types, step-data kinds, and every activity's input
+// and result. Workflows pass references (execution id, unit index, step
+// id); the activities load the full steps from the store, so workflow
+// history stays small whatever the size of the package.
 //
-// This file holds the names and the input and result types shared with the
-// workflows; it depends on nothing but the model.
-package activities
+// It is a leaf: it depends on nothing but the model, so the workflows (and
+// whatever starts them) do not import the activities' providers, store or
+// parsers.
+package contract
 
 import (
 	"fmt"
@@ -310,4 +310,83 @@ type RemoveStackInput struct {
 type RemoveStackResult struct {
 	Removed   bool `json:"removed"`
 	Remaining int  `json:"remaining,omitempty"`
+}
+
+// CompensateOutput is a unit's compensation: each step's result and the
+// new ids of the objects compensations recreated, by step id.
+type CompensateOutput struct {
+	CompensateResult
+	Recreated map[string]string `json:"recreated,omitempty"`
+}
+
+// Activity names of graph executions, registered on the control plane.
+const (
+	PrepareGraphName    = "PrepareGraph"
+	RecordGraphRunsName = "RecordGraphRuns"
+)
+
+// DataGraphTask is the step-data kind of a graph step's task record
+// (graphTaskRecord): which task of which type it runs on which node, and the
+// digest of the task's parameters, for node history.
+const DataGraphTask = "graph-task"
+
+// GraphRequest names what a graph execution runs: graph types of a
+// cluster, in order, each merged from its release, cluster and plugin
+// layers (or taken from a stored snapshot of a merged graph), on all of the
+// cluster's nodes or a subset, all of its tasks or a subset.
+type GraphRequest struct {
+	ClusterID string   `json:"clusterId"`
+	Types     []string `json:"types"`
+	// Snapshots optionally pins the merged graph of Types[i] (a "graph"
+	// snapshot hash); "" or a short list merges from the store.
+	Snapshots []string `json:"snapshots,omitempty"`
+	Nodes     []string `json:"nodes,omitempty"`
+	Tasks     []string `json:"tasks,omitempty"`
+}
+
+// PrepareGraphInput asks to prepare a graph execution.
+type PrepareGraphInput struct {
+	ExecutionID string `json:"executionId"`
+	GraphRequest
+	// DryRun only plans: the steps, where they run and in which order.
+	DryRun bool `json:"dryRun,omitempty"`
+	// Noop runs every step's noop version (Fuel's noop_run): read and
+	// diff on the node, change nothing.
+	Noop bool `json:"noop,omitempty"`
+	// Force ignores node history: `changed` is true, `lastRun` is "", and
+	// steps a retried execution completed run again.
+	Force bool `json:"force,omitempty"`
+	// RetryOf lists the executions this one retries, most recent first; a
+	// step one of them completed with the same parameters is a noop.
+	RetryOf    []string `json:"retryOf,omitempty"`
+	BatchSize  int      `json:"batchSize,omitempty"`
+	ShardUnits int      `json:"shardUnits,omitempty"`
+}
+
+// PreparedGraph is a prepared graph execution.
+type PreparedGraph struct {
+	PreparedPlan
+	// Snapshots are the merged graphs that run, one per type, kept in the
+	// store so the execution can be inspected and repeated exactly.
+	Snapshots []string `json:"snapshots"`
+	// Tolerance gives each group task with a fault_tolerance the number of
+	// its nodes that may fail before the execution fails.
+	Tolerance map[string]int `json:"tolerance,omitempty"`
+	// Done counts steps a retried execution already completed.
+	Done int `json:"done,omitempty"`
+	// Plan is a dry-run's plan (steps left out beyond maxResultPlanSteps;
+	// ReadPlan has them all).
+	Plan *model.Plan `json:"plan,omitempty"`
+}
+
+// RecordGraphRunsInput asks to record a graph execution's successful steps
+// in node history.
+type RecordGraphRunsInput struct {
+	ExecutionID string `json:"executionId"`
+	ClusterID   string `json:"clusterId"`
+}
+
+// RecordGraphRunsResult counts the runs recorded.
+type RecordGraphRunsResult struct {
+	Recorded int `json:"recorded"`
 }

@@ -1,23 +1,23 @@
-package activities_test
+package contract_test
 
 import (
 	"encoding/json"
 	"slices"
 	"testing"
 
-	"github.com/cairn-io/cairn/activities"
+	"github.com/cairn-io/cairn/contract"
 	"github.com/cairn-io/cairn/model"
 )
 
 func TestUnitResultCompactsPlainResults(t *testing.T) {
-	steps := []activities.StepResult{
+	steps := []contract.StepResult{
 		{StepID: "file/a", Action: model.ActionCreate, Outcome: model.OutcomeCreated},
 		{StepID: "file/b", Action: model.ActionNoop, Outcome: model.OutcomeUnchanged},
 		{StepID: "file/c", Action: model.ActionCreate, Outcome: model.OutcomeCreated},
 		{StepID: "file/d", Outcome: model.OutcomeFailed, Error: "boom"},
 		{StepID: "file/e", Action: model.ActionUpdate, Outcome: model.OutcomeUpdated, Changes: []model.AttrChange{{Path: "mode", Old: "0600", New: "0644"}}},
 	}
-	r := activities.UnitResult{Steps: slices.Clone(steps)}
+	r := contract.UnitResult{Steps: slices.Clone(steps)}
 	r.Compact()
 	if len(r.Steps) != 2 || len(r.Groups) != 2 || !slices.Equal(r.Groups[0].IDs, []string{"file/a", "file/c"}) {
 		t.Fatalf("compacted %+v", r)
@@ -26,7 +26,7 @@ func TestUnitResultCompactsPlainResults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var back activities.UnitResult
+	var back contract.UnitResult
 	if err := json.Unmarshal(raw, &back); err != nil {
 		t.Fatal(err)
 	}
@@ -34,7 +34,7 @@ func TestUnitResultCompactsPlainResults(t *testing.T) {
 	if len(back.Steps) != len(steps) || back.Groups != nil {
 		t.Fatalf("expanded %+v", back)
 	}
-	byID := map[string]activities.StepResult{}
+	byID := map[string]contract.StepResult{}
 	for _, s := range back.Steps {
 		byID[s.StepID] = s
 	}
