@@ -16,6 +16,7 @@ import (
 	"github.com/cairn-io/cairn/contract"
 	"github.com/cairn-io/cairn/expr"
 	"github.com/cairn-io/cairn/model"
+	"github.com/cairn-io/cairn/planner"
 	"github.com/cairn-io/cairn/providers"
 )
 
@@ -35,7 +36,7 @@ const (
 
 // stepRun is one step going through an activity.
 type stepRun struct {
-	step    *StoredStep
+	step    *planner.StoredStep
 	req     providers.Request
 	secrets []string // secret values the spec uses, to redact
 	missing expr.Missing
@@ -45,8 +46,9 @@ type stepRun struct {
 	res   contract.StepResult
 	err   error
 	done  bool
-	// recalled marks a step an earlier attempt finished and recorded.
-	recalled bool
+	// recalled marks a step an earlier attempt finished and recorded;
+	// recorded one whose outcome this attempt has recorded.
+	recalled, recorded bool
 }
 
 // ApplyStep converges one step (reads, diffs and applies in one go), or
@@ -56,11 +58,11 @@ type stepRun struct {
 func (a *Activities) ApplyStep(ctx context.Context, in contract.UnitInput) (*contract.UnitResult, error) {
 	stop := heartbeat(ctx)
 	defer stop()
-	var step StoredStep
+	var step planner.StoredStep
 	if err := a.loadJSON(ctx, in.ExecutionID, in.Unit.Step, contract.DataStep, &step); err != nil {
 		return nil, fmt.Errorf("load step %s: %w", in.Unit.Step, err)
 	}
-	runs, err := a.converge(ctx, in, []*StoredStep{&step}, false)
+	runs, err := a.converge(ctx, in, []*planner.StoredStep{&step}, false)
 	if err != nil {
 		return nil, err
 	}
@@ -88,7 +90,7 @@ func (a *Activities) ApplyStep(ctx context.Context, in contract.UnitInput) (*con
 func (a *Activities) ApplyBatch(ctx context.Context, in contract.UnitInput) (*contract.UnitResult, error) {
 	stop := heartbeat(ctx)
 	defer stop()
-	var steps []*StoredStep
+	var steps []*planner.StoredStep
 	if err := a.loadJSON(ctx, in.ExecutionID, contract.UnitKey(in.Unit.Index), contract.DataUnit, &steps); err != nil {
 		return nil, fmt.Errorf("load unit %d: %w", in.Unit.Index, err)
 	}
@@ -109,59 +111,48 @@ func (a *Activities) ApplyBatch(ctx context.Context, in contract.UnitInput) (*co
 	return out, nil
 }
 
-// converge runs steps through resolve, plan, record-before, apply and
-// record-outputs. Store failures fail the activity (to be retried); step
-// failures are in each run's result. With deferSync the steps' writes skip
-// their own fsyncs and are made durable together, once, before any outcome
-// is recorded or returned.
-func (a *Activities) converge(ctx context.Context, in contract.UnitInput, steps []*StoredStep, deferSync bool) ([]*stepRun, error) {
-	runs := make([]*stepRun, len(steps))
-	for i, s := range steps {
-		runs[i] = &stepRun{step: s, res: contract.StepResult{StepID: s.ID}}
-	}
+// converge runs a unit's steps through resolve, plan, record-before, apply
+// and record-outputs, each step once the steps it depends on in the unit
+// succeeded (or were skipped): in waves of the steps ready together, which
+// plan and apply StepConcurrency at a time and share one store write for
+// their before-states. A step whose dependency in the unit failed does not
+// run and says which one (Blocked). Store failures fail the activity (to
+// be retried); step failures are in each run's result.
+//
+// Durability: a before-state is in the store before its change is made;
+// a command (an action that runs something) has its outcome recorded as
+// soon as it ran, so a retried attempt resumes after it and never runs it
+// twice; every other step's outcome is recorded once at the end. With
+// deferSync the steps' writes skip their own fsyncs and are made durable
+// together before those outcomes are recorded or returned.
+func (a *Activities) converge(ctx context.Context, in contract.UnitInput, steps []*planner.StoredStep, deferSync bool) ([]*stepRun, error) {
+	u := newUnitRun(steps)
 	// A retried attempt (or an operator's retry) may find steps an earlier
 	// attempt already converged, or began to change.
 	if !in.Noop && (attempt(ctx) > 1 || in.Rerun) {
-		if err := a.recall(ctx, in.ExecutionID, runs); err != nil {
+		if err := a.recall(ctx, in.ExecutionID, u.runs); err != nil {
 			return nil, err
 		}
 	}
-	t0 := time.Now()
-	a.each(runs, func(r *stepRun) {
-		if !r.done {
-			a.plan(ctx, in, r)
-		}
-	})
-	if in.Noop {
-		return runs, a.recordPlan(ctx, in.ExecutionID, runs)
-	}
-	befores := map[string][]byte{}
-	for _, r := range runs {
-		if r.done || r.plan.Action == model.ActionNoop || r.prior != nil {
-			continue
-		}
-		raw, err := json.Marshal(beforeRecord{Action: r.plan.Action, Irreversible: r.plan.Irreversible, Before: r.plan.Before})
-		if err != nil {
-			return nil, err
-		}
-		befores[r.step.ID] = raw
-	}
-	if err := a.d.Store.PutStepDataBatch(ctx, in.ExecutionID, contract.DataBefore, befores); err != nil {
-		return nil, err
-	}
-	tPlanned := time.Now()
+	u.skip(in.Skip)
 	applyCtx := ctx
 	var pending *providers.DeferredSync
-	if deferSync {
+	if deferSync && !in.Noop {
 		pending = providers.NewDeferredSync()
 		applyCtx = providers.WithDeferredSync(ctx, pending)
 	}
-	a.each(runs, func(r *stepRun) {
-		if !r.done {
-			a.apply(applyCtx, r)
+	t0 := time.Now()
+	waves := 0
+	for wave := u.ready(); len(wave) > 0; wave = u.ready() {
+		waves++
+		if err := a.runWave(ctx, applyCtx, in, u, wave); err != nil {
+			return nil, err
 		}
-	})
-	tApplied := time.Now()
+	}
+	tRan := time.Now()
+	if in.Noop {
+		return u.runs, a.recordPlan(ctx, in.ExecutionID, u.runs)
+	}
 	if pending != nil {
 		// Nothing is reported as changed before it is on disk: failing
 		// here fails the attempt, and the next one finds the changes made.
@@ -170,24 +161,73 @@ func (a *Activities) converge(ctx context.Context, in contract.UnitInput, steps 
 		}
 	}
 	tSynced := time.Now()
-	outputs := map[string][]byte{}
-	for _, r := range runs {
-		if r.recalled || r.res.Outcome == model.OutcomeFailed || r.res.Outcome == model.OutcomeSkipped || r.req.Noop {
-			continue
-		}
-		rec := outputsRecord{ID: r.res.ObjectID, Outputs: r.plan.After.Outputs, Action: r.res.Action, Outcome: r.res.Outcome, Deleted: r.step.Delete}
-		raw, err := json.Marshal(rec)
-		if err != nil {
-			return nil, err
-		}
-		outputs[r.step.ID] = raw
-	}
-	if err := a.d.Store.PutStepDataBatch(ctx, in.ExecutionID, contract.DataOutputs, outputs); err != nil {
+	if err := a.recordOutputs(ctx, in.ExecutionID, u.runs); err != nil {
 		return nil, err
 	}
-	a.log.Debug("converged", "execution", in.ExecutionID, "steps", len(runs),
-		"plan", tPlanned.Sub(t0), "apply", tApplied.Sub(tPlanned), "sync", tSynced.Sub(tApplied), "record", time.Since(tSynced))
-	return runs, nil
+	a.log.Debug("converged", "execution", in.ExecutionID, "steps", len(u.runs), "waves", waves,
+		"run", tRan.Sub(t0), "sync", tSynced.Sub(tRan), "record", time.Since(tSynced))
+	return u.runs, nil
+}
+
+// runWave plans and applies steps that are ready together.
+func (a *Activities) runWave(ctx, applyCtx context.Context, in contract.UnitInput, u *unitRun, wave []*stepRun) error {
+	a.each(wave, func(r *stepRun) { a.plan(ctx, in, u, r) })
+	if in.Noop {
+		u.finish(wave)
+		return nil
+	}
+	befores := map[string][]byte{}
+	for _, r := range wave {
+		if r.done || r.prior != nil {
+			continue
+		}
+		raw, err := json.Marshal(beforeRecord{Action: r.plan.Action, Irreversible: r.plan.Irreversible, Before: r.plan.Before})
+		if err != nil {
+			return err
+		}
+		befores[r.step.ID] = raw
+	}
+	if err := a.d.Store.PutStepDataBatch(ctx, in.ExecutionID, contract.DataBefore, befores); err != nil {
+		return err
+	}
+	a.each(wave, func(r *stepRun) {
+		if !r.done {
+			a.apply(applyCtx, r)
+		}
+	})
+	var commands []*stepRun
+	for _, r := range wave {
+		if r.res.Action == model.ActionRun {
+			commands = append(commands, r)
+		}
+	}
+	if err := a.recordOutputs(ctx, in.ExecutionID, commands); err != nil {
+		return err
+	}
+	u.finish(wave)
+	return nil
+}
+
+// recordOutputs keeps what runs left for the stack record, dependents'
+// expressions and retried attempts, each run once.
+func (a *Activities) recordOutputs(ctx context.Context, execID string, runs []*stepRun) error {
+	outputs := map[string][]byte{}
+	for _, r := range runs {
+		if r.recalled || r.recorded || r.res.Outcome == model.OutcomeFailed || r.res.Outcome == model.OutcomeSkipped || r.req.Noop {
+			continue
+		}
+		raw, err := json.Marshal(r.outputs())
+		if err != nil {
+			return err
+		}
+		outputs[r.step.ID] = raw
+		r.recorded = true
+	}
+	return a.d.Store.PutStepDataBatch(ctx, execID, contract.DataOutputs, outputs)
+}
+
+func (r *stepRun) outputs() outputsRecord {
+	return outputsRecord{ID: r.res.ObjectID, Outputs: r.plan.After.Outputs, Action: r.res.Action, Outcome: r.res.Outcome, Deleted: r.step.Delete}
 }
 
 // each runs fn over the runs, a batch's steps StepConcurrency at a time:
@@ -225,6 +265,7 @@ func (a *Activities) recall(ctx context.Context, execID string, runs []*stepRun)
 		switch {
 		case err == nil:
 			r.res.Action, r.res.Outcome, r.res.ObjectID = out.Action, out.Outcome, out.ID
+			r.plan.After.ID, r.plan.After.Outputs = out.ID, out.Outputs
 			r.done, r.recalled = true, true
 			continue
 		case !notFound(err):
@@ -243,13 +284,13 @@ func (a *Activities) recall(ctx context.Context, execID string, runs []*stepRun)
 }
 
 // plan resolves a step's spec and reads and diffs it (a noop Converge).
-func (a *Activities) plan(ctx context.Context, in contract.UnitInput, r *stepRun) {
+func (a *Activities) plan(ctx context.Context, in contract.UnitInput, u *unitRun, r *stepRun) {
 	s := r.step
 	if s.Skipped {
 		r.skip("not selected")
 		return
 	}
-	spec, ectx, err := a.resolve(ctx, in.ExecutionID, r, in.Noop)
+	spec, ectx, err := a.resolve(ctx, in.ExecutionID, u, r, in.Noop)
 	if err != nil {
 		r.fail(err)
 		return
@@ -350,15 +391,18 @@ func (r *stepRun) skip(why string) {
 // resolve turns the stored spec into the provider's input: env and secret
 // refs and expressions over the dependencies' outputs. Secrets are read
 // here, inside the activity, and never leave it.
-func (a *Activities) resolve(ctx context.Context, execID string, r *stepRun, noop bool) (model.Spec, expr.Context, error) {
+func (a *Activities) resolve(ctx context.Context, execID string, u *unitRun, r *stepRun, noop bool) (model.Spec, expr.Context, error) {
 	s := r.step
-	if s.Condition == "" && !hasDynamic(s.Spec) {
+	if s.Condition == "" && !planner.HasDynamic(s.Spec) {
 		return s.Spec, expr.Context{}, nil // nothing to resolve: most files of a batch
 	}
 	deps := map[string]map[string]any{}
-	for _, d := range stepDeps(s) {
-		var rec outputsRecord
-		err := a.loadJSON(ctx, execID, d, contract.DataOutputs, &rec)
+	for _, d := range planner.Deps(&s.Step) {
+		rec, ok := u.outputsOf(d)
+		var err error
+		if !ok {
+			err = a.loadJSON(ctx, execID, d, contract.DataOutputs, &rec)
+		}
 		if err != nil && !notFound(err) {
 			return nil, expr.Context{}, err
 		}
@@ -437,7 +481,7 @@ func (a *Activities) secretLookup() func(string) (string, bool) {
 }
 
 // node is where the provider acts for step s: this worker's node.
-func (a *Activities) node(s *StoredStep) providers.Node {
+func (a *Activities) node(s *planner.StoredStep) providers.Node {
 	n := a.d.Node
 	if n.Name == "" {
 		n.Name = nodeName(s.Node)
@@ -562,7 +606,7 @@ func isConfig(err error) bool {
 }
 
 // exprContext is the expression context of s without dependencies.
-func exprContext(a *Activities, s *StoredStep) expr.Context {
+func exprContext(a *Activities, s *planner.StoredStep) expr.Context {
 	return expr.Context{
 		Env: a.d.Env, Secret: a.secretLookup(), Verbatim: s.Verbatim,
 		Node: map[string]any{"name": nodeName(s.Node), "id": nodeName(s.Node)},

@@ -84,7 +84,7 @@ func TestApplyBatchReadsEachFileOnce(t *testing.T) {
 					batch = &plan.Units[j]
 				}
 			}
-			if batch == nil || batch.Count != 5 {
+			if batch == nil || batch.Count != 6 { // the directory and its files
 				t.Fatalf("units %+v", plan.Units)
 			}
 			reads.Store(0)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/cairn-io/cairn/contract"
 	"github.com/cairn-io/cairn/model"
+	"github.com/cairn-io/cairn/planner"
 	"github.com/cairn-io/cairn/providers"
 )
 
@@ -62,7 +63,7 @@ func (a *Activities) Compensate(ctx context.Context, in contract.CompensateInput
 
 // compensateStep undoes one step; recreated is the new id of an object
 // the undo created again under another id.
-func (a *Activities) compensateStep(ctx context.Context, execID string, s *StoredStep) (out contract.CompensationResult, recreated string, err error) {
+func (a *Activities) compensateStep(ctx context.Context, execID string, s *planner.StoredStep) (out contract.CompensationResult, recreated string, err error) {
 	out = contract.CompensationResult{StepID: s.ID}
 	if done, err := a.d.Store.GetStepData(ctx, execID, s.ID, dataCompensated); err == nil {
 		var rec compensatedRecord
@@ -95,7 +96,7 @@ func (a *Activities) compensateStep(ctx context.Context, execID string, s *Store
 		return out, "", nil
 	}
 	r := &stepRun{step: s}
-	spec, _, err := a.resolve(ctx, execID, r, false)
+	spec, _, err := a.resolve(ctx, execID, nil, r, false)
 	if err != nil {
 		// Undo needs what identifies the object, not every value.
 		spec = a.resolveForDelete(s.Spec, exprContext(a, s))
@@ -130,17 +131,17 @@ func (a *Activities) compensateStep(ctx context.Context, execID string, s *Store
 }
 
 // unitSteps loads the steps of a unit.
-func (a *Activities) unitSteps(ctx context.Context, execID string, u contract.Unit) ([]*StoredStep, error) {
+func (a *Activities) unitSteps(ctx context.Context, execID string, u contract.Unit) ([]*planner.StoredStep, error) {
 	if u.Batch {
-		var steps []*StoredStep
+		var steps []*planner.StoredStep
 		if err := a.loadJSON(ctx, execID, contract.UnitKey(u.Index), contract.DataUnit, &steps); err != nil {
 			return nil, fmt.Errorf("load unit %d: %w", u.Index, err)
 		}
 		return steps, nil
 	}
-	var s StoredStep
+	var s planner.StoredStep
 	if err := a.loadJSON(ctx, execID, u.Step, contract.DataStep, &s); err != nil {
 		return nil, fmt.Errorf("load step %s: %w", u.Step, err)
 	}
-	return []*StoredStep{&s}, nil
+	return []*planner.StoredStep{&s}, nil
 }

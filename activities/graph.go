@@ -16,6 +16,7 @@ import (
 	"github.com/cairn-io/cairn/graphs"
 	"github.com/cairn-io/cairn/kinds"
 	"github.com/cairn-io/cairn/model"
+	"github.com/cairn-io/cairn/planner"
 	"github.com/cairn-io/cairn/store"
 )
 
@@ -242,7 +243,7 @@ func (g *GraphActivities) PrepareGraph(ctx context.Context, in contract.PrepareG
 	if in.DryRun {
 		mode = contract.ModeDryRun
 	}
-	b := &planBuilder{mode: mode, byID: map[string]*StoredStep{}}
+	b := planner.NewBuilder(mode)
 	records := map[string]*graphTaskRecord{}
 	multi := len(build.Graphs) > 1
 	barrier := ""
@@ -294,7 +295,7 @@ func (g *GraphActivities) PrepareGraph(ctx context.Context, in contract.PrepareG
 					s.Deps = append(s.Deps, barrier)
 				}
 			}
-			ss, err := storedStep(g.cat, s)
+			ss, err := planner.FromStep(g.cat, s)
 			if err != nil {
 				errs = append(errs, err.Error())
 				continue
@@ -302,38 +303,34 @@ func (g *GraphActivities) PrepareGraph(ctx context.Context, in contract.PrepareG
 			if rec.DoneBy != "" {
 				ss.Base = model.TaskStage // changes nothing: the retried execution did it
 			}
-			b.add(ss)
+			b.Add(ss)
 			records[ss.ID] = rec
 			typeSteps = append(typeSteps, ss.ID)
 		}
 		if multi {
 			// The barrier closes this type: the next type's steps wait for it.
 			barrier = bg.Type + "@" + model.ControlPlane
-			bs := &StoredStep{Step: model.Step{
+			bs := &planner.StoredStep{Step: model.Step{
 				ID: barrier, Kind: model.TaskStage, Name: bg.Type, RecordKind: model.TaskStage,
 				Deps: typeSteps, Meta: model.Meta{Noop: in.Noop},
 			}, Base: model.TaskStage}
-			b.add(bs)
+			b.Add(bs)
 			records[barrier] = &graphTaskRecord{Type: bg.Type, Task: bg.Type, TaskType: "barrier", Node: model.ControlPlane, Structural: true}
 		}
 	}
 	if len(errs) > 0 {
 		return nil, configError(strings.Join(errs, "; "))
 	}
-	batch := in.BatchSize
-	if batch <= 0 {
-		batch = DefaultBatchSize
-	}
-	order, err := b.topoOrder()
+	p, err := b.Plan(in.BatchSize)
 	if err != nil {
 		return nil, configError(err.Error())
 	}
-	units, members := b.units(order, batch)
+	units, members, order := p.Units, p.Members, p.Order
 	for i := range units {
 		units[i].Summary = graphSummary(units[i], members[i], records, in.Noop, in.DryRun)
 	}
-	out.Steps = len(b.steps)
-	out.Summary = graphPlanSummary(build, len(b.steps), out.Done, in)
+	out.Steps = b.Len()
+	out.Summary = graphPlanSummary(build, b.Len(), out.Done, in)
 	out.Tolerance = tolerances(build, multi)
 	raw := make(map[string][]byte, len(records))
 	for id, rec := range records {
@@ -352,42 +349,15 @@ func (g *GraphActivities) PrepareGraph(ctx context.Context, in contract.PrepareG
 			return nil, err
 		}
 	}
-	if err := g.shard(ctx, in.ExecutionID, units, in.ShardUnits, &out.PreparedPlan); err != nil {
+	if err := g.a.shard(ctx, in.ExecutionID, units, in.ShardUnits, &out.PreparedPlan); err != nil {
 		return nil, err
 	}
 	return out, nil
 }
 
-// shard hands the units to the plan, split into shards (kept in the store)
-// when they are too many for one workflow, as Prepare does.
-func (g *GraphActivities) shard(ctx context.Context, execID string, units []contract.Unit, shardUnits int, plan *contract.PreparedPlan) error {
-	if shardUnits <= 0 {
-		shardUnits = DefaultShardUnits
-	}
-	if len(units) <= shardUnits {
-		plan.Units = units
-		return nil
-	}
-	shards := map[string][]byte{}
-	for k, first := 0, 0; first < len(units); k, first = k+1, first+shardUnits {
-		part := units[first:min(first+shardUnits, len(units))]
-		raw, err := json.Marshal(part)
-		if err != nil {
-			return err
-		}
-		shards[contract.ShardKey(k)] = raw
-		sh := contract.Shard{Index: k, First: first, Units: len(part)}
-		for _, u := range part {
-			sh.Steps += max(u.Count, 1)
-		}
-		plan.Shards = append(plan.Shards, sh)
-	}
-	return g.a.d.Store.PutStepDataBatch(ctx, execID, contract.DataShard, shards)
-}
-
 // storeDryRun keeps a dry-run's plan where ReadPlan finds it and returns it
 // (its steps when they are few enough for a workflow result).
-func (g *GraphActivities) storeDryRun(ctx context.Context, execID string, order []*StoredStep, records map[string]*graphTaskRecord) (*model.Plan, error) {
+func (g *GraphActivities) storeDryRun(ctx context.Context, execID string, order []*planner.StoredStep, records map[string]*graphTaskRecord) (*model.Plan, error) {
 	plan := &model.Plan{Steps: make([]model.PlanStep, 0, len(order)), MissingEnvRefs: []string{}, MissingSecrets: []string{}}
 	entries := make(map[string][]byte, len(order))
 	for _, s := range order {
@@ -587,7 +557,7 @@ func isStructural(kind string) bool {
 
 // graphSummary names a unit for the Temporal UI's timeline: "shell deploy
 // on node-2", "noop shell deploy on node-2", "stage pre on master".
-func graphSummary(u contract.Unit, steps []*StoredStep, records map[string]*graphTaskRecord, noop, dryRun bool) string {
+func graphSummary(u contract.Unit, steps []*planner.StoredStep, records map[string]*graphTaskRecord, noop, dryRun bool) string {
 	if u.Batch {
 		return u.Summary
 	}

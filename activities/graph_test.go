@@ -11,6 +11,7 @@ import (
 	"github.com/cairn-io/cairn/contract"
 	"github.com/cairn-io/cairn/expr"
 	"github.com/cairn-io/cairn/model"
+	"github.com/cairn-io/cairn/planner"
 	"github.com/cairn-io/cairn/store"
 )
 
@@ -134,7 +135,7 @@ func putGraph(t *testing.T, st store.Store, layer model.Layer, owner string, tas
 	}
 }
 
-func prepared(t *testing.T, st store.Store, in contract.PrepareGraphInput) (*contract.PreparedGraph, map[string]*StoredStep) {
+func prepared(t *testing.T, st store.Store, in contract.PrepareGraphInput) (*contract.PreparedGraph, map[string]*planner.StoredStep) {
 	t.Helper()
 	g := NewGraphActivities(New(Deps{Store: st}), nil)
 	if in.Types == nil {
@@ -149,7 +150,7 @@ func prepared(t *testing.T, st store.Store, in contract.PrepareGraphInput) (*con
 	if err != nil {
 		t.Fatal(err)
 	}
-	byID := map[string]*StoredStep{}
+	byID := map[string]*planner.StoredStep{}
 	for _, s := range all {
 		byID[s.ID] = s
 	}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 
@@ -14,8 +13,10 @@ import (
 	"github.com/cairn-io/cairn/contract"
 	"github.com/cairn-io/cairn/kinds"
 	"github.com/cairn-io/cairn/model"
+	"github.com/cairn-io/cairn/planner"
 	"github.com/cairn-io/cairn/providers"
 	"github.com/cairn-io/cairn/store"
+	"github.com/stretchr/testify/require"
 )
 
 type fixture struct {
@@ -92,7 +93,7 @@ func filesDocs(dir string, n int) string {
 	return b.String()
 }
 
-func TestPrepareBatchesSmallIndependentSteps(t *testing.T) {
+func TestPrepareGroupsStepsByShape(t *testing.T) {
 	f := newFixture(t)
 	docs := filesDocs(f.root+"/d", 250) + fmt.Sprintf(`---
 apiVersion: cairn/v1
@@ -105,48 +106,45 @@ kind: Exec
 metadata: {name: reload}
 spec: {command: "true"}
 dependsOn: [File/f000, File/f249]
+---
+apiVersion: cairn/v1
+kind: Exec
+metadata: {name: patient}
+spec: {command: "true"}
+meta: {retry: 2}
 `, f.root)
 	hash := f.snapshot(docs)
 	s := f.stack("")
 	plan := f.prepare(contract.PrepareInput{StackID: s.ID, SnapshotHash: hash})
-	if plan.Steps != 253 || len(plan.Shards) != 0 {
-		t.Fatalf("plan: %d steps, %d shards", plan.Steps, len(plan.Shards))
-	}
-	var batches, singles []contract.Unit
+	require.Equal(t, 254, plan.Steps)
+	require.Empty(t, plan.Shards)
+	var counts []int
 	for i, u := range plan.Units {
-		if u.Index != i {
-			t.Fatalf("unit %d has index %d", i, u.Index)
-		}
+		require.Equal(t, i, u.Index)
 		for _, d := range u.Deps {
-			if d >= u.Index {
-				t.Fatalf("unit %d (%s) depends on later unit %d", u.Index, u.Summary, d)
-			}
+			require.Less(t, d, u.Index, "unit %s depends on a later unit", u.Summary)
 		}
-		if u.Batch {
-			batches = append(batches, u)
-		} else {
-			singles = append(singles, u)
+		counts = append(counts, u.Count)
+	}
+	// The directory and its files share units of at most 100 steps with
+	// the templated file and the exec that depends on two of them; the
+	// exec with its own retry budget runs alone.
+	require.Equal(t, []int{100, 100, 53, 1}, counts)
+	require.Equal(t, []int{0}, plan.Units[1].Deps)
+	require.Equal(t, []int{0}, plan.Units[2].Deps, "f000 is in unit 0, f249 in unit 2 itself")
+	require.Equal(t, "exec/patient", plan.Units[3].Step)
+	require.True(t, strings.HasPrefix(plan.Units[0].Summary, "apply 100 steps: directory/d, file/f000, file/f001"), plan.Units[0].Summary)
+	require.Contains(t, plan.Units[0].Summary, "more)")
+
+	steps, err := activities.AllSteps(context.Background(), f.st, "exec-"+strings.ReplaceAll(t.Name(), "/", "-"))
+	require.NoError(t, err)
+	var unit2 []string
+	for _, s := range steps {
+		if s.Unit == 2 {
+			unit2 = append(unit2, s.ID)
 		}
 	}
-	// 250 files in batches of 100; the directory, the templated file and
-	// the exec alone.
-	counts := []int{}
-	for _, b := range batches {
-		counts = append(counts, b.Count)
-		if !slices.Equal(b.Deps, []int{0}) || b.Kind != "file" {
-			t.Fatalf("batch %+v", b)
-		}
-	}
-	if !slices.Equal(counts, []int{100, 100, 50}) || len(singles) != 3 {
-		t.Fatalf("batches %v, singles %+v", counts, singles)
-	}
-	last := plan.Units[len(plan.Units)-1]
-	if last.Step != "exec/reload" || len(last.Deps) != 2 {
-		t.Fatalf("exec unit %+v: it waits for the batches holding f000 and f249", last)
-	}
-	if !strings.Contains(batches[0].Summary, "apply 100 files (file/f000 … file/f099)") {
-		t.Fatalf("summary %q", batches[0].Summary)
-	}
+	require.Equal(t, []string{"file/f249", "file/templated", "exec/reload"}, unit2[len(unit2)-3:])
 }
 
 func TestPrepareOrdersDeletesAfterFormerDependents(t *testing.T) {
@@ -201,22 +199,30 @@ spec: {base: http, wrap: body, defaults: {url: "http://127.0.0.1:1", path: /api/
 				byIndex[u.Index] = u
 				byStep[u.Step] = u
 			}
+			// Deletes share a unit, in an order where each comes after
+			// what it waits for; a delete waiting for a step that stays
+			// waits for that step's unit.
+			execID := "exec-" + strings.ReplaceAll(f.t.Name(), "/", "-")
+			pos := map[string]int{}
+			unitOf := map[string]int{}
+			for _, u := range plan.Units {
+				for i, s := range f.unitSteps(execID, u) {
+					pos[s.ID], unitOf[s.ID] = i, u.Index
+				}
+			}
 			for step, want := range tt.wantDeps {
-				u, ok := byStep[step]
-				if !ok {
-					t.Fatalf("no unit for %s in %+v", step, plan.Units)
-				}
-				var got []string
-				for _, d := range u.Deps {
-					got = append(got, byIndex[d].Step)
-				}
-				if !slices.Equal(got, want) {
-					t.Fatalf("%s waits for %v, want %v", step, got, want)
+				for _, w := range want {
+					if unitOf[w] == unitOf[step] {
+						require.Less(t, pos[w], pos[step], "%s runs after %s in their unit", step, w)
+					} else {
+						require.Contains(t, byIndex[unitOf[step]].Deps, unitOf[w], "%s waits for %s", step, w)
+					}
 				}
 			}
-			if u := byStep["label/l"]; !u.Delete || u.Summary != "delete label/l" {
-				t.Fatalf("label unit %+v", u)
-			}
+			u := byIndex[unitOf["label/l"]]
+			require.True(t, u.Delete, "label unit %+v", u)
+			require.Contains(t, u.Summary, "delete")
+			_ = byStep
 		})
 	}
 }
@@ -310,4 +316,23 @@ func TestRetryAfterACrashReportsTheChange(t *testing.T) {
 	if b, _ := os.ReadFile(path); string(b) != "drifted" {
 		t.Fatalf("a recorded step ran again: %q", b)
 	}
+}
+
+// unitSteps reads a unit's steps as Prepare kept them, in the order they
+// run.
+func (f *fixture) unitSteps(execID string, u contract.Unit) []*planner.StoredStep {
+	f.t.Helper()
+	ctx := context.Background()
+	if !u.Batch {
+		raw, err := f.st.GetStepData(ctx, execID, u.Step, contract.DataStep)
+		require.NoError(f.t, err)
+		var s planner.StoredStep
+		require.NoError(f.t, json.Unmarshal(raw, &s))
+		return []*planner.StoredStep{&s}
+	}
+	raw, err := f.st.GetStepData(ctx, execID, contract.UnitKey(u.Index), contract.DataUnit)
+	require.NoError(f.t, err)
+	var steps []*planner.StoredStep
+	require.NoError(f.t, json.Unmarshal(raw, &steps))
+	return steps
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/cairn-io/cairn/contract"
 	"github.com/cairn-io/cairn/model"
+	"github.com/cairn-io/cairn/planner"
 	"github.com/cairn-io/cairn/store"
 )
 
@@ -62,14 +63,14 @@ func (a *Activities) WriteStackRecord(ctx context.Context, in contract.WriteStac
 	}
 	prev := map[string]model.StackResource{}
 	for _, r := range stack.Resources {
-		prev[recordKey(r.Kind, r.PkgName, r.Node)] = r
+		prev[planner.RecordKey(r.Kind, r.PkgName, r.Node)] = r
 	}
 	resources := make([]model.StackResource, 0, len(steps))
 	for _, s := range steps {
 		if s.Delete {
 			continue
 		}
-		key := recordKey(s.Kind, s.Name, s.Node)
+		key := planner.RecordKey(s.Kind, s.Name, s.Node)
 		old, had := prev[key]
 		o, ok := outs[s.ID]
 		if _, wasUndone := undone[s.ID]; wasUndone {
@@ -93,7 +94,7 @@ func (a *Activities) WriteStackRecord(ctx context.Context, in contract.WriteStac
 		if o, ok := outs[s.ID]; ok && o.Deleted && !wasUndone {
 			continue
 		}
-		if old, had := prev[recordKey(s.Kind, s.Name, s.Node)]; had {
+		if old, had := prev[planner.RecordKey(s.Kind, s.Name, s.Node)]; had {
 			resources = append(resources, previous(old, s.ID))
 		}
 	}
@@ -162,7 +163,7 @@ func stepIndex(ctx context.Context, st store.Store, execID string) ([]indexEntry
 
 // AllSteps loads every step Prepare kept for an execution, in package
 // order.
-func AllSteps(ctx context.Context, st store.Store, execID string) ([]*StoredStep, error) {
+func AllSteps(ctx context.Context, st store.Store, execID string) ([]*planner.StoredStep, error) {
 	singles, err := st.ListStepData(ctx, execID, contract.DataStep)
 	if err != nil {
 		return nil, err
@@ -171,16 +172,16 @@ func AllSteps(ctx context.Context, st store.Store, execID string) ([]*StoredStep
 	if err != nil {
 		return nil, err
 	}
-	out := make([]*StoredStep, 0, len(singles)+len(batches)*DefaultBatchSize)
+	out := make([]*planner.StoredStep, 0, len(singles)+len(batches)*planner.DefaultUnitSize)
 	for id, b := range singles {
-		var s StoredStep
+		var s planner.StoredStep
 		if err := json.Unmarshal(b, &s); err != nil {
 			return nil, fmt.Errorf("step %s: %w", id, err)
 		}
 		out = append(out, &s)
 	}
 	for key, b := range batches {
-		var steps []*StoredStep
+		var steps []*planner.StoredStep
 		if err := json.Unmarshal(b, &steps); err != nil {
 			return nil, fmt.Errorf("%s: %w", key, err)
 		}

@@ -5,31 +5,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"strings"
 
 	"github.com/cairn-io/cairn/contract"
 	"github.com/cairn-io/cairn/model"
 	"github.com/cairn-io/cairn/providers"
 )
-
-// StoredStep is a step as Prepare keeps it: the step as built, with its
-// spec already mapped onto the built-in kind that runs it, so the step
-// activities need no catalogue. Single-step units are stored one per step
-// (kind contract.DataStep); a batch unit's steps are stored together (contract.DataUnit).
-type StoredStep struct {
-	model.Step
-	// Base is the provider kind (a derived kind's base, e.g. http).
-	Base string `json:"base"`
-	// Ord is the resource's position in the package, for the stack record.
-	Ord int `json:"ord"`
-	// Verbatim lists spec keys expression resolution must copy unrendered.
-	Verbatim []string `json:"verbatim,omitempty"`
-	// contract.Unit is the index of the unit holding the step.
-	Unit int `json:"unit"`
-	// Exported marks a step whose outputs a dependent's expressions or
-	// condition read; a dry-run keeps outputs only for these.
-	Exported bool `json:"exported,omitempty"`
-}
 
 // indexEntry is one step of an execution's index (kind contract.DataIndex): what
 // the stack record and the plan need of it, without its spec, in package
@@ -123,12 +103,6 @@ func DecodePackageSnapshot(content []byte) (*PackageSnapshot, error) {
 		format = "json"
 	}
 	return &PackageSnapshot{Sources: []SnapshotSource{{Name: "package", Format: format, Data: string(content)}}}, nil
-}
-
-// recordKey identifies a resource in a stack record: kind (lower case),
-// name and node.
-func recordKey(kind, name, node string) string {
-	return strings.ToLower(kind) + "/" + name + "@" + node
 }
 
 // RemoveStack removes a destroyed stack's record, the last step of

@@ -162,6 +162,7 @@ apiVersion: cairn/v1
 kind: File
 metadata: {name: alone}
 spec: {path: %s/alone, content: "{{ env \"HOME\" }}x"}
+meta: {timeout: 30s}
 `, dir)
 	_, content := parsedSnapshot(t, docs, activities.SnapshotSource{Name: "p.yaml", Format: "yaml", Data: docs})
 	hash, err := f.st.PutSnapshot(context.Background(), "package", content)
@@ -182,7 +183,7 @@ spec: {path: %s/alone, content: "{{ env \"HOME\" }}x"}
 			single = &plan.Units[i]
 		}
 	}
-	if batch == nil || batch.Count != 5 || single == nil {
+	if batch == nil || batch.Count != 6 || single == nil { // the directory and its files
 		t.Fatalf("units %+v", plan.Units)
 	}
 	var stepIDs []string

@@ -155,6 +155,9 @@ type UnitInput struct {
 	Noop        bool   `json:"noop,omitempty"`
 	// Rerun marks an operator's retry of a unit that ran before.
 	Rerun bool `json:"rerun,omitempty"`
+	// Skip lists steps of the unit an operator chose to skip: the activity
+	// reports them skipped and runs the rest of the unit.
+	Skip []string `json:"skip,omitempty"`
 }
 
 // StepResult is one step's own result. Changes values are truncated and
@@ -166,6 +169,9 @@ type StepResult struct {
 	Changes  []model.AttrChange `json:"changes,omitempty"`
 	Error    string             `json:"error,omitempty"`
 	ObjectID string             `json:"objectId,omitempty"`
+	// Blocked is the id of the step in the same unit whose failure kept
+	// this one from running.
+	Blocked string `json:"blocked,omitempty"`
 	// MissingEnv and MissingSecrets name unresolved references (dry-run).
 	MissingEnv     []string `json:"missingEnv,omitempty"`
 	MissingSecrets []string `json:"missingSecrets,omitempty"`
@@ -213,7 +219,7 @@ func (r *UnitResult) Compact() {
 	kept := r.Steps[:0]
 	index := map[[2]string]int{}
 	for _, s := range r.Steps {
-		if s.Error != "" || len(s.Changes) > 0 || s.ObjectID != "" || len(s.MissingEnv) > 0 || len(s.MissingSecrets) > 0 {
+		if s.Error != "" || s.Blocked != "" || len(s.Changes) > 0 || s.ObjectID != "" || len(s.MissingEnv) > 0 || len(s.MissingSecrets) > 0 {
 			kept = append(kept, s)
 			continue
 		}

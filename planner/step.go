@@ -1,0 +1,115 @@
+// Package planner turns a package (or an expanded graph) and the stack's
+// record into an execution plan: the steps to run, the deletes of what left
+// the package, their order, and their grouping into units, the pieces the
+// executor schedules. It does no I/O: activities load the package and the
+// record, call the planner and keep its result in the store.
+package planner
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/cairn-io/cairn/expr"
+	"github.com/cairn-io/cairn/kinds"
+	"github.com/cairn-io/cairn/model"
+)
+
+// StoredStep is a step as an execution keeps it: the step as built, with
+// its spec already mapped onto the built-in kind that runs it, so the step
+// activities need no catalogue. Single-step units are stored one per step
+// (kind contract.DataStep); a multi-step unit's steps are stored together
+// (contract.DataUnit), in an order where each comes after its
+// dependencies in the unit.
+type StoredStep struct {
+	model.Step
+	// Base is the provider kind (a derived kind's base, e.g. http).
+	Base string `json:"base"`
+	// Ord is the resource's position in the package, for the stack record.
+	Ord int `json:"ord"`
+	// Verbatim lists spec keys expression resolution must copy unrendered.
+	Verbatim []string `json:"verbatim,omitempty"`
+	// Unit is the index of the unit holding the step.
+	Unit int `json:"unit"`
+	// Exported marks a step whose outputs a dependent's expressions or
+	// condition read; a dry-run keeps outputs only for these.
+	Exported bool `json:"exported,omitempty"`
+}
+
+// FromStep maps a built step onto the built-in kind that runs it (cat nil:
+// the kind is taken as built in).
+func FromStep(cat *kinds.Catalogue, s *model.Step) (*StoredStep, error) {
+	ss := &StoredStep{Step: *s}
+	if ss.RecordKind == "" {
+		ss.RecordKind = s.Kind
+	}
+	if cat == nil {
+		ss.Base = strings.ToLower(s.Kind)
+		return ss, nil
+	}
+	base, spec, err := cat.BaseSpec(s.Kind, s.Spec, s.Associations)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", s.ID, err)
+	}
+	ss.Base, ss.Spec = strings.ToLower(base), spec
+	if k, ok := cat.Lookup(base); ok {
+		ss.Verbatim = k.Verbatim
+	}
+	return ss, nil
+}
+
+// RecordKey identifies a resource in a stack record: kind (lower case),
+// name and node.
+func RecordKey(kind, name, node string) string {
+	return strings.ToLower(kind) + "/" + name + "@" + node
+}
+
+// Deps lists every step s waits for (Deps and AnyOf members), once.
+func Deps(s *model.Step) []string {
+	if len(s.AnyOf) == 0 {
+		return s.Deps
+	}
+	seen := map[string]bool{}
+	var out []string
+	for _, d := range s.Deps {
+		if !seen[d] {
+			seen[d] = true
+			out = append(out, d)
+		}
+	}
+	for _, g := range s.AnyOf {
+		for _, d := range g {
+			if !seen[d] {
+				seen[d] = true
+				out = append(out, d)
+			}
+		}
+	}
+	return out
+}
+
+// HasDynamic reports whether v holds anything resolved at run time (env or
+// secret refs, expressions over dependencies).
+func HasDynamic(v any) bool {
+	if expr.IsDynamic(v) {
+		return true
+	}
+	switch x := v.(type) {
+	case map[string]any:
+		for _, item := range x {
+			if HasDynamic(item) {
+				return true
+			}
+		}
+	case []any:
+		for _, item := range x {
+			if HasDynamic(item) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// NeedsResolve reports whether s must be resolved when it runs: it has a
+// condition or a dynamic spec.
+func (s *StoredStep) NeedsResolve() bool { return s.Condition != "" || HasDynamic(s.Spec) }

@@ -1,0 +1,175 @@
+package planner
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/cairn-io/cairn/contract"
+	"github.com/cairn-io/cairn/model"
+)
+
+// maxSharedSpec keeps units small: a step whose spec is larger runs alone.
+const maxSharedSpec = 16 << 10
+
+// maxSummaryNames bounds how many step ids a unit's summary names.
+const maxSummaryBytes = 600
+
+// alone reports whether s must be a unit of its own. The rule: a step runs
+// alone when something the executor does per unit would otherwise apply to
+// other steps too —
+//   - its own meta params (retry, delay, timeout): they become the
+//     activity's retry policy and timeouts (noop is per step and stays);
+//   - a strategy cap (Fuel's one_by_one, parallel amount): it counts units
+//     in flight;
+//   - an AnyOf group (cross_depends with policy any): the executor settles
+//     "one of" between units;
+//   - fail_on_error: false: the executor turns the unit's failure into a
+//     skip;
+//   - a spec over 16 KiB, which would fatten the unit's stored record.
+//
+// Everything else — any kind, a condition, references resolved at run
+// time, dependencies on other steps of the unit — can share a unit.
+func alone(s *StoredStep) bool {
+	meta := s.Meta
+	meta.Noop = false
+	if meta != (model.Meta{}) || s.Strategy != 0 || len(s.AnyOf) > 0 || !s.FailsOnError() {
+		return true
+	}
+	raw, err := json.Marshal(s.Spec)
+	return err != nil || len(raw) > maxSharedSpec
+}
+
+// group puts the ordered steps into units. Steps share a unit when they
+// run on the same node (a unit is one activity on that node's worker), in
+// the same fault-tolerance group and are all deletes or all not; a unit
+// may hold steps that depend on each other, which run in order inside it,
+// so a chain or a group of dependents is a few units, not one per step.
+//
+// The unit graph stays acyclic by construction: every unit gets an index
+// when it opens, and a step joins an open unit only if each of its
+// dependencies outside that unit lies in a unit with a lower index;
+// otherwise the unit is closed and the step opens a new one. So a unit's
+// dependencies always have lower indexes, which sharding relies on.
+// Cost: O(steps + edges).
+func group(mode contract.Mode, order []*StoredStep, size int) ([]contract.Unit, [][]*StoredStep) {
+	var members [][]*StoredStep
+	unitOf := make(map[string]int, len(order))
+	open := map[string]int{} // unit key → index of the open unit
+	for _, s := range order {
+		if size <= 1 || alone(s) {
+			unitOf[s.ID] = len(members)
+			members = append(members, []*StoredStep{s})
+			continue
+		}
+		key := fmt.Sprintf("%s|%s|%v", s.Node, s.Group, s.Delete)
+		u, ok := open[key]
+		if ok && len(members[u]) >= size {
+			ok = false
+		}
+		if ok {
+			for _, d := range Deps(&s.Step) {
+				if du := unitOf[d]; du != u && du > u {
+					ok = false
+					break
+				}
+			}
+		}
+		if !ok {
+			u = len(members)
+			members = append(members, nil)
+			open[key] = u
+		}
+		unitOf[s.ID] = u
+		members[u] = append(members[u], s)
+	}
+	units := make([]contract.Unit, len(members))
+	for i, m := range members {
+		for _, s := range m {
+			s.Unit = i
+		}
+		units[i] = unit(mode, i, m, unitOf)
+	}
+	return units, members
+}
+
+// unit describes steps (already numbered idx) for the executor.
+func unit(mode contract.Mode, idx int, steps []*StoredStep, unitOf map[string]int) contract.Unit {
+	first := steps[0]
+	u := contract.Unit{
+		Index: idx, Step: first.ID, Count: len(steps), Batch: len(steps) > 1,
+		Kind: first.Kind, Node: first.Node, Delete: first.Delete, Group: first.Group,
+	}
+	deps := map[int]bool{}
+	for _, s := range steps {
+		if s.Kind != u.Kind {
+			u.Kind = "" // mixed: each step's result names its own
+		}
+		for _, d := range s.Deps {
+			if du := unitOf[d]; du != idx {
+				deps[du] = true
+			}
+		}
+	}
+	for d := range deps {
+		u.Deps = append(u.Deps, d)
+	}
+	sort.Ints(u.Deps)
+	if !u.Batch {
+		u.Meta = first.Meta
+		u.Strategy, u.Task = first.Strategy, first.Task
+		u.ContinueOnError = !first.FailsOnError()
+		for _, g := range first.AnyOf {
+			seen := map[int]bool{}
+			var group []int
+			for _, d := range g {
+				if ui := unitOf[d]; !seen[ui] {
+					seen[ui] = true
+					group = append(group, ui)
+				}
+			}
+			sort.Ints(group)
+			u.AnyOf = append(u.AnyOf, group)
+		}
+	}
+	u.Summary = summary(mode, steps)
+	return u
+}
+
+// summary names what a unit does, each of its steps while they fit:
+// "apply file/a", "apply 3 steps: file/a, file/b, exec/c",
+// "plan 100 steps: file/a, … (+80 more)".
+func summary(mode contract.Mode, steps []*StoredStep) string {
+	first := steps[0]
+	verb := "apply"
+	switch {
+	case mode == contract.ModeDryRun && first.Delete:
+		verb = "plan delete"
+	case mode == contract.ModeDryRun:
+		verb = "plan"
+	case first.Delete:
+		verb = "delete"
+	}
+	var b strings.Builder
+	b.WriteString(verb)
+	if len(steps) == 1 {
+		b.WriteString(" " + first.ID)
+	} else {
+		fmt.Fprintf(&b, " %d steps:", len(steps))
+		for i, s := range steps {
+			if b.Len()+len(s.ID) > maxSummaryBytes {
+				fmt.Fprintf(&b, " … (+%d more)", len(steps)-i)
+				break
+			}
+			if i > 0 {
+				b.WriteString(",")
+			}
+			b.WriteString(" " + s.ID)
+		}
+	}
+	if first.Node != "" && !strings.Contains(first.ID, "@"+first.Node) {
+		b.WriteString(" on " + first.Node)
+	}
+	return b.String()
+}
