@@ -49,6 +49,8 @@ type stepRun struct {
 	// recalled marks a step an earlier attempt finished and recorded;
 	// recorded one whose outcome this attempt has recorded.
 	recalled, recorded bool
+	// planned: read and diffed; beforeKept: its before-state is stored.
+	planned, beforeKept bool
 }
 
 // ApplyStep converges one step (reads, diffs and applies in one go), or
@@ -142,6 +144,9 @@ func (a *Activities) converge(ctx context.Context, in contract.UnitInput, steps 
 		applyCtx = providers.WithDeferredSync(ctx, pending)
 	}
 	t0 := time.Now()
+	if err := a.planAhead(ctx, in, u); err != nil {
+		return nil, err
+	}
 	waves := 0
 	for wave := u.ready(); len(wave) > 0; wave = u.ready() {
 		waves++
@@ -169,16 +174,28 @@ func (a *Activities) converge(ctx context.Context, in contract.UnitInput, steps 
 	return u.runs, nil
 }
 
-// runWave plans and applies steps that are ready together.
-func (a *Activities) runWave(ctx, applyCtx context.Context, in contract.UnitInput, u *unitRun, wave []*stepRun) error {
-	a.each(wave, func(r *stepRun) { a.plan(ctx, in, u, r) })
-	if in.Noop {
-		u.finish(wave)
+// planAhead plans, all at once, the steps whose state no earlier step of
+// the unit can change (see unitRun.plannableAhead), and keeps their
+// before-states in one write: a chain of files costs one store write, not
+// one per link.
+func (a *Activities) planAhead(ctx context.Context, in contract.UnitInput, u *unitRun) error {
+	ahead := u.plannableAhead()
+	if len(ahead) == 0 {
 		return nil
 	}
+	a.each(ahead, func(r *stepRun) { a.plan(ctx, in, u, r) })
+	if in.Noop {
+		return nil
+	}
+	return a.keepBefores(ctx, in.ExecutionID, ahead)
+}
+
+// keepBefores writes the before-states of the runs about to change
+// something, in one store write.
+func (a *Activities) keepBefores(ctx context.Context, execID string, runs []*stepRun) error {
 	befores := map[string][]byte{}
-	for _, r := range wave {
-		if r.done || r.prior != nil {
+	for _, r := range runs {
+		if r.done || r.prior != nil || r.beforeKept {
 			continue
 		}
 		raw, err := json.Marshal(beforeRecord{Action: r.plan.Action, Irreversible: r.plan.Irreversible, Before: r.plan.Before})
@@ -186,8 +203,23 @@ func (a *Activities) runWave(ctx, applyCtx context.Context, in contract.UnitInpu
 			return err
 		}
 		befores[r.step.ID] = raw
+		r.beforeKept = true
 	}
-	if err := a.d.Store.PutStepDataBatch(ctx, in.ExecutionID, contract.DataBefore, befores); err != nil {
+	return a.d.Store.PutStepDataBatch(ctx, execID, contract.DataBefore, befores)
+}
+
+// runWave plans and applies steps that are ready together.
+func (a *Activities) runWave(ctx, applyCtx context.Context, in contract.UnitInput, u *unitRun, wave []*stepRun) error {
+	a.each(wave, func(r *stepRun) {
+		if !r.planned {
+			a.plan(ctx, in, u, r)
+		}
+	})
+	if in.Noop {
+		u.finish(wave)
+		return nil
+	}
+	if err := a.keepBefores(ctx, in.ExecutionID, wave); err != nil {
 		return err
 	}
 	a.each(wave, func(r *stepRun) {
@@ -285,6 +317,7 @@ func (a *Activities) recall(ctx context.Context, execID string, runs []*stepRun)
 
 // plan resolves a step's spec and reads and diffs it (a noop Converge).
 func (a *Activities) plan(ctx context.Context, in contract.UnitInput, u *unitRun, r *stepRun) {
+	r.planned = true
 	s := r.step
 	if s.Skipped {
 		r.skip("not selected")

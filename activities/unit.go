@@ -102,6 +102,31 @@ func (u *unitRun) ready() []*stepRun {
 	return wave
 }
 
+// aheadKinds are the kinds whose state only their own step changes: a
+// file's or directory's before-state is the same read before or after the
+// steps it depends on ran (a directory created first leaves a file in it
+// absent either way).
+var aheadKinds = map[string]bool{"file": true, "directory": true, model.TaskGroup: true, model.TaskStage: true, model.TaskSkipped: true}
+
+// plannableAhead lists the steps that can be planned before the unit
+// runs: of a kind in aheadKinds, with nothing resolved at run time, and
+// depending in the unit only on such steps — a step after a command is
+// planned when its turn comes, since the command may change what it reads.
+func (u *unitRun) plannableAhead() []*stepRun {
+	ok := make([]bool, len(u.runs))
+	var out []*stepRun
+	for i, r := range u.runs {
+		ok[i] = aheadKinds[r.step.Base] && !r.step.NeedsResolve()
+		for _, j := range u.deps[i] {
+			ok[i] = ok[i] && ok[j]
+		}
+		if ok[i] && !r.done {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
 // finish settles steps that ran, keeping their outputs for dependents.
 func (u *unitRun) finish(runs []*stepRun) {
 	for _, r := range runs {

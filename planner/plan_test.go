@@ -125,7 +125,7 @@ func TestPlanGroupsByShape(t *testing.T) {
 	}{
 		{"flat", flat(250), 100, []int{100, 100, 50}, [][]int{nil, nil, nil}},
 		{"groups of 10", groups(250), 100, []int{100, 100, 50}, [][]int{nil, nil, nil}},
-		{"chain", chain(250), 100, []int{100, 100, 50}, [][]int{nil, {0}, {1}}},
+		{"chain", chain(250), 100, []int{200, 50}, [][]int{nil, {0}}},
 		{"one step per unit", chain(3), 1, []int{1, 1, 1}, [][]int{nil, {0}, {1}}},
 	}
 	for _, tt := range tests {
@@ -137,6 +137,26 @@ func TestPlanGroupsByShape(t *testing.T) {
 			}
 		})
 	}
+}
+
+// Groups cut at a unit boundary finish in the unit that holds their root,
+// and a hub every step depends on does not pull them all into its unit:
+// every unit waits only for the hub's.
+func TestPlanKeepsGroupsWholeAroundAHub(t *testing.T) {
+	hub := step("dir", "")
+	steps := []*StoredStep{hub}
+	for i := range 700 {
+		s := step(fmt.Sprint(i), "", hub.ID)
+		if i%7 != 0 {
+			s.Deps = append(s.Deps, fmt.Sprintf("file/%d", i-i%7))
+		}
+		steps = append(steps, s)
+	}
+	p := plan(t, steps, 100)
+	for i, u := range p.Units[1:] {
+		require.Equal(t, []int{0}, u.Deps, "unit %d waits for the hub's unit only", i+1)
+	}
+	require.LessOrEqual(t, len(p.Units), 8)
 }
 
 func TestPlanKeepsStepsApartByNodeGroupAndDelete(t *testing.T) {

@@ -47,6 +47,9 @@ func alone(s *StoredStep) bool {
 // may hold steps that depend on each other, which run in order inside it,
 // so a chain or a group of dependents is a few units, not one per step.
 //
+// A unit holds up to size steps, and up to twice that for steps that
+// continue a chain or group already in it (see below).
+//
 // The unit graph stays acyclic by construction: every unit gets an index
 // when it opens, and a step joins an open unit only if each of its
 // dependencies outside that unit lies in a unit with a lower index;
@@ -56,6 +59,12 @@ func alone(s *StoredStep) bool {
 func group(mode contract.Mode, order []*StoredStep, size int) ([]contract.Unit, [][]*StoredStep) {
 	var members [][]*StoredStep
 	unitOf := make(map[string]int, len(order))
+	fanOut := make(map[string]int, len(order))
+	for _, s := range order {
+		for _, d := range Deps(&s.Step) {
+			fanOut[d]++
+		}
+	}
 	open := map[string]int{} // unit key → index of the open unit
 	for _, s := range order {
 		if size <= 1 || alone(s) {
@@ -65,15 +74,29 @@ func group(mode contract.Mode, order []*StoredStep, size int) ([]contract.Unit, 
 		}
 		key := fmt.Sprintf("%s|%s|%v", s.Node, s.Group, s.Delete)
 		u, ok := open[key]
-		if ok && len(members[u]) >= size {
-			ok = false
-		}
 		if ok {
+			pulled := false // s continues a chain or group the unit holds
 			for _, d := range Deps(&s.Step) {
-				if du := unitOf[d]; du != u && du > u {
+				du := unitOf[d]
+				if du != u && du > u {
 					ok = false
 					break
 				}
+				if du == u && fanOut[d] < size {
+					pulled = true
+				}
+			}
+			// A full unit takes no new work, but it finishes what it
+			// holds: a step that follows one of its members (a chain's
+			// next link, a group's next dependent) may overflow it up to
+			// twice its size, so a chain or group is not cut at a unit
+			// boundary into two units where the second waits for the
+			// first. Hubs (a directory every file lives in) do not pull.
+			switch n := len(members[u]); {
+			case n >= 2*size:
+				ok = false
+			case n >= size && !pulled:
+				ok = false
 			}
 		}
 		if !ok {
