@@ -13,7 +13,7 @@ import (
 	sdklog "go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/testsuite"
 
-	"github.com/cairn-io/cairn/internal/searchattr"
+	"github.com/cairn-io/cairn/internal/devserver"
 	"github.com/cairn-io/cairn/internal/server"
 )
 
@@ -112,7 +112,7 @@ func newDevCmd(a *app) *cobra.Command {
 			EnableUI:   true,
 			UIPort:     fmt.Sprint(*uiPort),
 			LogLevel:   "warn",
-			ExtraArgs:  searchattr.DevServerArgs(),
+			ExtraArgs:  devserver.Args(),
 			Stdout:     logFile,
 			Stderr:     logFile,
 		})

@@ -19,7 +19,7 @@ import (
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/testsuite"
 
-	"github.com/cairn-io/cairn/internal/searchattr"
+	"github.com/cairn-io/cairn/internal/devserver"
 )
 
 // TemporalBinary finds the Temporal CLI: $CAIRN_TEMPORAL_BIN, else bin/temporal
@@ -104,7 +104,7 @@ func startDevServer() (*DevServer, error) {
 	srv, err := testsuite.StartDevServer(ctx, testsuite.DevServerOptions{
 		ExistingPath: bin,
 		LogLevel:     "error",
-		ExtraArgs:    searchattr.DevServerArgs(),
+		ExtraArgs:    devserver.Args(),
 		Stdout:       out,
 		Stderr:       out,
 	})
