@@ -18,6 +18,7 @@ import (
 	"github.com/cairn-io/cairn/model"
 	"github.com/cairn-io/cairn/starter"
 	"github.com/cairn-io/cairn/workflows"
+	"github.com/stretchr/testify/require"
 )
 
 func sameTree(t *testing.T, got, want map[string]string) {
@@ -333,5 +334,51 @@ spec: {command: "sleep 0.4; echo ran >> %[1]s/counts/step%[2]d; touch %[1]s/mark
 	}
 	if rec := h.getStack(s.ID); len(rec.Resources) != n {
 		t.Fatalf("record has %d resources, want %d", len(rec.Resources), n)
+	}
+}
+
+// A chain of commands runs as one unit: a worker killed inside it leaves
+// the commands that finished recorded, so the retried unit resumes after
+// them and runs each exactly once, though none has a guard.
+func TestKilledWorkerResumesInsideAUnit(t *testing.T) {
+	h := newHarness(t, harnessOptions{noWorker: true})
+	root := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(root, "counts"), 0o755))
+	const n = 12
+	var docs strings.Builder
+	for i := range n {
+		fmt.Fprintf(&docs, `---
+apiVersion: cairn/v1
+kind: Exec
+metadata: {name: step%[2]d}
+spec: {command: "sleep 0.3; echo ran >> %[1]s/counts/step%[2]d"}
+`, root, i)
+		if i > 0 {
+			fmt.Fprintf(&docs, "dependsOn: [Exec/step%d]\n", i-1)
+		}
+	}
+	s := h.stack("crash-unit")
+	first := h.workerProcess(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	e, err := h.starter.StartApply(ctx, starter.StackRun{StackID: s.ID, SnapshotHash: h.snapshot(docs.String())})
+	require.NoError(t, err)
+	waitFor(t, func() bool {
+		entries, _ := os.ReadDir(filepath.Join(root, "counts"))
+		return len(entries) >= 3
+	})
+	require.NoError(t, first.Process.Kill())
+	_ = first.Wait()
+	entries, _ := os.ReadDir(filepath.Join(root, "counts"))
+	require.Less(t, len(entries), n, "every step finished before the worker was killed")
+	h.workerProcess(t)
+	done, err := h.starter.Await(ctx, e.ID)
+	require.NoError(t, err)
+	mustStatus(t, done, model.ExecCompleted)
+	wantReport(t, done.Report, model.Report{Updated: n})
+	for i := range n {
+		b, err := os.ReadFile(filepath.Join(root, "counts", fmt.Sprintf("step%d", i)))
+		require.NoError(t, err)
+		require.Equal(t, "ran\n", string(b), "step%d ran exactly once", i)
 	}
 }
