@@ -14,7 +14,7 @@ import (
 	"go.temporal.io/sdk/testsuite"
 
 	"github.com/cairn-io/cairn/internal/devserver"
-	"github.com/cairn-io/cairn/internal/server"
+	"github.com/cairn-io/cairn/server"
 )
 
 // serverSettings are the variables `cairn server` and `cairn worker` read.

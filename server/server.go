@@ -1,4 +1,5 @@
-// Package server assembles `cairn server`: the Temporal client (with the
+// Package server is the composition root of `cairn server`, above every
+// other package and imported only by cmd/: it assembles the Temporal client (with the
 // payload codec and the SDK's metrics), the store, the kind catalogue and
 // providers, the control plane's worker, the local nodes' workers and the
 // HTTP API, and runs them until the context ends.

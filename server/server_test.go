@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/cairn-io/cairn/internal/config"
-	"github.com/cairn-io/cairn/internal/server"
 	"github.com/cairn-io/cairn/internal/testenv"
+	"github.com/cairn-io/cairn/server"
 	"github.com/cairn-io/cairn/store"
 )
 
