@@ -103,6 +103,10 @@ type Unit struct {
 	// batch; Count is the number of steps (1 for a single step).
 	Step  string `json:"s"`
 	Count int    `json:"n"`
+	// Steps are the ids of a multi-step unit's steps, in the order they
+	// run, so progress can name each before the unit reports; left out
+	// of plans too large to carry them all (see planner.MaxNamedSteps).
+	Steps []string `json:"ids,omitempty"`
 	Batch bool   `json:"b,omitempty"`
 	Kind  string `json:"k"`
 	Node  string `json:"node,omitempty"`

@@ -13,8 +13,14 @@ import (
 // maxSharedSpec keeps units small: a step whose spec is larger runs alone.
 const maxSharedSpec = 16 << 10
 
-// maxSummaryNames bounds how many step ids a unit's summary names.
+// maxSummaryBytes bounds a unit's summary.
 const maxSummaryBytes = 600
+
+// MaxNamedSteps is the largest plan whose units carry their steps' ids
+// (contract.Unit.Steps): about 25 bytes an id keeps the plan's units far
+// below Temporal's 2 MB payload limit. Larger plans name a running unit by
+// its first step and count.
+const MaxNamedSteps = 20000
 
 // alone reports whether s must be a unit of its own. The rule: a step runs
 // alone when something the executor does per unit would otherwise apply to
@@ -108,11 +114,18 @@ func group(mode contract.Mode, order []*StoredStep, size int) ([]contract.Unit, 
 		members[u] = append(members[u], s)
 	}
 	units := make([]contract.Unit, len(members))
+	named := len(order) <= MaxNamedSteps
 	for i, m := range members {
 		for _, s := range m {
 			s.Unit = i
 		}
 		units[i] = unit(mode, i, m, unitOf)
+		if named && len(m) > 1 {
+			units[i].Steps = make([]string, len(m))
+			for j, s := range m {
+				units[i].Steps[j] = s.ID
+			}
+		}
 	}
 	return units, members
 }
