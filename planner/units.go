@@ -49,7 +49,8 @@ func alone(s *StoredStep) bool {
 
 // group puts the ordered steps into units. Steps share a unit when they
 // run on the same node (a unit is one activity on that node's worker), in
-// the same fault-tolerance group and are all deletes or all not; a unit
+// the same fault-tolerance group, and are all deletes or all not, all noop
+// versions (Fuel's noop run) or all not; a unit
 // may hold steps that depend on each other, which run in order inside it,
 // so a chain or a group of dependents is a few units, not one per step.
 //
@@ -78,7 +79,7 @@ func group(mode contract.Mode, order []*StoredStep, size int) ([]contract.Unit, 
 			members = append(members, []*StoredStep{s})
 			continue
 		}
-		key := fmt.Sprintf("%s|%s|%v", s.Node, s.Group, s.Delete)
+		key := fmt.Sprintf("%s|%s|%v|%v", s.Node, s.Group, s.Delete, s.Meta.Noop)
 		u, ok := open[key]
 		if ok {
 			pulled := false // s continues a chain or group the unit holds
@@ -152,6 +153,9 @@ func unit(mode contract.Mode, idx int, steps []*StoredStep, unitOf map[string]in
 		u.Deps = append(u.Deps, d)
 	}
 	sort.Ints(u.Deps)
+	// A unit's steps all are noop versions or none is: a noop unit only
+	// reads and diffs, and records its plan.
+	u.Meta.Noop = first.Meta.Noop
 	if !u.Batch {
 		u.Meta = first.Meta
 		u.Strategy, u.Task = first.Strategy, first.Task
