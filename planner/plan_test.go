@@ -204,11 +204,15 @@ func TestPlanRunsStepsAloneByRule(t *testing.T) {
 			require.Equal(t, steps[1].ID, p.Units[1].Step)
 		})
 	}
-	t.Run("noop and condition share", func(t *testing.T) {
-		steps := flat(3)
-		steps[1].Meta.Noop = true
-		steps[2].Condition = `eq .node.name "x"`
-		require.Equal(t, []int{3}, counts(plan(t, steps, 100)))
+	t.Run("conditions share, noop steps share with noop steps", func(t *testing.T) {
+		steps := flat(4)
+		steps[1].Condition = `eq .node.name "x"`
+		steps[2].Meta.Noop = true
+		steps[3].Meta.Noop = true
+		p := plan(t, steps, 100)
+		require.Equal(t, []int{2, 2}, counts(p))
+		require.False(t, p.Units[0].Meta.Noop)
+		require.True(t, p.Units[1].Meta.Noop)
 	})
 }
 
