@@ -30,15 +30,23 @@ test-short:
 	$(GO) test -short -count=1 ./...
 
 # Benchmarks with their figures: the document pipeline, the DAG, the
-# providers and the store (SQLite and PostgreSQL), the API's read path, a
-# 1,000-step graph execution, then the end-to-end apply of 100 to 100,000
-# files (create, noop re-apply, dry-run) against a bare activity loop.
-bench: $(TEMPORAL)
+# providers and the store (SQLite and PostgreSQL) and the API's read path,
+# then the end-to-end measurement of the user's path (cmd/cairn-bench, see
+# docs/performance.md): bin/cairn server with its defaults on its own
+# Temporal dev server, driven through the HTTP API, for flat, grouped and
+# chained files, a pkger-like package, a Fuel graph on 20 nodes and an
+# exec chain, at 1,000 and 10,000 resources, next to `puppet apply` when
+# puppet is installed. The Markdown table goes to .data/bench.md.
+# BENCH_FLAGS passes flags to cairn-bench (BENCH_FLAGS=-large adds 100,000).
+BENCH_FLAGS ?=
+bench: build
 	CAIRN_TEMPORAL_BIN=$(TEMPORAL) ./scripts/with-postgres.sh $(GO) test -run '^$$' -bench . -benchmem -benchtime 1x \
 		./dag ./expr ./kinds ./graphs ./providers ./store
-	CAIRN_TEMPORAL_BIN=$(TEMPORAL) $(GO) test -run '^$$' -bench 'Graph1000Steps' -benchtime 1x ./internal/graphe2e
 	$(GO) test -run '^$$' -bench 'GetStack' -benchtime 20000x ./api
-	CAIRN_TEMPORAL_BIN=$(TEMPORAL) $(GO) run ./cmd/cairn-bench
+	@mkdir -p $(DATA)
+	$(GO) run ./cmd/cairn-bench -cairn $(BIN)/cairn -temporal $(TEMPORAL) -markdown $(DATA)/bench.md \
+		-revision "$$(git rev-parse --short HEAD 2>/dev/null || echo unknown)$$(git diff --quiet HEAD -- . 2>/dev/null || echo ' with uncommitted changes')" \
+		$(BENCH_FLAGS)
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi

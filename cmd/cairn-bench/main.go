@@ -1,403 +1,309 @@
-// Command cairn-bench measures Cairn end to end on a Temporal dev server:
-// it applies N generated file resources to a stack (create), applies them
-// again (noop) and plans them (dry-run), and prints wall time, resources
-// per second, history events per execution (children included) and peak
-// memory. A bare loop of batch activities writing the same files gives the
-// floor Cairn's overhead is measured against.
+// Command cairn-bench measures Cairn on the path a user takes: it runs
+// nothing of Cairn in-process, but starts a Temporal dev server and the real
+// `cairn server` binary with their defaults, and talks to the HTTP API
+// through the Go client, as the CLI does.
+//
+// Shapes, each a package or graph a user would write:
+//
+//	flat        N files, no dependencies
+//	groups      a root file and 9 files requiring it, N/10 times
+//	chain       each file requires the one before
+//	pkger       directories, files in them, exec steps guarded by creates and
+//	            unless, labels, buckets and dashboards on a pkger-like REST
+//	            platform (served here, on loopback), with dependencies
+//	fuel        a Fuel graph of 1,000 shell tasks on 20 local nodes, with
+//	            requires chains and cross_depends, uploaded as a release's
+//	            graph and executed on a cluster
+//	exec-chain  1,000 exec steps on the control plane, each after the one
+//	            before
+//
+// Each package is applied to a fresh stack (create), applied again (noop)
+// and planned (dry-run); the graph is executed, executed again and
+// dry-run. Every phase is checked (files on disk and their contents,
+// objects on the platform, the report or plan counts), so a fast failure
+// cannot pass for a fast run. Each shape and size gets its own Temporal dev
+// server and cairn server; peak RSS is reset before each phase.
+//
+// When puppet is on PATH, the three file shapes are also applied with
+// `puppet apply` (create, again, --noop) from an equivalent manifest.
 package main
 
 import (
+	"cmp"
 	"context"
+	"errors"
 	"flag"
 	"fmt"
-	"io"
-	"log/slog"
 	"os"
+	"os/signal"
 	"path/filepath"
-	"runtime"
-	"runtime/pprof"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
 	"time"
-
-	enumspb "go.temporal.io/api/enums/v1"
-	"go.temporal.io/sdk/activity"
-	"go.temporal.io/sdk/client"
-	"go.temporal.io/sdk/log"
-	"go.temporal.io/sdk/temporal"
-	"go.temporal.io/sdk/testsuite"
-	"go.temporal.io/sdk/workflow"
-	"google.golang.org/protobuf/proto"
-
-	"github.com/cairn-io/cairn/activities"
-	"github.com/cairn-io/cairn/graphs"
-	"github.com/cairn-io/cairn/internal/searchattr"
-	"github.com/cairn-io/cairn/model"
-	"github.com/cairn-io/cairn/starter"
-	"github.com/cairn-io/cairn/store"
-	"github.com/cairn-io/cairn/worker"
 )
 
-// lastHistoryBytes is the largest history (bytes) historyEvents saw last.
-var lastHistoryBytes int
-
-// Flags read by run.
-var (
-	verbose         bool
-	stepConcurrency int
-	workDir         string
-)
+type options struct {
+	cairnBin, temporalBin string
+	sizes                 []int
+	large                 bool
+	shapes                []string
+	fuelTasks, fuelNodes  int
+	execChain             int
+	puppet                string // path to puppet, "" when not compared
+	puppetVersion         string
+	puppetMaxN            int
+	puppetBudget          time.Duration
+	puppetTimeout         time.Duration
+	markdown              string
+	revision              string
+	repeat                int
+	load                  string // load average after the run
+	timeout, phaseTimeout time.Duration
+	dir                   string
+	keep                  bool
+	verbose               bool
+}
 
 func main() {
-	sizes := flag.String("n", "100,1000,10000,100000", "comma-separated resource counts")
-	parallelism := flag.Int("parallelism", 20, "units in flight per execution")
-	batch := flag.Int("batch", 100, "steps per batch unit")
-	baseline := flag.Int("baseline", 10000, "files the bare activity loop writes (0 = skip)")
-	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
-	flag.BoolVar(&verbose, "v", false, "break each execution down by activity type")
-	flag.IntVar(&stepConcurrency, "step-concurrency", 0, "steps of one batch converging at once (0 = default)")
-	flag.StringVar(&workDir, "dir", "", "where the generated files go (default: a temporary directory)")
-	flag.Parse()
-	if *cpuProfile != "" {
-		f, err := os.Create(*cpuProfile)
-		if err != nil {
-			fmt.Fprintln(os.Stderr, "cairn-bench:", err)
-			os.Exit(1)
-		}
-		_ = pprof.StartCPUProfile(f)
-		defer pprof.StopCPUProfile()
+	o, err := parseFlags(os.Args[1:])
+	if errors.Is(err, flag.ErrHelp) {
+		return
 	}
-	if err := run(*sizes, *parallelism, *batch, *baseline); err != nil {
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "cairn-bench:", err)
-		pprof.StopCPUProfile()
+		os.Exit(2)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	ctx, cancel := context.WithTimeoutCause(ctx, o.timeout, fmt.Errorf("the run took longer than -timeout %s", o.timeout))
+	defer cancel()
+	if err := run(ctx, o); err != nil {
+		fmt.Fprintln(os.Stderr, "cairn-bench:", err)
 		os.Exit(1)
 	}
 }
 
-func run(sizes string, parallelism, batch, baseline int) error {
-	var ns []int
-	for _, s := range strings.Split(sizes, ",") {
-		n, err := strconv.Atoi(strings.TrimSpace(s))
-		if err != nil || n <= 0 {
-			return fmt.Errorf("-n: bad count %q", s)
+func parseFlags(args []string) (*options, error) {
+	fl := flag.NewFlagSet("cairn-bench", flag.ContinueOnError)
+	o := &options{}
+	defTemporal := os.Getenv("CAIRN_TEMPORAL_BIN")
+	if defTemporal == "" {
+		defTemporal = "bin/temporal"
+	}
+	fl.StringVar(&o.cairnBin, "cairn", "bin/cairn", "the cairn binary to measure (make build builds it)")
+	fl.StringVar(&o.temporalBin, "temporal", defTemporal, "the Temporal CLI (the default is $CAIRN_TEMPORAL_BIN when set)")
+	sizes := fl.String("n", "1000,10000", "sizes of the flat, groups, chain and pkger shapes (comma-separated)")
+	fl.BoolVar(&o.large, "large", false, "also run flat and groups at 100,000 (slow)")
+	shapes := fl.String("shapes", strings.Join(allShapes, ","), "shapes to run (comma-separated)")
+	fl.IntVar(&o.fuelTasks, "fuel-tasks", 1000, "tasks of the Fuel graph")
+	fl.IntVar(&o.fuelNodes, "fuel-nodes", 20, "local nodes of the Fuel graph's cluster (one role each)")
+	fl.IntVar(&o.execChain, "exec-chain", 1000, "length of the exec chain")
+	puppet := fl.String("puppet", "auto", "compare with puppet apply: auto (when puppet is on PATH) or off")
+	fl.IntVar(&o.puppetMaxN, "puppet-max-n", 10000, "largest N compared with Puppet")
+	fl.DurationVar(&o.puppetBudget, "puppet-budget", time.Minute, "run Puppet above 1,000 files only when the 1,000 figure extrapolates below this")
+	fl.DurationVar(&o.puppetTimeout, "puppet-timeout", 5*time.Minute, "bound on one puppet apply")
+	fl.StringVar(&o.markdown, "markdown", "", "also write the results as Markdown to this file")
+	fl.StringVar(&o.revision, "revision", "", "what the cairn binary was built from, printed with the results (default: its embedded VCS revision, if any)")
+	fl.DurationVar(&o.timeout, "timeout", 3*time.Hour, "bound on the whole run")
+	fl.DurationVar(&o.phaseTimeout, "phase-timeout", 30*time.Minute, "bound on one phase (one apply, dry-run or graph execution)")
+	fl.StringVar(&o.dir, "dir", "", "parent of the temporary directory holding all state (default: the system's)")
+	fl.IntVar(&o.repeat, "repeat", 1, "run each shape and size this many times and report the run of median wall time per phase")
+	fl.BoolVar(&o.keep, "keep", false, "keep the temporary directory (logs, databases) instead of removing it")
+	fl.BoolVar(&o.verbose, "v", false, "more progress on stderr")
+	fl.Usage = func() {
+		fmt.Fprintf(fl.Output(), "Usage: cairn-bench [flags]\n\nMeasures cairn server end to end through its API (go doc ./cmd/cairn-bench; docs/performance.md).\n\n")
+		fl.PrintDefaults()
+	}
+	if err := fl.Parse(args); err != nil {
+		return nil, err
+	}
+	if fl.NArg() > 0 {
+		return nil, fmt.Errorf("unexpected arguments %v", fl.Args())
+	}
+	for _, s := range strings.Split(*sizes, ",") {
+		if s = strings.TrimSpace(s); s == "" {
+			continue
 		}
-		ns = append(ns, n)
-	}
-	ctx := context.Background()
-	tmp, err := os.MkdirTemp(workDir, "cairn-bench-")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(tmp)
-
-	bin := os.Getenv("CAIRN_TEMPORAL_BIN")
-	if bin == "" {
-		bin = "bin/temporal"
-	}
-	fmt.Printf("starting Temporal dev server (%s)…\n", bin)
-	quiet := slog.New(slog.DiscardHandler)
-	srv, err := testsuite.StartDevServer(ctx, testsuite.DevServerOptions{
-		ExistingPath: bin, LogLevel: "error", ExtraArgs: searchattr.DevServerArgs(),
-		Stdout: io.Discard, Stderr: io.Discard,
-		ClientOptions: &client.Options{Logger: log.NewStructuredLogger(quiet)},
-	})
-	if err != nil {
-		return fmt.Errorf("start dev server: %w", err)
-	}
-	defer func() { _ = srv.Stop() }()
-	c := srv.Client()
-
-	st, err := store.Open(ctx, "sqlite://"+filepath.Join(tmp, "cairn.db"))
-	if err != nil {
-		return err
-	}
-	defer st.Close()
-	const queue = "cairn-bench"
-	logger := quiet
-	if os.Getenv("CAIRN_BENCH_LOG") != "" {
-		logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	}
-	w, err := worker.New(c, worker.Deps{Store: st, Logger: logger}, worker.Options{TaskQueue: queue, StepConcurrency: stepConcurrency})
-	if err != nil {
-		return err
-	}
-	w.RegisterWorkflowWithOptions(bareLoop, workflow.RegisterOptions{Name: "BareLoop"})
-	w.RegisterActivityWithOptions(writeFiles, activity.RegisterOptions{Name: "BareWriteFiles"})
-	if err := w.Start(); err != nil {
-		return err
-	}
-	defer w.Stop()
-	s := starter.New(c, starter.Config{TaskQueue: queue, Store: st, Parallelism: parallelism, BatchSize: batch})
-
-	fmt.Printf("parallelism %d, batch %d, %d CPUs\n\n", parallelism, batch, runtime.NumCPU())
-	fmt.Printf("%-8s %-8s %10s %12s %9s %9s %10s %10s\n", "N", "phase", "wall", "res/s", "events", "max/wf", "workflows", "max KiB/wf")
-	for _, n := range ns {
-		if err := benchSize(ctx, c, st, s, tmp, n); err != nil {
-			return fmt.Errorf("N=%d: %w", n, err)
+		n, err := strconv.Atoi(strings.ReplaceAll(s, "_", ""))
+		if err != nil || n <= 0 || n%10 != 0 {
+			return nil, fmt.Errorf("-n: %q is not a positive multiple of 10", s)
 		}
+		o.sizes = append(o.sizes, n)
 	}
-	if baseline > 0 {
-		dir := filepath.Join(tmp, "bare")
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return err
+	for _, s := range strings.Split(*shapes, ",") {
+		if s = strings.TrimSpace(s); s == "" {
+			continue
 		}
-		start := time.Now()
-		we, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{TaskQueue: queue}, bareLoop, bareInput{Dir: dir, Files: baseline, Batch: 100, InFlight: 20})
+		if !slices.Contains(allShapes, s) {
+			return nil, fmt.Errorf("-shapes: unknown shape %q (want %s)", s, strings.Join(allShapes, ", "))
+		}
+		o.shapes = append(o.shapes, s)
+	}
+	if o.fuelTasks <= 0 || o.fuelNodes <= 0 || o.execChain <= 0 || o.repeat <= 0 {
+		return nil, errors.New("-fuel-tasks, -fuel-nodes, -exec-chain and -repeat must be positive")
+	}
+	for _, p := range []*string{&o.cairnBin, &o.temporalBin} {
+		abs, err := filepath.Abs(*p)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		if err := we.Get(ctx, nil); err != nil {
-			return err
+		if st, err := os.Stat(abs); err != nil || st.IsDir() {
+			return nil, fmt.Errorf("%s not found (run `make build`, or pass -cairn / -temporal)", *p)
 		}
-		wall := time.Since(start)
-		events, _, _, err := historyEvents(ctx, c, we.GetID(), we.GetRunID())
-		if err != nil {
-			return err
-		}
-		fmt.Printf("%-8d %-8s %10s %12.0f %9d %9d %10d %10d\n", baseline, "bare", wall.Round(time.Millisecond), float64(baseline)/wall.Seconds(), events, events, 1, lastHistoryBytes>>10)
+		*p = abs
 	}
-	var ms runtime.MemStats
-	runtime.ReadMemStats(&ms)
-	var ru syscall.Rusage
-	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	fmt.Printf("\npeak memory of this process (worker, store, starter): maxrss %d MiB, Go heap peak-ish %d MiB (HeapSys)\n",
-		ru.Maxrss/1024, ms.HeapSys>>20)
-	return nil
+	switch *puppet {
+	case "off":
+	case "auto":
+		o.puppet, o.puppetVersion = puppetVersion()
+	default:
+		return nil, fmt.Errorf("-puppet %q: want auto or off", *puppet)
+	}
+	return o, nil
 }
 
-func benchSize(ctx context.Context, c client.Client, st store.Store, s *starter.Starter, tmp string, n int) error {
-	dir := filepath.Join(tmp, fmt.Sprintf("n%d", n))
-	// As the API does: validate the package, then keep it parsed in the
-	// snapshot so that Prepare does not parse it again.
-	sources := generate(dir, n)
-	parseStart := time.Now()
-	docs, err := graphs.Parse(graphs.Options{MaxBytes: 1 << 30, MaxTotalBytes: 4 << 30, MaxNodes: 1 << 30}, graphSources(sources)...)
-	if err != nil {
-		return err
+// medianRows picks, per phase, the attempt of median wall time (the
+// attempts of one shape and size have the same phases in the same order);
+// Puppet's time is its own median.
+func medianRows(attempts [][]row) []row {
+	if len(attempts) == 0 {
+		return nil
 	}
-	content, err := activities.EncodeParsedPackageSnapshot(docs, sources...)
-	if err != nil {
-		return err
-	}
-	if verbose {
-		fmt.Printf("%-8d %-8s %10s   (validate and encode the snapshot, as the API does; not in the phases below)\n", n, "submit", time.Since(parseStart).Round(time.Millisecond))
-	}
-	hash, err := st.PutSnapshot(ctx, "package", content)
-	if err != nil {
-		return err
-	}
-	stack := &model.Stack{Name: fmt.Sprintf("bench-%d", n), URLs: []string{}}
-	if err := st.CreateStack(ctx, stack); err != nil {
-		return err
-	}
-	phases := []struct {
-		name string
-		run  func() (*starter.Execution, error)
-		want func(*starter.Execution) error
-	}{
-		{"create", func() (*starter.Execution, error) {
-			return s.StartApply(ctx, starter.StackRun{StackID: stack.ID, SnapshotHash: hash})
-		}, func(e *starter.Execution) error {
-			if e.Report == nil || e.Report.Created != n+1 {
-				return fmt.Errorf("report %+v", e.Report)
-			}
-			return nil
-		}},
-		{"noop", func() (*starter.Execution, error) {
-			return s.StartApply(ctx, starter.StackRun{StackID: stack.ID, SnapshotHash: hash})
-		}, func(e *starter.Execution) error {
-			if e.Report == nil || e.Report.Unchanged != n+1 {
-				return fmt.Errorf("report %+v", e.Report)
-			}
-			return nil
-		}},
-		{"dry-run", func() (*starter.Execution, error) {
-			return s.StartDryRun(ctx, starter.StackRun{StackID: stack.ID, SnapshotHash: hash})
-		}, func(e *starter.Execution) error {
-			if e.DryRun == nil || e.DryRun.Summary.Noop != n+1 {
-				return fmt.Errorf("plan %+v", e.DryRun)
-			}
-			return nil
-		}},
-	}
-	for _, ph := range phases {
-		start := time.Now()
-		e, err := ph.run()
-		if err != nil {
-			return fmt.Errorf("%s: %w", ph.name, err)
-		}
-		if err := c.GetWorkflow(ctx, e.WorkflowID, e.RunID).Get(ctx, nil); err != nil {
-			return fmt.Errorf("%s: %w", ph.name, err)
-		}
-		wall := time.Since(start)
-		done, err := s.Describe(ctx, e.ID)
-		if err != nil {
-			return err
-		}
-		if err := ph.want(done); err != nil {
-			return fmt.Errorf("%s: %w", ph.name, err)
-		}
-		events, maxEvents, workflows, err := historyEvents(ctx, c, e.WorkflowID, e.RunID)
-		if err != nil {
-			return err
-		}
-		fmt.Printf("%-8d %-8s %10s %12.0f %9d %9d %10d %10d\n", n, ph.name, wall.Round(time.Millisecond), float64(n)/wall.Seconds(), events, maxEvents, workflows, lastHistoryBytes>>10)
-		if verbose {
-			if err := breakdown(ctx, c, e.WorkflowID, e.RunID); err != nil {
-				return err
+	out := make([]row, len(attempts[0]))
+	for i := range out {
+		var phase []row
+		var puppet []time.Duration
+		for _, a := range attempts {
+			phase = append(phase, a[i])
+			if a[i].Puppet > 0 {
+				puppet = append(puppet, a[i].Puppet)
 			}
 		}
-	}
-	return nil
-}
-
-// generate is a package of one directory and n files in it, as JSON
-// documents of at most 10,000 resources each.
-func graphSources(in []activities.SnapshotSource) []graphs.Source {
-	out := make([]graphs.Source, len(in))
-	for i, s := range in {
-		out[i] = graphs.Source{Name: s.Name, Data: []byte(s.Data), Format: graphs.Format(s.Format)}
-	}
-	return out
-}
-
-func generate(dir string, n int) []activities.SnapshotSource {
-	const perDoc = 10000
-	var out []activities.SnapshotSource
-	var b strings.Builder
-	b.WriteString("[\n")
-	fmt.Fprintf(&b, `{"apiVersion":"cairn/v1","kind":"Directory","metadata":{"name":"root"},"spec":{"path":%q}}`, dir)
-	sep := ",\n"
-	for i := range n {
-		fmt.Fprintf(&b, sep+`{"apiVersion":"cairn/v1","kind":"File","metadata":{"name":"f%06d"},"spec":{"path":%q,"content":"file %d\n","mode":"0644"}}`,
-			i, filepath.Join(dir, fmt.Sprintf("f%06d", i)), i)
-		sep = ",\n"
-		if (i+1)%perDoc == 0 || i == n-1 {
-			b.WriteString("\n]\n")
-			out = append(out, activities.SnapshotSource{Name: fmt.Sprintf("bench-%d.json", len(out)), Format: "json", Data: b.String()})
-			b.Reset()
-			b.WriteString("[\n")
-			sep = ""
+		slices.SortFunc(phase, func(a, b row) int { return cmp.Compare(a.Wall, b.Wall) })
+		out[i] = phase[len(phase)/2]
+		if len(puppet) > 0 {
+			slices.Sort(puppet)
+			out[i].Puppet = puppet[len(puppet)/2]
 		}
 	}
 	return out
 }
 
-// breakdown prints, per activity type, how many ran, their total run time
-// and the time from first schedule to last completion.
-func breakdown(ctx context.Context, c client.Client, wfID, runID string) error {
-	type stat struct {
-		n           int
-		run, wait   time.Duration
-		first, last time.Time
+// loadAverage is /proc/loadavg's 1, 5 and 15 minute figures.
+func loadAverage() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "unknown"
 	}
-	stats := map[string]*stat{}
-	scheduled := map[int64]string{}
-	schedAt := map[int64]time.Time{}
-	startedAt := map[int64]time.Time{}
-	it := c.GetWorkflowHistory(ctx, wfID, runID, false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
-	for it.HasNext() {
-		ev, err := it.Next()
-		if err != nil {
-			return err
-		}
-		at := ev.GetEventTime().AsTime()
-		switch {
-		case ev.GetActivityTaskScheduledEventAttributes() != nil:
-			name := ev.GetActivityTaskScheduledEventAttributes().GetActivityType().GetName()
-			scheduled[ev.GetEventId()] = name
-			schedAt[ev.GetEventId()] = at
-			st := stats[name]
-			if st == nil {
-				st = &stat{first: at}
-				stats[name] = st
-			}
-		case ev.GetActivityTaskStartedEventAttributes() != nil:
-			id := ev.GetActivityTaskStartedEventAttributes().GetScheduledEventId()
-			startedAt[id] = at
-			stats[scheduled[id]].wait += at.Sub(schedAt[id])
-		case ev.GetActivityTaskCompletedEventAttributes() != nil:
-			id := ev.GetActivityTaskCompletedEventAttributes().GetScheduledEventId()
-			st := stats[scheduled[id]]
-			st.n++
-			st.run += at.Sub(startedAt[id])
-			st.last = at
-		}
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return "unknown"
 	}
-	for name, st := range stats {
-		fmt.Printf("           %-18s n=%-5d run %-10s (avg %-8s) queue wait avg %-8s span %s\n", name, st.n,
-			st.run.Round(time.Millisecond), (st.run / time.Duration(max(st.n, 1))).Round(time.Millisecond),
-			(st.wait / time.Duration(max(st.n, 1))).Round(time.Millisecond), st.last.Sub(st.first).Round(time.Millisecond))
-	}
-	return nil
+	return strings.Join(f[:3], " ")
 }
 
-// historyEvents counts the events of a run and of its child workflows.
-func historyEvents(ctx context.Context, c client.Client, wfID, runID string) (total, maxPer, workflows int, err error) {
-	maxBytes := 0
-	defer func() { lastHistoryBytes = maxBytes }()
-	queue := [][2]string{{wfID, runID}}
-	for len(queue) > 0 {
-		cur := queue[0]
-		queue = queue[1:]
-		it := c.GetWorkflowHistory(ctx, cur[0], cur[1], false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
-		count, size := 0, 0
-		for it.HasNext() {
-			ev, err := it.Next()
+func run(ctx context.Context, o *options) error {
+	tmp, err := os.MkdirTemp(o.dir, "cairn-bench-")
+	if err != nil {
+		return err
+	}
+	if o.keep {
+		fmt.Fprintf(os.Stderr, "state kept in %s\n", tmp)
+	} else {
+		defer os.RemoveAll(tmp)
+	}
+	lb, err := startLoopback()
+	if err != nil {
+		return err
+	}
+	defer lb.close()
+	r := &runner{opts: o, tmp: tmp, loopback: lb, puppet1k: map[string]time.Duration{},
+		logf: func(format string, args ...any) {
+			fmt.Fprintf(os.Stderr, "%s "+format+"\n", append([]any{time.Now().Format("15:04:05")}, args...)...)
+		}}
+	m := describeMachine(o)
+	fmt.Print(m.text())
+	if o.repeat > 1 {
+		fmt.Printf("each figure: the run of median wall time of %d\n", o.repeat)
+	}
+	if o.puppet == "" {
+		fmt.Println("puppet: not on PATH (or -puppet off); the Puppet columns are skipped")
+	}
+	fmt.Println()
+
+	type job struct {
+		shape string
+		n     int
+	}
+	var jobs []job
+	for _, s := range o.shapes {
+		switch s {
+		case shapeFuel:
+			jobs = append(jobs, job{s, o.fuelTasks})
+		case shapeExecChain:
+			jobs = append(jobs, job{s, o.execChain})
+		default:
+			for _, n := range o.sizes {
+				jobs = append(jobs, job{s, n})
+			}
+			if o.large && (s == shapeFlat || s == shapeGroups) && !slices.Contains(o.sizes, 100_000) {
+				jobs = append(jobs, job{s, 100_000})
+			}
+		}
+	}
+	var all []row
+	var failures []string
+	started := time.Now()
+	for _, j := range jobs {
+		var attempts [][]row
+		for k := range o.repeat {
+			if ctx.Err() != nil {
+				failures = append(failures, fmt.Sprintf("%s N=%d: not run: %v", j.shape, j.n, context.Cause(ctx)))
+				break
+			}
+			if o.repeat > 1 {
+				r.logf("%s N=%d: run %d of %d", j.shape, j.n, k+1, o.repeat)
+			}
+			var rows []row
+			var err error
+			switch j.shape {
+			case shapeFuel:
+				rows, err = r.runFuel(ctx, o.fuelTasks, o.fuelNodes)
+			case shapeExecChain:
+				rows, err = r.runExecChain(ctx, j.n)
+			case shapePkger:
+				rows, err = r.runPkger(ctx, j.n)
+			default:
+				rows, err = r.runFileShape(ctx, j.shape, j.n)
+			}
 			if err != nil {
-				return 0, 0, 0, err
+				failures = append(failures, fmt.Sprintf("%s N=%d: %v", j.shape, j.n, err))
+				r.logf("%s N=%d FAILED: %v", j.shape, j.n, err)
+				if len(rows) == 0 {
+					rows = []row{{Shape: j.shape, N: j.n, Phase: "-", Err: err.Error()}}
+				}
+				all = append(all, rows...)
+				attempts = nil
+				break
 			}
-			count++
-			size += proto.Size(ev)
-			if a := ev.GetChildWorkflowExecutionStartedEventAttributes(); a != nil {
-				queue = append(queue, [2]string{a.GetWorkflowExecution().GetWorkflowId(), a.GetWorkflowExecution().GetRunId()})
-			}
+			attempts = append(attempts, rows)
 		}
-		total += count
-		maxPer = max(maxPer, count)
-		maxBytes = max(maxBytes, size)
-		workflows++
+		all = append(all, medianRows(attempts)...)
 	}
-	return total, maxPer, workflows, nil
-}
-
-// bareInput drives the floor measurement: plain batch activities writing
-// files, InFlight at once, nothing else.
-type bareInput struct {
-	Dir      string
-	Files    int
-	Batch    int
-	InFlight int
-}
-
-func bareLoop(ctx workflow.Context, in bareInput) error {
-	ctx = workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
-		StartToCloseTimeout: time.Minute, RetryPolicy: &temporal.RetryPolicy{MaximumAttempts: 3},
-	})
-	var pending []workflow.Future
-	for first := 0; first < in.Files; first += in.Batch {
-		if len(pending) >= in.InFlight {
-			if err := pending[0].Get(ctx, nil); err != nil {
-				return err
-			}
-			pending = pending[1:]
-		}
-		pending = append(pending, workflow.ExecuteActivity(ctx, "BareWriteFiles", in.Dir, first, min(first+in.Batch, in.Files)))
-	}
-	for _, f := range pending {
-		if err := f.Get(ctx, nil); err != nil {
+	o.load = loadAverage()
+	fmt.Println()
+	printTable(os.Stdout, all, o.puppet != "")
+	fmt.Printf("\n%d runs in %s; load average after: %s\n", len(jobs)*o.repeat, time.Since(started).Round(time.Second), o.load)
+	if o.markdown != "" {
+		if err := os.WriteFile(o.markdown, []byte(markdown(m, o, all, failures)), 0o644); err != nil {
 			return err
 		}
+		fmt.Printf("Markdown written to %s\n", o.markdown)
 	}
-	return nil
-}
-
-func writeFiles(ctx context.Context, dir string, from, to int) error {
-	for i := from; i < to; i++ {
-		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%06d", i)), []byte(fmt.Sprintf("file %d\n", i)), 0o644); err != nil {
-			return err
-		}
+	if len(failures) > 0 {
+		return fmt.Errorf("%d runs failed:\n  %s", len(failures), strings.Join(failures, "\n  "))
 	}
 	return nil
 }
