@@ -1,10 +1,8 @@
 package dag
 
 import (
-	"container/heap"
 	"context"
 	"fmt"
-	"slices"
 	"strings"
 )
 
@@ -64,76 +62,62 @@ func (e *WalkError) Unwrap() []error {
 // cycle, and otherwise a *WalkError. When ctx ends no new call starts; calls
 // already running receive ctx and are awaited. A panic in fn is returned as
 // that vertex's error.
+//
+// The order is a Scheduler's (lowest vertex number first); Walk only runs
+// the calls it hands out, one goroutine each, and reports back.
 func (g *Graph) Walk(ctx context.Context, parallelism int, fn func(ctx context.Context, id string) error) error {
 	if len(g.cyclicComponents()) > 0 {
 		return &CycleError{Cycles: g.Cycles()}
 	}
-	if parallelism < 1 {
-		parallelism = 1
-	}
 	n := len(g.ids)
-	waiting := make([]int, n)
-	ready := &minHeap{}
+	b := NewBuilder(n)
 	for v := range n {
-		waiting[v] = len(g.deps[v])
-		if waiting[v] == 0 {
-			ready.ints = append(ready.ints, v) // ascending: already a heap
+		for _, d := range g.deps[v] {
+			b.DependsOn(v, d)
 		}
 	}
-	const (
-		pending = iota
-		started
-	)
-	state := make([]uint8, n)
+	s := b.Build(Options{Parallelism: parallelism})
 	type result struct {
 		v   int
 		err error
 	}
-	results := make(chan result, parallelism)
-	running := 0
-	var failed []int
+	results := make(chan result, max(parallelism, 1))
 	errs := make(map[int]error)
 	for {
-		for running < parallelism && ready.Len() > 0 && ctx.Err() == nil {
-			v := heap.Pop(ready).(int)
-			state[v] = started
-			running++
+		for ctx.Err() == nil {
+			v, ok := s.Next()
+			if !ok {
+				break
+			}
 			go func(v int) {
 				results <- result{v, call(ctx, fn, g.ids[v])}
 			}(v)
 		}
-		if running == 0 {
+		if s.Running() == 0 {
 			break
 		}
 		r := <-results
-		running--
 		if r.err != nil {
-			failed = append(failed, r.v)
 			errs[r.v] = r.err
-			continue // its dependents never become ready
+			s.Fail(r.v, false)
+			continue
 		}
-		for _, w := range g.rdeps[r.v] {
-			waiting[w]--
-			if waiting[w] == 0 {
-				heap.Push(ready, w)
-			}
-		}
+		s.Succeed(r.v)
 	}
-	var skipped []string
+	werr := &WalkError{}
 	for v := range n {
-		if state[v] == pending {
-			skipped = append(skipped, g.ids[v])
+		switch s.State(v) {
+		case Failed:
+			werr.Failed = append(werr.Failed, VertexError{ID: g.ids[v], Err: errs[v]})
+		case Succeeded:
+		default: // never started
+			werr.Skipped = append(werr.Skipped, g.ids[v])
 		}
 	}
-	if len(failed) == 0 && len(skipped) == 0 {
+	if len(werr.Failed) == 0 && len(werr.Skipped) == 0 {
 		return nil
 	}
-	slices.Sort(failed)
-	werr := &WalkError{Skipped: skipped}
-	for _, v := range failed {
-		werr.Failed = append(werr.Failed, VertexError{ID: g.ids[v], Err: errs[v]})
-	}
-	if len(skipped) > 0 {
+	if len(werr.Skipped) > 0 {
 		werr.Err = ctx.Err()
 	}
 	return werr
@@ -146,16 +130,4 @@ func call(ctx context.Context, fn func(context.Context, string) error, id string
 		}
 	}()
 	return fn(ctx, id)
-}
-
-type minHeap struct{ ints []int }
-
-func (h *minHeap) Len() int           { return len(h.ints) }
-func (h *minHeap) Less(i, j int) bool { return h.ints[i] < h.ints[j] }
-func (h *minHeap) Swap(i, j int)      { h.ints[i], h.ints[j] = h.ints[j], h.ints[i] }
-func (h *minHeap) Push(x any)         { h.ints = append(h.ints, x.(int)) }
-func (h *minHeap) Pop() any {
-	x := h.ints[len(h.ints)-1]
-	h.ints = h.ints[:len(h.ints)-1]
-	return x
 }
