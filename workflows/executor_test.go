@@ -26,8 +26,11 @@ type fakeActivities struct {
 	mu     sync.Mutex
 	plan   contract.PreparedPlan
 	shards map[int][]contract.Unit
-	// batches names the steps of each batch unit by unit index.
-	batches map[int][]string
+	// batches names the steps of each batch unit by unit index, in an
+	// order where each step comes after its dependencies in the unit;
+	// unitDeps gives those dependencies by step id.
+	batches  map[int][]string
+	unitDeps map[string][]string
 	// failures: step id → how many runs fail (-1: always).
 	failures map[string]int
 	// hold: step id → real time the step takes.
@@ -45,6 +48,10 @@ type fakeActivities struct {
 	maxPerTask  map[string]int
 	queues      map[string]string
 	compensated []string
+	// applied marks steps that changed something, which a rerun recalls
+	// instead of running again; batchInputs are the batch units' inputs.
+	applied     map[string]bool
+	batchInputs []contract.UnitInput
 	records     []contract.WriteStackRecordInput
 	plans       []contract.StorePlanInput
 	noop        bool
@@ -54,6 +61,8 @@ func newFake(units ...contract.Unit) *fakeActivities {
 	return &fakeActivities{
 		plan:       contract.PreparedPlan{Units: units, Steps: countSteps(units)},
 		batches:    map[int][]string{},
+		unitDeps:   map[string][]string{},
+		applied:    map[string]bool{},
 		failures:   map[string]int{},
 		hold:       map[string]time.Duration{},
 		configErrs: map[string]bool{},
@@ -163,17 +172,42 @@ func (f *fakeActivities) ApplyStep(ctx context.Context, in contract.UnitInput) (
 	}}}, nil
 }
 
+// ApplyBatch runs a unit of several steps as the real activity does: in
+// order, a step the operator skipped reported skipped, a step whose
+// dependency in the unit failed reported blocked, and on a rerun a step
+// that already changed something recalled rather than run again.
 func (f *fakeActivities) ApplyBatch(ctx context.Context, in contract.UnitInput) (*contract.UnitResult, error) {
 	f.mu.Lock()
 	ids := f.batches[in.Unit.Index]
+	f.batchInputs = append(f.batchInputs, in)
 	f.mu.Unlock()
 	f.begin(ctx, in.Unit)
 	defer f.end(in.Unit, ids...)
 	res := &contract.UnitResult{Attempt: 1}
+	notOK := map[string]bool{}
 	for _, id := range ids {
 		r := contract.StepResult{StepID: id, Action: model.ActionCreate, Outcome: model.OutcomeCreated}
-		if f.failing(id) {
+		f.mu.Lock()
+		deps, recalled := f.unitDeps[id], in.Rerun && f.applied[id]
+		f.mu.Unlock()
+		for _, d := range deps {
+			if notOK[d] {
+				r.Outcome, r.Blocked = model.OutcomeSkipped, d
+			}
+		}
+		switch {
+		case slices.Contains(in.Skip, id):
+			r.Action, r.Outcome = model.ActionNoop, model.OutcomeSkipped
+		case r.Blocked != "":
+			notOK[id] = true
+		case recalled:
+		case f.failing(id):
 			r.Outcome, r.Error = model.OutcomeFailed, "boom in "+id
+			notOK[id] = true
+		default:
+			f.mu.Lock()
+			f.applied[id] = true
+			f.mu.Unlock()
 		}
 		res.Steps = append(res.Steps, r)
 	}
@@ -192,7 +226,9 @@ func (f *fakeActivities) Compensate(ctx context.Context, in contract.CompensateI
 		}
 	}
 	res := &contract.CompensateResult{}
-	for _, id := range ids {
+	// As the real activity does, the steps of a unit are undone in
+	// reverse order.
+	for _, id := range slices.Backward(ids) {
 		f.compensated = append(f.compensated, id)
 		r := contract.CompensationResult{StepID: id, Undone: true}
 		if strings.HasPrefix(id, "irreversible") {

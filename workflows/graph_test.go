@@ -2,6 +2,7 @@ package workflows
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"log/slog"
 	"path/filepath"
@@ -32,6 +33,8 @@ type graphSteps struct {
 	started  map[string]int
 	finished map[string]int
 	inputs   []contract.UnitInput
+	// store holds the steps of multi-step units.
+	store store.Store
 }
 
 func newGraphSteps(fail ...string) *graphSteps {
@@ -65,6 +68,52 @@ func (g *graphSteps) ApplyStep(ctx context.Context, in contract.UnitInput) (*con
 	return &contract.UnitResult{Attempt: 1, Steps: []contract.StepResult{{
 		StepID: in.Unit.Step, Action: model.ActionRun, Outcome: outcome,
 	}}}, nil
+}
+
+// ApplyBatch runs a multi-step unit as the real activity does: its steps
+// (from the store) in order, a step whose dependency in the unit failed
+// blocked, every step recorded as if it ran alone.
+func (g *graphSteps) ApplyBatch(ctx context.Context, in contract.UnitInput) (*contract.UnitResult, error) {
+	raw, err := g.store.GetStepData(ctx, in.ExecutionID, contract.UnitKey(in.Unit.Index), contract.DataUnit)
+	if err != nil {
+		return nil, err
+	}
+	var steps []struct {
+		ID   string     `json:"id"`
+		Deps []string   `json:"deps"`
+		Meta model.Meta `json:"meta"`
+	}
+	if err := json.Unmarshal(raw, &steps); err != nil {
+		return nil, err
+	}
+	res := &contract.UnitResult{Attempt: 1}
+	notOK := map[string]bool{}
+	for _, s := range steps {
+		r := contract.StepResult{StepID: s.ID, Action: model.ActionRun}
+		for _, d := range s.Deps {
+			if notOK[d] {
+				r.Outcome, r.Blocked = model.OutcomeSkipped, d
+				break
+			}
+		}
+		if r.Blocked != "" {
+			notOK[s.ID] = true
+			res.Steps = append(res.Steps, r)
+			continue
+		}
+		one := in
+		one.Unit.Step = s.ID
+		one.Noop = in.Noop || s.Meta.Noop // noop is per step in a unit
+		single, err := g.ApplyStep(ctx, one)
+		if err != nil {
+			notOK[s.ID] = true
+			r.Outcome, r.Error = model.OutcomeFailed, errMessage(err)
+			res.Steps = append(res.Steps, r)
+			continue
+		}
+		res.Steps = append(res.Steps, single.Steps...)
+	}
+	return res, nil
 }
 
 func (g *graphSteps) ran(step string) bool {
@@ -124,6 +173,8 @@ func graphEnv(t *testing.T, st store.Store, steps *graphSteps) *testsuite.TestWo
 	env.RegisterActivityWithOptions(acts.StorePlan, activity.RegisterOptions{Name: contract.StorePlanName})
 	env.RegisterActivityWithOptions(acts.LoadUnits, activity.RegisterOptions{Name: contract.LoadUnitsName})
 	env.RegisterActivityWithOptions(steps.ApplyStep, activity.RegisterOptions{Name: contract.ApplyStepName})
+	env.RegisterActivityWithOptions(steps.ApplyBatch, activity.RegisterOptions{Name: contract.ApplyBatchName})
+	steps.store = st
 	return env
 }
 

@@ -47,22 +47,6 @@ func ShardWorkflow(ctx workflow.Context, in ShardInput) (*Outcome, error) {
 	return out, nil
 }
 
-// CompensateAll undoes every change any step of the units recorded, for a
-// shard that completed before a later shard failed.
-func (e *Executor) CompensateAll(ctx workflow.Context) *Outcome {
-	for i := range e.state {
-		st := &e.state[i]
-		st.runs, st.uncertain, st.seq = 1, true, i+1
-		st.status = model.StatusSucceeded
-	}
-	dctx, _ := workflow.NewDisconnectedContext(ctx)
-	e.compensate(dctx)
-	e.final = &Outcome{RolledBack: e.rolledBack}
-	e.final.Report.CompensationFailures = e.compFailures
-	e.final.Report.RolledBack = e.rolledBack
-	return e.final
-}
-
 // shardRun runs a sharded plan's shards one after another as children.
 type shardRun struct {
 	plan     *contract.PreparedPlan

@@ -1,0 +1,206 @@
+package workflows
+
+import (
+	"errors"
+	"fmt"
+
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/cairn-io/cairn/contract"
+	"github.com/cairn-io/cairn/dag"
+	"github.com/cairn-io/cairn/model"
+)
+
+// A unit runs as one activity on its node's task queue: ApplyStep for a
+// single step, ApplyBatch for several. When the activity returns, the unit
+// succeeds (or is skipped, when nothing in it ran), or fails and OnFailure
+// decides what follows: fail_on_error false makes the failure a skip, a
+// group's fault tolerance lets the run go on, pause holds the unit for an
+// operator's decision, and otherwise the run stops or rolls back.
+
+// completion is a unit's finished activity, waiting for the run loop.
+type completion struct {
+	unit int
+	res  contract.UnitResult
+	err  error
+}
+
+// launch starts the units the scheduler hands out, unless the run stops
+// or waits for a decision.
+func (e *Executor) launch(actCtx, loopCtx workflow.Context) {
+	if e.stopping || e.sched.Count(dag.Held) > 0 {
+		return
+	}
+	for {
+		i, ok := e.sched.Next()
+		if !ok {
+			return
+		}
+		e.start(actCtx, loopCtx, i)
+	}
+}
+
+// start runs unit i's activity; its result lands in e.done.
+func (e *Executor) start(actCtx, loopCtx workflow.Context, i int) {
+	u := &e.units[i]
+	st := &e.state[i]
+	now := workflow.Now(loopCtx)
+	st.runs++
+	st.startedAt, st.endedAt = &now, nil
+	name := contract.ApplyStepName
+	if u.Batch {
+		name = contract.ApplyBatchName
+	}
+	in := contract.UnitInput{
+		ExecutionID: e.opts.ExecutionID,
+		Unit:        *u,
+		Noop:        e.opts.Mode == contract.ModeDryRun || u.Meta.Noop,
+		Rerun:       st.runs > 1,
+		Skip:        st.skip,
+	}
+	fut := workflow.ExecuteActivity(workflow.WithActivityOptions(actCtx, e.opts.stepActivityOptions(u)), name, in)
+	workflow.Go(loopCtx, func(c workflow.Context) {
+		var res contract.UnitResult
+		err := fut.Get(c, &res)
+		res.Expand()
+		e.done = append(e.done, completion{unit: i, res: res, err: err})
+	})
+}
+
+// complete takes in one finished unit.
+func (e *Executor) complete(ctx workflow.Context, c completion) {
+	i := c.unit
+	u := &e.units[i]
+	st := &e.state[i]
+	now := workflow.Now(ctx)
+	st.endedAt = &now
+	e.seq++
+	st.seq = e.seq
+	if c.err != nil {
+		st.attempts += failedAttempts(c.err)
+		msg := e.describe(u, c.err)
+		st.err = msg
+		st.uncertain = true
+		st.results = nil
+		if isCancellation(c.err) {
+			st.cancelled = true
+			e.sched.Abandon(i)
+			return
+		}
+		e.fail(i, msg)
+		return
+	}
+	st.attempts += max(c.res.Attempt, 1)
+	st.results = c.res.Steps
+	st.err = ""
+	for _, r := range c.res.Steps {
+		if r.Outcome == model.OutcomeFailed {
+			st.err = r.StepID + ": " + r.Error
+			break
+		}
+	}
+	switch {
+	case st.err != "":
+		e.fail(i, st.err)
+	case allSkipped(c.res.Steps):
+		// Condition false, task not selected: nothing ran.
+		e.sched.Skip(i)
+	default:
+		e.sched.Succeed(i)
+	}
+}
+
+// allSkipped reports whether a unit returned results and all were skipped.
+func allSkipped(steps []contract.StepResult) bool {
+	for _, r := range steps {
+		if r.Outcome != model.OutcomeSkipped {
+			return false
+		}
+	}
+	return len(steps) > 0
+}
+
+// fail handles a unit that failed after its retries.
+func (e *Executor) fail(i int, msg string) {
+	if e.units[i].ContinueOnError {
+		e.sched.Skip(i)
+		return
+	}
+	hold := e.opts.OnFailure == model.OnFailurePause && !e.stopping
+	if e.sched.Fail(i, hold) {
+		e.state[i].tolerated = true
+		return
+	}
+	if e.sched.State(i) == dag.Held {
+		return
+	}
+	e.failed(i, msg)
+}
+
+// failed records the cause of a definitive failure and applies OnFailure;
+// the scheduler has already failed the unit and its dependents.
+func (e *Executor) failed(i int, msg string) {
+	if e.cause == "" {
+		e.cause = e.units[i].Summary + ": " + msg
+		if g := e.units[i].Group; g != "" {
+			if n, limit, ok := e.sched.Failures(g); ok && n > 0 {
+				e.cause = fmt.Sprintf("group %s: %d nodes failed, fault_tolerance allows %d (first failure: %s)",
+					g, n, limit, e.cause)
+			}
+		}
+	}
+	switch e.opts.OnFailure {
+	case model.OnFailureRollback:
+		e.stopping = true
+		e.rollback = true
+	case model.OnFailureStop, model.OnFailurePause:
+		e.stopping = true
+	}
+}
+
+func (e *Executor) describe(u *contract.Unit, err error) string {
+	var timeout *temporal.TimeoutError
+	if errors.As(err, &timeout) {
+		switch timeout.TimeoutType() {
+		case enumspb.TIMEOUT_TYPE_SCHEDULE_TO_START:
+			return fmt.Sprintf("node %s has no agent polling (task queue %s, waited %s)",
+				u.Node, e.opts.queueFor(u.Node), e.opts.NodeWait)
+		case enumspb.TIMEOUT_TYPE_HEARTBEAT:
+			return "worker stopped responding (heartbeat timeout)"
+		default:
+			return "timed out"
+		}
+	}
+	return errMessage(err)
+}
+
+// errMessage is the innermost meaningful message of an activity error.
+func errMessage(err error) string {
+	var app *temporal.ApplicationError
+	if errors.As(err, &app) {
+		return app.Message()
+	}
+	var canceled *temporal.CanceledError
+	if errors.As(err, &canceled) {
+		return "cancelled"
+	}
+	return err.Error()
+}
+
+func failedAttempts(err error) int {
+	var app *temporal.ApplicationError
+	if errors.As(err, &app) && app.HasDetails() {
+		var d contract.FailureDetails
+		if app.Details(&d) == nil && d.Attempt > 0 {
+			return d.Attempt
+		}
+	}
+	return 1
+}
+
+func isCancellation(err error) bool {
+	var canceled *temporal.CanceledError
+	return errors.As(err, &canceled)
+}
