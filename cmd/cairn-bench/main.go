@@ -102,7 +102,7 @@ func parseFlags(args []string) (*options, error) {
 	fl.IntVar(&o.execChain, "exec-chain", 1000, "length of the exec chain")
 	puppet := fl.String("puppet", "auto", "compare with puppet apply: auto (when puppet is on PATH) or off")
 	fl.IntVar(&o.puppetMaxN, "puppet-max-n", 10000, "largest N compared with Puppet")
-	fl.DurationVar(&o.puppetBudget, "puppet-budget", time.Minute, "run Puppet above 1,000 files only when the 1,000 figure extrapolates below this")
+	fl.DurationVar(&o.puppetBudget, "puppet-budget", time.Minute, "stop a puppet apply of more than 1,000 files after this (and skip it when the 1,000 figure extrapolates beyond three times this)")
 	fl.DurationVar(&o.puppetTimeout, "puppet-timeout", 5*time.Minute, "bound on one puppet apply")
 	fl.StringVar(&o.markdown, "markdown", "", "also write the results as Markdown to this file")
 	fl.StringVar(&o.revision, "revision", "", "what the cairn binary was built from, printed with the results (default: its embedded VCS revision, if any)")
@@ -173,19 +173,19 @@ func medianRows(attempts [][]row) []row {
 	}
 	out := make([]row, len(attempts[0]))
 	for i := range out {
-		var phase []row
-		var puppet []time.Duration
+		var phase, puppet []row
 		for _, a := range attempts {
 			phase = append(phase, a[i])
 			if a[i].Puppet > 0 {
-				puppet = append(puppet, a[i].Puppet)
+				puppet = append(puppet, a[i])
 			}
 		}
 		slices.SortFunc(phase, func(a, b row) int { return cmp.Compare(a.Wall, b.Wall) })
 		out[i] = phase[len(phase)/2]
 		if len(puppet) > 0 {
-			slices.Sort(puppet)
-			out[i].Puppet = puppet[len(puppet)/2]
+			slices.SortFunc(puppet, func(a, b row) int { return cmp.Compare(a.Puppet, b.Puppet) })
+			m := puppet[len(puppet)/2]
+			out[i].Puppet, out[i].PuppetOver, out[i].PuppetNote = m.Puppet, m.PuppetOver, ""
 		}
 	}
 	return out

@@ -148,6 +148,8 @@ func (r row) cells(puppet bool) []string {
 		thousands(r.Events), fmt.Sprint(r.Workflows), mib(r.CairnKiB), mib(r.TemporalKiB)}
 	if puppet {
 		switch {
+		case r.Puppet > 0 && r.PuppetOver:
+			c = append(c, "> "+secs(r.Puppet), fmt.Sprintf("> %.1f×", r.Puppet.Seconds()/r.Wall.Seconds()))
 		case r.Puppet > 0:
 			c = append(c, secs(r.Puppet), fmt.Sprintf("%.1f×", r.Puppet.Seconds()/r.Wall.Seconds()))
 		case r.PuppetNote != "":

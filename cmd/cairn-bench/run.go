@@ -28,6 +28,7 @@ type row struct {
 	Via          string
 	Note         string // what was verified
 	Puppet       time.Duration
+	PuppetOver   bool   // Puppet was stopped after the time in Puppet
 	PuppetNote   string // why there is no Puppet figure
 	Err          string
 }
