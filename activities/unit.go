@@ -2,55 +2,49 @@ package activities
 
 import (
 	"github.com/cairn-io/cairn/contract"
+	"github.com/cairn-io/cairn/dag"
 	"github.com/cairn-io/cairn/model"
 	"github.com/cairn-io/cairn/planner"
 )
 
-// unitRun walks one unit's steps in dependency order: a step is ready once
-// every step it depends on inside the unit finished without failing
-// (skipped counts as done); one whose dependency failed is blocked and
-// never runs. Dependencies outside the unit were settled by the executor
-// before the unit started. The steps come in an order where each follows
-// its dependencies in the unit (the planner's), which lets one pass
-// propagate blocking. Cost: O(steps) per wave.
+// unitRun walks one unit's steps in dependency order on the dag
+// scheduler: a step is ready once every step it depends on inside the unit
+// finished without failing (skipped counts as done); one whose dependency
+// failed is upstream-failed and never runs (Blocked). Dependencies outside
+// the unit were settled by the executor before the unit started. Each wave
+// is every step ready at once. Cost: O(steps + edges) a unit, plus the
+// scheduler's O(log steps) a step.
 type unitRun struct {
 	runs  []*stepRun
 	index map[string]int
 	deps  [][]int // in-unit dependencies per run
-	state []runState
+	sched *dag.Scheduler
 	// outs are the outputs of the unit's finished steps, for dependents'
 	// expressions in the same unit (their records are written later).
 	outs map[string]outputsRecord
 }
-
-type runState uint8
-
-const (
-	runWaiting runState = iota
-	runStarted
-	runOK     // succeeded, unchanged or skipped
-	runFailed // failed or blocked
-)
 
 func newUnitRun(steps []*planner.StoredStep) *unitRun {
 	u := &unitRun{
 		runs:  make([]*stepRun, len(steps)),
 		index: make(map[string]int, len(steps)),
 		deps:  make([][]int, len(steps)),
-		state: make([]runState, len(steps)),
 		outs:  map[string]outputsRecord{},
 	}
 	for i, s := range steps {
 		u.runs[i] = &stepRun{step: s, res: contract.StepResult{StepID: s.ID}}
 		u.index[s.ID] = i
 	}
+	b := dag.NewBuilder(len(steps))
 	for i, s := range steps {
 		for _, d := range planner.Deps(&s.Step) {
 			if j, ok := u.index[d]; ok && j != i {
 				u.deps[i] = append(u.deps[i], j)
+				b.DependsOn(i, j)
 			}
 		}
 	}
+	u.sched = b.Build(dag.Options{Parallelism: len(steps)})
 	return u
 }
 
@@ -64,42 +58,43 @@ func (u *unitRun) skip(ids []string) {
 	}
 }
 
-// ready returns the steps that can run now and settles the rest: steps
-// finished by an earlier attempt (or skipped) are done, steps whose
-// dependency failed are blocked.
+// ready returns the steps that can run now. Steps an earlier attempt
+// finished (or the operator skipped) are settled on the way; once nothing
+// is left to run, the steps cut off by a failure are marked blocked.
 func (u *unitRun) ready() []*stepRun {
 	var wave []*stepRun
-	for i, r := range u.runs {
-		if u.state[i] != runWaiting {
-			continue
+	for {
+		v, ok := u.sched.Next()
+		if !ok {
+			break
 		}
-		blocked, waiting := "", false
-		for _, j := range u.deps[i] {
-			switch u.state[j] {
-			case runFailed:
-				if blocked == "" {
-					blocked = u.runs[j].step.ID
-					if b := u.runs[j].res.Blocked; b != "" {
-						blocked = b // name the step that failed, not one it blocked
-					}
-				}
-			case runWaiting, runStarted:
-				waiting = true
-			}
-		}
-		switch {
-		case blocked != "":
-			r.block(blocked)
-			u.state[i] = runFailed
-		case waiting:
-		case r.done:
+		if r := u.runs[v]; r.done {
 			u.finish([]*stepRun{r})
-		default:
-			u.state[i] = runStarted
+		} else {
 			wave = append(wave, r)
 		}
 	}
+	if len(wave) == 0 {
+		u.blockRest()
+	}
 	return wave
+}
+
+// blockRest marks the steps that never ran, naming the failed step that
+// cut each off.
+func (u *unitRun) blockRest() {
+	for i, r := range u.runs {
+		cause, ok := u.sched.Cause(i)
+		if !ok {
+			continue
+		}
+		for cause >= 0 && u.sched.State(cause) == dag.UpstreamFailed {
+			cause, _ = u.sched.Cause(cause)
+		}
+		if cause >= 0 {
+			r.block(u.runs[cause].step.ID)
+		}
+	}
 }
 
 // aheadKinds are the kinds whose state only their own step changes: a
@@ -131,14 +126,15 @@ func (u *unitRun) plannableAhead() []*stepRun {
 func (u *unitRun) finish(runs []*stepRun) {
 	for _, r := range runs {
 		i := u.index[r.step.ID]
-		if r.res.Outcome == model.OutcomeFailed {
-			u.state[i] = runFailed
+		switch r.res.Outcome {
+		case model.OutcomeFailed:
+			u.sched.Fail(i, false)
+			continue
+		case model.OutcomeSkipped:
+			u.sched.Skip(i)
 			continue
 		}
-		u.state[i] = runOK
-		if r.res.Outcome == model.OutcomeSkipped {
-			continue
-		}
+		u.sched.Succeed(i)
 		if r.req.Noop || r.res.Action == "" {
 			// Planned only: what exists now is what dependents see.
 			u.outs[r.step.ID] = outputsRecord{ID: r.plan.After.ID, Outputs: r.plan.After.Outputs, Action: r.res.Action}

@@ -3,6 +3,8 @@ package planner
 import (
 	"fmt"
 
+	"github.com/cairn-io/cairn/dag"
+
 	"github.com/cairn-io/cairn/contract"
 )
 
@@ -56,77 +58,31 @@ func (b *Builder) markExported() {
 }
 
 // order sorts the steps so each comes after its dependencies, keeping
-// package order among independent steps.
+// package order among independent steps: the dag scheduler's run where
+// every started step succeeds at once, the least Ord first.
 func (b *Builder) order() ([]*StoredStep, error) {
-	indeg := make(map[string]int, len(b.steps))
-	dependents := map[string][]*StoredStep{}
-	for _, s := range b.steps {
+	index := make(map[string]int, len(b.steps))
+	for i, s := range b.steps {
+		index[s.ID] = i
+	}
+	db := dag.NewBuilder(len(b.steps))
+	for i, s := range b.steps {
 		for _, d := range Deps(&s.Step) {
-			if _, ok := b.byID[d]; !ok {
+			j, ok := index[d]
+			if !ok {
 				return nil, fmt.Errorf("step %s depends on unknown step %s", s.ID, d)
 			}
-			indeg[s.ID]++
-			dependents[d] = append(dependents[d], s)
+			db.DependsOn(i, j)
 		}
 	}
-	ready := &ordHeap{}
-	for _, s := range b.steps {
-		if indeg[s.ID] == 0 {
-			ready.push(s)
-		}
-	}
+	sched := db.Build(dag.Options{Less: func(x, y int) bool { return b.steps[x].Ord < b.steps[y].Ord }})
 	out := make([]*StoredStep, 0, len(b.steps))
-	for ready.len() > 0 {
-		s := ready.pop()
-		out = append(out, s)
-		for _, d := range dependents[s.ID] {
-			if indeg[d.ID]--; indeg[d.ID] == 0 {
-				ready.push(d)
-			}
-		}
+	for v, ok := sched.Next(); ok; v, ok = sched.Next() {
+		out = append(out, b.steps[v])
+		sched.Succeed(v)
 	}
 	if len(out) != len(b.steps) {
 		return nil, fmt.Errorf("the steps' dependencies form a cycle")
 	}
 	return out, nil
-}
-
-// ordHeap pops the ready step that comes first in the package.
-type ordHeap struct{ items []*StoredStep }
-
-func (h *ordHeap) len() int { return len(h.items) }
-
-func (h *ordHeap) push(s *StoredStep) {
-	h.items = append(h.items, s)
-	i := len(h.items) - 1
-	for i > 0 {
-		p := (i - 1) / 2
-		if h.items[p].Ord <= h.items[i].Ord {
-			break
-		}
-		h.items[p], h.items[i] = h.items[i], h.items[p]
-		i = p
-	}
-}
-
-func (h *ordHeap) pop() *StoredStep {
-	top := h.items[0]
-	last := len(h.items) - 1
-	h.items[0] = h.items[last]
-	h.items = h.items[:last]
-	i := 0
-	for {
-		l, r, m := 2*i+1, 2*i+2, i
-		if l < len(h.items) && h.items[l].Ord < h.items[m].Ord {
-			m = l
-		}
-		if r < len(h.items) && h.items[r].Ord < h.items[m].Ord {
-			m = r
-		}
-		if m == i {
-			return top
-		}
-		h.items[i], h.items[m] = h.items[m], h.items[i]
-		i = m
-	}
 }
