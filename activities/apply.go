@@ -411,7 +411,10 @@ func outcomeOf(action model.Action) model.Outcome {
 func (r *stepRun) fail(err error) {
 	r.err = err
 	r.res.Outcome = model.OutcomeFailed
-	r.res.Error = expr.Redact(err.Error(), r.secrets)
+	// The result names its step: the provider's own "kind/name: " prefix
+	// would say it twice.
+	msg := strings.TrimPrefix(err.Error(), strings.ToLower(r.req.Kind)+"/"+r.req.Name+": ")
+	r.res.Error = expr.Redact(msg, r.secrets)
 	r.done = true
 }
 

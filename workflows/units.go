@@ -3,6 +3,7 @@ package workflows
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/temporal"
@@ -97,7 +98,7 @@ func (e *Executor) complete(ctx workflow.Context, c completion) {
 	st.err = ""
 	for _, r := range c.res.Steps {
 		if r.Outcome == model.OutcomeFailed {
-			st.err = r.StepID + ": " + r.Error
+			st.err = stepError(r.StepID, r.Error)
 			break
 		}
 	}
@@ -143,7 +144,11 @@ func (e *Executor) fail(i int, msg string) {
 // the scheduler has already failed the unit and its dependents.
 func (e *Executor) failed(i int, msg string) {
 	if e.cause == "" {
-		e.cause = e.units[i].Summary + ": " + msg
+		// A step's failure names its step; an activity's, its unit.
+		e.cause = msg
+		if len(e.state[i].results) == 0 {
+			e.cause = e.units[i].Summary + ": " + msg
+		}
 		if g := e.units[i].Group; g != "" {
 			if n, limit, ok := e.sched.Failures(g); ok && n > 0 {
 				e.cause = fmt.Sprintf("group %s: %d nodes failed, fault_tolerance allows %d (first failure: %s)",
@@ -203,4 +208,13 @@ func failedAttempts(err error) int {
 func isCancellation(err error) bool {
 	var canceled *temporal.CanceledError
 	return errors.As(err, &canceled)
+}
+
+// stepError is a step's error naming the step once: providers' errors
+// often start with the step's id already.
+func stepError(id, msg string) string {
+	if strings.HasPrefix(msg, id+": ") {
+		return msg
+	}
+	return id + ": " + msg
 }

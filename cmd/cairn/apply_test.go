@@ -112,7 +112,7 @@ func TestApply(t *testing.T) {
 		}
 		bad := s.file("failing.yaml", failingPackage(broken))
 		r := s.run("apply", "--stack", other, bad).expect(t, 1)
-		r.has(t, "[========>               ] 1/3 created directory/site", "created file/motd", "3/3 failed exec/boom", "exited 3",
+		r.has(t, "3/3 failed exec/boom: run: exited 3",
 			"rolled back file/motd", "rolled back directory/site",
 			"Apply failed and was rolled back", "Failures:", "exec/boom:")
 		if !regexp.MustCompile(`(?m)^\s+failed:\s+1$`).MatchString(r.stdout) {
