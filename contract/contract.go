@@ -69,6 +69,11 @@ func UnitKey(index int) string { return fmt.Sprintf("unit:%d", index) }
 // ShardKey is the step-data key of a shard's unit list.
 func ShardKey(index int) string { return fmt.Sprintf("shard:%d", index) }
 
+// DefaultParallelism is how many units an execution runs at once unless
+// told otherwise: the one default of the API, the CLI, the workflows and
+// the benchmark (see docs/performance.md for how it was chosen).
+const DefaultParallelism = 10
+
 // Mode says what an execution does with its steps.
 type Mode string
 

@@ -339,7 +339,7 @@ func TestExecutorCapsParallelism(t *testing.T) {
 	}{
 		{"cap 1 runs one at a time", 1, 6, 1},
 		{"cap 4", 4, 20, 4},
-		{"default cap 10", 0, 25, DefaultParallelism},
+		{"default cap", 0, 25, contract.DefaultParallelism},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

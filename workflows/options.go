@@ -12,10 +12,11 @@ import (
 
 // Defaults of an execution's knobs.
 const (
-	DefaultParallelism = 10
 	DefaultStepTimeout = 10 * time.Minute
 	DefaultNodeWait    = 2 * time.Minute
 	DefaultHeartbeat   = 30 * time.Second
+	// maxUnitTimeout bounds a multi-step unit's start-to-close timeout.
+	maxUnitTimeout = 24 * time.Hour
 	// crashAttempts are attempts added to a step's own retry budget so a
 	// worker that dies mid-step is replaced by a retry; the activity itself
 	// makes provider failures non-retryable once the step's budget is spent.
@@ -61,7 +62,7 @@ type ExecOptions struct {
 
 func (o ExecOptions) withDefaults(ctx workflow.Context) ExecOptions {
 	if o.Parallelism <= 0 {
-		o.Parallelism = DefaultParallelism
+		o.Parallelism = contract.DefaultParallelism
 	}
 	if o.OnFailure == "" {
 		o.OnFailure = model.OnFailureRollback
@@ -94,6 +95,11 @@ func (o ExecOptions) stepActivityOptions(u *contract.Unit) workflow.ActivityOpti
 	timeout := o.StepTimeout
 	if d, err := time.ParseDuration(u.Meta.Timeout); err == nil && d > 0 {
 		timeout = d
+	}
+	if u.Count > 1 {
+		// A unit runs its steps one after another at worst: each gets the
+		// step timeout; the heartbeat tells a live unit from a dead worker.
+		timeout = min(timeout*time.Duration(u.Count), maxUnitTimeout)
 	}
 	policy := &temporal.RetryPolicy{
 		InitialInterval:        time.Second,

@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/cairn-io/cairn/contract"
 )
 
 // Var describes one setting.
@@ -39,7 +41,7 @@ var Vars = []Var{
 	{"CAIRN_FETCH_SCHEMES", "fetch-schemes", "https,http,file", "URL schemes a stack's package URLs may use"},
 	{"CAIRN_FETCH_DIR", "fetch-dir", "", "directory file:// package URLs are confined to (empty: file URLs refused)"},
 	{"CAIRN_CONTROL_ROOT", "control-root", "", "confine the control plane's paths to this directory (empty: absolute paths as given)"},
-	{"CAIRN_PARALLELISM", "parallelism", "10", "default steps in flight per execution"},
+	{"CAIRN_PARALLELISM", "parallelism", strconv.Itoa(contract.DefaultParallelism), "default units (activities) in flight per execution"},
 	{"CAIRN_WORKER_POLLERS", "worker-pollers", "8", "task pollers per worker"},
 	{"CAIRN_CLUSTER", "cluster", "", "agent: the cluster this node belongs to"},
 	{"CAIRN_NODE", "node", "", "agent: the node this agent serves"},
