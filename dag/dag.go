@@ -1,7 +1,14 @@
-// Package dag is a small directed acyclic graph over string vertex ids: edges,
-// cycle detection, topological layers and a parallel walker. It is pure (no
-// I/O) and general; graphs builds package and task graphs on top of it and
-// the executor orders steps with it.
+// Package dag is a small directed acyclic graph over string vertex ids
+// (edges, cycle detection, topological layers, a parallel walker) and the
+// one Scheduler that decides what runs when: the executor's forward run and
+// its compensation (Reverse), the planner's order, a unit's in-order walk
+// and Walk all use it. It is pure (no I/O, no clock, no goroutines but
+// Walk's) and general; graphs builds package and task graphs on top of it.
+//
+// Files, one concept each: dag.go (the graph), cycles.go, topo.go (layers,
+// order), state.go (a vertex's states), builder.go (dependencies, AnyOf
+// groups, caps, tolerance), scheduler.go (the forward run), ready.go (the
+// ready set), tolerance.go, reverse.go (compensation order), walk.go.
 //
 // An edge Connect(a, b) means "a depends on b": b must finish before a
 // starts. Iteration is deterministic: vertices come in insertion order (the
