@@ -112,9 +112,9 @@ type Unit struct {
 	// run, so progress can name each before the unit reports; left out
 	// of plans too large to carry them all (see planner.MaxNamedSteps).
 	Steps []string `json:"ids,omitempty"`
-	Batch bool   `json:"b,omitempty"`
-	Kind  string `json:"k"`
-	Node  string `json:"node,omitempty"`
+	Batch bool     `json:"b,omitempty"`
+	Kind  string   `json:"k"`
+	Node  string   `json:"node,omitempty"`
 	// Deps are unit indexes that must succeed first; each AnyOf group is
 	// satisfied by one succeeding member.
 	Deps    []int      `json:"d,omitempty"`
