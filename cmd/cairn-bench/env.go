@@ -21,7 +21,7 @@ import (
 
 	"github.com/cairn-io/cairn/client"
 	"github.com/cairn-io/cairn/examples"
-	"github.com/cairn-io/cairn/internal/searchattr"
+	"github.com/cairn-io/cairn/internal/devserver"
 )
 
 // env is one measured installation: a Temporal dev server and a `cairn
@@ -165,7 +165,7 @@ func startEnv(ctx context.Context, o envOptions) (e *env, err error) {
 		"--port", strconv.Itoa(ports[0]), "--http-port", strconv.Itoa(ports[1]), "--metrics-port", strconv.Itoa(ports[2]),
 		"--db-filename", filepath.Join(o.dir, "temporal.db"), "--log-level", "error",
 		"--dynamic-config-value", "frontend.enableServerVersionCheck=false"}
-	args = append(args, searchattr.DevServerArgs()...)
+	args = append(args, devserver.Args()...)
 	if e.temporal, err = startProcess("temporal", filepath.Join(o.dir, "temporal.log"), os.Environ(), o.temporalBin, args...); err != nil {
 		return e, err
 	}
