@@ -12,6 +12,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/cairn-io/cairn/client"
 	"github.com/cairn-io/cairn/model"
 )
@@ -398,4 +401,30 @@ kind: File
 metadata: {name: conf}
 spec: {path: %[1]s/app/app.conf, content: "port = 80\n"}
 `, dir, motd)
+}
+
+// TestE2EEventsEndWhenTheExecutionCloses follows an execution with a poll
+// interval far longer than the execution: the done event must come from
+// the execution closing, not from the next poll.
+func TestE2EEventsEndWhenTheExecutionCloses(t *testing.T) {
+	h := newCairn(t, cairnOptions{cfg: func(c *Config) { c.EventsPollInterval = time.Hour }})
+	ctx := ctxTimeout(t, 2*time.Minute)
+	st, err := h.client.CreateStack(ctx, client.StackInput{Name: "events-close"})
+	require.NoError(t, err)
+	root := t.TempDir()
+	pkg := fmt.Sprintf("kind: Exec\nmetadata: {name: short}\nspec: {command: \"sleep 2; touch %[1]s/done\", creates: %[1]s/done}\n", root)
+	ex, err := h.client.Apply(ctx, st.ID, &client.Document{Data: []byte(pkg), Format: "yaml"}, client.ApplyOptions{})
+	require.NoError(t, err)
+	start := time.Now()
+	var final *client.Execution
+	require.NoError(t, h.client.Events(ctx, ex.ID, func(ev client.Event) error {
+		if ev.Type == client.EventDone {
+			final = ev.Execution
+		}
+		return nil
+	}))
+	require.NotNil(t, final, "no done event")
+	assert.Equal(t, model.ExecCompleted, final.Status)
+	assert.Less(t, time.Since(start), 30*time.Second, "the done event waited for a poll")
+	assert.FileExists(t, filepath.Join(root, "done"))
 }

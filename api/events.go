@@ -10,6 +10,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/cairn-io/cairn/model"
+	"github.com/cairn-io/cairn/starter"
 )
 
 // Event names of GET /v1/executions/{id}/events.
@@ -54,8 +55,11 @@ func (w *sseWriter) event(name string, v any) error {
 
 // executionEvents streams an execution's changes: it polls the progress and
 // sends a step event per changed step, status events on status changes, a
-// comment as heartbeat, and a done event when the execution closes. It
-// stops when the client goes away.
+// comment as heartbeat, and a done event when the execution closes. The
+// close is not waited for by polling: a long poll on the workflow's result
+// sends the done event as soon as it closes, so following a short
+// execution costs its own time, not a poll interval. It stops when the
+// client goes away.
 func (s *server) executionEvents(c echo.Context) error {
 	id := c.Param("id")
 	ctx := c.Request().Context()
@@ -102,6 +106,14 @@ func (s *server) executionEvents(c echo.Context) error {
 		return nil // a failed write means the client left
 	}
 
+	closed := make(chan *starter.Execution, 1)
+	go func() {
+		// Await describes the closed execution; on an error the poll
+		// below still sees the close.
+		if fin, err := s.exec.Await(ctx, id); err == nil && fin != nil {
+			closed <- fin
+		}
+	}()
 	poll := time.NewTicker(s.cfg.EventsPollInterval)
 	defer poll.Stop()
 	beat := time.NewTicker(s.cfg.EventsHeartbeat)
@@ -110,6 +122,10 @@ func (s *server) executionEvents(c echo.Context) error {
 		select {
 		case <-ctx.Done():
 			return nil
+		case fin := <-closed:
+			if ex := fromStarter(fin); emit(ex) != nil || ex.Finished() {
+				return nil
+			}
 		case <-beat.C:
 			if err := w.write(": heartbeat\n\n"); err != nil {
 				return nil

@@ -77,8 +77,18 @@ func (s *server) createStack(c echo.Context) error {
 	return c.JSON(http.StatusCreated, stackRecord(st))
 }
 
+// listStacks lists every stack, or with ?name= those of that name.
 func (s *server) listStacks(c echo.Context) error {
-	list, err := s.store.ListStacks(c.Request().Context())
+	ctx := c.Request().Context()
+	var (
+		list []*model.Stack
+		err  error
+	)
+	if c.QueryParams().Has("name") {
+		list, err = s.store.StacksNamed(ctx, c.QueryParam("name"))
+	} else {
+		list, err = s.store.ListStacks(ctx)
+	}
 	if err != nil {
 		return storeError(err, "stacks")
 	}

@@ -42,6 +42,14 @@ func TestStacksCRUD(t *testing.T) {
 		if len(list.Stacks) != 2 {
 			t.Fatalf("list %+v", list)
 		}
+		s.do(http.MethodGet, "/v1/stacks?name=S2", nil).expect(t, http.StatusOK).json(t, &list)
+		if len(list.Stacks) != 1 || list.Stacks[0].Name != "S2" {
+			t.Fatalf("list ?name=S2 %+v", list)
+		}
+		s.do(http.MethodGet, "/v1/stacks?name=nobody", nil).expect(t, http.StatusOK).json(t, &list)
+		if len(list.Stacks) != 0 {
+			t.Fatalf("list ?name=nobody %+v", list)
+		}
 		s.do(http.MethodGet, "/v1/stacks/missing", nil).expect(t, http.StatusNotFound)
 
 		for name, body := range map[string]any{

@@ -346,6 +346,17 @@ func (c *Client) ListStacks(ctx context.Context) ([]Stack, error) {
 	return out.Stacks, nil
 }
 
+// StacksNamed lists the stacks of one name.
+func (c *Client) StacksNamed(ctx context.Context, name string) ([]Stack, error) {
+	var out struct {
+		Stacks []Stack `json:"stacks"`
+	}
+	if _, err := c.do(ctx, http.MethodGet, "/v1/stacks", url.Values{"name": {name}}, nil, &out); err != nil {
+		return nil, err
+	}
+	return out.Stacks, nil
+}
+
 // GetStack returns a stack record.
 func (c *Client) GetStack(ctx context.Context, id string) (*Stack, error) {
 	var out Stack

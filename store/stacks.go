@@ -63,6 +63,14 @@ func (s *sqlStore) ListStacks(ctx context.Context) ([]*model.Stack, error) {
 	return out, nil
 }
 
+func (s *sqlStore) StacksNamed(ctx context.Context, name string) ([]*model.Stack, error) {
+	out, err := queryAll(ctx, s.r, scanStack, `SELECT `+stackColumns+` FROM stacks WHERE name = $1 ORDER BY created_at, id`, name)
+	if err != nil {
+		return nil, fmt.Errorf("list stacks named %q: %w", name, err)
+	}
+	return out, nil
+}
+
 func (s *sqlStore) DeleteStack(ctx context.Context, id string) error {
 	res, err := s.w.ExecContext(ctx, `DELETE FROM stacks WHERE id = $1`, id)
 	if err != nil {

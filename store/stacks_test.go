@@ -51,6 +51,16 @@ func TestStackCRUD(t *testing.T) {
 		if len(list) != 2 || list[0].ID != a.ID || list[1].ID != b.ID {
 			t.Fatalf("ListStacks = %v, want [a b] in creation order", stackIDs(list))
 		}
+		named, err := s.StacksNamed(ctx, "b")
+		must(t, err)
+		if len(named) != 1 || named[0].ID != b.ID {
+			t.Fatalf("StacksNamed(b) = %v, want [%s]", stackIDs(named), b.ID)
+		}
+		named, err = s.StacksNamed(ctx, "nobody")
+		must(t, err)
+		if len(named) != 0 {
+			t.Fatalf("StacksNamed(nobody) = %v, want none", stackIDs(named))
+		}
 
 		must(t, s.DeleteStack(ctx, a.ID))
 		_, err = s.GetStack(ctx, a.ID)

@@ -27,6 +27,9 @@ type Store interface {
 	CreateStack(ctx context.Context, s *model.Stack) error // fills ID (if empty), CreatedAt, UpdatedAt
 	GetStack(ctx context.Context, id string) (*model.Stack, error)
 	ListStacks(ctx context.Context) ([]*model.Stack, error)
+	// StacksNamed lists the stacks of one name (names need not be unique),
+	// without reading the others.
+	StacksNamed(ctx context.Context, name string) ([]*model.Stack, error)
 	DeleteStack(ctx context.Context, id string) error
 	// WriteStackRecord replaces the stack's resources and snapshot hash as
 	// the result of execution execID. It is idempotent per execID: a second

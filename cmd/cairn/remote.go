@@ -125,15 +125,9 @@ func resolveStack(ctx context.Context, c *client.Client, ref string) (*client.St
 	if !client.IsStatus(err, http.StatusNotFound) {
 		return nil, err
 	}
-	list, lerr := c.ListStacks(ctx)
+	found, lerr := c.StacksNamed(ctx, ref)
 	if lerr != nil {
 		return nil, lerr
-	}
-	var found []client.Stack
-	for _, s := range list {
-		if s.Name == ref {
-			found = append(found, s)
-		}
 	}
 	switch len(found) {
 	case 0:
