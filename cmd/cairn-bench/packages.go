@@ -170,7 +170,6 @@ func filePhases(n, commands int, dir string, want map[string]string, extra func(
 func (r *runner) runFileShape(ctx context.Context, shape string, n int) ([]row, error) {
 	name := fmt.Sprintf("%s-%d", shape, n)
 	dir := filepath.Join(r.tmp, name, "cairn-files")
-	defer os.RemoveAll(dir)
 	fs, err := genFiles(shape, dir, n)
 	if err != nil {
 		return nil, err
@@ -199,7 +198,6 @@ func (r *runner) runFileShape(ctx context.Context, shape string, n int) ([]row, 
 func (r *runner) runPkger(ctx context.Context, n int) ([]row, error) {
 	name := fmt.Sprintf("pkger-%d", n)
 	dir := filepath.Join(r.tmp, name, "cairn-files")
-	defer os.RemoveAll(dir)
 	ps, err := genPkger(dir, n)
 	if err != nil {
 		return nil, err
@@ -250,7 +248,6 @@ func (r *runner) runPkger(ctx context.Context, n int) ([]row, error) {
 func (r *runner) runExecChain(ctx context.Context, n int) ([]row, error) {
 	name := fmt.Sprintf("exec-chain-%d", n)
 	dir := filepath.Join(r.tmp, name, "cairn-files")
-	defer os.RemoveAll(dir)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}

@@ -51,9 +51,6 @@ func (r *runner) comparePuppet(ctx context.Context, shape string, n int, rows []
 	name := fmt.Sprintf("%s-%d", shape, n)
 	base := filepath.Join(r.tmp, name, "puppet")
 	dir := filepath.Join(base, "files")
-	if !r.opts.keep {
-		defer os.RemoveAll(base)
-	}
 	fs, err := genFiles(shape, dir, n)
 	if err != nil {
 		note("error: " + err.Error())

@@ -67,12 +67,7 @@ func (r *runner) withEnv(ctx context.Context, name string, fn func(*env) ([]row,
 	if err != nil {
 		return nil, err
 	}
-	defer func() {
-		e.stop()
-		if !r.opts.keep {
-			_ = os.RemoveAll(dir)
-		}
-	}()
+	defer e.stop()
 	if err := warmUp(ctx, e, filepath.Join(r.tmp, name, "warm-up")); err != nil {
 		return nil, fmt.Errorf("warm-up: %w", err)
 	}
