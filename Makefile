@@ -41,7 +41,7 @@ test-short:
 BENCH_FLAGS ?=
 bench: build
 	CAIRN_TEMPORAL_BIN=$(TEMPORAL) ./scripts/with-postgres.sh $(GO) test -run '^$$' -bench . -benchmem -benchtime 1x \
-		./dag ./expr ./kinds ./graphs ./providers ./store
+		./dag ./expr ./kinds ./graphs ./providers ./store ./internal/devserver
 	$(GO) test -run '^$$' -bench 'GetStack' -benchtime 20000x ./api
 	@mkdir -p $(DATA)
 	$(GO) run ./cmd/cairn-bench -cairn $(BIN)/cairn -temporal $(TEMPORAL) -markdown $(DATA)/bench.md \
