@@ -75,7 +75,8 @@ func BenchmarkSequentialStep(b *testing.B) {
 	} {
 		c := startServer(b, bin, srv.args)
 		queue := "dispatch-" + srv.name
-		w := worker.New(c, queue, worker.Options{})
+		// Pollers as Cairn's worker has them by default (CAIRN_WORKER_POLLERS).
+		w := worker.New(c, queue, worker.Options{MaxConcurrentActivityTaskPollers: 8, MaxConcurrentWorkflowTaskPollers: 8})
 		w.RegisterWorkflow(chainWorkflow)
 		w.RegisterActivity(step)
 		if err := w.Start(); err != nil {
