@@ -143,7 +143,7 @@ func (s *Starter) result(ctx context.Context, e *Execution) {
 	if err == nil {
 		return
 	}
-	e.Error = failureMessage(err)
+	e.Error = workflows.ErrorMessage(err)
 	var app *temporal.ApplicationError
 	if errors.As(err, &app) {
 		if app.Type() == workflows.ErrRolledBack {
@@ -165,20 +165,6 @@ func (s *Starter) result(ctx context.Context, e *Execution) {
 	if e.Report == nil && e.Progress != nil && e.Progress.Report != nil {
 		e.Report = e.Progress.Report
 	}
-}
-
-// failureMessage is the workflow's own failure message without the SDK's
-// wrapping ("workflow execution error (type: …): …").
-func failureMessage(err error) string {
-	var app *temporal.ApplicationError
-	if errors.As(err, &app) {
-		return app.Message()
-	}
-	var canceled *temporal.CanceledError
-	if errors.As(err, &canceled) {
-		return "cancelled"
-	}
-	return err.Error()
 }
 
 // Progress queries an execution's progress: every step's status from
@@ -258,9 +244,9 @@ func (s *Starter) Decide(ctx context.Context, id string, req workflows.DecisionR
 	msg := err.Error()
 	switch {
 	case strings.Contains(msg, "no step is waiting"), strings.Contains(msg, "is not waiting"):
-		return nil, fmt.Errorf("%w: %s", ErrNotWaiting, failureMessage(err))
+		return nil, fmt.Errorf("%w: %s", ErrNotWaiting, workflows.ErrorMessage(err))
 	case strings.Contains(msg, "unknown decision"):
-		return nil, fmt.Errorf("invalid decision: %s", failureMessage(err))
+		return nil, fmt.Errorf("invalid decision: %s", workflows.ErrorMessage(err))
 	}
 	var done *serviceerror.NotFound
 	if errors.As(err, &done) || strings.Contains(msg, "workflow execution already completed") {

@@ -81,7 +81,7 @@ func (e *Executor) compensate(ctx workflow.Context) {
 func (e *Executor) takeCompensation(i int, res contract.CompensateOutput, err error) {
 	u := &e.units[i]
 	if err != nil {
-		e.compFailures = append(e.compFailures, model.StepError{Step: u.Step, Error: "compensation: " + errMessage(err)})
+		e.compFailures = append(e.compFailures, model.StepError{Step: u.Step, Error: "compensation: " + ErrorMessage(err)})
 		return
 	}
 	for step, id := range res.Recreated {

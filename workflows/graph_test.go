@@ -107,7 +107,7 @@ func (g *graphSteps) ApplyBatch(ctx context.Context, in contract.UnitInput) (*co
 		single, err := g.ApplyStep(ctx, one)
 		if err != nil {
 			notOK[s.ID] = true
-			r.Outcome, r.Error = model.OutcomeFailed, errMessage(err)
+			r.Outcome, r.Error = model.OutcomeFailed, ErrorMessage(err)
 			res.Steps = append(res.Steps, r)
 			continue
 		}

@@ -178,11 +178,13 @@ func (e *Executor) describe(u *contract.Unit, err error) string {
 			return "timed out"
 		}
 	}
-	return errMessage(err)
+	return ErrorMessage(err)
 }
 
-// errMessage is the innermost meaningful message of an activity error.
-func errMessage(err error) string {
+// ErrorMessage is the innermost meaningful message of an activity or
+// workflow error, without the SDK's wrapping ("workflow execution error
+// (type: …): …").
+func ErrorMessage(err error) string {
 	var app *temporal.ApplicationError
 	if errors.As(err, &app) {
 		return app.Message()
