@@ -10,12 +10,12 @@ import (
 
 // agentSettings are the configuration variables `cairn agent` reads; each
 // has its flag and its CAIRN_* variable (internal/config).
-var agentSettings = []string{
+var agentSettings = append([]string{
 	"CAIRN_CLUSTER", "CAIRN_NODE", "CAIRN_NODE_ROOT",
 	"CAIRN_TEMPORAL_ADDRESS", "CAIRN_TEMPORAL_NAMESPACE", "CAIRN_DATABASE_URL", "CAIRN_DATA_DIR",
 	"CAIRN_CODEC_KEY", "CAIRN_SECRETS_FILE", "CAIRN_KINDS_DIR", "CAIRN_WORKER_POLLERS",
 	"CAIRN_LOG_LEVEL", "CAIRN_LOG_FORMAT",
-}
+}, temporalSecuritySettings...)
 
 // newAgentCmd is `cairn agent --cluster C --node N [--root DIR]`: the
 // worker of one agent node, run on that node's host.
