@@ -94,6 +94,6 @@ func describe(t *tls.Config) string {
 	case t.GetClientCertificate != nil:
 		return " (mutual TLS)"
 	default:
-		return " (TLS)"
+		return " (TLS without a client certificate)"
 	}
 }
