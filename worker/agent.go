@@ -111,8 +111,9 @@ func (a *Agent) Run(ctx context.Context) error {
 	return nil
 }
 
-// ServeAgent is `cairn agent`: it connects to Temporal (sealing payloads
-// when a codec key is set, as the server does) and to the store the
+// ServeAgent is `cairn agent`: it connects to Temporal (secured by the
+// CAIRN_TEMPORAL_TLS* and API key settings, and sealing payloads when a
+// codec key is set, as the server does) and to the store the
 // configuration names, loads the secrets and kinds the node's steps may
 // need, and serves the node until ctx ends. ready, when set, is called once
 // the agent polls.

@@ -25,8 +25,8 @@ func newAgentCmd(a *app) *cobra.Command {
 		Short: "Run the steps of one node of a cluster on this host",
 		Long: "Agent serves a node whose mode is agent: it polls the node's Temporal task queue and\n" +
 			"applies the node's steps on this host, inside --root when given. It needs the same\n" +
-			"Temporal, database and codec key as the server. Settings come from flags, else from\n" +
-			"the CAIRN_* environment variables.",
+			"Temporal (with its TLS and API key settings), database and codec key as the server.\n" +
+			"Settings come from flags, else from the CAIRN_* environment variables.",
 		Args: cobra.NoArgs,
 	}
 	load := settingFlags(cmd, agentSettings, map[string]string{"root": "CAIRN_NODE_ROOT"})
