@@ -24,7 +24,7 @@ import (
 	tallyprom "github.com/uber-go/tally/v4/prometheus"
 	"go.temporal.io/sdk/client"
 	sdktally "go.temporal.io/sdk/contrib/tally"
-	sdklog "go.temporal.io/sdk/log"
+	"go.temporal.io/sdk/converter"
 
 	"github.com/cairn-io/cairn/api"
 	"github.com/cairn-io/cairn/expr"
@@ -32,6 +32,7 @@ import (
 	"github.com/cairn-io/cairn/internal/codec"
 	"github.com/cairn-io/cairn/internal/config"
 	"github.com/cairn-io/cairn/internal/fetch"
+	"github.com/cairn-io/cairn/internal/temporalclient"
 	"github.com/cairn-io/cairn/kinds"
 	"github.com/cairn-io/cairn/starter"
 	"github.com/cairn-io/cairn/store"
@@ -69,25 +70,26 @@ func Run(ctx context.Context, cfg *config.Config, log *slog.Logger, o Options) e
 	}, time.Second)
 	defer closer.Close()
 
-	copts := client.Options{
-		HostPort:       cfg.TemporalAddress,
-		Namespace:      cfg.TemporalNamespace,
-		Logger:         sdklog.NewStructuredLogger(log.With("component", "temporal")),
-		MetricsHandler: sdktally.NewMetricsHandler(sdktally.NewPrometheusNamingScope(scope)),
-	}
-	var key []byte
+	var (
+		key []byte
+		dc  converter.DataConverter
+	)
 	if cfg.CodecKey != "" {
 		var err error
 		if key, err = codec.ParseKey(cfg.CodecKey); err != nil {
 			return fmt.Errorf("CAIRN_CODEC_KEY: %w", err)
 		}
-		if copts.DataConverter, err = codec.DataConverter(key); err != nil {
+		if dc, err = codec.DataConverter(key); err != nil {
 			return err
 		}
 	}
-	c, err := client.DialContext(ctx, copts)
+	c, err := temporalclient.Dial(ctx, cfg, temporalclient.Params{
+		Logger:         log.With("component", "temporal"),
+		MetricsHandler: sdktally.NewMetricsHandler(sdktally.NewPrometheusNamingScope(scope)),
+		DataConverter:  dc,
+	})
 	if err != nil {
-		return fmt.Errorf("connect to Temporal at %s: %w", cfg.TemporalAddress, err)
+		return err
 	}
 	defer c.Close()
 
@@ -132,7 +134,7 @@ func Run(ctx context.Context, cfg *config.Config, log *slog.Logger, o Options) e
 
 	st0 := starter.New(c, starter.Config{
 		TaskQueue: cfg.TaskQueue, Namespace: cfg.TemporalNamespace, UIURL: cfg.TemporalUIURL,
-		Store: st, DataConverter: copts.DataConverter, Parallelism: cfg.Parallelism,
+		Store: st, DataConverter: dc, Parallelism: cfg.Parallelism,
 	})
 	if err := st0.EnsureSearchAttributes(ctx); err != nil {
 		return fmt.Errorf("register search attributes: %w", err)

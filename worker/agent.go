@@ -10,12 +10,13 @@ import (
 	"strings"
 
 	"go.temporal.io/sdk/client"
-	sdklog "go.temporal.io/sdk/log"
+	"go.temporal.io/sdk/converter"
 	sdkworker "go.temporal.io/sdk/worker"
 
 	"github.com/cairn-io/cairn/expr"
 	"github.com/cairn-io/cairn/internal/codec"
 	"github.com/cairn-io/cairn/internal/config"
+	"github.com/cairn-io/cairn/internal/temporalclient"
 	"github.com/cairn-io/cairn/kinds"
 	"github.com/cairn-io/cairn/model"
 	"github.com/cairn-io/cairn/providers"
@@ -110,8 +111,9 @@ func (a *Agent) Run(ctx context.Context) error {
 	return nil
 }
 
-// ServeAgent is `cairn agent`: it connects to Temporal (sealing payloads
-// when a codec key is set, as the server does) and to the store the
+// ServeAgent is `cairn agent`: it connects to Temporal (secured by the
+// CAIRN_TEMPORAL_TLS* and API key settings, and sealing payloads when a
+// codec key is set, as the server does) and to the store the
 // configuration names, loads the secrets and kinds the node's steps may
 // need, and serves the node until ctx ends. ready, when set, is called once
 // the agent polls.
@@ -119,19 +121,19 @@ func ServeAgent(ctx context.Context, cfg *config.Config, log *slog.Logger, ready
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	opts := client.Options{HostPort: cfg.TemporalAddress, Namespace: cfg.TemporalNamespace, Logger: sdklog.NewStructuredLogger(log)}
+	var dc converter.DataConverter
 	if cfg.CodecKey != "" {
 		key, err := codec.ParseKey(cfg.CodecKey)
 		if err != nil {
 			return fmt.Errorf("agent: CAIRN_CODEC_KEY: %w", err)
 		}
-		if opts.DataConverter, err = codec.DataConverter(key); err != nil {
+		if dc, err = codec.DataConverter(key); err != nil {
 			return fmt.Errorf("agent: %w", err)
 		}
 	}
-	c, err := client.DialContext(ctx, opts)
+	c, err := temporalclient.Dial(ctx, cfg, temporalclient.Params{Logger: log, DataConverter: dc})
 	if err != nil {
-		return fmt.Errorf("agent: connect to Temporal at %s: %w", cfg.TemporalAddress, err)
+		return fmt.Errorf("agent: %w", err)
 	}
 	defer c.Close()
 	dbURL := cfg.DatabaseURL

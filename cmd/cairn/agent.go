@@ -10,12 +10,12 @@ import (
 
 // agentSettings are the configuration variables `cairn agent` reads; each
 // has its flag and its CAIRN_* variable (internal/config).
-var agentSettings = []string{
+var agentSettings = append([]string{
 	"CAIRN_CLUSTER", "CAIRN_NODE", "CAIRN_NODE_ROOT",
 	"CAIRN_TEMPORAL_ADDRESS", "CAIRN_TEMPORAL_NAMESPACE", "CAIRN_DATABASE_URL", "CAIRN_DATA_DIR",
 	"CAIRN_CODEC_KEY", "CAIRN_SECRETS_FILE", "CAIRN_KINDS_DIR", "CAIRN_WORKER_POLLERS",
 	"CAIRN_LOG_LEVEL", "CAIRN_LOG_FORMAT",
-}
+}, temporalSecuritySettings...)
 
 // newAgentCmd is `cairn agent --cluster C --node N [--root DIR]`: the
 // worker of one agent node, run on that node's host.
@@ -25,8 +25,8 @@ func newAgentCmd(a *app) *cobra.Command {
 		Short: "Run the steps of one node of a cluster on this host",
 		Long: "Agent serves a node whose mode is agent: it polls the node's Temporal task queue and\n" +
 			"applies the node's steps on this host, inside --root when given. It needs the same\n" +
-			"Temporal, database and codec key as the server. Settings come from flags, else from\n" +
-			"the CAIRN_* environment variables.",
+			"Temporal (with its TLS and API key settings), database and codec key as the server.\n" +
+			"Settings come from flags, else from the CAIRN_* environment variables.",
 		Args: cobra.NoArgs,
 	}
 	load := settingFlags(cmd, agentSettings, map[string]string{"root": "CAIRN_NODE_ROOT"})

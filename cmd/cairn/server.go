@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -13,17 +14,30 @@ import (
 	sdklog "go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/testsuite"
 
+	"github.com/cairn-io/cairn/internal/config"
 	"github.com/cairn-io/cairn/internal/devserver"
 	"github.com/cairn-io/cairn/server"
 )
 
-// serverSettings are the variables `cairn server` and `cairn worker` read.
-var serverSettings = []string{
+// devSettings are the variables `cairn dev` reads: it starts its own
+// Temporal dev server on loopback, so the connection needs no securing.
+var devSettings = []string{
 	"CAIRN_TEMPORAL_ADDRESS", "CAIRN_TEMPORAL_NAMESPACE", "CAIRN_TASK_QUEUE", "CAIRN_TEMPORAL_UI_URL",
 	"CAIRN_DATA_DIR", "CAIRN_DATABASE_URL", "CAIRN_API_ADDR", "CAIRN_API_TOKEN", "CAIRN_BODY_LIMIT",
 	"CAIRN_CODEC_KEY", "CAIRN_SECRETS_FILE", "CAIRN_KINDS_DIR", "CAIRN_FETCH_SCHEMES", "CAIRN_FETCH_DIR",
 	"CAIRN_CONTROL_ROOT", "CAIRN_PARALLELISM", "CAIRN_WORKER_POLLERS", "CAIRN_LOG_LEVEL", "CAIRN_LOG_FORMAT",
 }
+
+// temporalSecuritySettings secure the connection to Temporal (TLS, mutual
+// TLS, API key); every command that connects to a Temporal it did not start
+// reads them.
+var temporalSecuritySettings = []string{
+	"CAIRN_TEMPORAL_TLS", "CAIRN_TEMPORAL_TLS_CA", "CAIRN_TEMPORAL_TLS_CERT", "CAIRN_TEMPORAL_TLS_KEY",
+	"CAIRN_TEMPORAL_TLS_SERVER_NAME", "CAIRN_TEMPORAL_API_KEY", "CAIRN_TEMPORAL_API_KEY_FILE",
+}
+
+// serverSettings are the variables `cairn server` and `cairn worker` read.
+var serverSettings = append(slices.Clone(devSettings), temporalSecuritySettings...)
 
 // newServerCmd is `cairn server`: the HTTP API, the control plane's worker
 // and the local nodes' workers.
@@ -77,11 +91,16 @@ func newDevCmd(a *app) *cobra.Command {
 	uiPort := cmd.Flags().Int("ui-port", 8233, "Temporal UI port")
 	port := cmd.Flags().Int("temporal-port", 7233, "Temporal frontend port")
 	example := cmd.Flags().String("example-cluster", "demo", "seed the example cluster of this id (empty: none)")
-	load := settingFlags(cmd, serverSettings, nil)
+	load := settingFlags(cmd, devSettings, nil)
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
 		cfg, err := load()
 		if err != nil {
 			return err
+		}
+		log := newLogger(a, cfg)
+		if cfg.Temporal != (config.TemporalSecurity{}) {
+			log.Warn("cairn dev connects to the Temporal dev server it starts on loopback, without TLS; the CAIRN_TEMPORAL_TLS* and CAIRN_TEMPORAL_API_KEY* settings are ignored")
+			cfg.Temporal = config.TemporalSecurity{}
 		}
 		bin, err := findTemporal(*temporalBin)
 		if err != nil {
@@ -99,7 +118,6 @@ func newDevCmd(a *app) *cobra.Command {
 			return err
 		}
 		defer logFile.Close()
-		log := newLogger(a, cfg)
 		startCtx, cancel := context.WithTimeout(cmd.Context(), 2*time.Minute)
 		defer cancel()
 		dev, err := testsuite.StartDevServer(startCtx, testsuite.DevServerOptions{

@@ -21,18 +21,32 @@ import (
 
 func load(t *testing.T) *types.Project {
 	t.Helper()
+	return loadWith(t, nil, "docker-compose.yml")
+}
+
+// loadWith loads the compose files (the later overriding the earlier) with
+// env added to the environment docker compose would see.
+func loadWith(t *testing.T, env map[string]string, files ...string) *types.Project {
+	t.Helper()
 	root, err := testenv.ModuleRoot()
 	if err != nil {
 		t.Fatal(err)
 	}
-	file := filepath.Join(root, "docker-compose.yml")
+	environment := types.Mapping{"CAIRN_API_TOKEN": "test-token"}
+	for k, v := range env {
+		environment[k] = v
+	}
+	var configs []types.ConfigFile
+	for _, f := range files {
+		configs = append(configs, types.ConfigFile{Filename: filepath.Join(root, f)})
+	}
 	project, err := loader.LoadWithContext(context.Background(), types.ConfigDetails{
 		WorkingDir:  root,
-		ConfigFiles: []types.ConfigFile{{Filename: file}},
-		Environment: types.Mapping{"CAIRN_API_TOKEN": "test-token"},
+		ConfigFiles: configs,
+		Environment: environment,
 	}, func(o *loader.Options) { o.SetProjectName("cairn", true) })
 	if err != nil {
-		t.Fatalf("load %s: %v", file, err)
+		t.Fatalf("load %v: %v", files, err)
 	}
 	return project
 }

@@ -28,6 +28,13 @@ type Var struct {
 var Vars = []Var{
 	{"CAIRN_TEMPORAL_ADDRESS", "temporal-address", "127.0.0.1:7233", "Temporal frontend host:port"},
 	{"CAIRN_TEMPORAL_NAMESPACE", "temporal-namespace", "default", "Temporal namespace"},
+	{"CAIRN_TEMPORAL_TLS", "temporal-tls", "", "TLS to Temporal: true or false (default: on when a TLS file, server name or API key is set)"},
+	{"CAIRN_TEMPORAL_TLS_CA", "temporal-tls-ca", "", "PEM file of the CAs that sign Temporal's server certificate (default: the system's)"},
+	{"CAIRN_TEMPORAL_TLS_CERT", "temporal-tls-cert", "", "PEM client certificate for mutual TLS with Temporal (re-read when it changes)"},
+	{"CAIRN_TEMPORAL_TLS_KEY", "temporal-tls-key", "", "PEM private key of the client certificate"},
+	{"CAIRN_TEMPORAL_TLS_SERVER_NAME", "temporal-tls-server-name", "", "name Temporal's certificate must carry (default: the host of the address)"},
+	{"CAIRN_TEMPORAL_API_KEY", "temporal-api-key", "", "API key sent to Temporal as a bearer token (prefer the variable or the _FILE setting to the flag)"},
+	{"CAIRN_TEMPORAL_API_KEY_FILE", "temporal-api-key-file", "", "file holding the API key sent to Temporal"},
 	{"CAIRN_TASK_QUEUE", "task-queue", "cairn", "task queue of the server's worker (the control plane)"},
 	{"CAIRN_TEMPORAL_UI_URL", "temporal-ui-url", "http://127.0.0.1:8233", "base URL of the Temporal UI, for links"},
 	{"CAIRN_DATA_DIR", "data-dir", ".data", "directory for the SQLite database and local nodes' roots"},
@@ -87,6 +94,9 @@ type Config struct {
 	LogLevel          string
 	LogFormat         string
 	ShutdownTimeout   time.Duration
+
+	// Temporal is how the connection to Temporal is secured.
+	Temporal TemporalSecurity
 }
 
 // Values maps each variable to its value: the environment (through
@@ -131,6 +141,9 @@ func Load(vals map[string]string) (*Config, error) {
 		ShutdownTimeout:   10 * time.Second,
 	}
 	var err error
+	if c.Temporal, err = loadTemporalSecurity(vals); err != nil {
+		return nil, err
+	}
 	if c.BodyLimit, err = ParseSize(vals["CAIRN_BODY_LIMIT"]); err != nil {
 		return nil, fmt.Errorf("CAIRN_BODY_LIMIT: %w", err)
 	}

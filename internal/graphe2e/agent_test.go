@@ -46,8 +46,9 @@ type agentProc struct {
 	cmd *exec.Cmd
 }
 
-// startAgent runs an agent for node in its own process, rooted in root.
-func (h *harness) startAgent(node, root string) *agentProc {
+// startAgent runs an agent for node in its own process, rooted in root;
+// env (KEY=VALUE) is added to, and overrides, its configuration.
+func (h *harness) startAgent(node, root string, env ...string) *agentProc {
 	h.t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(),
@@ -58,6 +59,7 @@ func (h *harness) startAgent(node, root string) *agentProc {
 		"CAIRN_NODE="+node,
 		"CAIRN_NODE_ROOT="+root,
 	)
+	cmd.Env = append(cmd.Env, env...)
 	cmd.Stderr = os.Stderr
 	out, err := cmd.StdoutPipe()
 	if err != nil {
