@@ -33,6 +33,10 @@ const (
 	// ConfigErrorType marks errors that no retry can fix (invalid spec,
 	// unresolvable expression, missing secret): the executor does not retry.
 	ConfigErrorType = "ConfigError"
+	// WrongNodeType marks a unit that reached a worker serving another
+	// node (or the control plane's worker): it ran nothing, and no retry
+	// on the same queue can fix it.
+	WrongNodeType = "WrongNode"
 	// StepFailedType marks a provider failure of one step.
 	StepFailedType = "StepFailed"
 	// FetchFailedType marks a failure to read a stack's URL that a retry
@@ -160,7 +164,10 @@ type LoadUnitsInput struct {
 // UnitInput asks to converge (or plan, with Noop) one unit.
 type UnitInput struct {
 	ExecutionID string `json:"executionId"`
-	Unit        Unit   `json:"unit"`
+	// Cluster is the execution's cluster: with Unit.Node it names the
+	// worker the unit is for, which refuses a unit meant for another.
+	Cluster string `json:"cluster,omitempty"`
+	Unit    Unit   `json:"unit"`
 	Noop        bool   `json:"noop,omitempty"`
 	// Rerun marks an operator's retry of a unit that ran before.
 	Rerun bool `json:"rerun,omitempty"`
@@ -255,9 +262,11 @@ type FailureDetails struct {
 // step of the unit that has a recorded before-state (an interrupted unit);
 // steps without one changed nothing and are left alone.
 type CompensateInput struct {
-	ExecutionID string   `json:"executionId"`
-	Unit        Unit     `json:"unit"`
-	StepIDs     []string `json:"stepIds,omitempty"`
+	ExecutionID string `json:"executionId"`
+	// Cluster is the execution's cluster, as in UnitInput.
+	Cluster string   `json:"cluster,omitempty"`
+	Unit    Unit     `json:"unit"`
+	StepIDs []string `json:"stepIds,omitempty"`
 }
 
 // CompensationResult is one step's compensation.
