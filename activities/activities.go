@@ -66,7 +66,7 @@ type Deps struct {
 	// it (see checkPlacement).
 	Node    providers.Node
 	Cluster string
-	Logger *slog.Logger
+	Logger  *slog.Logger
 	// StepConcurrency is how many steps of one batch converge at once
 	// (default DefaultStepConcurrency).
 	StepConcurrency int

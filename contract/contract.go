@@ -168,7 +168,7 @@ type UnitInput struct {
 	// worker the unit is for, which refuses a unit meant for another.
 	Cluster string `json:"cluster,omitempty"`
 	Unit    Unit   `json:"unit"`
-	Noop        bool   `json:"noop,omitempty"`
+	Noop    bool   `json:"noop,omitempty"`
 	// Rerun marks an operator's retry of a unit that ran before.
 	Rerun bool `json:"rerun,omitempty"`
 	// Skip lists steps of the unit an operator chose to skip: the activity
