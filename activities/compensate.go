@@ -12,10 +12,10 @@ import (
 	"github.com/cairn-io/cairn/providers"
 )
 
-// dataCompensated marks a step whose change was undone, so a retried
-// compensation does not undo twice (an exec's undo command is not
-// idempotent). It holds the compensatedRecord.
-const dataCompensated = "compensated"
+// dataCompensated (contract.DataCompensated) marks a step whose change was
+// undone, so a retried compensation does not undo twice (an exec's undo
+// command is not idempotent). It holds the compensatedRecord.
+const dataCompensated = contract.DataCompensated
 
 // compensatedRecord is what an undone step leaves: the new id of an object
 // its compensation created again (an http object comes back under a new

@@ -58,7 +58,29 @@ const (
 	// DataPlanSummary holds a dry-run's model.Plan without its steps, under
 	// step id PlanSummaryKey.
 	DataPlanSummary = "plan-summary"
+	// DataCompensated marks a step whose change was undone.
+	DataCompensated = "compensated"
+	// DataNodeGrant holds, under the node's id, the NodeGrant of one agent
+	// node in the execution.
+	DataNodeGrant = "node-grant"
 )
+
+// NodeGrant is what the agent of one node may reach of an execution's step
+// data through the server's agent API, written by the control plane when
+// it prepares the execution: the records of its own steps and units, and
+// the outputs of the steps its steps depend on.
+type NodeGrant struct {
+	Cluster string `json:"cluster"`
+	Node    string `json:"node"`
+	// Steps are the node's step ids: their step, before, outputs, plan
+	// and compensated records (read and write, but step: read only).
+	Steps []string `json:"steps"`
+	// Units are the keys (UnitKey) of the node's multi-step units (read).
+	Units []string `json:"units,omitempty"`
+	// Deps are steps elsewhere that the node's steps depend on: their
+	// outputs (read only), for expressions over them.
+	Deps []string `json:"deps,omitempty"`
+}
 
 // PlanSummaryKey is the step id of the DataPlanSummary record; IndexKey of
 // the DataIndex record.
