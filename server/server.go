@@ -24,14 +24,10 @@ import (
 	tallyprom "github.com/uber-go/tally/v4/prometheus"
 	"go.temporal.io/sdk/client"
 	sdktally "go.temporal.io/sdk/contrib/tally"
-	sdklog "go.temporal.io/sdk/log"
 
 	"github.com/cairn-io/cairn/api"
-	"github.com/cairn-io/cairn/expr"
-	"github.com/cairn-io/cairn/graphs"
 	"github.com/cairn-io/cairn/internal/codec"
 	"github.com/cairn-io/cairn/internal/config"
-	"github.com/cairn-io/cairn/internal/fetch"
 	"github.com/cairn-io/cairn/kinds"
 	"github.com/cairn-io/cairn/starter"
 	"github.com/cairn-io/cairn/store"
@@ -69,22 +65,13 @@ func Run(ctx context.Context, cfg *config.Config, log *slog.Logger, o Options) e
 	}, time.Second)
 	defer closer.Close()
 
-	copts := client.Options{
-		HostPort:       cfg.TemporalAddress,
-		Namespace:      cfg.TemporalNamespace,
-		Logger:         sdklog.NewStructuredLogger(log.With("component", "temporal")),
-		MetricsHandler: sdktally.NewMetricsHandler(sdktally.NewPrometheusNamingScope(scope)),
+	rt, err := NewRuntime(cfg, log)
+	if err != nil {
+		return err
 	}
-	var key []byte
-	if cfg.CodecKey != "" {
-		var err error
-		if key, err = codec.ParseKey(cfg.CodecKey); err != nil {
-			return fmt.Errorf("CAIRN_CODEC_KEY: %w", err)
-		}
-		if copts.DataConverter, err = codec.DataConverter(key); err != nil {
-			return err
-		}
-	}
+	copts := rt.Client
+	copts.MetricsHandler = sdktally.NewMetricsHandler(sdktally.NewPrometheusNamingScope(scope))
+	key := rt.Key
 	c, err := client.DialContext(ctx, copts)
 	if err != nil {
 		return fmt.Errorf("connect to Temporal at %s: %w", cfg.TemporalAddress, err)
@@ -109,25 +96,14 @@ func Run(ctx context.Context, cfg *config.Config, log *slog.Logger, o Options) e
 		}
 	}
 
-	cat, err := Catalogue(cfg.KindsDir)
-	if err != nil {
-		return err
-	}
-	secrets, err := expr.LoadSecrets(cfg.SecretsFile)
-	if err != nil {
-		return err
-	}
 	if cfg.ControlRoot != "" {
 		if err := os.MkdirAll(cfg.ControlRoot, 0o755); err != nil {
 			return fmt.Errorf("control root: %w", err)
 		}
 	}
-	registry := worker.DefaultRegistry(cat, nil)
-	// The worker reads stacks' URLs under the rules the API checks them by;
-	// Jsonnet from a URL is evaluated in a child process, as posted Jsonnet.
-	fetcher := fetch.New(fetch.Options{Schemes: cfg.FetchSchemes, Dir: cfg.FetchDir})
-	deps := worker.Deps{Store: st, Registry: registry, Catalogue: cat, Secrets: secrets, Logger: log,
-		Fetch: fetcher, Jsonnet: graphs.JsonnetProcess{}}
+	deps := rt.Deps
+	deps.Store = st
+	cat, registry := deps.Catalogue, deps.Registry
 	wopts := worker.Options{TaskQueue: cfg.TaskQueue, Pollers: cfg.WorkerPollers, Root: cfg.ControlRoot}
 
 	st0 := starter.New(c, starter.Config{
