@@ -37,9 +37,22 @@ type LoadedPackage struct {
 	Steps     []*model.Step
 }
 
+// StepData is the part of the store the step activities (ApplyStep,
+// ApplyBatch, Compensate) read and write: an execution's step records. On
+// the server it is the store; an agent reaches it through the server's
+// agent API, which answers only for its own node's steps.
+type StepData interface {
+	GetStepData(ctx context.Context, execID, stepID, kind string) ([]byte, error)
+	PutStepData(ctx context.Context, execID, stepID, kind string, data []byte) error
+	PutStepDataBatch(ctx context.Context, execID, kind string, data map[string][]byte) error
+}
+
 // Deps are what the activities work with.
 type Deps struct {
-	Store    store.Store
+	// Store serves the control plane's activities; nil on an agent.
+	Store store.Store
+	// Steps serves the step activities; nil means Store.
+	Steps    StepData
 	Registry *providers.Registry
 	// Packages parses snapshots; only the control plane's Prepare needs it.
 	Packages PackageLoader
@@ -49,8 +62,11 @@ type Deps struct {
 	Env func(string) (string, bool)
 	// Node is where this worker applies steps: the control plane (Name
 	// "", Root "" or a confining root) or one node with its own root.
-	Node   providers.Node
-	Logger *slog.Logger
+	// Cluster is the node's cluster. A worker runs only units meant for
+	// it (see checkPlacement).
+	Node    providers.Node
+	Cluster string
+	Logger  *slog.Logger
 	// StepConcurrency is how many steps of one batch converge at once
 	// (default DefaultStepConcurrency).
 	StepConcurrency int
@@ -84,6 +100,9 @@ func New(d Deps) *Activities {
 	if d.StepConcurrency <= 0 {
 		d.StepConcurrency = DefaultStepConcurrency
 	}
+	if d.Steps == nil && d.Store != nil {
+		d.Steps = d.Store
+	}
 	return &Activities{d: d, log: log}
 }
 
@@ -94,7 +113,7 @@ func configError(msg string, details ...any) error {
 
 // loadJSON reads one step-data record into v.
 func (a *Activities) loadJSON(ctx context.Context, execID, stepID, kind string, v any) error {
-	raw, err := a.d.Store.GetStepData(ctx, execID, stepID, kind)
+	raw, err := a.d.Steps.GetStepData(ctx, execID, stepID, kind)
 	if err != nil {
 		return err
 	}

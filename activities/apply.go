@@ -60,9 +60,15 @@ type stepRun struct {
 func (a *Activities) ApplyStep(ctx context.Context, in contract.UnitInput) (*contract.UnitResult, error) {
 	stop := heartbeat(ctx)
 	defer stop()
+	if err := a.checkPlacement(in.Cluster, in.Unit, nil); err != nil {
+		return nil, err
+	}
 	var step planner.StoredStep
 	if err := a.loadJSON(ctx, in.ExecutionID, in.Unit.Step, contract.DataStep, &step); err != nil {
 		return nil, fmt.Errorf("load step %s: %w", in.Unit.Step, err)
+	}
+	if err := a.checkPlacement(in.Cluster, in.Unit, []*planner.StoredStep{&step}); err != nil {
+		return nil, err
 	}
 	runs, err := a.converge(ctx, in, []*planner.StoredStep{&step}, false)
 	if err != nil {
@@ -92,9 +98,15 @@ func (a *Activities) ApplyStep(ctx context.Context, in contract.UnitInput) (*con
 func (a *Activities) ApplyBatch(ctx context.Context, in contract.UnitInput) (*contract.UnitResult, error) {
 	stop := heartbeat(ctx)
 	defer stop()
+	if err := a.checkPlacement(in.Cluster, in.Unit, nil); err != nil {
+		return nil, err
+	}
 	var steps []*planner.StoredStep
 	if err := a.loadJSON(ctx, in.ExecutionID, contract.UnitKey(in.Unit.Index), contract.DataUnit, &steps); err != nil {
 		return nil, fmt.Errorf("load unit %d: %w", in.Unit.Index, err)
+	}
+	if err := a.checkPlacement(in.Cluster, in.Unit, steps); err != nil {
+		return nil, err
 	}
 	runs, err := a.converge(ctx, in, steps, true)
 	if err != nil {
@@ -205,7 +217,7 @@ func (a *Activities) keepBefores(ctx context.Context, execID string, runs []*ste
 		befores[r.step.ID] = raw
 		r.beforeKept = true
 	}
-	return a.d.Store.PutStepDataBatch(ctx, execID, contract.DataBefore, befores)
+	return a.d.Steps.PutStepDataBatch(ctx, execID, contract.DataBefore, befores)
 }
 
 // runWave plans and applies steps that are ready together.
@@ -255,7 +267,7 @@ func (a *Activities) recordOutputs(ctx context.Context, execID string, runs []*s
 		outputs[r.step.ID] = raw
 		r.recorded = true
 	}
-	return a.d.Store.PutStepDataBatch(ctx, execID, contract.DataOutputs, outputs)
+	return a.d.Steps.PutStepDataBatch(ctx, execID, contract.DataOutputs, outputs)
 }
 
 func (r *stepRun) outputs() outputsRecord {
@@ -568,10 +580,10 @@ func (a *Activities) recordPlan(ctx context.Context, execID string, runs []*step
 			outputs[s.ID] = raw
 		}
 	}
-	if err := a.d.Store.PutStepDataBatch(ctx, execID, contract.DataPlan, plans); err != nil {
+	if err := a.d.Steps.PutStepDataBatch(ctx, execID, contract.DataPlan, plans); err != nil {
 		return err
 	}
-	return a.d.Store.PutStepDataBatch(ctx, execID, contract.DataOutputs, outputs)
+	return a.d.Steps.PutStepDataBatch(ctx, execID, contract.DataOutputs, outputs)
 }
 
 // show shortens and redacts changes for reports.

@@ -12,10 +12,10 @@ import (
 	"github.com/cairn-io/cairn/providers"
 )
 
-// dataCompensated marks a step whose change was undone, so a retried
-// compensation does not undo twice (an exec's undo command is not
-// idempotent). It holds the compensatedRecord.
-const dataCompensated = "compensated"
+// dataCompensated (contract.DataCompensated) marks a step whose change was
+// undone, so a retried compensation does not undo twice (an exec's undo
+// command is not idempotent). It holds the compensatedRecord.
+const dataCompensated = contract.DataCompensated
 
 // compensatedRecord is what an undone step leaves: the new id of an object
 // its compensation created again (an http object comes back under a new
@@ -31,8 +31,14 @@ type compensatedRecord struct {
 func (a *Activities) Compensate(ctx context.Context, in contract.CompensateInput) (*contract.CompensateOutput, error) {
 	stop := heartbeat(ctx)
 	defer stop()
+	if err := a.checkPlacement(in.Cluster, in.Unit, nil); err != nil {
+		return nil, err
+	}
 	steps, err := a.unitSteps(ctx, in.ExecutionID, in.Unit)
 	if err != nil {
+		return nil, err
+	}
+	if err := a.checkPlacement(in.Cluster, in.Unit, steps); err != nil {
 		return nil, err
 	}
 	want := map[string]bool{}
@@ -65,7 +71,7 @@ func (a *Activities) Compensate(ctx context.Context, in contract.CompensateInput
 // the undo created again under another id.
 func (a *Activities) compensateStep(ctx context.Context, execID string, s *planner.StoredStep) (out contract.CompensationResult, recreated string, err error) {
 	out = contract.CompensationResult{StepID: s.ID}
-	if done, err := a.d.Store.GetStepData(ctx, execID, s.ID, dataCompensated); err == nil {
+	if done, err := a.d.Steps.GetStepData(ctx, execID, s.ID, dataCompensated); err == nil {
 		var rec compensatedRecord
 		_ = json.Unmarshal(done, &rec) // an older marker is "{}"
 		out.Undone = true
@@ -122,7 +128,7 @@ func (a *Activities) compensateStep(ctx context.Context, execID string, s *plann
 	if err != nil {
 		return out, "", err
 	}
-	if err := a.d.Store.PutStepData(ctx, execID, s.ID, dataCompensated, marker); err != nil {
+	if err := a.d.Steps.PutStepData(ctx, execID, s.ID, dataCompensated, marker); err != nil {
 		return out, "", err
 	}
 	out.Undone = true

@@ -344,6 +344,9 @@ func (g *GraphActivities) PrepareGraph(ctx context.Context, in contract.PrepareG
 	if err := g.a.persist(ctx, in.ExecutionID, units, members); err != nil {
 		return nil, err
 	}
+	if err := g.a.writeGrants(ctx, in.ExecutionID, build.Cluster.ID, build.Cluster.Nodes, units, members); err != nil {
+		return nil, err
+	}
 	if in.DryRun {
 		if out.Plan, err = g.storeDryRun(ctx, in.ExecutionID, order, records); err != nil {
 			return nil, err

@@ -89,6 +89,9 @@ func (a *Activities) Prepare(ctx context.Context, in contract.PrepareInput) (*co
 	if err := a.persist(ctx, in.ExecutionID, p.Units, p.Members); err != nil {
 		return nil, err
 	}
+	if err := a.writeGrants(ctx, in.ExecutionID, in.ClusterID, nodes, p.Units, p.Members); err != nil {
+		return nil, err
+	}
 	a.log.Debug("prepared", "execution", in.ExecutionID, "steps", b.Len(), "units", len(p.Units),
 		"load", t1.Sub(t0), "plan", t2.Sub(t1), "persist", time.Since(t2))
 	plan := &contract.PreparedPlan{Steps: b.Len(), Deletes: b.Deletes(), Summary: b.Summary()}

@@ -140,6 +140,7 @@ type server struct {
 	log       *slog.Logger
 	ready     func(ctx context.Context) error
 	fetch     *fetch.Fetcher
+	grants    grantCache
 }
 
 // New builds the API. The returned echo has its http.Server timeouts set
@@ -251,6 +252,9 @@ func (s *server) register(e *echo.Echo, metrics http.Handler) {
 	e.Add(http.MethodPost, "/v1/executions/:id/cancel", s.needExec(s.cancelExecution))
 	e.Add(http.MethodPost, "/v1/executions/:id/retry", s.needExec(s.retryExecution))
 	e.Add(http.MethodPost, "/v1/executions/:id/decision", s.needExec(s.decideExecution))
+
+	// Agents and their node tokens.
+	s.registerAgent(e)
 }
 
 // errNoExecutions answers requests that need Temporal when the server runs

@@ -17,6 +17,7 @@ import (
 const (
 	CodeBadRequest           = "bad_request"
 	CodeUnauthorized         = "unauthorized"
+	CodeForbidden            = "forbidden"
 	CodeNotFound             = "not_found"
 	CodeMethodNotAllowed     = "method_not_allowed"
 	CodeNotAcceptable        = "not_acceptable"
@@ -31,6 +32,7 @@ const (
 var statusCodes = map[int]string{
 	http.StatusBadRequest:            CodeBadRequest,
 	http.StatusUnauthorized:          CodeUnauthorized,
+	http.StatusForbidden:             CodeForbidden,
 	http.StatusNotFound:              CodeNotFound,
 	http.StatusMethodNotAllowed:      CodeMethodNotAllowed,
 	http.StatusNotAcceptable:         CodeNotAcceptable,

@@ -15,6 +15,8 @@ import (
 
 	"github.com/labstack/echo/v4"
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/cairn-io/cairn/internal/agentapi"
 )
 
 // RequestIDHeader carries the request id in both directions.
@@ -147,13 +149,14 @@ func recoverPanics(base *slog.Logger) echo.MiddlewareFunc {
 }
 
 // bearerAuth requires "Authorization: Bearer <token>" on every route but the
-// probes. Both sides are hashed before the constant-time compare so neither
+// probes and the agent API (which requires a node token instead). Both sides are hashed before the constant-time compare so neither
 // the token's bytes nor its length leak through timing.
 func bearerAuth(token string) echo.MiddlewareFunc {
 	want := sha256.Sum256([]byte(token))
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
-			if openPaths[c.Request().URL.Path] {
+			if openPaths[c.Request().URL.Path] || strings.HasPrefix(c.Path(), agentapi.Prefix) {
+				// The agent API's routes authenticate node tokens themselves.
 				return next(c)
 			}
 			header := c.Request().Header.Get(echo.HeaderAuthorization)

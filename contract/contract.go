@@ -33,6 +33,10 @@ const (
 	// ConfigErrorType marks errors that no retry can fix (invalid spec,
 	// unresolvable expression, missing secret): the executor does not retry.
 	ConfigErrorType = "ConfigError"
+	// WrongNodeType marks a unit that reached a worker serving another
+	// node (or the control plane's worker): it ran nothing, and no retry
+	// on the same queue can fix it.
+	WrongNodeType = "WrongNode"
 	// StepFailedType marks a provider failure of one step.
 	StepFailedType = "StepFailed"
 	// FetchFailedType marks a failure to read a stack's URL that a retry
@@ -54,7 +58,29 @@ const (
 	// DataPlanSummary holds a dry-run's model.Plan without its steps, under
 	// step id PlanSummaryKey.
 	DataPlanSummary = "plan-summary"
+	// DataCompensated marks a step whose change was undone.
+	DataCompensated = "compensated"
+	// DataNodeGrant holds, under the node's id, the NodeGrant of one agent
+	// node in the execution.
+	DataNodeGrant = "node-grant"
 )
+
+// NodeGrant is what the agent of one node may reach of an execution's step
+// data through the server's agent API, written by the control plane when
+// it prepares the execution: the records of its own steps and units, and
+// the outputs of the steps its steps depend on.
+type NodeGrant struct {
+	Cluster string `json:"cluster"`
+	Node    string `json:"node"`
+	// Steps are the node's step ids: their step, before, outputs, plan
+	// and compensated records (read and write, but step: read only).
+	Steps []string `json:"steps"`
+	// Units are the keys (UnitKey) of the node's multi-step units (read).
+	Units []string `json:"units,omitempty"`
+	// Deps are steps elsewhere that the node's steps depend on: their
+	// outputs (read only), for expressions over them.
+	Deps []string `json:"deps,omitempty"`
+}
 
 // PlanSummaryKey is the step id of the DataPlanSummary record; IndexKey of
 // the DataIndex record.
@@ -160,8 +186,11 @@ type LoadUnitsInput struct {
 // UnitInput asks to converge (or plan, with Noop) one unit.
 type UnitInput struct {
 	ExecutionID string `json:"executionId"`
-	Unit        Unit   `json:"unit"`
-	Noop        bool   `json:"noop,omitempty"`
+	// Cluster is the execution's cluster: with Unit.Node it names the
+	// worker the unit is for, which refuses a unit meant for another.
+	Cluster string `json:"cluster,omitempty"`
+	Unit    Unit   `json:"unit"`
+	Noop    bool   `json:"noop,omitempty"`
 	// Rerun marks an operator's retry of a unit that ran before.
 	Rerun bool `json:"rerun,omitempty"`
 	// Skip lists steps of the unit an operator chose to skip: the activity
@@ -255,9 +284,11 @@ type FailureDetails struct {
 // step of the unit that has a recorded before-state (an interrupted unit);
 // steps without one changed nothing and are left alone.
 type CompensateInput struct {
-	ExecutionID string   `json:"executionId"`
-	Unit        Unit     `json:"unit"`
-	StepIDs     []string `json:"stepIds,omitempty"`
+	ExecutionID string `json:"executionId"`
+	// Cluster is the execution's cluster, as in UnitInput.
+	Cluster string   `json:"cluster,omitempty"`
+	Unit    Unit     `json:"unit"`
+	StepIDs []string `json:"stepIds,omitempty"`
 }
 
 // CompensationResult is one step's compensation.

@@ -24,15 +24,10 @@ import (
 	tallyprom "github.com/uber-go/tally/v4/prometheus"
 	"go.temporal.io/sdk/client"
 	sdktally "go.temporal.io/sdk/contrib/tally"
-	"go.temporal.io/sdk/converter"
 
 	"github.com/cairn-io/cairn/api"
-	"github.com/cairn-io/cairn/expr"
-	"github.com/cairn-io/cairn/graphs"
 	"github.com/cairn-io/cairn/internal/codec"
 	"github.com/cairn-io/cairn/internal/config"
-	"github.com/cairn-io/cairn/internal/fetch"
-	"github.com/cairn-io/cairn/internal/temporalclient"
 	"github.com/cairn-io/cairn/kinds"
 	"github.com/cairn-io/cairn/starter"
 	"github.com/cairn-io/cairn/store"
@@ -70,24 +65,13 @@ func Run(ctx context.Context, cfg *config.Config, log *slog.Logger, o Options) e
 	}, time.Second)
 	defer closer.Close()
 
-	var (
-		key []byte
-		dc  converter.DataConverter
-	)
-	if cfg.CodecKey != "" {
-		var err error
-		if key, err = codec.ParseKey(cfg.CodecKey); err != nil {
-			return fmt.Errorf("CAIRN_CODEC_KEY: %w", err)
-		}
-		if dc, err = codec.DataConverter(key); err != nil {
-			return err
-		}
+	rt, err := NewRuntime(cfg, log)
+	if err != nil {
+		return err
 	}
-	c, err := temporalclient.Dial(ctx, cfg, temporalclient.Params{
-		Logger:         log.With("component", "temporal"),
-		MetricsHandler: sdktally.NewMetricsHandler(sdktally.NewPrometheusNamingScope(scope)),
-		DataConverter:  dc,
-	})
+	rt.Temporal.MetricsHandler = sdktally.NewMetricsHandler(sdktally.NewPrometheusNamingScope(scope))
+	key := rt.Key
+	c, err := rt.Dial(ctx)
 	if err != nil {
 		return err
 	}
@@ -111,30 +95,19 @@ func Run(ctx context.Context, cfg *config.Config, log *slog.Logger, o Options) e
 		}
 	}
 
-	cat, err := Catalogue(cfg.KindsDir)
-	if err != nil {
-		return err
-	}
-	secrets, err := expr.LoadSecrets(cfg.SecretsFile)
-	if err != nil {
-		return err
-	}
 	if cfg.ControlRoot != "" {
 		if err := os.MkdirAll(cfg.ControlRoot, 0o755); err != nil {
 			return fmt.Errorf("control root: %w", err)
 		}
 	}
-	registry := worker.DefaultRegistry(cat, nil)
-	// The worker reads stacks' URLs under the rules the API checks them by;
-	// Jsonnet from a URL is evaluated in a child process, as posted Jsonnet.
-	fetcher := fetch.New(fetch.Options{Schemes: cfg.FetchSchemes, Dir: cfg.FetchDir})
-	deps := worker.Deps{Store: st, Registry: registry, Catalogue: cat, Secrets: secrets, Logger: log,
-		Fetch: fetcher, Jsonnet: graphs.JsonnetProcess{}}
+	deps := rt.Deps
+	deps.Store = st
+	cat, registry := deps.Catalogue, deps.Registry
 	wopts := worker.Options{TaskQueue: cfg.TaskQueue, Pollers: cfg.WorkerPollers, Root: cfg.ControlRoot}
 
 	st0 := starter.New(c, starter.Config{
 		TaskQueue: cfg.TaskQueue, Namespace: cfg.TemporalNamespace, UIURL: cfg.TemporalUIURL,
-		Store: st, DataConverter: dc, Parallelism: cfg.Parallelism,
+		Store: st, DataConverter: rt.Temporal.DataConverter, Parallelism: cfg.Parallelism,
 	})
 	if err := st0.EnsureSearchAttributes(ctx); err != nil {
 		return fmt.Errorf("register search attributes: %w", err)

@@ -191,7 +191,7 @@ func (s *sqlStore) PutCluster(ctx context.Context, c *model.Cluster) error {
 				return err
 			}
 		}
-		return nil
+		return dropStaleNodeTokens(ctx, tx, c.ID)
 	})
 	if err != nil {
 		if errors.Is(err, ErrNotFound) {

@@ -74,6 +74,12 @@ type Store interface {
 	ListGraphs(ctx context.Context, layer model.Layer, ownerID string) ([]*model.StoredGraph, error)
 	DeleteGraph(ctx context.Context, layer model.Layer, ownerID, graphType string) error
 
+	// Node credentials: the SHA-256 of each agent node's token. Set
+	// requires an agent node of the cluster; both answer ErrNotFound for
+	// anything else. A token goes with its node (PutCluster, DeleteCluster).
+	SetNodeTokenHash(ctx context.Context, clusterID, nodeID string, hash []byte) error
+	NodeTokenHash(ctx context.Context, clusterID, nodeID string) ([]byte, error)
+
 	// Node history: the last successful run of a task on a node.
 	RecordTaskRun(ctx context.Context, run model.TaskRun) error
 	LastTaskRun(ctx context.Context, clusterID, nodeID, taskID string) (*model.TaskRun, error)

@@ -37,7 +37,11 @@ const (
 
 // Deps are what the activities run with.
 type Deps struct {
+	// Store is the database; nil on an agent, whose node worker reads and
+	// writes step data through Steps instead.
 	Store store.Store
+	// Steps serves the step activities; nil means Store.
+	Steps activities.StepData
 	// Registry runs the providers; nil means DefaultRegistry(Catalogue).
 	Registry *providers.Registry
 	// Catalogue is the built-in catalogue plus configured kinds; nil
@@ -140,8 +144,8 @@ func New(c client.Client, d Deps, o Options) (sdkworker.Worker, error) {
 // NewNodeWorker returns the worker of one node: the step activities on the
 // node's task queue (workflows.NodeTaskQueue), applying inside node.Root.
 func NewNodeWorker(c client.Client, d Deps, cluster string, node providers.Node, o Options) (sdkworker.Worker, error) {
-	if d.Store == nil {
-		return nil, fmt.Errorf("node worker: a store is required")
+	if d.Store == nil && d.Steps == nil {
+		return nil, fmt.Errorf("node worker: a store or the agent API's step data is required")
 	}
 	if node.Name == "" {
 		return nil, fmt.Errorf("node worker: a node name is required")
@@ -149,8 +153,8 @@ func NewNodeWorker(c client.Client, d Deps, cluster string, node providers.Node,
 	d, o = d.withDefaults(), o.withDefaults()
 	w := sdkworker.New(c, workflows.NodeTaskQueue(cluster, node.Name), workerOptions(o))
 	RegisterActivities(w, activities.New(activities.Deps{
-		Store: d.Store, Registry: d.Registry, Secrets: d.Secrets, Env: d.Env, Node: node,
-		Logger: d.Logger.With("node", node.Name), StepConcurrency: o.StepConcurrency,
+		Store: d.Store, Steps: d.Steps, Registry: d.Registry, Secrets: d.Secrets, Env: d.Env, Node: node, Cluster: cluster,
+		Logger: d.Logger.With("cluster", cluster, "node", node.Name), StepConcurrency: o.StepConcurrency,
 	}), false)
 	return w, nil
 }

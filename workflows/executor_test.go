@@ -16,6 +16,9 @@ import (
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/testsuite"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/cairn-io/cairn/contract"
 	"github.com/cairn-io/cairn/model"
 )
@@ -395,8 +398,8 @@ func TestExecutorStrategyCapsCopiesOfATask(t *testing.T) {
 	if f.maxInflight <= 2 {
 		t.Fatalf("max in flight = %d: the uncapped task should run beside the capped one", f.maxInflight)
 	}
-	if q := f.queues["restart@n3"]; q != "cairn-node-c1-n3" {
-		t.Fatalf("restart@n3 ran on queue %q, want cairn-node-c1-n3", q)
+	if q := f.queues["restart@n3"]; q != NodeTaskQueue("c1", "n3") {
+		t.Fatalf("restart@n3 ran on queue %q, want %q", q, NodeTaskQueue("c1", "n3"))
 	}
 	if q := f.queues["ping@n0"]; q == "" || strings.HasPrefix(q, "cairn-node-") {
 		t.Fatalf("control-plane step ran on queue %q", q)
@@ -826,15 +829,28 @@ func TestShardedPlanRunsEveryShard(t *testing.T) {
 	}
 }
 
-// TestNodeQueueNames pins the routing function agents rely on.
+// TestNodeQueueNames pins the routing function agents rely on: one queue
+// per (cluster, node), whatever the ids hold.
 func TestNodeQueueNames(t *testing.T) {
 	tests := []struct{ cluster, node, want string }{
-		{"c1", "n3", "cairn-node-c1-n3"},
-		{"", "n1", "cairn-node-n1"},
+		{"c1", "n3", "cairn-node-2-c1-n3"},
+		{"", "n1", "cairn-node-0--n1"},
+		{"a", "b-c", "cairn-node-1-a-b-c"},
+		{"a-b", "c", "cairn-node-3-a-b-c"},
 	}
 	for _, tt := range tests {
-		if got := NodeTaskQueue(tt.cluster, tt.node); got != tt.want {
-			t.Errorf("NodeTaskQueue(%q, %q) = %q, want %q", tt.cluster, tt.node, got, tt.want)
+		assert.Equal(t, tt.want, NodeTaskQueue(tt.cluster, tt.node), "NodeTaskQueue(%q, %q)", tt.cluster, tt.node)
+	}
+	assert.NotEqual(t, NodeTaskQueue("a", "b-c"), NodeTaskQueue("a-b", "c"))
+	// No two pairs of a set of ids built from the separator share a queue.
+	ids := []string{"", "-", "a", "a-", "-a", "a-b", "b-c", "c", "1", "1-a", "2-a-b", "a-1"}
+	seen := map[string][2]string{}
+	for _, c := range ids {
+		for _, n := range ids {
+			q := NodeTaskQueue(c, n)
+			prev, dup := seen[q]
+			require.False(t, dup, "cluster %q node %q and cluster %q node %q share queue %q", c, n, prev[0], prev[1], q)
+			seen[q] = [2]string{c, n}
 		}
 	}
 	opts := ExecOptions{ControlQueue: "cairn", Cluster: "c1"}

@@ -1,6 +1,7 @@
 package workflows
 
 import (
+	"strconv"
 	"time"
 
 	"go.temporal.io/sdk/temporal"
@@ -24,12 +25,14 @@ const (
 )
 
 // NodeTaskQueue is the task queue a node's worker polls: the server's own
-// worker for local nodes, `cairn agent` for agent nodes.
+// worker for local nodes, `cairn agent` for agent nodes. The name is
+// "cairn-node-<len(cluster)>-<cluster>-<node>": the cluster's length in
+// bytes comes first, so the name splits back into one (cluster, node) pair
+// whatever characters the ids hold, and no two nodes share a queue (cluster
+// "a" node "b-c" is cairn-node-1-a-b-c, cluster "a-b" node "c" is
+// cairn-node-3-a-b-c).
 func NodeTaskQueue(cluster, node string) string {
-	if cluster == "" {
-		return "cairn-node-" + node
-	}
-	return "cairn-node-" + cluster + "-" + node
+	return "cairn-node-" + strconv.Itoa(len(cluster)) + "-" + cluster + "-" + node
 }
 
 // IsControlPlane reports whether a step's node is the control plane.

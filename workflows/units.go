@@ -56,6 +56,7 @@ func (e *Executor) start(actCtx, loopCtx workflow.Context, i int) {
 	}
 	in := contract.UnitInput{
 		ExecutionID: e.opts.ExecutionID,
+		Cluster:     e.opts.Cluster,
 		Unit:        *u,
 		Noop:        e.opts.Mode == contract.ModeDryRun || u.Meta.Noop,
 		Rerun:       st.runs > 1,

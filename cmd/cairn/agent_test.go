@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"net/http/httptest"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -14,6 +15,10 @@ import (
 	taskqueuepb "go.temporal.io/api/taskqueue/v1"
 	"go.temporal.io/api/workflowservice/v1"
 
+	"github.com/stretchr/testify/require"
+
+	"github.com/cairn-io/cairn/api"
+	"github.com/cairn-io/cairn/internal/agentapi"
 	"github.com/cairn-io/cairn/internal/testenv"
 	"github.com/cairn-io/cairn/model"
 	"github.com/cairn-io/cairn/store"
@@ -39,35 +44,40 @@ func (s *syncBuffer) String() string {
 }
 
 func TestAgentCommand(t *testing.T) {
-	for _, k := range []string{"CAIRN_CLUSTER", "CAIRN_NODE", "CAIRN_NODE_ROOT", "CAIRN_DATABASE_URL", "CAIRN_CODEC_KEY"} {
+	for _, k := range []string{"CAIRN_CLUSTER", "CAIRN_NODE", "CAIRN_NODE_ROOT", "CAIRN_DATABASE_URL", "CAIRN_CODEC_KEY", "CAIRN_NODE_TOKEN", "CAIRN_SERVER"} {
 		t.Setenv(k, "")
 	}
 	dev := testenv.Temporal(t)
 	dir := t.TempDir()
-	dbURL := "sqlite://" + filepath.Join(dir, "cairn.db")
-	st, err := store.Open(context.Background(), dbURL)
-	if err != nil {
-		t.Fatal(err)
-	}
+	st, err := store.Open(context.Background(), "sqlite://"+filepath.Join(dir, "cairn.db"))
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = st.Close() })
 	cluster := "agentcmd-" + strconv.FormatInt(time.Now().UnixNano(), 36)
-	err = st.PutCluster(context.Background(), &model.Cluster{ID: cluster, Name: "env", Nodes: []model.Node{
+	require.NoError(t, st.PutCluster(context.Background(), &model.Cluster{ID: cluster, Name: "env", Nodes: []model.Node{
 		{ID: "web-1", Name: "web-1", Roles: []string{"web"}, Mode: model.NodeAgent},
 		{ID: "dev-1", Name: "dev-1", Roles: []string{"web"}},
-	}})
-	_ = st.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
-	common := []string{"agent", "--temporal-address", dev.HostPort, "--database-url", dbURL, "--cluster", cluster}
+	}}))
+	e, err := api.New(api.Config{}, api.Deps{Store: st})
+	require.NoError(t, err)
+	srv := httptest.NewServer(e)
+	t.Cleanup(srv.Close)
+	token, err := agentapi.NewToken(cluster, "web-1")
+	require.NoError(t, err)
+	require.NoError(t, st.SetNodeTokenHash(context.Background(), cluster, "web-1", agentapi.Hash(token)))
+	unknown, err := agentapi.NewToken(cluster, "db-9")
+	require.NoError(t, err)
+	common := []string{"agent", "--temporal-address", dev.HostPort, "--server", srv.URL}
 
 	errs := []struct {
 		name string
 		args []string
 		want string
 	}{
-		{"no node", common, "--cluster and --node are required"},
-		{"unknown node", append(common, "--node", "db-9"), `has no node "db-9" (nodes: web-1, dev-1)`},
-		{"local node", append(common, "--node", "dev-1"), "is a local node"},
+		{"no token", common, "--node-token is required"},
+		{"malformed token", append(common, "--node-token", "x"), "malformed node token"},
+		{"unknown token", append(common, "--node-token", unknown), "invalid node token"},
+		{"another node", append(common, "--node-token", token, "--node", "dev-1"), `the node token is for node "web-1", not "dev-1"`},
+		{"another cluster", append(common, "--node-token", token, "--cluster", "other"), `is for cluster "` + cluster + `", not "other"`},
 	}
 	for _, tt := range errs {
 		t.Run(tt.name, func(t *testing.T) {
@@ -75,17 +85,17 @@ func TestAgentCommand(t *testing.T) {
 			cmd := newAgentCmd(&app{stdout: &out, stderr: &errOut})
 			cmd.SetArgs(tt.args[1:])
 			err := cmd.ExecuteContext(context.Background())
-			if err == nil || !strings.Contains(err.Error(), tt.want) {
-				t.Fatalf("err = %v, want %q", err, tt.want)
-			}
+			require.Error(t, err)
+			require.Contains(t, err.Error(), tt.want)
 		})
 	}
+	require.NotContains(t, strings.Join(agentSettings, " "), "CAIRN_DATABASE_URL", "an agent takes no database settings")
 
 	t.Run("serves the node's queue until stopped", func(t *testing.T) {
 		var out syncBuffer
 		cmd := newAgentCmd(&app{stdout: &out, stderr: &syncBuffer{}})
 		root := filepath.Join(dir, "web-1")
-		cmd.SetArgs(append(common[1:], "--node", "web-1", "--root", root))
+		cmd.SetArgs(append(common[1:], "--node-token", token, "--root", root))
 		ctx, cancel := context.WithCancel(context.Background())
 		done := make(chan error, 1)
 		go func() { done <- cmd.ExecuteContext(ctx) }()
@@ -116,9 +126,7 @@ func TestAgentCommand(t *testing.T) {
 		cancel()
 		select {
 		case err := <-done:
-			if err != nil {
-				t.Fatalf("agent ended with %v", err)
-			}
+			require.NoError(t, err)
 		case <-time.After(30 * time.Second):
 			t.Fatal("agent did not stop when its context ended")
 		}

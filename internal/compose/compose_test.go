@@ -7,6 +7,7 @@ package compose
 import (
 	"context"
 	"net"
+	"net/url"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -109,9 +110,16 @@ func TestComposeFileAgreesWithConfiguration(t *testing.T) {
 		if env(s, "CAIRN_CLUSTER") == "" || env(s, "CAIRN_NODE") == "" {
 			t.Errorf("%s needs CAIRN_CLUSTER and CAIRN_NODE", svc)
 		}
-		// Agents load steps by reference from the server's database.
-		if got := env(s, "CAIRN_DATABASE_URL"); got != env(cairn, "CAIRN_DATABASE_URL") {
-			t.Errorf("%s uses database %q, the server %q", svc, got, env(cairn, "CAIRN_DATABASE_URL"))
+		// Agents reach their node's step data through the server's agent
+		// API with a node token, never the database.
+		if got := env(s, "CAIRN_DATABASE_URL"); got != "" {
+			t.Errorf("%s has database credentials %q", svc, got)
+		}
+		if u, err := url.Parse(env(s, "CAIRN_SERVER")); err != nil || u.Hostname() != "cairn" || u.Port() != apiPort {
+			t.Errorf("%s: CAIRN_SERVER %q should point at the cairn service's API", svc, env(s, "CAIRN_SERVER"))
+		}
+		if _, ok := s.Environment["CAIRN_NODE_TOKEN"]; !ok {
+			t.Errorf("%s needs CAIRN_NODE_TOKEN", svc)
 		}
 		nodes = append(nodes, env(s, "CAIRN_NODE"))
 	}

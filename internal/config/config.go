@@ -53,7 +53,8 @@ var Vars = []Var{
 	{"CAIRN_CLUSTER", "cluster", "", "agent: the cluster this node belongs to"},
 	{"CAIRN_NODE", "node", "", "agent: the node this agent serves"},
 	{"CAIRN_NODE_ROOT", "node-root", "", "agent: confine the node's paths to this directory (empty: the host's filesystem)"},
-	{"CAIRN_SERVER", "server", "http://127.0.0.1:8080", "CLI: base URL of the Cairn API"},
+	{"CAIRN_NODE_TOKEN", "node-token", "", "agent: the node's credential for the server's agent API (POST /v1/clusters/{id}/nodes/{node}/token)"},
+	{"CAIRN_SERVER", "server", "http://127.0.0.1:8080", "CLI and agent: base URL of the Cairn API"},
 	{"CAIRN_LOG_LEVEL", "log-level", "info", "debug, info, warn or error"},
 	{"CAIRN_LOG_FORMAT", "log-format", "", "json or text (default: text on a terminal, json otherwise)"},
 }
@@ -90,6 +91,7 @@ type Config struct {
 	Cluster           string
 	Node              string
 	NodeRoot          string
+	NodeToken         string
 	Server            string
 	LogLevel          string
 	LogFormat         string
@@ -135,6 +137,7 @@ func Load(vals map[string]string) (*Config, error) {
 		Cluster:           vals["CAIRN_CLUSTER"],
 		Node:              vals["CAIRN_NODE"],
 		NodeRoot:          vals["CAIRN_NODE_ROOT"],
+		NodeToken:         vals["CAIRN_NODE_TOKEN"],
 		Server:            strings.TrimRight(vals["CAIRN_SERVER"], "/"),
 		LogLevel:          vals["CAIRN_LOG_LEVEL"],
 		LogFormat:         vals["CAIRN_LOG_FORMAT"],

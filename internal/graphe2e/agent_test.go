@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -14,7 +15,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cairn-io/cairn/api"
+	"github.com/cairn-io/cairn/internal/agentapi"
 	"github.com/cairn-io/cairn/internal/config"
+	"github.com/cairn-io/cairn/server"
 	"github.com/cairn-io/cairn/worker"
 )
 
@@ -30,7 +34,7 @@ func runAgentProcess() int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
-	err = worker.ServeAgent(ctx, cfg, testLogger(), func(a *worker.Agent) {
+	err = server.ServeAgent(ctx, cfg, testLogger(), func(a *worker.Agent) {
 		fmt.Println("agent ready on", a.Queue)
 	})
 	if err != nil {
@@ -46,15 +50,49 @@ type agentProc struct {
 	cmd *exec.Cmd
 }
 
-// startAgent runs an agent for node in its own process, rooted in root;
-// env (KEY=VALUE) is added to, and overrides, its configuration.
+// agentAPI serves the API (for its agent routes) over the harness's store,
+// once, and returns its URL.
+func (h *harness) agentAPI() string {
+	h.t.Helper()
+	if h.apiURL != "" {
+		return h.apiURL
+	}
+	e, err := api.New(api.Config{}, api.Deps{Store: h.st, Logger: testLogger()})
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	srv := httptest.NewServer(e)
+	h.t.Cleanup(srv.Close)
+	h.apiURL = srv.URL
+	return h.apiURL
+}
+
+// nodeToken issues a token for node and keeps only its hash, as the API
+// does.
+func (h *harness) nodeToken(node string) string {
+	h.t.Helper()
+	token, err := agentapi.NewToken(h.cluster, node)
+	if err == nil {
+		err = h.st.SetNodeTokenHash(context.Background(), h.cluster, node, agentapi.Hash(token))
+	}
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	return token
+}
+
+// startAgent runs an agent for node in its own process, rooted in root,
+// with a node token and no database settings; env (KEY=VALUE) is added to,
+// and overrides, its configuration.
 func (h *harness) startAgent(node, root string, env ...string) *agentProc {
 	h.t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(),
 		agentModeEnv+"=1",
 		"CAIRN_TEMPORAL_ADDRESS="+h.dev.HostPort,
-		"CAIRN_DATABASE_URL="+h.dbURL,
+		"CAIRN_SERVER="+h.agentAPI(),
+		"CAIRN_NODE_TOKEN="+h.nodeToken(node),
+		"CAIRN_DATABASE_URL=",
 		"CAIRN_CLUSTER="+h.cluster,
 		"CAIRN_NODE="+node,
 		"CAIRN_NODE_ROOT="+root,

@@ -48,6 +48,8 @@ type harness struct {
 	cluster string
 	starter *starter.Starter
 	locals  *worker.LocalNodes
+	// apiURL serves the agent API, once an agent needs it.
+	apiURL string
 }
 
 type harnessOptions struct {

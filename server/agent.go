@@ -1,0 +1,67 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+
+	"github.com/cairn-io/cairn/internal/agentapi"
+	"github.com/cairn-io/cairn/internal/config"
+	"github.com/cairn-io/cairn/worker"
+)
+
+// ServeAgent is `cairn agent`: configured by the same Runtime as the
+// server's workers (payload codec, kinds, providers, secrets), it asks the
+// server's agent API (cfg.Server, with the node token cfg.NodeToken) which
+// node it serves, and polls that node's task queue until ctx ends, reading
+// and writing the node's step data through the agent API: it needs no
+// database credentials. cfg.Cluster and cfg.Node, when set, must name the
+// token's node. ready, when set, is called once the agent polls.
+func ServeAgent(ctx context.Context, cfg *config.Config, log *slog.Logger, ready func(*worker.Agent)) error {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	if cfg.NodeToken == "" {
+		return errors.New("agent: a node token is required (--node-token or CAIRN_NODE_TOKEN; issue one with POST /v1/clusters/{id}/nodes/{node}/token)")
+	}
+	rt, err := NewRuntime(cfg, log)
+	if err != nil {
+		return fmt.Errorf("agent: %w", err)
+	}
+	api, err := agentapi.NewClient(cfg.Server, cfg.NodeToken, nil)
+	if err != nil {
+		return fmt.Errorf("agent: %w", err)
+	}
+	info, err := api.Node(ctx)
+	if err != nil {
+		return fmt.Errorf("agent: ask %s which node the token serves: %w", cfg.Server, err)
+	}
+	if cfg.Cluster != "" && cfg.Cluster != info.Cluster {
+		return fmt.Errorf("agent: the node token is for cluster %q, not %q", info.Cluster, cfg.Cluster)
+	}
+	if cfg.Node != "" && cfg.Node != info.Node.ID && cfg.Node != info.Node.Name {
+		return fmt.Errorf("agent: the node token is for node %q, not %q", info.Node.ID, cfg.Node)
+	}
+	c, err := rt.Dial(ctx)
+	if err != nil {
+		return fmt.Errorf("agent: %w", err)
+	}
+	defer c.Close()
+	deps := rt.Deps
+	deps.Steps = api
+	a, err := worker.NewAgent(c, deps, info.Cluster, info.Node, cfg.NodeRoot, worker.Options{Pollers: cfg.WorkerPollers})
+	if err != nil {
+		return err
+	}
+	if err := a.Start(); err != nil {
+		return err
+	}
+	log.Info("agent polling", "cluster", a.Cluster, "node", a.Node.ID, "queue", a.Queue, "root", a.Root)
+	if ready != nil {
+		ready(a)
+	}
+	<-ctx.Done()
+	a.Stop()
+	return nil
+}
