@@ -31,6 +31,9 @@ type ApplyResult struct {
 // the executor and records the stack. By default a failure rolls back every
 // change and the stack record stays as it was; so does cancellation.
 func ApplyWorkflow(ctx workflow.Context, in ApplyInput) (*ApplyResult, error) {
+	if err := checkStackRun(ctx, in.Settings, in.StackID); err != nil {
+		return nil, err
+	}
 	opts := in.execOptions(ctx, contract.ModeApply, model.OnFailureRollback)
 	t, err := newTracker(ctx, opts.ExecutionID)
 	if err != nil {

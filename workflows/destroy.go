@@ -25,6 +25,9 @@ type DestroyInput struct {
 // RemoveStack, a destroy that deleted everything removes the record last,
 // so the stack is gone whether or not anyone waits for the execution.
 func DestroyWorkflow(ctx workflow.Context, in DestroyInput) (*ApplyResult, error) {
+	if err := checkStackRun(ctx, in.Settings, in.StackID); err != nil {
+		return nil, err
+	}
 	opts := in.execOptions(ctx, contract.ModeDestroy, model.OnFailureContinue)
 	t, err := newTracker(ctx, opts.ExecutionID)
 	if err != nil {

@@ -65,6 +65,9 @@ type GraphExecutionResult struct {
 // successful runs at the end, so conditions of later executions can ask
 // whether a task changed.
 func GraphExecutionWorkflow(ctx workflow.Context, in GraphExecutionInput) (*GraphExecutionResult, error) {
+	if err := checkGraphRun(ctx, in); err != nil {
+		return nil, err
+	}
 	opts := in.execOptions(ctx, contract.ModeApply, model.OnFailureStop)
 	// Cancelling a graph only stops it, unless it rolls back on failure.
 	opts.RollbackOnCancel = opts.OnFailure == model.OnFailureRollback
