@@ -25,8 +25,8 @@ import (
 	"github.com/cairn-io/cairn/internal/searchattr"
 	"github.com/cairn-io/cairn/model"
 	"github.com/cairn-io/cairn/starter"
-	"github.com/cairn-io/cairn/workflows"
 	"github.com/cairn-io/cairn/worker"
+	"github.com/cairn-io/cairn/workflows"
 )
 
 // trustRig is a Cairn worker that reads stack URLs over HTTP from a
