@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"net"
+	"slices"
 
 	"go.temporal.io/sdk/temporal"
 
@@ -22,6 +23,10 @@ const snapshotKindPackage = "package"
 // as with a package posted to the API. Jsonnet read from a URL must be
 // self-contained: imports are refused.
 //
+// The URLs read are the stack's, from its record in the store; the input's
+// URLs are a claim: when they are not exactly the stack's, nothing is read
+// and the execution fails for good.
+//
 // An invalid package, a refused URL, a 4xx answer, a source over the size
 // limit or a fetch over the time limit fail for good (contract.ConfigErrorType); a
 // 5xx answer or a network error is retried (contract.FetchFailedType).
@@ -29,14 +34,15 @@ func (a *Activities) FetchPackage(ctx context.Context, in contract.FetchPackageI
 	if a.d.Fetch == nil {
 		return nil, configError("this worker cannot read package URLs (no fetcher)")
 	}
-	if len(in.URLs) == 0 {
-		return nil, configError(fmt.Sprintf("stack %q has no URLs to read a package from", in.StackID))
+	urls, err := a.stackURLs(ctx, in)
+	if err != nil {
+		return nil, err
 	}
 	stop := heartbeat(ctx)
 	defer stop()
 
-	sources := make([]graphs.Source, 0, len(in.URLs))
-	for i, u := range in.URLs {
+	sources := make([]graphs.Source, 0, len(urls))
+	for i, u := range urls {
 		src, err := a.d.Fetch.Fetch(ctx, u)
 		if err != nil {
 			return nil, fetchFailure(ctx, i, err)
@@ -78,9 +84,28 @@ func (a *Activities) FetchPackage(ctx context.Context, in contract.FetchPackageI
 	if err != nil {
 		return nil, fmt.Errorf("store package snapshot: %w", err)
 	}
-	a.log.Info("package read from stack URLs", "stack", in.StackID, "urls", len(in.URLs),
+	a.log.Info("package read from stack URLs", "stack", in.StackID, "urls", len(urls),
 		"resources", len(docs.Package.Resources), "snapshot", short(hash))
 	return &contract.FetchPackageResult{SnapshotHash: hash, Resources: len(docs.Package.Resources)}, nil
+}
+
+// stackURLs returns the URLs of the stack the input names, as its record
+// in the store has them, refusing input URLs that are not exactly those.
+func (a *Activities) stackURLs(ctx context.Context, in contract.FetchPackageInput) ([]string, error) {
+	stack, err := a.d.Store.GetStack(ctx, in.StackID)
+	if notFound(err) {
+		return nil, configError(fmt.Sprintf("stack %q not found", in.StackID))
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read stack %q: %w", in.StackID, err)
+	}
+	if len(stack.URLs) == 0 {
+		return nil, configError(fmt.Sprintf("stack %q has no URLs to read a package from", in.StackID))
+	}
+	if len(in.URLs) > 0 && !slices.Equal(in.URLs, stack.URLs) {
+		return nil, configError(fmt.Sprintf("the URLs to read are not stack %q's: only the URLs its record holds are read", in.StackID))
+	}
+	return stack.URLs, nil
 }
 
 func (a *Activities) evaluateJsonnet(ctx context.Context, src graphs.Source) ([]byte, error) {

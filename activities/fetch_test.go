@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/cairn-io/cairn/activities"
@@ -50,6 +52,14 @@ func newFetchFixture(t *testing.T, pages map[string]func(w http.ResponseWriter, 
 	return f
 }
 
+// stackOf creates a stack whose record holds urls.
+func (f *fetchFixture) stackOf(urls ...string) *model.Stack {
+	f.t.Helper()
+	s := &model.Stack{Name: "s", URLs: urls}
+	require.NoError(f.t, f.st.CreateStack(context.Background(), s))
+	return s
+}
+
 func serve(body string) func(w http.ResponseWriter, r *http.Request) {
 	return func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte(body)) }
 }
@@ -66,8 +76,8 @@ func TestFetchPackageStoresASnapshotPrepareReads(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(f.dir, "c.json"), []byte(local), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	st := f.stack("")
 	urls := []string{f.srv.URL + "/a.yaml", f.srv.URL + "/b.jsonnet", "file:///c.json"}
+	st := f.stackOf(urls...)
 	res, err := f.acts.FetchPackage(context.Background(), contract.FetchPackageInput{StackID: st.ID, URLs: urls})
 	if err != nil {
 		t.Fatal(err)
@@ -134,7 +144,6 @@ func TestFetchPackageFailures(t *testing.T) {
 		{"file outside the directory", []string{"file:///../etc/passwd"}, false, false, []string{"outside"}},
 		{"missing file", []string{"file:///nope.yaml"}, false, false, []string{"nope.yaml"}},
 	}
-	st := f.stack("")
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			urls := make([]string, len(tt.urls))
@@ -144,6 +153,7 @@ func TestFetchPackageFailures(t *testing.T) {
 				}
 				urls[i] = u
 			}
+			st := f.stackOf(urls...)
 			_, err := f.acts.FetchPackage(context.Background(), contract.FetchPackageInput{StackID: st.ID, URLs: urls, AllowEmpty: tt.allowEmpty})
 			var appErr *temporal.ApplicationError
 			if !errors.As(err, &appErr) {
@@ -160,13 +170,14 @@ func TestFetchPackageFailures(t *testing.T) {
 		})
 	}
 	// A dry-run may plan an empty package (everything would be deleted).
-	if _, err := f.acts.FetchPackage(context.Background(), contract.FetchPackageInput{StackID: st.ID, URLs: []string{f.srv.URL + "/empty.yaml"}, AllowEmpty: true}); err != nil {
+	empty := f.stackOf(f.srv.URL + "/empty.yaml")
+	if _, err := f.acts.FetchPackage(context.Background(), contract.FetchPackageInput{StackID: empty.ID, URLs: empty.URLs, AllowEmpty: true}); err != nil {
 		t.Fatalf("empty package for a dry-run: %v", err)
 	}
 	// Activities without a fetcher refuse URLs outright.
 	bare := activities.New(activities.Deps{Store: f.st})
 	var appErr *temporal.ApplicationError
-	if _, err := bare.FetchPackage(context.Background(), contract.FetchPackageInput{StackID: st.ID, URLs: []string{f.srv.URL + "/a.yaml"}}); !errors.As(err, &appErr) || !appErr.NonRetryable() {
+	if _, err := bare.FetchPackage(context.Background(), contract.FetchPackageInput{StackID: empty.ID, URLs: empty.URLs}); !errors.As(err, &appErr) || !appErr.NonRetryable() {
 		t.Fatalf("no fetcher: %v", err)
 	}
 }
@@ -201,4 +212,44 @@ func TestRemoveStack(t *testing.T) {
 	if st, err := f.st.GetStack(ctx, kept.ID); err != nil || len(st.Resources) != 1 {
 		t.Fatalf("stack with resources: %+v %v", st, err)
 	}
+}
+
+// The URLs read are the stack's own: input URLs that are not exactly the
+// stack's record are refused for good, and nothing is fetched; a stack
+// that does not exist, or has no URLs, reads nothing either.
+func TestFetchPackageReadsOnlyTheStacksURLs(t *testing.T) {
+	f := newFetchFixture(t, map[string]func(http.ResponseWriter, *http.Request){
+		"/mine.yaml": serve("kind: File\nmetadata: {name: mine}\nspec: {path: /tmp/cairn-fetch-mine, content: a}\n"),
+		"/evil.yaml": serve("kind: Exec\nmetadata: {name: evil}\nspec: {command: \"touch /tmp/cairn-evil\"}\n"),
+	})
+	mine, evil := f.srv.URL+"/mine.yaml", f.srv.URL+"/evil.yaml"
+	st := f.stackOf(mine)
+	bare := f.stackOf()
+	tests := []struct {
+		name    string
+		in      contract.FetchPackageInput
+		wantErr string
+	}{
+		{"another URL", contract.FetchPackageInput{StackID: st.ID, URLs: []string{evil}}, "not stack"},
+		{"an extra URL", contract.FetchPackageInput{StackID: st.ID, URLs: []string{mine, evil}}, "not stack"},
+		{"a stack without URLs", contract.FetchPackageInput{StackID: bare.ID, URLs: []string{evil}}, "no URLs"},
+		{"no such stack", contract.FetchPackageInput{StackID: "nope", URLs: []string{evil}}, "not found"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := f.acts.FetchPackage(context.Background(), tt.in)
+			var appErr *temporal.ApplicationError
+			require.ErrorAs(t, err, &appErr)
+			assert.True(t, appErr.NonRetryable(), "refusal must not be retried: %v", err)
+			assert.Contains(t, err.Error(), tt.wantErr)
+		})
+	}
+	f.mu.Lock()
+	assert.Zero(t, f.hits["/evil.yaml"], "a refused URL was fetched")
+	f.mu.Unlock()
+
+	// Without URLs in the input, the stack's are read.
+	res, err := f.acts.FetchPackage(context.Background(), contract.FetchPackageInput{StackID: st.ID})
+	require.NoError(t, err)
+	assert.Equal(t, 1, res.Resources)
 }

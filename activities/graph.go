@@ -131,6 +131,9 @@ func loadGraph(ctx context.Context, st store.Store, cat *kinds.Catalogue, c *mod
 		if err != nil {
 			return nil, err
 		}
+		if snap.Kind != "graph" {
+			return nil, fmt.Errorf("%w: graph %q: snapshot %s is not a graph", ErrGraphRequest, typ, short(snapshot))
+		}
 		g, err := graphs.ParseGraph(graphs.Options{Catalogue: cat}, graphs.Source{Name: "graph " + typ + " (snapshot " + short(snapshot) + ")", Data: snap.Content})
 		if err != nil {
 			return nil, fmt.Errorf("%w: graph %q: %v", ErrGraphRequest, typ, err)

@@ -138,10 +138,13 @@ func (a *Activities) loadSnapshot(ctx context.Context, hash string, nodes []mode
 	}
 	snap, err := a.d.Store.GetSnapshot(ctx, hash)
 	if notFound(err) {
-		return nil, configError(fmt.Sprintf("package snapshot %s not found", hash))
+		return nil, configError(fmt.Sprintf("package snapshot %s not found", short(hash)))
 	}
 	if err != nil {
 		return nil, err
+	}
+	if snap.Kind != snapshotKindPackage {
+		return nil, configError(fmt.Sprintf("snapshot %s is a %q snapshot, not a package", short(hash), snap.Kind))
 	}
 	pkg, err := a.d.Packages.Load(ctx, snap.Content, nodes)
 	if err != nil {

@@ -207,12 +207,18 @@ func (s *Starter) Await(ctx context.Context, id string) (*Execution, error) {
 	return s.Describe(ctx, id)
 }
 
-// Cancel asks a running execution to stop; an apply then rolls back.
+// Cancel asks a running execution to stop; an apply then rolls back. A
+// workflow that is not one of Cairn's executions (another type, an id of
+// another shape, another task queue) is refused with ErrNotFound, so the
+// API cannot stop other work in the namespace.
 func (s *Starter) Cancel(ctx context.Context, id string) error {
 	wfID, runID := ParseExecutionID(id)
 	desc, err := s.c.DescribeWorkflowExecution(ctx, wfID, runID)
 	if err != nil {
 		return notFoundOr(err, id)
+	}
+	if err := s.ours(desc.GetWorkflowExecutionInfo(), id); err != nil {
+		return err
 	}
 	if desc.GetWorkflowExecutionInfo().GetStatus() != enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
 		return fmt.Errorf("%w: %s", ErrFinished, id)
@@ -227,6 +233,13 @@ func (s *Starter) Cancel(ctx context.Context, id string) error {
 // waiting step (req.Step picks one of several).
 func (s *Starter) Decide(ctx context.Context, id string, req workflows.DecisionRequest) (*workflows.DecisionResult, error) {
 	wfID, runID := ParseExecutionID(id)
+	desc, err := s.c.DescribeWorkflowExecution(ctx, wfID, runID)
+	if err != nil {
+		return nil, notFoundOr(err, id)
+	}
+	if err := s.ours(desc.GetWorkflowExecutionInfo(), id); err != nil {
+		return nil, err
+	}
 	// A sharded execution's waiting step is in its running shard.
 	if p, err := s.progress(ctx, wfID, runID, 0, 1); err == nil && p.Shard != nil && p.Shard.WorkflowID != "" {
 		wfID, runID = p.Shard.WorkflowID, ""
@@ -404,4 +417,8 @@ func notFoundOr(err error, id string) error {
 	return err
 }
 
-func quote(s string) string { return "'" + strings.ReplaceAll(s, "'", `\'`) + "'" }
+// quote makes s one string literal of a visibility query: backslashes and
+// quotes are escaped, so no value can end the literal and add a clause.
+func quote(s string) string {
+	return "'" + strings.NewReplacer(`\`, `\\`, "'", `\'`, `"`, `\"`).Replace(s) + "'"
+}

@@ -61,7 +61,7 @@ const (
 
 // graphWorkflowID is the id that holds a cluster: one graph execution per
 // cluster at a time.
-func graphWorkflowID(clusterID string) string { return "graph-" + clusterID }
+func graphWorkflowID(clusterID string) string { return workflows.GraphWorkflowID(clusterID) }
 
 // ValidateGraph merges and expands what run asks for without starting it,
 // so a caller can answer at once with every problem. It wraps
@@ -96,7 +96,7 @@ func (s *Starter) StartGraph(ctx context.Context, run GraphRun) (*Execution, err
 	}
 	id, lock := graphWorkflowID(run.ClusterID), true
 	if run.DryRun {
-		id, lock = "graph-dryrun-"+run.ClusterID+"-"+uuid.NewString(), false
+		id, lock = workflows.GraphDryRunWorkflowID(run.ClusterID, uuid.NewString()), false
 	}
 	attrs := []temporal.SearchAttributeUpdate{
 		searchattr.Kind.ValueSet(string(model.ExecGraph)),

@@ -101,8 +101,9 @@ type StackRun struct {
 	RetryOf string
 }
 
-// Workflow ids: one apply or destroy per stack at a time.
-func stackWorkflowID(stackID string) string { return "stack-" + stackID }
+// Workflow ids: one apply or destroy per stack at a time (the workflows
+// check they run under the id their input calls for).
+func stackWorkflowID(stackID string) string { return workflows.StackWorkflowID(stackID) }
 
 // ExecutionID is the id users see: "<workflowID>.<runID>", or the workflow
 // id alone for dry-runs (unique by themselves).
@@ -187,7 +188,7 @@ func (s *Starter) StartDryRun(ctx context.Context, run StackRun) (*Execution, er
 	if run.StackID == "" || run.SnapshotHash == "" && len(run.URLs) == 0 {
 		return nil, errors.New("dry-run: stack id and a snapshot hash or URLs are required")
 	}
-	id := "dryrun-" + run.StackID + "-" + uuid.NewString()
+	id := workflows.DryRunWorkflowID(run.StackID, uuid.NewString())
 	st := s.settings(run)
 	st.ExecutionID = id
 	summary := fmt.Sprintf("dry-run of %s on stack %s", packageName(run), run.StackID)

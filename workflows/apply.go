@@ -29,8 +29,13 @@ type ApplyResult struct {
 // ApplyWorkflow brings a stack to the package: it prepares the steps
 // (creating, updating and deleting what left the package), runs them with
 // the executor and records the stack. By default a failure rolls back every
-// change and the stack record stays as it was; so does cancellation.
+// change and the stack record stays as it was; so does cancellation. It
+// runs only under its stack's lock id (StackWorkflowID), else it fails with
+// UntrustedInputType before doing anything.
 func ApplyWorkflow(ctx workflow.Context, in ApplyInput) (*ApplyResult, error) {
+	if err := checkStackRun(ctx, in.Settings, in.StackID); err != nil {
+		return nil, err
+	}
 	opts := in.execOptions(ctx, contract.ModeApply, model.OnFailureRollback)
 	t, err := newTracker(ctx, opts.ExecutionID)
 	if err != nil {

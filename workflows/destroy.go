@@ -23,8 +23,12 @@ type DestroyInput struct {
 // then records what is left (nothing, when all went well). By default it
 // goes on past a failed delete, as far as dependencies allow. With
 // RemoveStack, a destroy that deleted everything removes the record last,
-// so the stack is gone whether or not anyone waits for the execution.
+// so the stack is gone whether or not anyone waits for the execution. Like
+// an apply, it runs only under its stack's lock id.
 func DestroyWorkflow(ctx workflow.Context, in DestroyInput) (*ApplyResult, error) {
+	if err := checkStackRun(ctx, in.Settings, in.StackID); err != nil {
+		return nil, err
+	}
 	opts := in.execOptions(ctx, contract.ModeDestroy, model.OnFailureContinue)
 	t, err := newTracker(ctx, opts.ExecutionID)
 	if err != nil {

@@ -30,8 +30,12 @@ type DryRunResult struct {
 }
 
 // DryRunWorkflow reads and diffs every step without changing anything (no
-// stack lock is taken) and stores the plan.
+// stack lock is taken) and stores the plan. It runs only under a dry-run
+// id of its stack (DryRunWorkflowID).
 func DryRunWorkflow(ctx workflow.Context, in DryRunInput) (*DryRunResult, error) {
+	if err := checkDryRun(ctx, in.Settings, in.StackID); err != nil {
+		return nil, err
+	}
 	opts := in.execOptions(ctx, contract.ModeDryRun, model.OnFailureContinue)
 	opts.OnFailure = model.OnFailureContinue // a plan reports every problem
 	t, err := newTracker(ctx, opts.ExecutionID)

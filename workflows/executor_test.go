@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/testsuite"
@@ -277,13 +278,18 @@ func newEnv(t *testing.T, f *fakeActivities) *testsuite.TestWorkflowEnvironment 
 	s.SetLogger(log.NewStructuredLogger(slog.New(slog.DiscardHandler)))
 	env := s.NewTestWorkflowEnvironment()
 	env.SetTestTimeout(30 * time.Second)
+	// Executions run under the id their input calls for (stack s1's lock).
+	env.SetStartWorkflowOptions(client.StartWorkflowOptions{ID: StackWorkflowID("s1")})
 	f.register(env)
 	return env
 }
 
+// testDryRunID is a dry-run id of stack s1 as the starter forms them.
+const testDryRunID = "dryrun-s1-00000000-0000-4000-8000-000000000000"
+
 func applyInput(onFailure model.OnFailure, parallelism int) ApplyInput {
 	return ApplyInput{
-		Settings: Settings{ExecutionID: "exec-1", OnFailure: onFailure, Parallelism: parallelism},
+		Settings: Settings{ExecutionID: "stack-s1", OnFailure: onFailure, Parallelism: parallelism},
 		StackID:  "s1", SnapshotHash: "h1",
 	}
 }
@@ -328,7 +334,7 @@ func TestExecutorHonoursDependencies(t *testing.T) {
 	if res.Report.Created != 6 || !res.Changed {
 		t.Fatalf("report = %+v", res.Report)
 	}
-	if len(f.records) != 1 || !f.records[0].Changed || f.records[0].ExecutionID != "exec-1" {
+	if len(f.records) != 1 || !f.records[0].Changed || f.records[0].ExecutionID != "stack-s1" {
 		t.Fatalf("stack record writes = %+v", f.records)
 	}
 }
@@ -752,13 +758,14 @@ func TestDryRunPlansWithoutChanging(t *testing.T) {
 	f := newFake(unit(0, "exec/a"), unit(1, "exec/b", 0))
 	f.failures["exec/a"] = -1 // a read error is reported, not fatal
 	env := newEnv(t, f)
-	env.ExecuteWorkflow(DryRunWorkflow, DryRunInput{Settings: Settings{ExecutionID: "dryrun-s1-x"}, StackID: "s1", SnapshotHash: "h"})
+	env.SetStartWorkflowOptions(client.StartWorkflowOptions{ID: testDryRunID})
+	env.ExecuteWorkflow(DryRunWorkflow, DryRunInput{Settings: Settings{ExecutionID: testDryRunID}, StackID: "s1", SnapshotHash: "h"})
 	if err := env.GetWorkflowError(); err != nil {
 		t.Fatal(err)
 	}
 	var res DryRunResult
 	_ = env.GetWorkflowResult(&res)
-	if !f.noop || len(f.plans) != 1 || len(res.Failures) != 1 || res.ExecutionID != "dryrun-s1-x" {
+	if !f.noop || len(f.plans) != 1 || len(res.Failures) != 1 || res.ExecutionID != testDryRunID {
 		t.Fatalf("dry-run result %+v, plans %+v", res, f.plans)
 	}
 	if len(f.records) != 0 || len(f.compensated) != 0 {

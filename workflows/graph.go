@@ -63,8 +63,12 @@ type GraphExecutionResult struct {
 // tolerance. On failure it stops by default (onFailure stop, as Fuel);
 // pause waits for an operator's decision. Node history records each task's
 // successful runs at the end, so conditions of later executions can ask
-// whether a task changed.
+// whether a task changed. It runs only under its cluster's lock id
+// (GraphWorkflowID), or a graph dry-run id for a dry run.
 func GraphExecutionWorkflow(ctx workflow.Context, in GraphExecutionInput) (*GraphExecutionResult, error) {
+	if err := checkGraphRun(ctx, in); err != nil {
+		return nil, err
+	}
 	opts := in.execOptions(ctx, contract.ModeApply, model.OnFailureStop)
 	// Cancelling a graph only stops it, unless it rolls back on failure.
 	opts.RollbackOnCancel = opts.OnFailure == model.OnFailureRollback

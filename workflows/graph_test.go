@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/testsuite"
@@ -165,6 +166,7 @@ func graphEnv(t *testing.T, st store.Store, steps *graphSteps) *testsuite.TestWo
 	s.SetLogger(log.NewStructuredLogger(slog.New(slog.DiscardHandler)))
 	env := s.NewTestWorkflowEnvironment()
 	env.SetTestTimeout(30 * time.Second)
+	env.SetStartWorkflowOptions(client.StartWorkflowOptions{ID: GraphWorkflowID("c1")})
 	acts := activities.New(activities.Deps{Store: st})
 	g := activities.NewGraphActivities(acts, nil)
 	env.RegisterWorkflow(ShardWorkflow)
@@ -180,7 +182,7 @@ func graphEnv(t *testing.T, st store.Store, steps *graphSteps) *testsuite.TestWo
 
 func graphInput(onFailure model.OnFailure, types ...string) GraphExecutionInput {
 	return GraphExecutionInput{
-		Settings: Settings{ExecutionID: "g-1", ClusterID: "c1", OnFailure: onFailure},
+		Settings: Settings{ExecutionID: "graph-c1", ClusterID: "c1", OnFailure: onFailure},
 		Types:    types,
 	}
 }
@@ -338,7 +340,10 @@ func TestGraphDryRunAndNoop(t *testing.T) {
 	t.Run("dry run plans without running a step", func(t *testing.T) {
 		steps := newGraphSteps()
 		env := graphEnv(t, st, steps)
+		id := GraphDryRunWorkflowID("c1", "00000000-0000-4000-8000-000000000000")
+		env.SetStartWorkflowOptions(client.StartWorkflowOptions{ID: id})
 		in := graphInput("")
+		in.ExecutionID = id
 		in.DryRun = true
 		env.ExecuteWorkflow(GraphExecutionWorkflow, in)
 		if err := env.GetWorkflowError(); err != nil {
@@ -354,7 +359,7 @@ func TestGraphDryRunAndNoop(t *testing.T) {
 		if res.DryRun == nil || len(res.DryRun.Steps) != 6 || res.Plan.Run != 3 || res.Plan.Noop != 3 {
 			t.Fatalf("plan = %+v", res.DryRun)
 		}
-		plan, err := activities.ReadPlan(context.Background(), st, "g-1")
+		plan, err := activities.ReadPlan(context.Background(), st, id)
 		if err != nil || len(plan.Steps) != 6 {
 			t.Fatalf("stored plan = %+v, %v", plan, err)
 		}
@@ -363,7 +368,7 @@ func TestGraphDryRunAndNoop(t *testing.T) {
 		steps := newGraphSteps()
 		env := graphEnv(t, st, steps)
 		in := graphInput("")
-		in.ExecutionID = "g-2"
+		in.ExecutionID = "" // its own: "graph-c1.<run>"
 		in.Noop = true
 		env.ExecuteWorkflow(GraphExecutionWorkflow, in)
 		if err := env.GetWorkflowError(); err != nil {

@@ -22,6 +22,9 @@ const (
 	// worker that dies mid-step is replaced by a retry; the activity itself
 	// makes provider failures non-retryable once the step's budget is spent.
 	crashAttempts = 2
+	// MaxParallelism bounds the units one execution runs at once, whatever
+	// its input asks: each in flight holds workflow state and a worker slot.
+	MaxParallelism = 1000
 )
 
 // NodeTaskQueue is the task queue a node's worker polls: the server's own
@@ -67,6 +70,7 @@ func (o ExecOptions) withDefaults(ctx workflow.Context) ExecOptions {
 	if o.Parallelism <= 0 {
 		o.Parallelism = contract.DefaultParallelism
 	}
+	o.Parallelism = min(o.Parallelism, MaxParallelism)
 	if o.OnFailure == "" {
 		o.OnFailure = model.OnFailureRollback
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/testsuite"
 
@@ -53,6 +54,7 @@ func TestRollbackRecordsRecreatedObjects(t *testing.T) {
 			s.SetLogger(log.NewStructuredLogger(slog.New(slog.DiscardHandler)))
 			env := s.NewTestWorkflowEnvironment()
 			env.SetTestTimeout(30 * time.Second)
+			env.SetStartWorkflowOptions(client.StartWorkflowOptions{ID: StackWorkflowID("s1")})
 			env.RegisterActivityWithOptions(f.Prepare, activity.RegisterOptions{Name: contract.PrepareName})
 			env.RegisterActivityWithOptions(f.ApplyStep, activity.RegisterOptions{Name: contract.ApplyStepName})
 			env.RegisterActivityWithOptions(recreating{f}.Compensate, activity.RegisterOptions{Name: contract.CompensateName})
@@ -75,7 +77,7 @@ func TestRollbackRecordsRecreatedObjects(t *testing.T) {
 				t.Fatalf("records written: %+v, want one", f.records)
 			}
 			rec := f.records[0]
-			if rec.Changed || rec.Destroy || rec.StackID != "s1" || rec.ExecutionID != "exec-1" {
+			if rec.Changed || rec.Destroy || rec.StackID != "s1" || rec.ExecutionID != "stack-s1" {
 				t.Fatalf("record input %+v, want an unchanged record of s1", rec)
 			}
 		})

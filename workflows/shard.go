@@ -24,6 +24,9 @@ type ShardInput struct {
 // ShardWorkflow runs one shard with the executor and returns its outcome;
 // it never fails for failed steps, so the parent decides what follows.
 func ShardWorkflow(ctx workflow.Context, in ShardInput) (*Outcome, error) {
+	if err := checkShard(ctx, in); err != nil {
+		return nil, err
+	}
 	actx := workflow.WithActivityOptions(ctx, controlOptions(in.Options.ControlQueue,
 		fmt.Sprintf("load shard %d", in.Shard.Index), 10*time.Minute))
 	var units []contract.Unit

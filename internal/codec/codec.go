@@ -1,7 +1,11 @@
 // Package codec seals Temporal payloads with AES-256-GCM, so workflow
 // inputs, results and activity arguments reach the Temporal server (and its
-// database) only as ciphertext. The key comes from CAIRN_CODEC_KEY; the
-// Temporal UI decodes through the HTTP handler this package offers.
+// database) only as ciphertext, and only holders of the key can write
+// payloads Cairn's workers accept: the data converter refuses unsealed
+// payloads on decode, so a workflow started on Temporal directly with
+// plaintext input fails before any step runs. The key comes from
+// CAIRN_CODEC_KEY; the Temporal UI decodes through the HTTP handler this
+// package offers, which still lets plaintext through for display.
 package codec
 
 import (
@@ -75,15 +79,24 @@ func KeyFromEnv() (key []byte, ok bool, err error) {
 	return key, true, nil
 }
 
+// ErrUnsealed is returned (wrapped) by Decode of a payload that was not
+// sealed with a key: whoever wrote it did not hold Cairn's codec key.
+var ErrUnsealed = errors.New("codec: payload is not sealed with Cairn's codec key; refused")
+
 // Codec seals and opens payloads. It implements converter.PayloadCodec.
 type Codec struct {
 	aead  cipher.AEAD
 	keyID string
+	// allowPlain lets unsealed payloads through Decode (the UI's
+	// endpoint, which only displays them).
+	allowPlain bool
 }
 
 var _ converter.PayloadCodec = (*Codec)(nil)
 
-// New returns a codec over a 32-byte key.
+// New returns a codec over a 32-byte key. Its Decode refuses payloads that
+// are not sealed (ErrUnsealed), so only holders of the key write what the
+// workers read.
 func New(key []byte) (*Codec, error) {
 	if len(key) != KeySize {
 		return nil, fmt.Errorf("codec key is %d bytes, want %d", len(key), KeySize)
@@ -123,12 +136,28 @@ func (c *Codec) Encode(payloads []*commonpb.Payload) ([]*commonpb.Payload, error
 	return out, nil
 }
 
-// Decode opens sealed payloads; others pass through unchanged, so payloads
-// written before the codec was enabled still read.
+// newDisplay returns a codec whose Decode lets unsealed payloads through
+// unchanged, for showing histories (Temporal's own payloads, payloads
+// written before the key was set); it never feeds a worker.
+func newDisplay(key []byte) (*Codec, error) {
+	c, err := New(key)
+	if err != nil {
+		return nil, err
+	}
+	c.allowPlain = true
+	return c, nil
+}
+
+// Decode opens sealed payloads. An unsealed payload fails with ErrUnsealed
+// (it passes through unchanged only in the UI's endpoint); a payload sealed
+// with another key, or altered, fails too.
 func (c *Codec) Decode(payloads []*commonpb.Payload) ([]*commonpb.Payload, error) {
 	out := make([]*commonpb.Payload, len(payloads))
 	for i, p := range payloads {
 		if string(p.GetMetadata()[converter.MetadataEncoding]) != Encoding {
+			if !c.allowPlain {
+				return nil, fmt.Errorf("%w (encoding %q)", ErrUnsealed, truncate(string(p.GetMetadata()[converter.MetadataEncoding]), 64))
+			}
 			out[i] = p
 			continue
 		}
@@ -152,9 +181,11 @@ func (c *Codec) Decode(payloads []*commonpb.Payload) ([]*commonpb.Payload, error
 	return out, nil
 }
 
-// DataConverter is the default data converter with payloads sealed by key;
-// give it to client.Options.DataConverter of the server, workers, agents
-// and the starter alike.
+// DataConverter is the default data converter with payloads sealed by key
+// and unsealed payloads refused on decode; give it to
+// client.Options.DataConverter of the server, workers, agents and the
+// starter alike. Search attributes and failure messages do not go through
+// it and stay readable by the server.
 func DataConverter(key []byte) (converter.DataConverter, error) {
 	c, err := New(key)
 	if err != nil {
@@ -172,10 +203,12 @@ type HandlerOptions struct {
 }
 
 // Handler serves the Temporal UI's codec endpoint (POST /encode and
-// /decode with {"payloads": [...]}). Mount it behind the API's
-// authentication: whoever reaches it can read every payload.
+// /decode with {"payloads": [...]}). Decode lets unsealed payloads through
+// unchanged, so the UI shows Temporal's own payloads too. Mount it behind
+// the API's authentication: whoever reaches it can read every payload and
+// seal new ones.
 func Handler(key []byte, o HandlerOptions) (http.Handler, error) {
-	c, err := New(key)
+	c, err := newDisplay(key)
 	if err != nil {
 		return nil, err
 	}
@@ -193,4 +226,12 @@ func Handler(key []byte, o HandlerOptions) (http.Handler, error) {
 		}
 		inner.ServeHTTP(w, r)
 	}), nil
+}
+
+// truncate bounds a peer's string before it goes into an error.
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
 }

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
 	commonpb "go.temporal.io/api/common/v1"
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/client"
@@ -105,10 +106,10 @@ func TestEncodeDecode(t *testing.T) {
 			t.Fatalf("round trip changed payload %d", i)
 		}
 	}
-	// Unsealed payloads pass through.
-	if same, err := c.Decode(plain.Payloads); err != nil || !proto.Equal(same[0], plain.Payloads[0]) {
-		t.Fatalf("plain payload: %v", err)
-	}
+	// Unsealed payloads are refused: only holders of the key write what
+	// the workers read.
+	_, err = c.Decode(plain.Payloads)
+	require.ErrorIs(t, err, codec.ErrUnsealed)
 	// Another key, or a flipped bit, does not open.
 	other, _ := codec.New(newKey(t))
 	if _, err := other.Decode(sealed); err == nil || !strings.Contains(err.Error(), "sealed with key") {
@@ -159,6 +160,22 @@ func TestHTTPHandlerDecodesForTheUI(t *testing.T) {
 	if resp.Header.Get("Access-Control-Allow-Origin") != "http://localhost:8233" {
 		t.Fatal("no CORS header for the UI")
 	}
+	// The UI shows unsealed payloads (Temporal's own, older ones) as they are.
+	plainBody, err := json.Marshal(map[string]any{"payloads": plain.Payloads})
+	require.NoError(t, err)
+	plainResp, err := http.Post(srv.URL+"/decode", "application/json", bytes.NewReader(plainBody))
+	require.NoError(t, err)
+	defer plainResp.Body.Close()
+	require.Equal(t, http.StatusOK, plainResp.StatusCode)
+	var plainOut struct {
+		Payloads []struct {
+			Data string `json:"data"`
+		} `json:"payloads"`
+	}
+	require.NoError(t, json.NewDecoder(plainResp.Body).Decode(&plainOut))
+	require.Len(t, plainOut.Payloads, 1)
+	shown, _ := base64.StdEncoding.DecodeString(plainOut.Payloads[0].Data)
+	require.Contains(t, string(shown), "shown in the UI")
 	pre, _ := http.NewRequest(http.MethodOptions, srv.URL+"/decode", nil)
 	if r, err := http.DefaultClient.Do(pre); err != nil || r.StatusCode != http.StatusNoContent {
 		t.Fatalf("preflight: %v %v", r, err)
