@@ -32,8 +32,6 @@ func (a *Activities) FetchPackage(ctx context.Context, in contract.FetchPackageI
 	if len(in.URLs) == 0 {
 		return nil, configError(fmt.Sprintf("stack %q has no URLs to read a package from", in.StackID))
 	}
-	stop := heartbeat(ctx)
-	defer stop()
 
 	sources := make([]graphs.Source, 0, len(in.URLs))
 	for i, u := range in.URLs {
