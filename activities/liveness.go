@@ -95,7 +95,7 @@ func (i *livenessInbound) ExecuteActivity(ctx context.Context, in *interceptor.E
 	activity.RecordHeartbeat(outer, handovers{Handovers: prior.Handovers + 1})
 	activity.GetLogger(outer).Info("worker stopping: activity handed back", "error", err.Error())
 	return nil, temporal.NewApplicationErrorWithOptions("handed back by a stopping worker", contract.WorkerStoppingType,
-		temporal.ApplicationErrorOptions{NextRetryDelay: handoverRetryDelay})
+		temporal.ApplicationErrorOptions{NextRetryDelay: handoverRetryDelay, Category: temporal.ApplicationErrorCategoryBenign})
 }
 
 // cutByStop reports whether err is the stop's doing: the activity said so
