@@ -6,9 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"time"
 
-	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/cairn-io/cairn/contract"
@@ -126,40 +124,3 @@ func (a *Activities) loadJSON(ctx context.Context, execID, stepID, kind string, 
 // found reports whether err is anything but "not found", returning the
 // error to propagate.
 func notFound(err error) bool { return errors.Is(err, store.ErrNotFound) }
-
-// heartbeat keeps a long step visibly alive, so a worker that dies is
-// noticed within the heartbeat timeout and the step is retried elsewhere,
-// and so cancellation reaches the step. It returns a stop function.
-func heartbeat(ctx context.Context) func() {
-	if !activity.IsActivity(ctx) {
-		return func() {}
-	}
-	every := 10 * time.Second
-	if hb := activity.GetInfo(ctx).HeartbeatTimeout; hb > 0 && hb/3 < every {
-		every = max(hb/3, 100*time.Millisecond)
-	}
-	done := make(chan struct{})
-	go func() {
-		t := time.NewTicker(every)
-		defer t.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-ctx.Done():
-				return
-			case <-t.C:
-				activity.RecordHeartbeat(ctx)
-			}
-		}
-	}()
-	return func() { close(done) }
-}
-
-// attempt is the activity's attempt number (1 outside an activity).
-func attempt(ctx context.Context) int {
-	if !activity.IsActivity(ctx) {
-		return 1
-	}
-	return int(activity.GetInfo(ctx).Attempt)
-}

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -49,17 +50,17 @@ type stepRun struct {
 	// recalled marks a step an earlier attempt finished and recorded;
 	// recorded one whose outcome this attempt has recorded.
 	recalled, recorded bool
-	// planned: read and diffed; beforeKept: its before-state is stored.
-	planned, beforeKept bool
+	// planned: read and diffed; beforeKept: its before-state is stored;
+	// applied: its change was attempted.
+	planned, beforeKept, applied bool
 }
 
 // ApplyStep converges one step (reads, diffs and applies in one go), or
 // plans it with Noop. A provider failure fails the activity so Temporal
 // retries it by the step's meta params; configuration errors are never
-// retried.
+// retried. A step its stopping worker cut off is handed back (see
+// Liveness), never failed.
 func (a *Activities) ApplyStep(ctx context.Context, in contract.UnitInput) (*contract.UnitResult, error) {
-	stop := heartbeat(ctx)
-	defer stop()
 	if err := a.checkPlacement(in.Cluster, in.Unit, nil); err != nil {
 		return nil, err
 	}
@@ -96,8 +97,6 @@ func (a *Activities) ApplyStep(ctx context.Context, in contract.UnitInput) (*con
 // ApplyBatch converges a batch unit's steps and reports each one's own
 // result; one step failing does not fail the others.
 func (a *Activities) ApplyBatch(ctx context.Context, in contract.UnitInput) (*contract.UnitResult, error) {
-	stop := heartbeat(ctx)
-	defer stop()
 	if err := a.checkPlacement(in.Cluster, in.Unit, nil); err != nil {
 		return nil, err
 	}
@@ -136,14 +135,18 @@ func (a *Activities) ApplyBatch(ctx context.Context, in contract.UnitInput) (*co
 // Durability: a before-state is in the store before its change is made;
 // a command (an action that runs something) has its outcome recorded as
 // soon as it ran, so a retried attempt resumes after it and never runs it
-// twice; every other step's outcome is recorded once at the end. With
+// twice; every other step's outcome is recorded once at the end. When
+// the worker stops, no step starts any more: the steps running finish
+// (within the drain, see Liveness), commands among them are recorded, and
+// the unit returns errHandBack so another worker resumes it; a step the
+// stop cut off is never reported as failed. With
 // deferSync the steps' writes skip their own fsyncs and are made durable
 // together before those outcomes are recorded or returned.
 func (a *Activities) converge(ctx context.Context, in contract.UnitInput, steps []*planner.StoredStep, deferSync bool) ([]*stepRun, error) {
 	u := newUnitRun(steps)
 	// A retried attempt (or an operator's retry) may find steps an earlier
 	// attempt already converged, or began to change.
-	if !in.Noop && (attempt(ctx) > 1 || in.Rerun) {
+	if !in.Noop && (rawAttempt(ctx) > 1 || in.Rerun) {
 		if err := a.recall(ctx, in.ExecutionID, u.runs); err != nil {
 			return nil, err
 		}
@@ -161,6 +164,10 @@ func (a *Activities) converge(ctx context.Context, in contract.UnitInput, steps 
 	}
 	waves := 0
 	for wave := u.ready(); len(wave) > 0; wave = u.ready() {
+		if workerStopping(ctx) {
+			// The rest of the unit moves to another worker at once.
+			return nil, errHandBack
+		}
 		waves++
 		if err := a.runWave(ctx, applyCtx, in, u, wave); err != nil {
 			return nil, err
@@ -234,23 +241,36 @@ func (a *Activities) runWave(ctx, applyCtx context.Context, in contract.UnitInpu
 	if err := a.keepBefores(ctx, in.ExecutionID, wave); err != nil {
 		return err
 	}
+	var cut atomic.Bool
 	a.each(wave, func(r *stepRun) {
-		if !r.done {
-			a.apply(applyCtx, r)
+		if r.done {
+			return
 		}
+		if workerStopping(ctx) {
+			cut.Store(true) // not started: it runs on the next worker
+			return
+		}
+		a.apply(applyCtx, r)
 	})
 	var commands []*stepRun
 	for _, r := range wave {
-		if r.res.Action == model.ActionRun {
+		if r.applied && r.res.Action == model.ActionRun {
 			commands = append(commands, r)
 		}
 	}
 	if err := a.recordOutputs(ctx, in.ExecutionID, commands); err != nil {
 		return err
 	}
+	if cut.Load() || (workerStopping(ctx) && applyCtx.Err() != nil) {
+		// Steps left out, or cancelled by the stop and failed for it.
+		return errHandBack
+	}
 	u.finish(wave)
 	return nil
 }
+
+// errHandBack ends a unit its stopping worker hands back.
+var errHandBack = fmt.Errorf("unit handed back: %w", contract.ErrWorkerStopping)
 
 // recordOutputs keeps what runs left for the stack record, dependents'
 // expressions and retried attempts, each run once.
@@ -385,6 +405,7 @@ func (a *Activities) plan(ctx context.Context, in contract.UnitInput, u *unitRun
 // apply makes the change planned for r.
 func (a *Activities) apply(ctx context.Context, r *stepRun) {
 	r.req.Noop = false
+	r.applied = true
 	// The plan has just read the object and its Before is what was
 	// recorded for compensation: the change is made against that state,
 	// without reading the object a second time.

@@ -29,8 +29,6 @@ type compensatedRecord struct {
 // ones recreated, an exec's undo is run. A step without a before-state
 // changed nothing and is left alone.
 func (a *Activities) Compensate(ctx context.Context, in contract.CompensateInput) (*contract.CompensateOutput, error) {
-	stop := heartbeat(ctx)
-	defer stop()
 	if err := a.checkPlacement(in.Cluster, in.Unit, nil); err != nil {
 		return nil, err
 	}
@@ -52,9 +50,16 @@ func (a *Activities) Compensate(ctx context.Context, in contract.CompensateInput
 		if in.StepIDs != nil && !want[s.ID] {
 			continue
 		}
+		if workerStopping(ctx) {
+			// Undone steps are marked: the next worker goes on after them.
+			return nil, errHandBack
+		}
 		r, recreated, err := a.compensateStep(ctx, in.ExecutionID, s)
 		if err != nil {
 			return nil, err
+		}
+		if workerStopping(ctx) && ctx.Err() != nil {
+			return nil, errHandBack // cut off by the stop, not failed
 		}
 		res.Steps = append(res.Steps, r)
 		if recreated != "" {

@@ -38,8 +38,6 @@ func (a *Activities) FetchPackage(ctx context.Context, in contract.FetchPackageI
 	if err != nil {
 		return nil, err
 	}
-	stop := heartbeat(ctx)
-	defer stop()
 
 	sources := make([]graphs.Source, 0, len(urls))
 	for i, u := range urls {

@@ -216,8 +216,6 @@ type graphTaskRecord struct {
 // barrier step that waits for every step of the type before it, so a
 // failure in one type leaves the rest unrun.
 func (g *GraphActivities) PrepareGraph(ctx context.Context, in contract.PrepareGraphInput) (*contract.PreparedGraph, error) {
-	stop := heartbeat(ctx)
-	defer stop()
 	st := g.a.d.Store
 	build, err := BuildGraph(ctx, st, g.cat, in.GraphRequest)
 	if errors.Is(err, ErrGraphRequest) {

@@ -21,8 +21,6 @@ func (a *Activities) Prepare(ctx context.Context, in contract.PrepareInput) (*co
 	if a.d.Packages == nil {
 		return nil, configError("this worker cannot prepare packages (no package loader)")
 	}
-	stop := heartbeat(ctx)
-	defer stop()
 
 	var stack *model.Stack
 	if in.StackID != "" {

@@ -10,6 +10,7 @@
 package contract
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/cairn-io/cairn/model"
@@ -42,7 +43,15 @@ const (
 	// FetchFailedType marks a failure to read a stack's URL that a retry
 	// may fix (a 5xx answer, a network error).
 	FetchFailedType = "FetchFailed"
+	// WorkerStoppingType marks an activity its worker handed back because
+	// it is stopping: Temporal retries it on another worker at once, and
+	// it is never a step's failure nor counts against a step's retries.
+	WorkerStoppingType = "WorkerStopping"
 )
+
+// ErrWorkerStopping is the cause of an activity's context cancelled
+// because its worker stops: what it cut off runs again elsewhere.
+var ErrWorkerStopping = errors.New("worker stopping")
 
 // Step data kinds kept in the store per (execution, step).
 const (

@@ -32,7 +32,8 @@ var errTimeout = errors.New("timed out")
 
 // runCommand runs c in its own process group and kills the whole group on
 // timeout or cancellation, so a shell's children do not outlive it. A
-// non-zero exit is not an error: it is reported in ExitCode.
+// non-zero exit is not an error: it is reported in ExitCode. A command
+// killed by cancellation returns an error wrapping the context's cause.
 func runCommand(ctx context.Context, c command) (commandResult, error) {
 	if len(c.Argv) == 0 {
 		return commandResult{}, errors.New("empty command")
@@ -75,7 +76,9 @@ func runCommand(ctx context.Context, c command) (commandResult, error) {
 			}
 			return res, fmt.Errorf("%s: %w (deadline of the step)", c.Argv[0], errTimeout)
 		}
-		return res, ctx.Err()
+		// The cause says why: an operator's cancel, or the worker stopping
+		// (contract.ErrWorkerStopping), which is no failure of the command.
+		return res, fmt.Errorf("%s: killed: %w", c.Argv[0], context.Cause(ctx))
 	}
 	res := commandResult{Stdout: stdout.Bytes(), Stderr: stderr.Bytes()}
 	var exitErr *exec.ExitError

@@ -15,6 +15,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -103,7 +104,7 @@ func Run(ctx context.Context, cfg *config.Config, log *slog.Logger, o Options) e
 	deps := rt.Deps
 	deps.Store = st
 	cat, registry := deps.Catalogue, deps.Registry
-	wopts := worker.Options{TaskQueue: cfg.TaskQueue, Pollers: cfg.WorkerPollers, Root: cfg.ControlRoot}
+	wopts := worker.Options{TaskQueue: cfg.TaskQueue, Pollers: cfg.WorkerPollers, Root: cfg.ControlRoot, Drain: cfg.WorkerDrain}
 
 	st0 := starter.New(c, starter.Config{
 		TaskQueue: cfg.TaskQueue, Namespace: cfg.TemporalNamespace, UIURL: cfg.TemporalUIURL,
@@ -126,11 +127,20 @@ func Run(ctx context.Context, cfg *config.Config, log *slog.Logger, o Options) e
 	if err := w.Start(); err != nil {
 		return fmt.Errorf("start worker: %w", err)
 	}
-	defer w.Stop()
 	nodes := worker.NewLocalNodes(c, deps, cfg.DataDir, wopts)
-	defer nodes.Stop()
-	nodesDone := make(chan error, 1)
-	go func() { nodesDone <- nodes.Run(ctx, 5*time.Second) }()
+	// On shutdown every worker stops polling at once and drains its steps
+	// in flight (within cfg.WorkerDrain) while the API shuts down, so the
+	// other servers take over without waiting for this one.
+	stopWorkers := sync.OnceFunc(func() {
+		log.Info("workers stopping", "drain", cfg.WorkerDrain)
+		var wg sync.WaitGroup
+		wg.Go(w.Stop)
+		wg.Go(nodes.Stop)
+		wg.Wait()
+		log.Info("workers stopped")
+	})
+	defer stopWorkers()
+	go func() { _ = nodes.Run(ctx, 5*time.Second) }()
 	log.Info("worker polling", "queue", cfg.TaskQueue, "temporal", cfg.TemporalAddress)
 
 	if !o.API {
@@ -138,6 +148,7 @@ func Run(ctx context.Context, cfg *config.Config, log *slog.Logger, o Options) e
 			o.Ready("")
 		}
 		<-ctx.Done()
+		stopWorkers()
 		return nil
 	}
 
@@ -184,9 +195,15 @@ func Run(ctx context.Context, cfg *config.Config, log *slog.Logger, o Options) e
 			return fmt.Errorf("API server: %w", err)
 		}
 	}
+	stopped := make(chan struct{})
+	go func() {
+		defer close(stopped)
+		stopWorkers()
+	}()
 	shutdown, cancel := context.WithTimeout(context.Background(), cfg.ShutdownTimeout)
 	defer cancel()
 	_ = srv.Shutdown(shutdown)
+	<-stopped
 	return nil
 }
 

@@ -242,12 +242,14 @@ func waitFor(t *testing.T, cond func() bool) {
 	}
 }
 
-// workerProcess runs this test binary as a worker in its own process.
-func (h *harness) workerProcess(t *testing.T) *exec.Cmd {
+// workerProcess runs this test binary as a worker in its own process, with
+// extra environment ("KEY=value").
+func (h *harness) workerProcess(t *testing.T, extra ...string) *exec.Cmd {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), workerModeEnv+"=1", workerHostEnv+"="+h.dev.HostPort,
 		workerDBEnv+"="+h.dbURL, workerQueueEnv+"="+h.queue)
+	cmd.Env = append(cmd.Env, extra...)
 	cmd.Stderr = os.Stderr
 	out, err := cmd.StdoutPipe()
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
 	"go.temporal.io/sdk/client"
 
@@ -20,6 +21,7 @@ const (
 	workerHostEnv  = "CAIRN_E2E_HOSTPORT"
 	workerDBEnv    = "CAIRN_E2E_DB"
 	workerQueueEnv = "CAIRN_E2E_QUEUE"
+	workerDrainEnv = "CAIRN_E2E_DRAIN"
 )
 
 func runWorkerProcess() int {
@@ -36,7 +38,8 @@ func runWorkerProcess() int {
 		return 1
 	}
 	defer st.Close()
-	w, err := worker.New(c, worker.Deps{Store: st, Logger: testLogger()}, worker.Options{TaskQueue: os.Getenv(workerQueueEnv)})
+	drain, _ := time.ParseDuration(os.Getenv(workerDrainEnv)) // 0: the default
+	w, err := worker.New(c, worker.Deps{Store: st, Logger: testLogger()}, worker.Options{TaskQueue: os.Getenv(workerQueueEnv), Drain: drain})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "worker:", err)
 		return 1

@@ -127,14 +127,17 @@ func (l *LocalNodes) Queues() []string {
 	return out
 }
 
-// Stop stops every node worker.
+// Stop stops every node worker, all at once: each drains its steps in
+// flight within the same bound (Options.Drain).
 func (l *LocalNodes) Stop() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	var wg sync.WaitGroup
 	for queue, w := range l.running {
-		w.Stop()
+		wg.Go(w.Stop)
 		delete(l.running, queue)
 	}
+	wg.Wait()
 }
 
 func cleanName(s string) bool {

@@ -8,9 +8,11 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"time"
 
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/interceptor"
 	sdkworker "go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
 
@@ -77,6 +79,11 @@ type Options struct {
 	// StepConcurrency is how many steps of one batch converge at once
 	// (default activities.DefaultStepConcurrency).
 	StepConcurrency int
+	// Drain bounds a graceful stop: the worker stops polling at once, lets
+	// the steps in flight finish for up to Drain, and hands back what is
+	// still running, which another worker resumes at once (default
+	// activities.DefaultDrain). See activities.Liveness.
+	Drain time.Duration
 }
 
 func (o Options) withDefaults() Options {
@@ -88,6 +95,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Pollers <= 0 {
 		o.Pollers = DefaultPollers
+	}
+	if o.Drain <= 0 {
+		o.Drain = activities.DefaultDrain
 	}
 	return o
 }
@@ -159,8 +169,16 @@ func NewNodeWorker(c client.Client, d Deps, cluster string, node providers.Node,
 	return w, nil
 }
 
+// maxHeartbeatThrottle bounds how long the SDK holds back an activity's
+// heartbeats, so they reach Temporal well within a heartbeat timeout of a
+// few seconds (the SDK's default throttle is 80% of the timeout).
+const maxHeartbeatThrottle = time.Second
+
 func workerOptions(o Options) sdkworker.Options {
 	return sdkworker.Options{
+		Interceptors:                           []interceptor.WorkerInterceptor{&activities.Liveness{Drain: o.Drain}},
+		WorkerStopTimeout:                      activities.StopTimeout(o.Drain),
+		MaxHeartbeatThrottleInterval:           maxHeartbeatThrottle,
 		MaxConcurrentActivityExecutionSize:     o.Concurrency,
 		MaxConcurrentWorkflowTaskExecutionSize: max(o.Pollers*2, 16),
 		MaxConcurrentActivityTaskPollers:       o.Pollers,

@@ -872,7 +872,7 @@ func TestMetaBecomesRetryPolicy(t *testing.T) {
 	opts := ExecOptions{ControlQueue: "cairn", NodeWait: time.Minute, StepTimeout: time.Hour, HeartbeatTimeout: time.Second}
 	u := contract.Unit{Node: "n1", Meta: model.Meta{Retry: 3, Delay: "5s", Timeout: "90s"}}
 	ao := opts.stepActivityOptions(&u)
-	if ao.RetryPolicy.MaximumAttempts != 3+1+crashAttempts || ao.RetryPolicy.InitialInterval != 5*time.Second ||
+	if ao.RetryPolicy.MaximumAttempts != 3+1+crashAttempts+handoverAttempts || ao.RetryPolicy.InitialInterval != 5*time.Second ||
 		ao.RetryPolicy.BackoffCoefficient != 1 || ao.StartToCloseTimeout != 90*time.Second ||
 		ao.ScheduleToStartTimeout != time.Minute || !slices.Contains(ao.RetryPolicy.NonRetryableErrorTypes, contract.ConfigErrorType) {
 		t.Fatalf("options = %+v, policy %+v", ao, ao.RetryPolicy)

@@ -15,7 +15,17 @@ import (
 const (
 	DefaultStepTimeout = 10 * time.Minute
 	DefaultNodeWait    = 2 * time.Minute
-	DefaultHeartbeat   = 30 * time.Second
+	// DefaultHeartbeat is a unit's heartbeat timeout: every activity
+	// heartbeats a third of it apart while it runs (a command included),
+	// so a worker that dies is replaced within it.
+	DefaultHeartbeat = 5 * time.Second
+	// ControlHeartbeat is the heartbeat timeout of the control plane's
+	// bookkeeping activities (prepare, record, plan), which heartbeat alike.
+	ControlHeartbeat = 5 * time.Second
+	// ShortUnitTimeout is the start-to-close timeout of a unit of short
+	// steps only (files, directories, ordering), unless its meta says
+	// otherwise: a hundred of them take well under a second.
+	ShortUnitTimeout = 2 * time.Minute
 	// maxUnitTimeout bounds a multi-step unit's start-to-close timeout.
 	maxUnitTimeout = 24 * time.Hour
 	// crashAttempts are attempts added to a step's own retry budget so a
@@ -25,7 +35,15 @@ const (
 	// MaxParallelism bounds the units one execution runs at once, whatever
 	// its input asks: each in flight holds workflow state and a worker slot.
 	MaxParallelism = 1000
+	// handoverAttempts are attempts added for workers that stop gracefully
+	// and hand a unit back (contract.WorkerStoppingType): a rolling restart
+	// hands a unit over once per server at most. The activity does not
+	// count them against the step's own budget.
+	handoverAttempts = 10
 )
+
+// shortKinds are the kinds whose steps are quick local work.
+var shortKinds = map[string]bool{"file": true, "directory": true, "group": true, "stage": true, "skipped": true}
 
 // NodeTaskQueue is the task queue a node's worker polls: the server's own
 // worker for local nodes, `cairn agent` for agent nodes. The name is
@@ -100,10 +118,14 @@ func (o ExecOptions) queueFor(node string) string {
 // timeout) into the activity's retry policy and timeouts.
 func (o ExecOptions) stepActivityOptions(u *contract.Unit) workflow.ActivityOptions {
 	timeout := o.StepTimeout
+	metaTimeout := false
 	if d, err := time.ParseDuration(u.Meta.Timeout); err == nil && d > 0 {
-		timeout = d
+		timeout, metaTimeout = d, true
 	}
-	if u.Count > 1 {
+	switch {
+	case shortKinds[u.Kind] && !metaTimeout:
+		timeout = min(timeout, ShortUnitTimeout)
+	case u.Count > 1:
 		// A unit runs its steps one after another at worst: each gets the
 		// step timeout; the heartbeat tells a live unit from a dead worker.
 		timeout = min(timeout*time.Duration(u.Count), maxUnitTimeout)
@@ -123,7 +145,7 @@ func (o ExecOptions) stepActivityOptions(u *contract.Unit) workflow.ActivityOpti
 	case u.Meta.Retry < 0:
 		policy.MaximumAttempts = 0 // forever
 	default:
-		policy.MaximumAttempts = int32(u.Meta.Retry + 1 + crashAttempts)
+		policy.MaximumAttempts = int32(u.Meta.Retry + 1 + crashAttempts + handoverAttempts)
 	}
 	ao := workflow.ActivityOptions{
 		TaskQueue:           o.queueFor(u.Node),
@@ -148,7 +170,7 @@ func (o ExecOptions) compensationOptions(u *contract.Unit) workflow.ActivityOpti
 		RetryPolicy: &temporal.RetryPolicy{
 			InitialInterval:        time.Second,
 			BackoffCoefficient:     2,
-			MaximumAttempts:        3,
+			MaximumAttempts:        3 + handoverAttempts,
 			NonRetryableErrorTypes: []string{contract.ConfigErrorType},
 		},
 		Summary: "undo " + u.Summary,
@@ -159,16 +181,18 @@ func (o ExecOptions) compensationOptions(u *contract.Unit) workflow.ActivityOpti
 	return ao
 }
 
-// controlOptions are for the bookkeeping activities (prepare, record, plan).
+// controlOptions are for the bookkeeping activities (prepare, record,
+// plan): timeout bounds one attempt; the heartbeat notices a lost worker
+// within ControlHeartbeat.
 func controlOptions(queue, summary string, timeout time.Duration) workflow.ActivityOptions {
 	return workflow.ActivityOptions{
 		TaskQueue:           queue,
 		StartToCloseTimeout: timeout,
-		HeartbeatTimeout:    time.Minute,
+		HeartbeatTimeout:    ControlHeartbeat,
 		RetryPolicy: &temporal.RetryPolicy{
 			InitialInterval:        time.Second,
 			BackoffCoefficient:     2,
-			MaximumAttempts:        5,
+			MaximumAttempts:        5 + handoverAttempts,
 			NonRetryableErrorTypes: []string{contract.ConfigErrorType},
 		},
 		Summary: summary,

@@ -50,6 +50,7 @@ var Vars = []Var{
 	{"CAIRN_CONTROL_ROOT", "control-root", "", "confine the control plane's paths to this directory (empty: absolute paths as given)"},
 	{"CAIRN_PARALLELISM", "parallelism", strconv.Itoa(contract.DefaultParallelism), "default units (activities) in flight per execution"},
 	{"CAIRN_WORKER_POLLERS", "worker-pollers", "8", "task pollers per worker"},
+	{"CAIRN_WORKER_DRAIN", "worker-drain", "10s", "on SIGTERM: how long steps in flight may finish before they are handed to another worker"},
 	{"CAIRN_CLUSTER", "cluster", "", "agent: the cluster this node belongs to"},
 	{"CAIRN_NODE", "node", "", "agent: the node this agent serves"},
 	{"CAIRN_NODE_ROOT", "node-root", "", "agent: confine the node's paths to this directory (empty: the host's filesystem)"},
@@ -88,6 +89,7 @@ type Config struct {
 	ControlRoot       string
 	Parallelism       int
 	WorkerPollers     int
+	WorkerDrain       time.Duration
 	Cluster           string
 	Node              string
 	NodeRoot          string
@@ -155,6 +157,9 @@ func Load(vals map[string]string) (*Config, error) {
 	}
 	if c.WorkerPollers, err = positive(vals["CAIRN_WORKER_POLLERS"]); err != nil {
 		return nil, fmt.Errorf("CAIRN_WORKER_POLLERS: %w", err)
+	}
+	if c.WorkerDrain, err = time.ParseDuration(vals["CAIRN_WORKER_DRAIN"]); err != nil || c.WorkerDrain <= 0 {
+		return nil, fmt.Errorf("CAIRN_WORKER_DRAIN: want a positive duration such as 10s, got %q", vals["CAIRN_WORKER_DRAIN"])
 	}
 	for _, s := range strings.Split(vals["CAIRN_FETCH_SCHEMES"], ",") {
 		if s = strings.TrimSpace(s); s != "" {

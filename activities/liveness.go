@@ -1,0 +1,201 @@
+package activities
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/interceptor"
+	"go.temporal.io/sdk/temporal"
+	sdkworker "go.temporal.io/sdk/worker"
+
+	"github.com/cairn-io/cairn/contract"
+)
+
+// DefaultDrain is how long a stopping worker lets its in-flight steps
+// finish before it cuts them off and hands their activities back.
+const DefaultDrain = 10 * time.Second
+
+// handoverRetryDelay is how soon Temporal retries a handed-back activity:
+// the other workers are already polling.
+const handoverRetryDelay = 50 * time.Millisecond
+
+// Liveness is the worker interceptor every Cairn activity runs under. It
+//
+//   - heartbeats every activity a third of its heartbeat timeout apart, so
+//     a worker that dies is noticed within that timeout whatever the
+//     activity does (a command, a store write, a long Prepare);
+//   - bounds a stopping worker's drain: once the worker stops (its stop
+//     channel closes) an activity has Drain to finish, then its context is
+//     cancelled with cause contract.ErrWorkerStopping;
+//   - hands back an activity that the stop cut off: it fails with a
+//     retryable contract.WorkerStoppingType error that Temporal retries on
+//     another worker at once, and the count of such handovers rides on
+//     the heartbeat details, so the next attempt knows which of its
+//     attempts were handovers rather than failures (see attempt).
+//
+// The worker's own WorkerStopTimeout must exceed Drain (see StopTimeout),
+// so the handed-back failure is reported before the worker exits.
+type Liveness struct {
+	interceptor.WorkerInterceptorBase
+	// Drain bounds the in-flight work of a stopping worker (0 =
+	// DefaultDrain).
+	Drain time.Duration
+}
+
+// StopTimeout is the worker's WorkerStopTimeout for a drain bound: the
+// drain plus the time to report what it handed back.
+func StopTimeout(drain time.Duration) time.Duration {
+	if drain <= 0 {
+		drain = DefaultDrain
+	}
+	return drain + 5*time.Second
+}
+
+// InterceptActivity implements interceptor.WorkerInterceptor.
+func (l *Liveness) InterceptActivity(ctx context.Context, next interceptor.ActivityInboundInterceptor) interceptor.ActivityInboundInterceptor {
+	drain := l.Drain
+	if drain <= 0 {
+		drain = DefaultDrain
+	}
+	i := &livenessInbound{drain: drain}
+	i.Next = next
+	return i
+}
+
+type livenessInbound struct {
+	interceptor.ActivityInboundInterceptorBase
+	drain time.Duration
+}
+
+// handovers is what an activity's heartbeats carry from one attempt to the
+// next.
+type handovers struct {
+	Handovers int `json:"handovers"`
+}
+
+type handoversKey struct{}
+
+func (i *livenessInbound) ExecuteActivity(ctx context.Context, in *interceptor.ExecuteActivityInput) (any, error) {
+	var prior handovers
+	if activity.HasHeartbeatDetails(ctx) {
+		_ = activity.GetHeartbeatDetails(ctx, &prior)
+	}
+	outer := ctx
+	ctx, stopDrain := drainContext(context.WithValue(ctx, handoversKey{}, prior.Handovers), i.drain)
+	defer stopDrain()
+	stopBeat := heartbeat(ctx, prior)
+	res, err := i.Next.ExecuteActivity(ctx, in)
+	stopBeat()
+	if err == nil || !cutByStop(ctx, err) {
+		return res, err
+	}
+	// The next attempt runs elsewhere and must not count this one.
+	activity.RecordHeartbeat(outer, handovers{Handovers: prior.Handovers + 1})
+	activity.GetLogger(outer).Info("worker stopping: activity handed back", "error", err.Error())
+	return nil, temporal.NewApplicationErrorWithOptions("handed back by a stopping worker", contract.WorkerStoppingType,
+		temporal.ApplicationErrorOptions{NextRetryDelay: handoverRetryDelay, Category: temporal.ApplicationErrorCategoryBenign})
+}
+
+// cutByStop reports whether err is the stop's doing: the activity said so
+// (contract.ErrWorkerStopping), or its context ended while its worker was
+// stopping.
+func cutByStop(ctx context.Context, err error) bool {
+	if errors.Is(err, contract.ErrWorkerStopping) {
+		return true
+	}
+	if !workerStopping(ctx) || ctx.Err() == nil {
+		return false
+	}
+	cause := context.Cause(ctx)
+	return errors.Is(cause, contract.ErrWorkerStopping) || errors.Is(cause, sdkworker.ErrWorkerShutdown)
+}
+
+// drainContext is ctx, cancelled with cause contract.ErrWorkerStopping
+// once the worker has been stopping for drain.
+func drainContext(ctx context.Context, drain time.Duration) (context.Context, func()) {
+	dctx, cancel := context.WithCancelCause(ctx)
+	stop := activity.GetWorkerStopChannel(ctx)
+	done := make(chan struct{})
+	go func() {
+		select {
+		case <-done:
+			return
+		case <-stop:
+		}
+		t := time.NewTimer(drain)
+		defer t.Stop()
+		select {
+		case <-done:
+		case <-t.C:
+			cancel(contract.ErrWorkerStopping)
+		}
+	}()
+	return dctx, func() {
+		close(done)
+		cancel(nil)
+	}
+}
+
+// workerStopping reports whether the worker running the activity is
+// stopping: no new step starts then.
+func workerStopping(ctx context.Context) bool {
+	if !activity.IsActivity(ctx) {
+		return false
+	}
+	select {
+	case <-activity.GetWorkerStopChannel(ctx):
+		return true
+	default:
+		return false
+	}
+}
+
+// heartbeat keeps an activity visibly alive, so a worker that dies is
+// noticed within the heartbeat timeout and the activity is retried
+// elsewhere, and so cancellation reaches it. Each beat carries the
+// handovers so far. It returns a stop function.
+func heartbeat(ctx context.Context, details handovers) func() {
+	hb := activity.GetInfo(ctx).HeartbeatTimeout
+	if hb <= 0 {
+		return func() {}
+	}
+	every := max(hb/3, 100*time.Millisecond)
+	done := make(chan struct{})
+	go func() {
+		t := time.NewTicker(every)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				activity.RecordHeartbeat(ctx, details)
+			}
+		}
+	}()
+	return func() { close(done) }
+}
+
+// attempt is the activity's attempt as a step's retry budget sees it:
+// Temporal's attempt number less the attempts stopping workers handed
+// back (1 outside an activity).
+func attempt(ctx context.Context) int {
+	n := rawAttempt(ctx)
+	if h, ok := ctx.Value(handoversKey{}).(int); ok {
+		n -= h
+	}
+	return max(n, 1)
+}
+
+// rawAttempt is Temporal's attempt number (1 outside an activity): above 1,
+// an earlier attempt may have left work behind.
+func rawAttempt(ctx context.Context) int {
+	if !activity.IsActivity(ctx) {
+		return 1
+	}
+	return int(activity.GetInfo(ctx).Attempt)
+}
