@@ -198,7 +198,7 @@ func (a *Activities) keepBefores(ctx context.Context, execID string, runs []*ste
 		if r.done || r.prior != nil || r.beforeKept {
 			continue
 		}
-		raw, err := json.Marshal(beforeRecord{Action: r.plan.Action, Irreversible: r.plan.Irreversible, Before: r.plan.Before})
+		raw, err := a.beforeBytes(r)
 		if err != nil {
 			return err
 		}
@@ -308,6 +308,9 @@ func (a *Activities) recall(ctx context.Context, execID string, runs []*stepRun)
 		switch {
 		case err == nil:
 			r.prior = &before
+			if before.Unkept > 0 {
+				r.res.Note = noRollbackNote(before.Unkept, a.d.BeforeStateLimit)
+			}
 		case !notFound(err):
 			return err
 		}
@@ -550,7 +553,7 @@ func (a *Activities) recordPlan(ctx context.Context, execID string, runs []*step
 		s := r.step
 		ps := model.PlanStep{
 			ID: s.ID, Kind: s.RecordKind, Name: s.Name, Node: s.Node, Action: r.res.Action,
-			Changes: r.show(r.plan.Changes, maxPlanValue), Error: r.res.Error,
+			Changes: r.show(r.plan.Changes, maxPlanValue), Error: r.res.Error, Note: a.planNote(r),
 		}
 		if ps.Action == "" {
 			ps.Action = model.ActionNoop

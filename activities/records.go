@@ -27,10 +27,16 @@ type indexEntry struct {
 // beforeRecord is what a step persisted before changing anything (kind
 // contract.DataBefore). The first record written for an execution and step is kept:
 // a retry after a crash reads it back instead of the already-changed state.
+//
+// A before-state larger than the limit (Deps.BeforeStateLimit) is not
+// kept: Before then holds only whether the object existed and its id, and
+// Unkept the size of what was left out, so a rollback says it cannot
+// restore the previous state instead of restoring something else.
 type beforeRecord struct {
 	Action       model.Action    `json:"action"`
 	Irreversible bool            `json:"irreversible,omitempty"`
 	Before       providers.State `json:"before"`
+	Unkept       int             `json:"unkept,omitempty"`
 }
 
 // outputsRecord is what a step left once it converged (kind contract.DataOutputs):

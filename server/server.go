@@ -128,7 +128,8 @@ func Run(ctx context.Context, cfg *config.Config, log *slog.Logger, o Options) e
 	fetcher := fetch.New(fetch.Options{Schemes: cfg.FetchSchemes, Dir: cfg.FetchDir})
 	deps := worker.Deps{Store: st, Registry: registry, Catalogue: cat, Secrets: secrets, Logger: log,
 		Fetch: fetcher, Jsonnet: graphs.JsonnetProcess{}}
-	wopts := worker.Options{TaskQueue: cfg.TaskQueue, Pollers: cfg.WorkerPollers, Root: cfg.ControlRoot}
+	wopts := worker.Options{TaskQueue: cfg.TaskQueue, Pollers: cfg.WorkerPollers, Root: cfg.ControlRoot,
+		BeforeStateLimit: cfg.BeforeStateLimit}
 
 	st0 := starter.New(c, starter.Config{
 		TaskQueue: cfg.TaskQueue, Namespace: cfg.TemporalNamespace, UIURL: cfg.TemporalUIURL,

@@ -159,7 +159,7 @@ func ServeAgent(ctx context.Context, cfg *config.Config, log *slog.Logger, ready
 		return fmt.Errorf("agent: %w", err)
 	}
 	a, err := NewAgent(ctx, c, Deps{Store: st, Catalogue: cat, Secrets: secrets, Logger: log},
-		AgentConfig{Cluster: cfg.Cluster, Node: cfg.Node, Root: cfg.NodeRoot}, Options{Pollers: cfg.WorkerPollers})
+		AgentConfig{Cluster: cfg.Cluster, Node: cfg.Node, Root: cfg.NodeRoot}, Options{Pollers: cfg.WorkerPollers, BeforeStateLimit: cfg.BeforeStateLimit})
 	if err != nil {
 		return err
 	}

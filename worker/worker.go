@@ -73,6 +73,9 @@ type Options struct {
 	// StepConcurrency is how many steps of one batch converge at once
 	// (default activities.DefaultStepConcurrency).
 	StepConcurrency int
+	// BeforeStateLimit is the most bytes of one step's before-state kept
+	// for rollback (default activities.DefaultBeforeStateLimit).
+	BeforeStateLimit int
 }
 
 func (o Options) withDefaults() Options {
@@ -132,7 +135,7 @@ func New(c client.Client, d Deps, o Options) (sdkworker.Worker, error) {
 	RegisterActivities(w, activities.New(activities.Deps{
 		Store: d.Store, Registry: d.Registry, Packages: d.Packages, Secrets: d.Secrets, Env: d.Env,
 		Node: providers.Node{Root: o.Root}, Logger: d.Logger, StepConcurrency: o.StepConcurrency,
-		Fetch: d.Fetch, Catalogue: d.Catalogue, Jsonnet: d.Jsonnet,
+		Fetch: d.Fetch, Catalogue: d.Catalogue, Jsonnet: d.Jsonnet, BeforeStateLimit: o.BeforeStateLimit,
 	}), true)
 	return w, nil
 }
@@ -151,6 +154,7 @@ func NewNodeWorker(c client.Client, d Deps, cluster string, node providers.Node,
 	RegisterActivities(w, activities.New(activities.Deps{
 		Store: d.Store, Registry: d.Registry, Secrets: d.Secrets, Env: d.Env, Node: node,
 		Logger: d.Logger.With("node", node.Name), StepConcurrency: o.StepConcurrency,
+		BeforeStateLimit: o.BeforeStateLimit,
 	}), false)
 	return w, nil
 }
