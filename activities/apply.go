@@ -345,6 +345,10 @@ func (a *Activities) plan(ctx context.Context, in contract.UnitInput, u *unitRun
 	r.req = providers.Request{
 		Kind: s.Base, Name: s.Name, Spec: spec, Node: a.node(s),
 		ObjectID: s.ObjectID, Delete: s.Delete, Noop: true,
+		Intent: intentKey(in.ExecutionID, s.ID),
+		// The before record is the intent: one that says create, without
+		// an outcome, is a create an earlier attempt may have made.
+		Resumed: r.prior != nil && r.prior.Action == model.ActionCreate,
 	}
 	ch, err := a.d.Registry.Converge(ctx, r.req)
 	r.plan = ch
@@ -389,7 +393,9 @@ func (a *Activities) apply(ctx context.Context, r *stepRun) {
 	}
 	r.plan.After = ch.After
 	r.res.Action, r.res.Outcome = ch.Action, ch.Outcome
-	if ch.Action == model.ActionNoop && r.prior != nil {
+	if r.prior != nil && (ch.Action == model.ActionNoop || r.req.Resumed) {
+		// An earlier attempt made the change (a create found again may
+		// still have needed its links): it is this execution's.
 		r.res.Action, r.res.Outcome = r.prior.Action, outcomeOf(r.prior.Action)
 	}
 	r.res.ObjectID = firstNonEmpty(ch.After.ID, ch.Before.ID, r.step.ObjectID)

@@ -3,6 +3,8 @@ package activities
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 
@@ -132,4 +134,12 @@ func (a *Activities) RemoveStack(ctx context.Context, in contract.RemoveStackInp
 	}
 	a.log.Info("stack removed after destroy", "stack", in.StackID)
 	return &contract.RemoveStackResult{Removed: true}, nil
+}
+
+// intentKey is the key of one step's change in one execution, the same on
+// every attempt (providers.Env.Intent): a digest, so neither id is handed
+// to the systems a provider talks to.
+func intentKey(execID, stepID string) string {
+	sum := sha256.Sum256([]byte("cairn intent\x00" + execID + "\x00" + stepID))
+	return hex.EncodeToString(sum[:16])
 }
