@@ -33,6 +33,7 @@ import (
 	"github.com/cairn-io/cairn/internal/config"
 	"github.com/cairn-io/cairn/internal/fetch"
 	"github.com/cairn-io/cairn/kinds"
+	"github.com/cairn-io/cairn/retention"
 	"github.com/cairn-io/cairn/starter"
 	"github.com/cairn-io/cairn/store"
 	"github.com/cairn-io/cairn/worker"
@@ -153,6 +154,15 @@ func Run(ctx context.Context, cfg *config.Config, log *slog.Logger, o Options) e
 		return fmt.Errorf("start worker: %w", err)
 	}
 	defer w.Stop()
+	// Step data (before-states, outputs, plans) of executions closed
+	// longer than the retention ago is deleted.
+	sweepCtx, stopSweep := context.WithCancel(ctx)
+	swept := make(chan struct{})
+	go func() {
+		defer close(swept)
+		retention.New(st, c, cfg.StepDataRetention, log).Run(sweepCtx)
+	}()
+	defer func() { stopSweep(); <-swept }()
 	nodes := worker.NewLocalNodes(c, deps, cfg.DataDir, wopts)
 	defer nodes.Stop()
 	nodesDone := make(chan error, 1)
