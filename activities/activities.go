@@ -76,10 +76,21 @@ type Deps struct {
 	// Jsonnet evaluates Jsonnet read from URLs; nil evaluates in this
 	// process (graphs.InProcessJsonnet).
 	Jsonnet graphs.JsonnetEvaluator
+	// BeforeStateLimit is the most bytes one step's before-state (what a
+	// rollback restores byte-exactly: file bytes, an object's body, an
+	// external config) may take in the store; a larger one is not kept
+	// and the step has no byte-exact rollback. 0 means
+	// DefaultBeforeStateLimit.
+	BeforeStateLimit int
 }
 
 // DefaultStepConcurrency is the default of Deps.StepConcurrency.
 const DefaultStepConcurrency = 8
+
+// DefaultBeforeStateLimit is the default of Deps.BeforeStateLimit, 8 MiB
+// per step: large enough for configuration files and API objects, small
+// enough that a package of big files cannot fill the store with copies.
+const DefaultBeforeStateLimit = 8 << 20
 
 // Activities holds Cairn's activities; register its methods under the
 // names in this package.
@@ -100,6 +111,9 @@ func New(d Deps) *Activities {
 	}
 	if d.Steps == nil && d.Store != nil {
 		d.Steps = d.Store
+	}
+	if d.BeforeStateLimit <= 0 {
+		d.BeforeStateLimit = DefaultBeforeStateLimit
 	}
 	return &Activities{d: d, log: log}
 }

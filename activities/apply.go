@@ -217,7 +217,7 @@ func (a *Activities) keepBefores(ctx context.Context, execID string, runs []*ste
 		if r.done || r.prior != nil || r.beforeKept {
 			continue
 		}
-		raw, err := json.Marshal(beforeRecord{Action: r.plan.Action, Irreversible: r.plan.Irreversible, Before: r.plan.Before})
+		raw, err := a.beforeBytes(r)
 		if err != nil {
 			return err
 		}
@@ -340,6 +340,9 @@ func (a *Activities) recall(ctx context.Context, execID string, runs []*stepRun)
 		switch {
 		case err == nil:
 			r.prior = &before
+			if before.Unkept > 0 {
+				r.res.Note = noRollbackNote(before.Unkept, a.d.BeforeStateLimit)
+			}
 		case !notFound(err):
 			return err
 		}
@@ -374,6 +377,10 @@ func (a *Activities) plan(ctx context.Context, in contract.UnitInput, u *unitRun
 	r.req = providers.Request{
 		Kind: s.Base, Name: s.Name, Spec: spec, Node: a.node(s),
 		ObjectID: s.ObjectID, Delete: s.Delete, Noop: true,
+		Intent: intentKey(in.ExecutionID, s.ID),
+		// The before record is the intent: one that says create, without
+		// an outcome, is a create an earlier attempt may have made.
+		Resumed: r.prior != nil && r.prior.Action == model.ActionCreate,
 	}
 	ch, err := a.d.Registry.Converge(ctx, r.req)
 	r.plan = ch
@@ -419,7 +426,9 @@ func (a *Activities) apply(ctx context.Context, r *stepRun) {
 	}
 	r.plan.After = ch.After
 	r.res.Action, r.res.Outcome = ch.Action, ch.Outcome
-	if ch.Action == model.ActionNoop && r.prior != nil {
+	if r.prior != nil && (ch.Action == model.ActionNoop || r.req.Resumed) {
+		// An earlier attempt made the change (a create found again may
+		// still have needed its links): it is this execution's.
 		r.res.Action, r.res.Outcome = r.prior.Action, outcomeOf(r.prior.Action)
 	}
 	r.res.ObjectID = firstNonEmpty(ch.After.ID, ch.Before.ID, r.step.ObjectID)
@@ -583,7 +592,7 @@ func (a *Activities) recordPlan(ctx context.Context, execID string, runs []*step
 		s := r.step
 		ps := model.PlanStep{
 			ID: s.ID, Kind: s.RecordKind, Name: s.Name, Node: s.Node, Action: r.res.Action,
-			Changes: r.show(r.plan.Changes, maxPlanValue), Error: r.res.Error,
+			Changes: r.show(r.plan.Changes, maxPlanValue), Error: r.res.Error, Note: a.planNote(r),
 		}
 		if ps.Action == "" {
 			ps.Action = model.ActionNoop

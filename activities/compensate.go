@@ -106,6 +106,12 @@ func (a *Activities) compensateStep(ctx context.Context, execID string, s *plann
 		out.Irreversible = true
 		return out, "", nil
 	}
+	if before.Unkept > 0 && before.Before.Exists {
+		// Restoring an object that existed needs its previous state,
+		// which was too large to keep: say so instead of guessing.
+		out.Error = unkeptError(before)
+		return out, "", nil
+	}
 	r := &stepRun{step: s}
 	spec, _, err := a.resolve(ctx, execID, nil, r, false)
 	if err != nil {

@@ -3,6 +3,8 @@ package activities
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 
@@ -27,10 +29,16 @@ type indexEntry struct {
 // beforeRecord is what a step persisted before changing anything (kind
 // contract.DataBefore). The first record written for an execution and step is kept:
 // a retry after a crash reads it back instead of the already-changed state.
+//
+// A before-state larger than the limit (Deps.BeforeStateLimit) is not
+// kept: Before then holds only whether the object existed and its id, and
+// Unkept the size of what was left out, so a rollback says it cannot
+// restore the previous state instead of restoring something else.
 type beforeRecord struct {
 	Action       model.Action    `json:"action"`
 	Irreversible bool            `json:"irreversible,omitempty"`
 	Before       providers.State `json:"before"`
+	Unkept       int             `json:"unkept,omitempty"`
 }
 
 // outputsRecord is what a step left once it converged (kind contract.DataOutputs):
@@ -126,4 +134,12 @@ func (a *Activities) RemoveStack(ctx context.Context, in contract.RemoveStackInp
 	}
 	a.log.Info("stack removed after destroy", "stack", in.StackID)
 	return &contract.RemoveStackResult{Removed: true}, nil
+}
+
+// intentKey is the key of one step's change in one execution, the same on
+// every attempt (providers.Env.Intent): a digest, so neither id is handed
+// to the systems a provider talks to.
+func intentKey(execID, stepID string) string {
+	sum := sha256.Sum256([]byte("cairn intent\x00" + execID + "\x00" + stepID))
+	return hex.EncodeToString(sum[:16])
 }

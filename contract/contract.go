@@ -219,6 +219,10 @@ type StepResult struct {
 	// Blocked is the id of the step in the same unit whose failure kept
 	// this one from running.
 	Blocked string `json:"blocked,omitempty"`
+	// Note is what a person should know of the step beyond its outcome:
+	// that it has no byte-exact rollback (its before-state was over the
+	// limit and not kept).
+	Note string `json:"note,omitempty"`
 	// MissingEnv and MissingSecrets name unresolved references (dry-run).
 	MissingEnv     []string `json:"missingEnv,omitempty"`
 	MissingSecrets []string `json:"missingSecrets,omitempty"`
@@ -266,7 +270,7 @@ func (r *UnitResult) Compact() {
 	kept := r.Steps[:0]
 	index := map[[2]string]int{}
 	for _, s := range r.Steps {
-		if s.Error != "" || s.Blocked != "" || len(s.Changes) > 0 || s.ObjectID != "" || len(s.MissingEnv) > 0 || len(s.MissingSecrets) > 0 {
+		if s.Error != "" || s.Note != "" || s.Blocked != "" || len(s.Changes) > 0 || s.ObjectID != "" || len(s.MissingEnv) > 0 || len(s.MissingSecrets) > 0 {
 			kept = append(kept, s)
 			continue
 		}

@@ -44,14 +44,17 @@ const (
 
 // StepProgress is one step's live state, as the progress query returns it.
 type StepProgress struct {
-	ID        string       `json:"id"`
-	Kind      string       `json:"kind"`
-	Name      string       `json:"name"`
-	Node      string       `json:"node,omitempty"`
-	Action    Action       `json:"action,omitempty"`
-	Status    Status       `json:"status"`
-	Attempts  int          `json:"attempts"`
-	Error     string       `json:"error,omitempty"`
+	ID       string `json:"id"`
+	Kind     string `json:"kind"`
+	Name     string `json:"name"`
+	Node     string `json:"node,omitempty"`
+	Action   Action `json:"action,omitempty"`
+	Status   Status `json:"status"`
+	Attempts int    `json:"attempts"`
+	Error    string `json:"error,omitempty"`
+	// Note is what a person should know of the step beyond its status
+	// (that it has no byte-exact rollback).
+	Note      string       `json:"note,omitempty"`
 	Changes   []AttrChange `json:"changes,omitempty"`
 	StartedAt *Time        `json:"startedAt,omitempty"`
 	EndedAt   *Time        `json:"endedAt,omitempty"`

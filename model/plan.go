@@ -56,6 +56,10 @@ type PlanStep struct {
 	Old     any          `json:"old,omitempty" yaml:"old,omitempty"`
 	New     any          `json:"new,omitempty" yaml:"new,omitempty"`
 	Error   string       `json:"error,omitempty" yaml:"error,omitempty"`
+	// Note is what a person should know of the step beyond its action:
+	// that an apply would not keep its before-state (over the limit), so
+	// its rollback could not restore the previous state.
+	Note string `json:"note,omitempty" yaml:"note,omitempty"`
 }
 
 // Summary counts the steps of a plan by action.

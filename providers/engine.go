@@ -28,6 +28,10 @@ type Request struct {
 	Delete bool `json:"delete,omitempty"`
 	// Noop reads and diffs but changes nothing.
 	Noop bool `json:"noop,omitempty"`
+	// Intent and Resumed are Env's: the change's key, and whether an
+	// earlier attempt may have made it without recording it.
+	Intent  string `json:"-"`
+	Resumed bool   `json:"-"`
 	// Have is the object's current state when the caller has just read it
 	// (a noop Converge of the same request, whose Before it is): Converge
 	// then diffs and applies against it instead of reading again. Nil
@@ -69,7 +73,7 @@ func (r *Registry) Converge(ctx context.Context, req Request) (Change, error) {
 		return failedChange(strings.ToLower(req.Kind)+"/"+req.Name, Change{}, configErrorf("", "unknown kind %q", req.Kind))
 	}
 	title := strings.ToLower(req.Kind) + "/" + req.Name
-	env := Env{Node: req.Node, Name: req.Name, ObjectID: req.ObjectID, Noop: req.Noop}
+	env := Env{Node: req.Node, Name: req.Name, ObjectID: req.ObjectID, Noop: req.Noop, Intent: req.Intent, Resumed: req.Resumed}
 	planner, plans := p.(Planner)
 	if req.Delete && plans {
 		// Kinds that plan their own action (exec, structural) leave no

@@ -220,7 +220,13 @@ func (p *httpProvider) Read(ctx context.Context, env Env, want model.Spec) (Stat
 	if err != nil {
 		return State{}, err
 	}
-	return p.read(ctx, s, firstNonEmpty(env.ObjectID, s.ID))
+	id := firstNonEmpty(env.ObjectID, s.ID)
+	if id == "" && env.Resumed {
+		// An earlier attempt may have created the object and died before
+		// its id was recorded: find it instead of creating a second.
+		return p.findCreated(ctx, s)
+	}
+	return p.read(ctx, s, id)
 }
 
 func (p *httpProvider) read(ctx context.Context, s *httpSpec, id string) (State, error) {
@@ -276,7 +282,7 @@ func (p *httpProvider) Apply(ctx context.Context, env Env, want model.Spec, have
 	id := have.ID
 	var current []string
 	if !have.Exists {
-		if id, err = p.create(ctx, s, s.Body); err != nil {
+		if id, err = p.create(ctx, withIntent(s, env.Intent), s.Body); err != nil {
 			return State{}, err
 		}
 	} else {

@@ -45,6 +45,16 @@ type Env struct {
 	Name     string // metadata.name or task id
 	ObjectID string // the id recorded by the stack, if any
 	Noop     bool   // read and diff, change nothing
+	// Intent is a key unique to this change (one step of one execution),
+	// the same on every attempt: a kind that creates objects sends it
+	// along (an http create's Idempotency-Key), so a server can tell a
+	// repeated create from a new one.
+	Intent string
+	// Resumed says an earlier attempt recorded its intent to create the
+	// object and did not record the outcome: it may have been cut off
+	// after the object was made. A kind whose objects get their id only
+	// from the create looks for the one it made before creating another.
+	Resumed bool
 }
 
 // Provider implements one kind.

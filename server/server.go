@@ -30,6 +30,7 @@ import (
 	"github.com/cairn-io/cairn/internal/codec"
 	"github.com/cairn-io/cairn/internal/config"
 	"github.com/cairn-io/cairn/kinds"
+	"github.com/cairn-io/cairn/retention"
 	"github.com/cairn-io/cairn/starter"
 	"github.com/cairn-io/cairn/store"
 	"github.com/cairn-io/cairn/worker"
@@ -104,7 +105,8 @@ func Run(ctx context.Context, cfg *config.Config, log *slog.Logger, o Options) e
 	deps := rt.Deps
 	deps.Store = st
 	cat, registry := deps.Catalogue, deps.Registry
-	wopts := worker.Options{TaskQueue: cfg.TaskQueue, Pollers: cfg.WorkerPollers, Root: cfg.ControlRoot, Drain: cfg.WorkerDrain}
+	wopts := worker.Options{TaskQueue: cfg.TaskQueue, Pollers: cfg.WorkerPollers, Root: cfg.ControlRoot, Drain: cfg.WorkerDrain,
+		BeforeStateLimit: cfg.BeforeStateLimit}
 
 	st0 := starter.New(c, starter.Config{
 		TaskQueue: cfg.TaskQueue, Namespace: cfg.TemporalNamespace, UIURL: cfg.TemporalUIURL,
@@ -127,6 +129,15 @@ func Run(ctx context.Context, cfg *config.Config, log *slog.Logger, o Options) e
 	if err := w.Start(); err != nil {
 		return fmt.Errorf("start worker: %w", err)
 	}
+	// Step data (before-states, outputs, plans) of executions closed
+	// longer than the retention ago is deleted.
+	sweepCtx, stopSweep := context.WithCancel(ctx)
+	swept := make(chan struct{})
+	go func() {
+		defer close(swept)
+		retention.New(st, c, cfg.StepDataRetention, log).Run(sweepCtx)
+	}()
+	defer func() { stopSweep(); <-swept }()
 	nodes := worker.NewLocalNodes(c, deps, cfg.DataDir, wopts)
 	// On shutdown every worker stops polling at once and drains its steps
 	// in flight (within cfg.WorkerDrain) while the API shuts down, so the

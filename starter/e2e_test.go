@@ -137,8 +137,19 @@ func (h *harness) snapshot(docs string) string {
 // apply runs an apply to the end and returns the described execution.
 func (h *harness) apply(stackID, docs string, run starter.StackRun) *starter.Execution {
 	h.t.Helper()
+	return h.applyRun(stackID, docs, run, 2*time.Minute)
+}
+
+// applyWithin is apply with its default settings and a longer wait.
+func (h *harness) applyWithin(stackID, docs string, wait time.Duration) *starter.Execution {
+	h.t.Helper()
+	return h.applyRun(stackID, docs, starter.StackRun{}, wait)
+}
+
+func (h *harness) applyRun(stackID, docs string, run starter.StackRun, wait time.Duration) *starter.Execution {
+	h.t.Helper()
 	run.StackID, run.SnapshotHash = stackID, h.snapshot(docs)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), wait)
 	defer cancel()
 	e, err := h.starter.StartApply(ctx, run)
 	if err != nil {

@@ -101,7 +101,11 @@ func openSQLiteOnce(ctx context.Context, path string) (Store, error) {
 	params := url.Values{}
 	params.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", sqliteBusyTimeout.Milliseconds()))
 	params.Add("_pragma", "foreign_keys(1)")
-	params.Add("_pragma", "synchronous(NORMAL)")
+	// FULL: a commit is on disk when it returns (WAL fsynced per commit).
+	// NORMAL would let the last commits vanish with the machine's power,
+	// and with them a before-state or an outcome a retry relies on: an
+	// effect made twice or a change without its undo.
+	params.Add("_pragma", "synchronous(FULL)")
 	// The writer runs every transaction as BEGIN IMMEDIATE, so a
 	// transaction that reads before it writes never has to upgrade its lock
 	// (the upgrade is what fails with SQLITE_BUSY regardless of the timeout).

@@ -71,6 +71,31 @@ func (s *sqlStore) DeleteStepData(ctx context.Context, execID string) error {
 	return nil
 }
 
+// StepDataExecutions pages through the execution ids of step_data; the
+// primary key's leading exec_id makes it an index range scan.
+func (s *sqlStore) StepDataExecutions(ctx context.Context, after string, limit int) ([]string, error) {
+	if limit <= 0 {
+		return nil, fmt.Errorf("list executions with step data: limit %d must be positive", limit)
+	}
+	rows, err := s.r.QueryContext(ctx, `SELECT exec_id FROM step_data WHERE exec_id > $1 GROUP BY exec_id ORDER BY exec_id LIMIT $2`, after, limit)
+	if err != nil {
+		return nil, fmt.Errorf("list executions with step data: %w", err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, fmt.Errorf("list executions with step data: %w", err)
+		}
+		out = append(out, id)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("list executions with step data: %w", err)
+	}
+	return out, nil
+}
+
 // Batch sizes: rows per multi-row INSERT on SQLite (4 bound values a row,
 // below its limit of 32,766) and rows per unnest INSERT on PostgreSQL.
 const (

@@ -53,6 +53,10 @@ type Store interface {
 	// DeleteStepData drops everything kept for an execution, once nothing
 	// can need it any more (the execution finished and was not rolled back).
 	DeleteStepData(ctx context.Context, execID string) error
+	// StepDataExecutions lists, in order, up to limit ids of executions
+	// that have step data, after the id after ("" from the start): a page
+	// of a list that may be long.
+	StepDataExecutions(ctx context.Context, after string, limit int) ([]string, error)
 
 	// Releases, plugins, clusters.
 	PutRelease(ctx context.Context, r *model.Release) error // create or update by ID

@@ -84,6 +84,9 @@ type Options struct {
 	// still running, which another worker resumes at once (default
 	// activities.DefaultDrain). See activities.Liveness.
 	Drain time.Duration
+	// BeforeStateLimit is the most bytes of one step's before-state kept
+	// for rollback (default activities.DefaultBeforeStateLimit).
+	BeforeStateLimit int
 }
 
 func (o Options) withDefaults() Options {
@@ -146,7 +149,7 @@ func New(c client.Client, d Deps, o Options) (sdkworker.Worker, error) {
 	RegisterActivities(w, activities.New(activities.Deps{
 		Store: d.Store, Registry: d.Registry, Packages: d.Packages, Secrets: d.Secrets, Env: d.Env,
 		Node: providers.Node{Root: o.Root}, Logger: d.Logger, StepConcurrency: o.StepConcurrency,
-		Fetch: d.Fetch, Catalogue: d.Catalogue, Jsonnet: d.Jsonnet,
+		Fetch: d.Fetch, Catalogue: d.Catalogue, Jsonnet: d.Jsonnet, BeforeStateLimit: o.BeforeStateLimit,
 	}), true)
 	return w, nil
 }
@@ -165,6 +168,7 @@ func NewNodeWorker(c client.Client, d Deps, cluster string, node providers.Node,
 	RegisterActivities(w, activities.New(activities.Deps{
 		Store: d.Store, Steps: d.Steps, Registry: d.Registry, Secrets: d.Secrets, Env: d.Env, Node: node, Cluster: cluster,
 		Logger: d.Logger.With("cluster", cluster, "node", node.Name), StepConcurrency: o.StepConcurrency,
+		BeforeStateLimit: o.BeforeStateLimit,
 	}), false)
 	return w, nil
 }

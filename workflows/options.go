@@ -181,9 +181,33 @@ func (o ExecOptions) compensationOptions(u *contract.Unit) workflow.ActivityOpti
 	return ao
 }
 
-// controlOptions are for the bookkeeping activities (prepare, record,
-// plan): timeout bounds one attempt; the heartbeat notices a lost worker
-// within ControlHeartbeat.
+// RecordRetryInterval caps the pause between two attempts of the stack
+// record's write: a store that comes back is written to within it.
+const RecordRetryInterval = 30 * time.Second
+
+// recordOptions are the stack record write's: idempotent per execution,
+// retried with a backoff capped at RecordRetryInterval and no limit on
+// attempts or total time, so a store that is down for a while delays the
+// record instead of losing it.
+func recordOptions(queue, summary string) workflow.ActivityOptions {
+	return workflow.ActivityOptions{
+		TaskQueue:           queue,
+		StartToCloseTimeout: 10 * time.Minute,
+		HeartbeatTimeout:    ControlHeartbeat,
+		RetryPolicy: &temporal.RetryPolicy{
+			InitialInterval:        time.Second,
+			BackoffCoefficient:     2,
+			MaximumInterval:        RecordRetryInterval,
+			MaximumAttempts:        0, // until it lands
+			NonRetryableErrorTypes: []string{contract.ConfigErrorType},
+		},
+		Summary: summary,
+	}
+}
+
+// controlOptions are for the bookkeeping activities (prepare, plan):
+// timeout bounds one attempt; the heartbeat notices a lost worker within
+// ControlHeartbeat.
 func controlOptions(queue, summary string, timeout time.Duration) workflow.ActivityOptions {
 	return workflow.ActivityOptions{
 		TaskQueue:           queue,

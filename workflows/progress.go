@@ -42,7 +42,7 @@ const (
 
 // approxSize estimates the JSON size of a progress entry.
 func approxSize(sp *model.StepProgress) int {
-	n := 200 + len(sp.ID) + len(sp.Error)
+	n := 200 + len(sp.ID) + len(sp.Error) + len(sp.Note)
 	for _, c := range sp.Changes {
 		n += 40 + len(c.Path) + len(fmt.Sprint(c.Old)) + len(fmt.Sprint(c.New))
 	}
@@ -109,7 +109,7 @@ func (e *Executor) stepEntries(i int, status model.Status, base model.StepProgre
 	}
 	fromResult := func(r *contract.StepResult) model.StepProgress {
 		sp := entry(r.StepID)
-		sp.Action, sp.Changes, sp.Error = r.Action, r.Changes, r.Error
+		sp.Action, sp.Changes, sp.Error, sp.Note = r.Action, r.Changes, r.Error, r.Note
 		sp.Status = e.stepStatus(i, status, *r)
 		if r.Blocked != "" {
 			sp.Error = "dependency " + r.Blocked + " failed"

@@ -141,10 +141,14 @@ func (t *tracker) finish(ctx workflow.Context, o *Outcome) {
 }
 
 // writeRecord records what an apply or destroy left, on a context that
-// cancellation does not reach.
+// cancellation does not reach. The changes are made: giving up on their
+// record would leave objects the stack does not know (the next apply
+// creates them again) or name objects that are gone, so the write is
+// retried until it lands (recordOptions); only an error no retry can fix
+// (the stack was removed) ends it.
 func writeRecord(ctx workflow.Context, opts ExecOptions, in contract.WriteStackRecordInput) error {
 	dctx, _ := workflow.NewDisconnectedContext(ctx)
-	actx := workflow.WithActivityOptions(dctx, controlOptions(opts.ControlQueue, "write stack record "+in.StackID, 10*time.Minute))
+	actx := workflow.WithActivityOptions(dctx, recordOptions(opts.ControlQueue, "write stack record "+in.StackID))
 	var res contract.StackRecordResult
 	if err := workflow.ExecuteActivity(actx, contract.WriteStackRecordName, in).Get(dctx, &res); err != nil {
 		return fmt.Errorf("write stack record: %w", err)

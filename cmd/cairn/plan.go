@@ -158,6 +158,11 @@ func printPlan(w io.Writer, pal palette, st *client.Stack, plan *client.DryRun) 
 			fmt.Fprintf(w, "%s %s: %s\n", pal.red("Error:"), s.ID, s.Error)
 		}
 	}
+	for _, s := range plan.Diff {
+		if s.Note != "" {
+			fmt.Fprintf(w, "%s %s: %s\n", pal.yellow("Note:"), s.ID, s.Note)
+		}
+	}
 	for _, f := range plan.Failures {
 		if !stepHasError(plan, f.Step) {
 			fmt.Fprintf(w, "%s %s: %s\n", pal.red("Error:"), f.Step, f.Error)

@@ -48,6 +48,8 @@ var Vars = []Var{
 	{"CAIRN_FETCH_SCHEMES", "fetch-schemes", "https,http,file", "URL schemes a stack's package URLs may use"},
 	{"CAIRN_FETCH_DIR", "fetch-dir", "", "directory file:// package URLs are confined to (empty: file URLs refused)"},
 	{"CAIRN_CONTROL_ROOT", "control-root", "", "confine the control plane's paths to this directory (empty: absolute paths as given)"},
+	{"CAIRN_BEFORE_STATE_LIMIT", "before-state-limit", "8MiB", "largest before-state of one step kept for rollback; a larger one is not kept and the step has no byte-exact rollback"},
+	{"CAIRN_STEP_DATA_RETENTION", "step-data-retention", "7d", "how long an execution's step data (before-states, outputs, plans) is kept after it closed"},
 	{"CAIRN_PARALLELISM", "parallelism", strconv.Itoa(contract.DefaultParallelism), "default units (activities) in flight per execution"},
 	{"CAIRN_WORKER_POLLERS", "worker-pollers", "8", "task pollers per worker"},
 	{"CAIRN_WORKER_DRAIN", "worker-drain", "10s", "on SIGTERM: how long steps in flight may finish before they are handed to another worker"},
@@ -88,6 +90,8 @@ type Config struct {
 	FetchDir          string
 	ControlRoot       string
 	Parallelism       int
+	BeforeStateLimit  int
+	StepDataRetention time.Duration
 	WorkerPollers     int
 	WorkerDrain       time.Duration
 	Cluster           string
@@ -152,6 +156,14 @@ func Load(vals map[string]string) (*Config, error) {
 	if c.BodyLimit, err = ParseSize(vals["CAIRN_BODY_LIMIT"]); err != nil {
 		return nil, fmt.Errorf("CAIRN_BODY_LIMIT: %w", err)
 	}
+	limit, err := ParseSize(vals["CAIRN_BEFORE_STATE_LIMIT"])
+	if err != nil || limit > maxBeforeStateLimit {
+		return nil, fmt.Errorf("CAIRN_BEFORE_STATE_LIMIT: want a size up to 1GiB, got %q", vals["CAIRN_BEFORE_STATE_LIMIT"])
+	}
+	c.BeforeStateLimit = int(limit)
+	if c.StepDataRetention, err = ParseDays(vals["CAIRN_STEP_DATA_RETENTION"]); err != nil {
+		return nil, fmt.Errorf("CAIRN_STEP_DATA_RETENTION: %w", err)
+	}
 	if c.Parallelism, err = positive(vals["CAIRN_PARALLELISM"]); err != nil {
 		return nil, fmt.Errorf("CAIRN_PARALLELISM: %w", err)
 	}
@@ -190,6 +202,28 @@ func positive(s string) (int, error) {
 		return 0, fmt.Errorf("want a positive integer, got %q", s)
 	}
 	return n, nil
+}
+
+// maxBeforeStateLimit bounds CAIRN_BEFORE_STATE_LIMIT: a before-state is
+// held in memory and written in one statement.
+const maxBeforeStateLimit = 1 << 30
+
+// ParseDays reads a positive duration: Go's form ("36h", "90m") or whole
+// days ("7d").
+func ParseDays(s string) (time.Duration, error) {
+	s = strings.TrimSpace(s)
+	if days, ok := strings.CutSuffix(s, "d"); ok {
+		n, err := strconv.Atoi(days)
+		if err != nil || n <= 0 || n > 100*365 {
+			return 0, fmt.Errorf("want a duration like 7d or 36h, got %q", s)
+		}
+		return time.Duration(n) * 24 * time.Hour, nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d <= 0 {
+		return 0, fmt.Errorf("want a duration like 7d or 36h, got %q", s)
+	}
+	return d, nil
 }
 
 // ParseSize reads "10MB", "512KiB", "1048576".
