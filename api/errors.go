@@ -17,6 +17,8 @@ import (
 const (
 	CodeBadRequest           = "bad_request"
 	CodeUnauthorized         = "unauthorized"
+	CodeForbidden            = "forbidden"
+	CodeMisdirected          = "misdirected_request"
 	CodeNotFound             = "not_found"
 	CodeMethodNotAllowed     = "method_not_allowed"
 	CodeNotAcceptable        = "not_acceptable"
@@ -31,6 +33,8 @@ const (
 var statusCodes = map[int]string{
 	http.StatusBadRequest:            CodeBadRequest,
 	http.StatusUnauthorized:          CodeUnauthorized,
+	http.StatusForbidden:             CodeForbidden,
+	http.StatusMisdirectedRequest:    CodeMisdirected,
 	http.StatusNotFound:              CodeNotFound,
 	http.StatusMethodNotAllowed:      CodeMethodNotAllowed,
 	http.StatusNotAcceptable:         CodeNotAcceptable,
