@@ -53,7 +53,7 @@ func guardBrowsers(p *browserPolicy) echo.MiddlewareFunc {
 			req := c.Request()
 			if p.loopbackOnly && !loopbackHost(req.Host) {
 				return newError(http.StatusMisdirectedRequest,
-					"host %q is not served: without an API token the server answers only 127.0.0.1, ::1 and localhost", req.Host)
+					"host %q is not served: without an API token the server answers only loopback hosts (127.0.0.1, ::1, localhost)", req.Host)
 			}
 			header := req.Header.Get(echo.HeaderOrigin)
 			if header == "" {
