@@ -7,7 +7,7 @@ TEMPORAL_VERSION := v1.5.1
 DATA := $(CURDIR)/.data
 TEST_TIMEOUT ?= 25m
 
-.PHONY: all build test test-short bench lint run fmt clean
+.PHONY: all build test test-short fuzz bench lint run fmt clean
 
 all: build
 
@@ -25,6 +25,23 @@ build: $(TEMPORAL)
 test: $(TEMPORAL)
 	CAIRN_TEMPORAL_BIN=$(TEMPORAL) ./scripts/with-postgres.sh \
 		$(GO) test -count=1 -timeout $(TEST_TIMEOUT) ./...
+	$(MAKE) fuzz
+
+# Every fuzz target of the repository (func FuzzX in a _test.go file) runs
+# for FUZZTIME, one target per invocation as go test requires: the document
+# parsers (graphs, kinds), the API's request decoders and the expression
+# language among them. A crash fails the run and leaves its input under the
+# package's testdata/fuzz/, to be committed with the fix as a seed.
+FUZZTIME ?= 5s
+fuzz:
+	@set -e; \
+	grep -rlE --include='*_test.go' --exclude-dir=.git --exclude-dir=.data '^func Fuzz[A-Za-z0-9_]*\(f \*testing\.F\)' . | sort | while read -r file; do \
+		pkg=./$$(dirname "$${file#./}"); \
+		for name in $$(sed -nE 's/^func (Fuzz[A-Za-z0-9_]*)\(f \*testing\.F\).*/\1/p' "$$file"); do \
+			echo "fuzz $$pkg $$name for $(FUZZTIME)"; \
+			$(GO) test -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) "$$pkg"; \
+		done; \
+	done
 
 test-short:
 	$(GO) test -short -count=1 ./...

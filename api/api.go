@@ -9,6 +9,7 @@ package api
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"time"
@@ -44,6 +45,16 @@ type Config struct {
 	Token string
 	// BodyLimit caps request bodies (413 beyond it).
 	BodyLimit int64
+	// AllowedOrigins are browser origins (scheme://host[:port]) allowed to
+	// call the API across origins: they get CORS answers and may send
+	// state-changing requests. Any other Origin but the server's own is
+	// refused on state-changing requests, with or without a token.
+	AllowedOrigins []string
+	// CodecOrigins are the Temporal UI's origins, allowed (with CORS) on
+	// the codec endpoint only; nil means DefaultCodecOrigins.
+	CodecOrigins []string
+	// CodecBodyLimit caps codec requests (default DefaultCodecBodyLimit).
+	CodecBodyLimit int64
 	// Server timeouts, set on the returned echo's http.Server. Streams
 	// (events, ?wait=true) lift the write deadline for themselves.
 	ReadTimeout       time.Duration
@@ -81,6 +92,12 @@ func (c Config) withDefaults() Config {
 	}
 	if c.BodyLimit <= 0 {
 		c.BodyLimit = DefaultBodyLimit
+	}
+	if c.CodecBodyLimit <= 0 {
+		c.CodecBodyLimit = DefaultCodecBodyLimit
+	}
+	if c.CodecOrigins == nil {
+		c.CodecOrigins = DefaultCodecOrigins
 	}
 	def(&c.ReadTimeout, DefaultReadTimeout)
 	def(&c.ReadHeaderTimeout, DefaultReadHeaderTimeout)
@@ -127,6 +144,10 @@ type Deps struct {
 	// own with its request metrics and the Go runtime's.
 	Metrics           http.Handler
 	MetricsRegisterer prometheus.Registerer
+	// Codec, when set, serves the Temporal UI's codec endpoint under
+	// /codec/ (it sees /encode and /decode), behind the API's Host and
+	// Origin checks, token and content types, and CodecBodyLimit.
+	Codec http.Handler
 }
 
 // server carries the handlers' dependencies.
@@ -182,9 +203,16 @@ func New(cfg Config, deps Deps) (*echo.Echo, error) {
 			reg = own
 		}
 	}
+	apiOrigins, err := parseOrigins(cfg.AllowedOrigins)
+	if err != nil {
+		return nil, fmt.Errorf("allowed origins: %w", err)
+	}
+	codecOrigins, err := parseOrigins(cfg.CodecOrigins)
+	if err != nil {
+		return nil, fmt.Errorf("codec origins: %w", err)
+	}
 	var metrics *httpMetrics
 	if reg != nil {
-		var err error
 		if metrics, err = newHTTPMetrics(reg); err != nil {
 			return nil, err
 		}
@@ -201,12 +229,16 @@ func New(cfg Config, deps Deps) (*echo.Echo, error) {
 	e.Server.MaxHeaderBytes = 1 << 20
 
 	e.Use(observe(logger, metrics), recoverPanics(logger))
+	e.Use(guardBrowsers(&browserPolicy{loopbackOnly: cfg.Token == "", api: apiOrigins, codec: codecOrigins}))
 	if cfg.Token != "" {
 		e.Use(bearerAuth(cfg.Token))
 	}
-	e.Use(limitBody(cfg.BodyLimit))
+	e.Use(limitBody(cfg.BodyLimit, cfg.CodecBodyLimit), requireBodyType())
 
 	s.register(e, metricsHandler)
+	if deps.Codec != nil {
+		e.Add(http.MethodPost, CodecPrefix+"*", s.serveCodec(deps.Codec))
+	}
 	return e, nil
 }
 

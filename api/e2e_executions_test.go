@@ -343,7 +343,7 @@ func TestE2EDryRunAndDeleteStack(t *testing.T) {
 			}
 			mustStatus(t, h.applyWait(st.ID, plainFiles(dir, "hello\n"), client.ApplyOptions{}), model.ExecCompleted)
 
-			changed := plainFiles(dir, "changed\n") + fmt.Sprintf("---\nkind: File\nmetadata: {name: env}\nspec: {path: %s/env, content: {envRef: {key: CAIRN_TEST_UNSET_VAR}}}\n", dir)
+			changed := plainFiles(dir, "changed\n") + fmt.Sprintf("---\nkind: File\nmetadata: {name: env}\nspec: {path: %s/env, content: {envRef: {key: CAIRNTEST_UNSET_VAR}}}\n", dir)
 			plan, _, err := h.client.DryRun(ctx, st.ID, &client.Document{Data: []byte(changed), Format: "yaml"}, client.DryRunOptions{})
 			if err != nil {
 				t.Fatal(err)
@@ -351,7 +351,7 @@ func TestE2EDryRunAndDeleteStack(t *testing.T) {
 			if plan.Summary.Update != 1 || plan.Summary.Noop != 2 || len(plan.Diff) != 4 || plan.ExecutionID == "" {
 				t.Fatalf("plan %+v", plan)
 			}
-			if len(plan.MissingEnvRefs) != 1 || plan.MissingEnvRefs[0] != "CAIRN_TEST_UNSET_VAR" {
+			if len(plan.MissingEnvRefs) != 1 || plan.MissingEnvRefs[0] != "CAIRNTEST_UNSET_VAR" {
 				t.Fatalf("missing env refs %v", plan.MissingEnvRefs)
 			}
 			for _, d := range plan.Diff {

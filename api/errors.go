@@ -18,6 +18,7 @@ const (
 	CodeBadRequest           = "bad_request"
 	CodeUnauthorized         = "unauthorized"
 	CodeForbidden            = "forbidden"
+	CodeMisdirected          = "misdirected_request"
 	CodeNotFound             = "not_found"
 	CodeMethodNotAllowed     = "method_not_allowed"
 	CodeNotAcceptable        = "not_acceptable"
@@ -33,6 +34,7 @@ var statusCodes = map[int]string{
 	http.StatusBadRequest:            CodeBadRequest,
 	http.StatusUnauthorized:          CodeUnauthorized,
 	http.StatusForbidden:             CodeForbidden,
+	http.StatusMisdirectedRequest:    CodeMisdirected,
 	http.StatusNotFound:              CodeNotFound,
 	http.StatusMethodNotAllowed:      CodeMethodNotAllowed,
 	http.StatusNotAcceptable:         CodeNotAcceptable,

@@ -40,6 +40,7 @@ func FuzzDocumentRoutes(f *testing.F) {
 		httptest.NewRequest(http.MethodPost, "/v1/releases", bytes.NewReader([]byte(`{"id": "r1", "name": "r"}`))),
 		httptest.NewRequest(http.MethodPost, "/v1/stacks", bytes.NewReader([]byte(`{"name": "s"}`))),
 	} {
+		req.Host = "127.0.0.1"
 		req.Header.Set("Content-Type", "application/json")
 		e.ServeHTTP(setup, req)
 	}
@@ -50,6 +51,7 @@ func FuzzDocumentRoutes(f *testing.F) {
 			{http.MethodPut, "/v1/releases/r1/graphs/fuzz"},
 		} {
 			req := httptest.NewRequest(route.method, route.path, bytes.NewReader(body))
+			req.Host = "127.0.0.1"
 			req.Header.Set("Content-Type", types[int(ct)%len(types)])
 			rec := httptest.NewRecorder()
 			e.ServeHTTP(rec, req)

@@ -174,11 +174,16 @@ func bearerAuth(token string) echo.MiddlewareFunc {
 }
 
 // limitBody refuses a declared length over the limit at once and caps what
-// a handler can read otherwise; readBody maps the cap to 413.
-func limitBody(limit int64) echo.MiddlewareFunc {
+// a handler can read otherwise; readBody maps the cap to 413. Codec
+// requests have their own limit.
+func limitBody(apiLimit, codecLimit int64) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
 			req := c.Request()
+			limit := apiLimit
+			if strings.HasPrefix(req.URL.Path, CodecPrefix) {
+				limit = codecLimit
+			}
 			if req.ContentLength > limit {
 				return &Error{Status: http.StatusRequestEntityTooLarge, Message: fmt.Sprintf("request body exceeds %d bytes", limit)}
 			}

@@ -70,8 +70,8 @@ func TestResolveEnvRefs(t *testing.T) {
 }
 
 func TestResolveUsesProcessEnvByDefault(t *testing.T) {
-	t.Setenv("CAIRN_EXPR_TEST_SITE", "from-process")
-	out, _, err := Resolve(map[string]any{"a": envRef("CAIRN_EXPR_TEST_SITE"), "b": `{{ env "CAIRN_EXPR_TEST_SITE" }}`}, Context{})
+	t.Setenv("EXPR_TEST_SITE", "from-process")
+	out, _, err := Resolve(map[string]any{"a": envRef("EXPR_TEST_SITE"), "b": `{{ env "EXPR_TEST_SITE" }}`}, Context{})
 	if err != nil {
 		t.Fatal(err)
 	}

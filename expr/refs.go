@@ -84,6 +84,9 @@ func parseEnvRef(body any) (parsedEnvRef, error) {
 	if r.Key == "" {
 		return parsedEnvRef{}, fmt.Errorf("envRef.key is required")
 	}
+	if err := CheckEnvKey(r.Key); err != nil {
+		return parsedEnvRef{}, fmt.Errorf("envRef.key: %w", err)
+	}
 	return r, nil
 }
 

@@ -171,7 +171,7 @@ func rootData(c Context) map[string]any {
 // funcMap.
 func baseFuncs() texttemplate.FuncMap {
 	fm := texttemplate.FuncMap{
-		"env":       func(string) string { return "" },
+		"env":       func(string) (string, error) { return "", nil },
 		"secret":    func(string) string { return "" },
 		"dep":       func(string) (map[string]any, error) { return nil, nil },
 		"default":   defaultFunc,
@@ -247,18 +247,23 @@ func (e *evaluator) funcMap() texttemplate.FuncMap {
 	return fm
 }
 
-func (e *evaluator) env(key string) string {
+// env reads a variable for {{ env "KEY" }}, refusing Cairn's own (the
+// name may be computed, so the static check cannot see every one).
+func (e *evaluator) env(key string) (string, error) {
+	if err := CheckEnvKey(key); err != nil {
+		return "", err
+	}
 	lookup := e.ctx.Env
 	if lookup == nil {
 		lookup = osLookupEnv
 	}
 	if v, ok := lookup(key); ok {
-		return v
+		return v, nil
 	}
 	if _, optional := e.optionalEnv[key]; !optional {
 		e.missingEnv.add(key)
 	}
-	return ""
+	return "", nil
 }
 
 func (e *evaluator) secret(key string) string {
@@ -352,6 +357,9 @@ func parseTree(src string, names map[string]any) (*parse.Tree, error) {
 	})
 	if bad != nil {
 		return nil, bad
+	}
+	if err := checkTreeEnv(tree.Root); err != nil {
+		return nil, err
 	}
 	return tree, nil
 }

@@ -106,6 +106,12 @@ func FuzzReadJSON(f *testing.F) {
 		docs, err := Parse(opts, Source{Name: "f.json", Data: data, Format: FormatJSON})
 		checkFuzzResult(t, "f.json", data, docs, err)
 		checkJSONAgainstStdlib(t, data)
+		for _, partial := range []bool{false, true} {
+			g, err := ParseGraph(Options{MaxBytes: 64 << 10, MaxNodes: 20000, Partial: partial}, Source{Name: "f.json", Data: data, Format: FormatJSON})
+			if g == nil {
+				t.Fatalf("ParseGraph returned no graph (err %v)", err)
+			}
+		}
 	})
 }
 

@@ -7,7 +7,6 @@ package server
 
 import (
 	"context"
-	"crypto/subtle"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -164,34 +163,35 @@ func Run(ctx context.Context, cfg *config.Config, log *slog.Logger, o Options) e
 	}
 
 	metricsHandler := promhttp.HandlerFor(metrics, promhttp.HandlerOpts{})
+	var codecHandler http.Handler
+	if key != nil {
+		// CORS and the token are the API's: the handler sends no headers
+		// of its own.
+		if codecHandler, err = codec.Handler(key, codec.HandlerOptions{}); err != nil {
+			return err
+		}
+	}
 	e, err := api.New(api.Config{
 		Token: cfg.APIToken, BodyLimit: cfg.BodyLimit, TemporalUIURL: cfg.TemporalUIURL,
 		TemporalNamespace: cfg.TemporalNamespace, AllowedURLSchemes: cfg.FetchSchemes, FetchDir: cfg.FetchDir,
+		AllowedOrigins: cfg.AllowedOrigins, CodecOrigins: cfg.CodecOrigins, CodecBodyLimit: cfg.CodecBodyLimit,
 	}, api.Deps{
 		Store: st, Executions: st0, Catalogue: cat, Registry: registry, Logger: log,
 		Ready: func(ctx context.Context) error {
 			_, err := c.CheckHealth(ctx, &client.CheckHealthRequest{})
 			return err
 		},
-		Metrics: metricsHandler, MetricsRegisterer: metrics,
+		Metrics: metricsHandler, MetricsRegisterer: metrics, Codec: codecHandler,
 	})
 	if err != nil {
 		return err
-	}
-	handler := http.Handler(e)
-	if key != nil {
-		codecHandler, err := codec.Handler(key, codec.HandlerOptions{AllowOrigin: cfg.TemporalUIURL})
-		if err != nil {
-			return err
-		}
-		handler = withCodec(e, codecHandler, cfg.APIToken)
 	}
 	ln, err := net.Listen("tcp", cfg.APIAddr)
 	if err != nil {
 		return fmt.Errorf("listen %s: %w", cfg.APIAddr, err)
 	}
 	srv := e.Server
-	srv.Handler = handler
+	srv.Handler = e
 	serveDone := make(chan error, 1)
 	go func() { serveDone <- srv.Serve(ln) }()
 	log.Info("API listening", "addr", ln.Addr().String(), "auth", cfg.APIToken != "")
@@ -233,20 +233,4 @@ func Catalogue(dir string) (*kinds.Catalogue, error) {
 		return nil, fmt.Errorf("kinds dir %s: %w", filepath.Clean(dir), err)
 	}
 	return cat, nil
-}
-
-// withCodec serves the Temporal UI's codec endpoint under /codec/, behind
-// the API token when one is set.
-func withCodec(api http.Handler, codecHandler http.Handler, token string) http.Handler {
-	mux := http.NewServeMux()
-	mux.Handle("/", api)
-	mux.Handle("/codec/", http.StripPrefix("/codec", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if token != "" && r.Method != http.MethodOptions &&
-			subtle.ConstantTimeCompare([]byte(r.Header.Get("Authorization")), []byte("Bearer "+token)) != 1 {
-			http.Error(w, `{"error":{"code":"unauthorized","message":"missing or wrong bearer token"}}`, http.StatusUnauthorized)
-			return
-		}
-		codecHandler.ServeHTTP(w, r)
-	})))
-	return mux
 }

@@ -42,6 +42,9 @@ var Vars = []Var{
 	{"CAIRN_API_ADDR", "api-addr", "127.0.0.1:8080", "HTTP API listen address"},
 	{"CAIRN_API_TOKEN", "api-token", "", "bearer token required by the API (required to listen beyond loopback)"},
 	{"CAIRN_BODY_LIMIT", "body-limit", "10MB", "largest request body the API accepts"},
+	{"CAIRN_ALLOWED_ORIGINS", "allowed-origins", "", "browser origins (scheme://host:port, comma-separated) allowed to call the API across origins"},
+	{"CAIRN_CODEC_ORIGINS", "codec-origins", "http://127.0.0.1:8233,http://localhost:8233", "the Temporal UI's origins, allowed to call the codec endpoint /codec"},
+	{"CAIRN_CODEC_BODY_LIMIT", "codec-body-limit", "4MiB", "largest request body the codec endpoint accepts"},
 	{"CAIRN_CODEC_KEY", "codec-key", "", "AES-256 key (hex or base64) sealing workflow payloads and stored states"},
 	{"CAIRN_SECRETS_FILE", "secrets-file", "", "YAML or JSON file of secrets for secretRef (CAIRN_SECRET_<KEY> works too)"},
 	{"CAIRN_KINDS_DIR", "kinds-dir", "", "directory of kind definitions (kind: Kind documents)"},
@@ -83,6 +86,9 @@ type Config struct {
 	APIAddr           string
 	APIToken          string
 	BodyLimit         int64
+	AllowedOrigins    []string
+	CodecOrigins      []string
+	CodecBodyLimit    int64
 	CodecKey          string
 	SecretsFile       string
 	KindsDir          string
@@ -173,11 +179,16 @@ func Load(vals map[string]string) (*Config, error) {
 	if c.WorkerDrain, err = time.ParseDuration(vals["CAIRN_WORKER_DRAIN"]); err != nil || c.WorkerDrain <= 0 {
 		return nil, fmt.Errorf("CAIRN_WORKER_DRAIN: want a positive duration such as 10s, got %q", vals["CAIRN_WORKER_DRAIN"])
 	}
+	if c.CodecBodyLimit, err = ParseSize(vals["CAIRN_CODEC_BODY_LIMIT"]); err != nil {
+		return nil, fmt.Errorf("CAIRN_CODEC_BODY_LIMIT: %w", err)
+	}
 	for _, s := range strings.Split(vals["CAIRN_FETCH_SCHEMES"], ",") {
 		if s = strings.TrimSpace(s); s != "" {
 			c.FetchSchemes = append(c.FetchSchemes, strings.ToLower(s))
 		}
 	}
+	c.AllowedOrigins = list(vals["CAIRN_ALLOWED_ORIGINS"])
+	c.CodecOrigins = list(vals["CAIRN_CODEC_ORIGINS"])
 	for _, dir := range []*string{&c.DataDir, &c.ControlRoot, &c.FetchDir, &c.NodeRoot} {
 		if *dir != "" {
 			if abs, err := filepath.Abs(*dir); err == nil {
@@ -194,6 +205,18 @@ func Load(vals map[string]string) (*Config, error) {
 // NodeRootFor is a local node's own root directory under the data dir.
 func (c *Config) NodeRootFor(cluster, node string) string {
 	return filepath.Join(c.DataDir, "nodes", cluster, node)
+}
+
+// list splits a comma-separated value, dropping empty items; nil when
+// nothing is left.
+func list(s string) []string {
+	var out []string
+	for _, item := range strings.Split(s, ",") {
+		if item = strings.TrimSpace(item); item != "" {
+			out = append(out, item)
+		}
+	}
+	return out
 }
 
 func positive(s string) (int, error) {
