@@ -36,7 +36,9 @@ func TestTemporalSecurityFlags(t *testing.T) {
 				cmd := newCmd(&app{stdout: &out, stderr: &errOut})
 				args := append([]string{"--data-dir", t.TempDir()}, tc.args...)
 				if name == "agent" {
-					args = append(args, "--cluster", "c", "--node", "n")
+					// An agent has no data dir: it reaches its node's data
+					// through the server, with its node token.
+					args = append(tc.args, "--server", "http://127.0.0.1:1", "--node-token", "t")
 				}
 				cmd.SetArgs(args)
 				err := cmd.ExecuteContext(context.Background())
