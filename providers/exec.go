@@ -51,9 +51,6 @@ var execAttrs = map[string]kinds.AttrKind{
 
 func (execProvider) Attributes() map[string]kinds.AttrKind { return execAttrs }
 
-// outputTail is how much of stdout and stderr an exec's outputs keep.
-const outputTail = 4 << 10
-
 // defaultPath is PATH when the worker has none.
 const defaultPath = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 
@@ -265,13 +262,9 @@ func (x execProvider) Apply(ctx context.Context, env Env, want model.Spec, _ Sta
 	if err != nil {
 		return State{}, err
 	}
-	out := State{Exists: true, Outputs: map[string]any{
-		"exitCode": int64(res.ExitCode),
-		"stdout":   tailText(res.Stdout),
-		"stderr":   tailText(res.Stderr),
-	}}
+	out := State{Exists: true, Outputs: runOutputs(res)}
 	if !acceptedCode(want["returns"], res.ExitCode) {
-		return out, fmt.Errorf("exited %d (accepted %s)%s", res.ExitCode, showValue(want["returns"]), stderrHint(res.Stderr))
+		return out, fmt.Errorf("exited %d (accepted %s)%s%s", res.ExitCode, showValue(want["returns"]), cutHint(res), stderrHint(res.Stderr))
 	}
 	return out, nil
 }
@@ -375,20 +368,43 @@ func acceptedCode(returns any, code int) bool {
 	return false
 }
 
-// tailText keeps the last outputTail bytes of a stream as valid UTF-8.
-func tailText(b []byte) string {
-	if len(b) > outputTail {
-		b = b[len(b)-outputTail:]
-		for i := 0; i < utf8.UTFMax && len(b) > 0 && !utf8.RuneStart(b[0]); i++ {
-			b = b[1:]
-		}
+// runOutputs are what a command that ran leaves its dependents: its exit
+// code and the text of stdout and stderr (head and tail, with a notice of
+// the cut middle), and, for a stream that was cut, how many bytes were
+// dropped (stdoutCut, stderrCut).
+func runOutputs(res commandResult) map[string]any {
+	out := map[string]any{
+		"exitCode": int64(res.ExitCode),
+		"stdout":   outputText(res.Stdout, res.StdoutCut),
+		"stderr":   outputText(res.Stderr, res.StderrCut),
 	}
-	return strings.ToValidUTF8(string(b), "\uFFFD")
+	if res.StdoutCut.Dropped > 0 {
+		out["stdoutCut"] = res.StdoutCut.Dropped
+	}
+	if res.StderrCut.Dropped > 0 {
+		out["stderrCut"] = res.StderrCut.Dropped
+	}
+	return out
+}
+
+// cutHint says, in an error message, that the command's output was cut.
+func cutHint(res commandResult) string {
+	var parts []string
+	if n := res.StdoutCut.Dropped; n > 0 {
+		parts = append(parts, fmt.Sprintf("%d bytes of stdout", n))
+	}
+	if n := res.StderrCut.Dropped; n > 0 {
+		parts = append(parts, fmt.Sprintf("%d bytes of stderr", n))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " (output cut: " + strings.Join(parts, " and ") + " dropped from the middle)"
 }
 
 // stderrHint adds the end of stderr to an error message.
 func stderrHint(stderr []byte) string {
-	s := strings.TrimSpace(tailText(stderr))
+	s := strings.TrimSpace(strings.ToValidUTF8(string(stderr), "\uFFFD"))
 	if s == "" {
 		return ""
 	}
