@@ -64,4 +64,3 @@ dependsOn: [Exec/leak]
 	assert.NotContains(t, string(copied), "ss<wd>")
 	assert.Contains(t, string(copied), expr.Redacted)
 }
-
