@@ -355,6 +355,8 @@ func (a *Activities) plan(ctx context.Context, in contract.UnitInput, u *unitRun
 	r.req = providers.Request{
 		Kind: s.Base, Name: s.Name, Spec: spec, Node: a.node(s),
 		ObjectID: s.ObjectID, Delete: s.Delete, Noop: true,
+		// Outside a dry-run, the plan is the apply's read: guards run.
+		SkipGuards: in.Noop && in.SkipGuards,
 	}
 	ch, err := a.d.Registry.Converge(ctx, r.req)
 	r.plan = ch

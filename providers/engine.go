@@ -28,6 +28,10 @@ type Request struct {
 	Delete bool `json:"delete,omitempty"`
 	// Noop reads and diffs but changes nothing.
 	Noop bool `json:"noop,omitempty"`
+	// SkipGuards keeps a noop read from running commands to decide the
+	// plan (an exec's unless and onlyif): a dry-run's default, since a
+	// guard is a command like any other. Only with Noop.
+	SkipGuards bool `json:"skipGuards,omitempty"`
 	// Have is the object's current state when the caller has just read it
 	// (a noop Converge of the same request, whose Before it is): Converge
 	// then diffs and applies against it instead of reading again. Nil
@@ -69,7 +73,7 @@ func (r *Registry) Converge(ctx context.Context, req Request) (Change, error) {
 		return failedChange(strings.ToLower(req.Kind)+"/"+req.Name, Change{}, configErrorf("", "unknown kind %q", req.Kind))
 	}
 	title := strings.ToLower(req.Kind) + "/" + req.Name
-	env := Env{Node: req.Node, Name: req.Name, ObjectID: req.ObjectID, Noop: req.Noop}
+	env := Env{Node: req.Node, Name: req.Name, ObjectID: req.ObjectID, Noop: req.Noop, SkipGuards: req.Noop && req.SkipGuards}
 	planner, plans := p.(Planner)
 	if req.Delete && plans {
 		// Kinds that plan their own action (exec, structural) leave no
@@ -89,6 +93,9 @@ func (r *Registry) Converge(ctx context.Context, req Request) (Change, error) {
 	switch {
 	case plans:
 		ch.Action = planner.Plan(want, have)
+		if note := guardNote(have); note != "" && ch.Action != model.ActionNoop {
+			ch.Changes = []model.AttrChange{{Path: "guard", New: note}}
+		}
 	case remove && !have.Exists:
 		ch.Action = model.ActionNoop
 	case remove:
@@ -327,6 +334,9 @@ func report(title string, ch Change) string {
 		b.WriteString(pick(ch.Noop, "would delete", "deleted"))
 	case model.ActionRun:
 		b.WriteString(pick(ch.Noop, "would run", "ran"))
+		if note := guardNote(ch.Before); note != "" {
+			b.WriteString(strings.TrimPrefix(note, "would run"))
+		}
 		if code, ok := ch.After.Outputs["exitCode"]; ok && !ch.Noop {
 			fmt.Fprintf(&b, " (exit %v)", code)
 		}
@@ -344,6 +354,13 @@ func report(title string, ch Change) string {
 		b.WriteString(" (noop)")
 	}
 	return b.String()
+}
+
+// guardNote is what a plan says of an exec whose guards were not run (a
+// dry-run not asked to run them).
+func guardNote(have State) string {
+	s, _ := have.Outputs[guardNotRunOutput].(string)
+	return s
 }
 
 // skipReason tells why a resource that plans its own action did nothing

@@ -21,8 +21,11 @@ import (
 // Puppet's semantics — creates skips it when the path exists, unless skips
 // it when that command exits 0, onlyif runs it only when that command exits
 // 0 — and a skipped exec is unchanged. Guards run in noop too, as Puppet
-// runs them, so they must only look. A run is compensated by its undo
-// command; without one the change is irreversible.
+// runs them, so they must only look; but a dry-run runs no command unless
+// asked (Env.SkipGuards): creates, a path check, is still evaluated, and an
+// exec with unless or onlyif is planned to run "unless its guard says
+// otherwise". A run is compensated by its undo command; without one the
+// change is irreversible.
 //
 // Commands see a clean environment (PATH, HOME, LANG, LC_ALL, TZ, TMPDIR,
 // USER, LOGNAME from the worker, CAIRN_NODE and CAIRN_NODE_ROOT, then the
@@ -219,6 +222,11 @@ func (x execProvider) Read(ctx context.Context, env Env, want model.Spec) (State
 			return State{}, fmt.Errorf("creates: %w", err)
 		}
 	}
+	if env.SkipGuards {
+		if guards := guardCommands(want); len(guards) > 0 {
+			return State{Outputs: map[string]any{guardNotRunOutput: guardNotRunNote(guards)}}, nil
+		}
+	}
 	if want["unless"] != nil {
 		res, err := x.run(ctx, env, want, "unless")
 		if err != nil {
@@ -238,6 +246,27 @@ func (x execProvider) Read(ctx context.Context, env Env, want model.Spec) (State
 		}
 	}
 	return State{}, nil
+}
+
+// guardNotRunOutput is the output of a read that did not run the exec's
+// guard commands; it holds the note a plan shows.
+const guardNotRunOutput = "guardNotRun"
+
+// guardCommands names the guards of want that are commands.
+func guardCommands(want model.Spec) []string {
+	var out []string
+	for _, k := range []string{"unless", "onlyif"} {
+		if want[k] != nil {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// guardNotRunNote is what a dry-run says of an exec whose guards it did
+// not run.
+func guardNotRunNote(guards []string) string {
+	return fmt.Sprintf("would run unless its guard says otherwise (%s not run in a dry-run; ask for guards to run them)", strings.Join(guards, " and "))
 }
 
 func skipped(reason string) State {

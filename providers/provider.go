@@ -45,6 +45,9 @@ type Env struct {
 	Name     string // metadata.name or task id
 	ObjectID string // the id recorded by the stack, if any
 	Noop     bool   // read and diff, change nothing
+	// SkipGuards: a noop read must not run commands to decide the plan
+	// (a dry-run that was not asked to run exec guards).
+	SkipGuards bool
 }
 
 // Provider implements one kind.

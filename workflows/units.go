@@ -58,6 +58,7 @@ func (e *Executor) start(actCtx, loopCtx workflow.Context, i int) {
 		ExecutionID: e.opts.ExecutionID,
 		Unit:        *u,
 		Noop:        e.opts.Mode == contract.ModeDryRun || u.Meta.Noop,
+		SkipGuards:  e.opts.Mode == contract.ModeDryRun && !e.opts.RunGuards,
 		Rerun:       st.runs > 1,
 		Skip:        st.skip,
 	}
