@@ -357,6 +357,7 @@ func (a *Activities) plan(ctx context.Context, in contract.UnitInput, u *unitRun
 		ObjectID: s.ObjectID, Delete: s.Delete, Noop: true,
 		// Outside a dry-run, the plan is the apply's read: guards run.
 		SkipGuards: in.Noop && in.SkipGuards,
+		Secrets:    r.secrets,
 	}
 	ch, err := a.d.Registry.Converge(ctx, r.req)
 	r.plan = ch

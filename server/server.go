@@ -123,6 +123,11 @@ func Run(ctx context.Context, cfg *config.Config, log *slog.Logger, o Options) e
 		}
 	}
 	registry := worker.DefaultRegistry(cat, nil)
+	if key != nil {
+		// Every worker holding the codec key fingerprints secret content
+		// alike; without it each process keys its own.
+		registry.WithFingerprintKey(codec.DeriveKey(key, codec.PurposeFingerprint))
+	}
 	// The worker reads stacks' URLs under the rules the API checks them by;
 	// Jsonnet from a URL is evaluated in a child process, as posted Jsonnet.
 	fetcher := fetch.New(fetch.Options{Schemes: cfg.FetchSchemes, Dir: cfg.FetchDir})

@@ -120,8 +120,10 @@ func ServeAgent(ctx context.Context, cfg *config.Config, log *slog.Logger, ready
 		log = slog.New(slog.DiscardHandler)
 	}
 	opts := client.Options{HostPort: cfg.TemporalAddress, Namespace: cfg.TemporalNamespace, Logger: sdklog.NewStructuredLogger(log)}
+	var key []byte
 	if cfg.CodecKey != "" {
-		key, err := codec.ParseKey(cfg.CodecKey)
+		var err error
+		key, err = codec.ParseKey(cfg.CodecKey)
 		if err != nil {
 			return fmt.Errorf("agent: CAIRN_CODEC_KEY: %w", err)
 		}
@@ -158,7 +160,11 @@ func ServeAgent(ctx context.Context, cfg *config.Config, log *slog.Logger, ready
 	if err != nil {
 		return fmt.Errorf("agent: %w", err)
 	}
-	a, err := NewAgent(ctx, c, Deps{Store: st, Catalogue: cat, Secrets: secrets, Logger: log},
+	registry := DefaultRegistry(cat, nil)
+	if key != nil {
+		registry.WithFingerprintKey(codec.DeriveKey(key, codec.PurposeFingerprint))
+	}
+	a, err := NewAgent(ctx, c, Deps{Store: st, Registry: registry, Catalogue: cat, Secrets: secrets, Logger: log},
 		AgentConfig{Cluster: cfg.Cluster, Node: cfg.Node, Root: cfg.NodeRoot}, Options{Pollers: cfg.WorkerPollers})
 	if err != nil {
 		return err
