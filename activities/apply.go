@@ -290,8 +290,21 @@ func (a *Activities) recordOutputs(ctx context.Context, execID string, runs []*s
 	return a.d.Steps.PutStepDataBatch(ctx, execID, contract.DataOutputs, outputs)
 }
 
+// outputs is what r leaves for the stack record and its dependents, with
+// the secrets its spec used redacted: outputs are stored in clear.
 func (r *stepRun) outputs() outputsRecord {
-	return outputsRecord{ID: r.res.ObjectID, Outputs: r.plan.After.Outputs, Action: r.res.Action, Outcome: r.res.Outcome, Deleted: r.step.Delete}
+	return outputsRecord{ID: r.res.ObjectID, Outputs: r.redactedOutputs(), Action: r.res.Action, Outcome: r.res.Outcome, Deleted: r.step.Delete}
+}
+
+// redactedOutputs are the outputs of r's object (an exec's stdout that
+// printed a secret it was given, an http body echoing one) with the
+// secrets its spec used redacted in every string, nested ones included.
+func (r *stepRun) redactedOutputs() map[string]any {
+	if len(r.secrets) == 0 || r.plan.After.Outputs == nil {
+		return r.plan.After.Outputs
+	}
+	out, _ := expr.RedactValue(r.plan.After.Outputs, r.secrets).(map[string]any)
+	return out
 }
 
 // each runs fn over the runs, a batch's steps StepConcurrency at a time:
@@ -381,6 +394,9 @@ func (a *Activities) plan(ctx context.Context, in contract.UnitInput, u *unitRun
 		// The before record is the intent: one that says create, without
 		// an outcome, is a create an earlier attempt may have made.
 		Resumed: r.prior != nil && r.prior.Action == model.ActionCreate,
+		// Outside a dry-run, the plan is the apply's read: guards run.
+		SkipGuards: in.Noop && in.SkipGuards,
+		Secrets:    r.secrets,
 	}
 	ch, err := a.d.Registry.Converge(ctx, r.req)
 	r.plan = ch
@@ -603,7 +619,7 @@ func (a *Activities) recordPlan(ctx context.Context, execID string, runs []*step
 		}
 		plans[s.ID] = raw
 		if s.Exported && r.plan.After.Exists {
-			rec := outputsRecord{ID: r.plan.After.ID, Outputs: r.plan.After.Outputs, Action: r.res.Action, Outcome: model.OutcomeUnchanged}
+			rec := outputsRecord{ID: r.plan.After.ID, Outputs: r.redactedOutputs(), Action: r.res.Action, Outcome: model.OutcomeUnchanged}
 			if raw, err = json.Marshal(rec); err != nil {
 				return err
 			}
@@ -632,9 +648,12 @@ func (r *stepRun) show(changes []model.AttrChange, limit int) []model.AttrChange
 	return out
 }
 
+// shorten renders a changed value for a report: secrets redacted in the
+// value itself before it is rendered (rendering escapes them), then in the
+// text, then cut to limit characters.
 func shorten(v any, secrets []string, limit int) any {
 	var s string
-	switch x := v.(type) {
+	switch x := expr.RedactValue(v, secrets).(type) {
 	case nil:
 		return nil
 	case bool, int, int64, float64:

@@ -27,8 +27,8 @@ func (c countingFile) Read(ctx context.Context, env providers.Env, want model.Sp
 	return c.Provider.Read(ctx, env, want)
 }
 
-func (c countingFile) DiffValue(attr string, want any) any {
-	return c.Provider.(providers.DiffValuer).DiffValue(attr, want)
+func (c countingFile) DiffValue(env providers.Env, want model.Spec, attr string) any {
+	return c.Provider.(providers.DiffValuer).DiffValue(env, want, attr)
 }
 
 func (c countingFile) RestoreSpec(before providers.State) (model.Spec, error) {

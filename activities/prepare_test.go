@@ -28,6 +28,12 @@ type fixture struct {
 
 func newFixture(t *testing.T) *fixture {
 	t.Helper()
+	return newFixtureWith(t, activities.Deps{})
+}
+
+// newFixtureWith is newFixture with deps' Secrets and Env.
+func newFixtureWith(t *testing.T, deps activities.Deps) *fixture {
+	t.Helper()
 	st, err := store.Open(context.Background(), "sqlite://"+filepath.Join(t.TempDir(), "cairn.db"))
 	if err != nil {
 		t.Fatal(err)
@@ -37,7 +43,7 @@ func newFixture(t *testing.T) *fixture {
 	for _, p := range providers.LocalProviders() {
 		reg.Register(p)
 	}
-	acts := activities.New(activities.Deps{Store: st, Registry: reg, Packages: activities.GraphsLoader{}})
+	acts := activities.New(activities.Deps{Store: st, Registry: reg, Packages: activities.GraphsLoader{}, Secrets: deps.Secrets, Env: deps.Env})
 	return &fixture{t: t, st: st, acts: acts, root: t.TempDir()}
 }
 

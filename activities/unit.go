@@ -137,7 +137,7 @@ func (u *unitRun) finish(runs []*stepRun) {
 		u.sched.Succeed(i)
 		if r.req.Noop || r.res.Action == "" {
 			// Planned only: what exists now is what dependents see.
-			u.outs[r.step.ID] = outputsRecord{ID: r.plan.After.ID, Outputs: r.plan.After.Outputs, Action: r.res.Action}
+			u.outs[r.step.ID] = outputsRecord{ID: r.plan.After.ID, Outputs: r.redactedOutputs(), Action: r.res.Action}
 			continue
 		}
 		u.outs[r.step.ID] = r.outputs()

@@ -162,9 +162,14 @@ func (s *server) applyStack(c echo.Context) error {
 }
 
 // dryRunStack plans the package against the stack and answers the plan
-// (waiting for the dry-run execution, at most the wait timeout).
+// (waiting for the dry-run execution, at most the wait timeout). Exec
+// guard commands run only with ?guards=true.
 func (s *server) dryRunStack(c echo.Context) error {
 	_, parallelism, err := runOptions(c)
+	if err != nil {
+		return err
+	}
+	guards, err := queryBool(c, "guards")
 	if err != nil {
 		return err
 	}
@@ -183,7 +188,8 @@ func (s *server) dryRunStack(c echo.Context) error {
 	if s.exec == nil {
 		return errNoExecutions()
 	}
-	ex, err := s.exec.StartDryRun(c.Request().Context(), starter.StackRun{StackID: st.ID, SnapshotHash: hash, URLs: urls, ClusterID: clusterID, Parallelism: parallelism})
+	ex, err := s.exec.StartDryRun(c.Request().Context(), starter.StackRun{StackID: st.ID, SnapshotHash: hash, URLs: urls, ClusterID: clusterID, Parallelism: parallelism,
+		RunGuards: guards})
 	if err != nil {
 		return s.executionError(err, "")
 	}

@@ -395,6 +395,9 @@ func (c *Client) DeleteStack(ctx context.Context, id string, opts DeleteOptions)
 type DryRunOptions struct {
 	Parallelism int
 	Cluster     string
+	// RunGuards has the dry-run run exec guard commands (unless,
+	// onlyif); without it the plan runs no command.
+	RunGuards bool
 }
 
 // DryRun plans a package against a stack; a nil doc plans the stack's
@@ -409,6 +412,9 @@ func (c *Client) DryRun(ctx context.Context, stackID string, doc *Document, opts
 	}
 	if opts.Cluster != "" {
 		r.query.Set("cluster", opts.Cluster)
+	}
+	if opts.RunGuards {
+		r.query.Set("guards", "true")
 	}
 	resp, err := c.send(ctx, r)
 	if err != nil {

@@ -200,6 +200,9 @@ type UnitInput struct {
 	Cluster string `json:"cluster,omitempty"`
 	Unit    Unit   `json:"unit"`
 	Noop    bool   `json:"noop,omitempty"`
+	// SkipGuards, with Noop, plans without running guard commands (an
+	// exec's unless and onlyif): a dry-run that was not asked to run them.
+	SkipGuards bool `json:"skipGuards,omitempty"`
 	// Rerun marks an operator's retry of a unit that ran before.
 	Rerun bool `json:"rerun,omitempty"`
 	// Skip lists steps of the unit an operator chose to skip: the activity

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -133,26 +132,6 @@ func SecretEnvName(key string) string {
 		}
 	}
 	return b.String()
-}
-
-// Redacted replaces secret values in text.
-const Redacted = "[redacted]"
-
-// Redact replaces every occurrence of each non-empty secret value in s by
-// "[redacted]", longest values first so one secret inside another cannot
-// leave a fragment behind.
-func Redact(s string, secretValues []string) string {
-	vals := make([]string, 0, len(secretValues))
-	for _, v := range secretValues {
-		if v != "" {
-			vals = append(vals, v)
-		}
-	}
-	sort.Slice(vals, func(i, j int) bool { return len(vals[i]) > len(vals[j]) })
-	for _, v := range vals {
-		s = strings.ReplaceAll(s, v, Redacted)
-	}
-	return s
 }
 
 // SecretValues returns the values of the secrets spec refers to (secretRef

@@ -32,6 +32,14 @@ type Request struct {
 	// earlier attempt may have made it without recording it.
 	Intent  string `json:"-"`
 	Resumed bool   `json:"-"`
+	// Secrets are the secret values the spec was resolved with: a
+	// provider fingerprints what holds one with a keyed hash. Never
+	// persisted.
+	Secrets []string `json:"-"`
+	// SkipGuards keeps a noop read from running commands to decide the
+	// plan (an exec's unless and onlyif): a dry-run's default, since a
+	// guard is a command like any other. Only with Noop.
+	SkipGuards bool `json:"skipGuards,omitempty"`
 	// Have is the object's current state when the caller has just read it
 	// (a noop Converge of the same request, whose Before it is): Converge
 	// then diffs and applies against it instead of reading again. Nil
@@ -73,7 +81,8 @@ func (r *Registry) Converge(ctx context.Context, req Request) (Change, error) {
 		return failedChange(strings.ToLower(req.Kind)+"/"+req.Name, Change{}, configErrorf("", "unknown kind %q", req.Kind))
 	}
 	title := strings.ToLower(req.Kind) + "/" + req.Name
-	env := Env{Node: req.Node, Name: req.Name, ObjectID: req.ObjectID, Noop: req.Noop, Intent: req.Intent, Resumed: req.Resumed}
+	env := Env{Node: req.Node, Name: req.Name, ObjectID: req.ObjectID, Noop: req.Noop, Intent: req.Intent, Resumed: req.Resumed,
+		SkipGuards: req.Noop && req.SkipGuards, Secrets: req.Secrets, fingerprintKey: r.fingerprintKey}
 	planner, plans := p.(Planner)
 	if req.Delete && plans {
 		// Kinds that plan their own action (exec, structural) leave no
@@ -93,6 +102,9 @@ func (r *Registry) Converge(ctx context.Context, req Request) (Change, error) {
 	switch {
 	case plans:
 		ch.Action = planner.Plan(want, have)
+		if note := guardNote(have); note != "" && ch.Action != model.ActionNoop {
+			ch.Changes = []model.AttrChange{{Path: "guard", New: note}}
+		}
 	case remove && !have.Exists:
 		ch.Action = model.ActionNoop
 	case remove:
@@ -100,9 +112,9 @@ func (r *Registry) Converge(ctx context.Context, req Request) (Change, error) {
 		ch.Changes = r.deleteChanges(p, req.Kind, have)
 	case !have.Exists:
 		ch.Action = model.ActionCreate
-		ch.Changes = r.createChanges(p, req.Kind, want)
+		ch.Changes = r.createChanges(p, env, req.Kind, want)
 	default:
-		ch.Changes, err = r.diff(p, req.Kind, want, have)
+		ch.Changes, err = r.diff(p, env, req.Kind, want, have)
 		if err != nil {
 			return failedChange(title, ch, err)
 		}
@@ -246,7 +258,7 @@ func (r *Registry) restoreSpec(p Provider, kind string, before State) (model.Spe
 // parameter attributes are ignored (they are not state the spec controls),
 // as are the namevar (it chose the object) and ensure (existence decides
 // create or delete). An init-only attribute that differs is an error.
-func (r *Registry) diff(p Provider, kind string, want model.Spec, have State) ([]model.AttrChange, error) {
+func (r *Registry) diff(p Provider, env Env, kind string, want model.Spec, have State) ([]model.AttrChange, error) {
 	var changes []model.AttrChange
 	for _, k := range sortedKeys(want) {
 		if k == "ensure" {
@@ -257,7 +269,7 @@ func (r *Registry) diff(p Provider, kind string, want model.Spec, have State) ([
 		case kinds.ReadOnly, kinds.Parameter, kinds.Namevar:
 			continue
 		}
-		w := diffValue(p, k, want[k])
+		w := diffValue(p, env, want, k)
 		h := have.Attrs[k]
 		if EqualValues(w, h) {
 			continue
@@ -271,7 +283,7 @@ func (r *Registry) diff(p Provider, kind string, want model.Spec, have State) ([
 }
 
 // createChanges lists what a create sets.
-func (r *Registry) createChanges(p Provider, kind string, want model.Spec) []model.AttrChange {
+func (r *Registry) createChanges(p Provider, env Env, kind string, want model.Spec) []model.AttrChange {
 	var changes []model.AttrChange
 	for _, k := range sortedKeys(want) {
 		if k == "ensure" {
@@ -281,7 +293,7 @@ func (r *Registry) createChanges(p Provider, kind string, want model.Spec) []mod
 		case kinds.ReadOnly, kinds.Parameter:
 			continue
 		}
-		changes = append(changes, model.AttrChange{Path: k, New: diffValue(p, k, want[k])})
+		changes = append(changes, model.AttrChange{Path: k, New: diffValue(p, env, want, k)})
 	}
 	return changes
 }
@@ -302,11 +314,11 @@ func (r *Registry) deleteChanges(p Provider, kind string, have State) []model.At
 	return changes
 }
 
-func diffValue(p Provider, attr string, v any) any {
+func diffValue(p Provider, env Env, want model.Spec, attr string) any {
 	if dv, ok := p.(DiffValuer); ok {
-		return dv.DiffValue(attr, v)
+		return dv.DiffValue(env, want, attr)
 	}
-	return v
+	return want[attr]
 }
 
 func failedChange(title string, ch Change, err error) (Change, error) {
@@ -331,6 +343,9 @@ func report(title string, ch Change) string {
 		b.WriteString(pick(ch.Noop, "would delete", "deleted"))
 	case model.ActionRun:
 		b.WriteString(pick(ch.Noop, "would run", "ran"))
+		if note := guardNote(ch.Before); note != "" {
+			b.WriteString(strings.TrimPrefix(note, "would run"))
+		}
 		if code, ok := ch.After.Outputs["exitCode"]; ok && !ch.Noop {
 			fmt.Fprintf(&b, " (exit %v)", code)
 		}
@@ -348,6 +363,13 @@ func report(title string, ch Change) string {
 		b.WriteString(" (noop)")
 	}
 	return b.String()
+}
+
+// guardNote is what a plan says of an exec whose guards were not run (a
+// dry-run not asked to run them).
+func guardNote(have State) string {
+	s, _ := have.Outputs[guardNotRunOutput].(string)
+	return s
 }
 
 // skipReason tells why a resource that plans its own action did nothing

@@ -21,8 +21,11 @@ import (
 // Puppet's semantics — creates skips it when the path exists, unless skips
 // it when that command exits 0, onlyif runs it only when that command exits
 // 0 — and a skipped exec is unchanged. Guards run in noop too, as Puppet
-// runs them, so they must only look. A run is compensated by its undo
-// command; without one the change is irreversible.
+// runs them, so they must only look; but a dry-run runs no command unless
+// asked (Env.SkipGuards): creates, a path check, is still evaluated, and an
+// exec with unless or onlyif is planned to run "unless its guard says
+// otherwise". A run is compensated by its undo command; without one the
+// change is irreversible.
 //
 // Commands see a clean environment (PATH, HOME, LANG, LC_ALL, TZ, TMPDIR,
 // USER, LOGNAME from the worker, CAIRN_NODE and CAIRN_NODE_ROOT, then the
@@ -50,9 +53,6 @@ var execAttrs = map[string]kinds.AttrKind{
 }
 
 func (execProvider) Attributes() map[string]kinds.AttrKind { return execAttrs }
-
-// outputTail is how much of stdout and stderr an exec's outputs keep.
-const outputTail = 4 << 10
 
 // defaultPath is PATH when the worker has none.
 const defaultPath = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
@@ -222,6 +222,11 @@ func (x execProvider) Read(ctx context.Context, env Env, want model.Spec) (State
 			return State{}, fmt.Errorf("creates: %w", err)
 		}
 	}
+	if env.SkipGuards {
+		if guards := guardCommands(want); len(guards) > 0 {
+			return State{Outputs: map[string]any{guardNotRunOutput: guardNotRunNote(guards)}}, nil
+		}
+	}
 	if want["unless"] != nil {
 		res, err := x.run(ctx, env, want, "unless")
 		if err != nil {
@@ -241,6 +246,27 @@ func (x execProvider) Read(ctx context.Context, env Env, want model.Spec) (State
 		}
 	}
 	return State{}, nil
+}
+
+// guardNotRunOutput is the output of a read that did not run the exec's
+// guard commands; it holds the note a plan shows.
+const guardNotRunOutput = "guardNotRun"
+
+// guardCommands names the guards of want that are commands.
+func guardCommands(want model.Spec) []string {
+	var out []string
+	for _, k := range []string{"unless", "onlyif"} {
+		if want[k] != nil {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// guardNotRunNote is what a dry-run says of an exec whose guards it did
+// not run.
+func guardNotRunNote(guards []string) string {
+	return fmt.Sprintf("would run unless its guard says otherwise (%s not run in a dry-run; ask for guards to run them)", strings.Join(guards, " and "))
 }
 
 func skipped(reason string) State {
@@ -265,13 +291,9 @@ func (x execProvider) Apply(ctx context.Context, env Env, want model.Spec, _ Sta
 	if err != nil {
 		return State{}, err
 	}
-	out := State{Exists: true, Outputs: map[string]any{
-		"exitCode": int64(res.ExitCode),
-		"stdout":   tailText(res.Stdout),
-		"stderr":   tailText(res.Stderr),
-	}}
+	out := State{Exists: true, Outputs: runOutputs(res)}
 	if !acceptedCode(want["returns"], res.ExitCode) {
-		return out, fmt.Errorf("exited %d (accepted %s)%s", res.ExitCode, showValue(want["returns"]), stderrHint(res.Stderr))
+		return out, fmt.Errorf("exited %d (accepted %s)%s%s", res.ExitCode, showValue(want["returns"]), cutHint(res), stderrHint(res.Stderr))
 	}
 	return out, nil
 }
@@ -375,20 +397,43 @@ func acceptedCode(returns any, code int) bool {
 	return false
 }
 
-// tailText keeps the last outputTail bytes of a stream as valid UTF-8.
-func tailText(b []byte) string {
-	if len(b) > outputTail {
-		b = b[len(b)-outputTail:]
-		for i := 0; i < utf8.UTFMax && len(b) > 0 && !utf8.RuneStart(b[0]); i++ {
-			b = b[1:]
-		}
+// runOutputs are what a command that ran leaves its dependents: its exit
+// code and the text of stdout and stderr (head and tail, with a notice of
+// the cut middle), and, for a stream that was cut, how many bytes were
+// dropped (stdoutCut, stderrCut).
+func runOutputs(res commandResult) map[string]any {
+	out := map[string]any{
+		"exitCode": int64(res.ExitCode),
+		"stdout":   outputText(res.Stdout, res.StdoutCut),
+		"stderr":   outputText(res.Stderr, res.StderrCut),
 	}
-	return strings.ToValidUTF8(string(b), "\uFFFD")
+	if res.StdoutCut.Dropped > 0 {
+		out["stdoutCut"] = res.StdoutCut.Dropped
+	}
+	if res.StderrCut.Dropped > 0 {
+		out["stderrCut"] = res.StderrCut.Dropped
+	}
+	return out
+}
+
+// cutHint says, in an error message, that the command's output was cut.
+func cutHint(res commandResult) string {
+	var parts []string
+	if n := res.StdoutCut.Dropped; n > 0 {
+		parts = append(parts, fmt.Sprintf("%d bytes of stdout", n))
+	}
+	if n := res.StderrCut.Dropped; n > 0 {
+		parts = append(parts, fmt.Sprintf("%d bytes of stderr", n))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " (output cut: " + strings.Join(parts, " and ") + " dropped from the middle)"
 }
 
 // stderrHint adds the end of stderr to an error message.
 func stderrHint(stderr []byte) string {
-	s := strings.TrimSpace(tailText(stderr))
+	s := strings.TrimSpace(strings.ToValidUTF8(string(stderr), "\uFFFD"))
 	if s == "" {
 		return ""
 	}

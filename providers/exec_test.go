@@ -158,21 +158,6 @@ func TestExecReturnsAndOutputs(t *testing.T) {
 	}
 }
 
-func TestExecOutputTail(t *testing.T) {
-	r := localRegistry(t)
-	node := localNode(t)
-	// 10,000 bytes of stdout ending in a marker; only the last 4 KiB is kept.
-	ch, err := r.Converge(context.Background(), Request{Kind: "exec", Name: "x", Node: node,
-		Spec: model.Spec{"command": `head -c 9990 /dev/zero | tr '\0' a; printf 'END-MARKER'`}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := ch.After.Outputs["stdout"].(string)
-	if len(out) != outputTail || !strings.HasSuffix(out, "aaaEND-MARKER") {
-		t.Errorf("stdout tail: %d bytes ending %q", len(out), out[max(0, len(out)-20):])
-	}
-}
-
 func TestExecEnvironmentAndCwd(t *testing.T) {
 	ctx := context.Background()
 	t.Setenv("CAIRN_WORKER_SECRET", "do-not-leak")

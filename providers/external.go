@@ -622,7 +622,10 @@ func (r *extRunner) run(ctx context.Context, phase string, a extAction, stdin an
 	if timeout <= 0 {
 		timeout = r.p.opts.Timeout
 	}
-	res, err := runCommand(ctx, command{Argv: argv, Dir: r.dir, Env: commandEnv(r.env.Node, r.spec.Env), Stdin: input, Timeout: timeout})
+	// Stdout is a protocol message: kept whole up to one byte past the
+	// limit, so an oversized one is refused rather than cut.
+	res, err := runCommand(ctx, command{Argv: argv, Dir: r.dir, Env: commandEnv(r.env.Node, r.spec.Env), Stdin: input, Timeout: timeout,
+		Stdout: streamLimit{Head: extOutputLimit + 1}})
 	switch {
 	case errors.Is(err, errTimeout):
 		return res, r.errorf(phase, "timed out after %s; its process group was killed%s", timeout, stderrHint(res.Stderr))

@@ -169,17 +169,20 @@ func decodeBase64(s string) ([]byte, error) {
 	return b, nil
 }
 
-// DiffValue compares and shows content as its digest, never as bytes.
-func (fileProvider) DiffValue(attr string, want any) any {
-	if s, ok := want.(string); ok && attr == "content" {
-		return digest([]byte(s))
+// DiffValue compares and shows content as its fingerprint, never as
+// bytes: a plain sha256, or a keyed one when the content holds a secret.
+func (fileProvider) DiffValue(env Env, want model.Spec, attr string) any {
+	if s, ok := want[attr].(string); ok && attr == "content" {
+		return fingerprintOf(env, want).sum([]byte(s))
 	}
-	return want
+	return want[attr]
 }
 
-func digest(b []byte) string {
-	sum := sha256.Sum256(b)
-	return "{sha256}" + hex.EncodeToString(sum[:])
+// fingerprintOf is how a file's bytes are fingerprinted for want in env:
+// keyed when the desired content holds one of the step's secrets.
+func fingerprintOf(env Env, want model.Spec) fingerprinter {
+	content, _ := want["content"].(string)
+	return contentFingerprinter(env, content)
 }
 
 // Read reports the file at the spec's path (or, for a delete without a
@@ -207,7 +210,7 @@ func (fileProvider) Read(_ context.Context, env Env, want model.Spec) (State, er
 	if err != nil {
 		return State{}, err
 	}
-	st := fileState(loc.id, data, unixMode(fi.Mode()))
+	st := fileState(loc.id, data, unixMode(fi.Mode()), fingerprintOf(env, want))
 	st.Private = data
 	return st, nil
 }
@@ -234,12 +237,13 @@ func (fileProvider) Apply(ctx context.Context, env Env, want model.Spec, have St
 			return State{}, configErrorf("mode", "%v", err)
 		}
 	}
-	rewrite := !have.Exists || hasContent && digest([]byte(content)) != have.Attrs["content"]
+	fp := fingerprintOf(env, want)
+	rewrite := !have.Exists || hasContent && fp.sum([]byte(content)) != have.Attrs["content"]
 	if rewrite {
 		if err := writeAtomic(ctx, loc, []byte(content), mode, have.Exists); err != nil {
 			return State{}, err
 		}
-		return fileState(loc.id, []byte(content), mode), nil
+		return fileState(loc.id, []byte(content), mode, fp), nil
 	}
 	if hasMode && modeStr != have.Attrs["mode"] {
 		if err := os.Chmod(loc.target, fileMode(mode)); err != nil {
@@ -348,8 +352,10 @@ func locate(env Env, want model.Spec) (fileLocation, error) {
 	return loc, nil
 }
 
-func fileState(id string, data []byte, mode uint32) State {
-	sum := digest(data)
+// fileState is a file's state: its bytes fingerprinted by fp (content and
+// checksum), its size and mode.
+func fileState(id string, data []byte, mode uint32, fp fingerprinter) State {
+	sum := fp.sum(data)
 	m := formatMode(mode)
 	return State{
 		Exists:  true,

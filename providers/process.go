@@ -2,6 +2,7 @@ package providers
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -18,22 +19,37 @@ type command struct {
 	Env     []string // full environment; nil inherits the worker's
 	Stdin   []byte
 	Timeout time.Duration // 0 = only ctx
+	// Stdout and Stderr bound what is kept of each stream (zero: the
+	// defaults, outputHead and outputTail).
+	Stdout, Stderr streamLimit
+	// KillGrace is how long the group has after SIGTERM before SIGKILL
+	// (zero: killGrace).
+	KillGrace time.Duration
 }
 
-// commandResult is what a finished process left.
+// commandResult is what a finished process left. Stdout and Stderr are
+// what was kept of each stream: all of it, or its head and tail when the
+// middle was cut (StdoutCut and StderrCut say where and how much).
 type commandResult struct {
-	ExitCode int
-	Stdout   []byte
-	Stderr   []byte
+	ExitCode             int
+	Stdout               []byte
+	Stderr               []byte
+	StdoutCut, StderrCut outputCut
 }
+
+// killGrace is how long a process group has, by default, after SIGTERM, to
+// exit on its own before it is sent SIGKILL.
+const killGrace = 5 * time.Second
 
 // errTimeout marks a process killed because it ran past its timeout.
 var errTimeout = errors.New("timed out")
 
-// runCommand runs c in its own process group and kills the whole group on
-// timeout or cancellation, so a shell's children do not outlive it. A
-// non-zero exit is not an error: it is reported in ExitCode. A command
-// killed by cancellation returns an error wrapping the context's cause.
+// runCommand runs c in its own process group and stops the whole group on
+// timeout or cancellation (SIGTERM, then SIGKILL after killGrace), so a
+// shell's children do not outlive it. Memory is bounded: of each stream
+// only a head and a tail are kept. A non-zero exit is not an error: it is
+// reported in ExitCode. A command killed by cancellation returns an error
+// wrapping the context's cause.
 func runCommand(ctx context.Context, c command) (commandResult, error) {
 	if len(c.Argv) == 0 {
 		return commandResult{}, errors.New("empty command")
@@ -53,8 +69,8 @@ func runCommand(ctx context.Context, c command) (commandResult, error) {
 	// hold the step until its timeout: stop waiting for output shortly
 	// after the command itself exits.
 	cmd.WaitDelay = 500 * time.Millisecond
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	stdout, stderr := newCapture(c.Stdout), newCapture(c.Stderr)
+	cmd.Stdout, cmd.Stderr = stdout, stderr
 	if c.Stdin != nil {
 		cmd.Stdin = bytes.NewReader(c.Stdin)
 	}
@@ -67,9 +83,8 @@ func runCommand(ctx context.Context, c command) (commandResult, error) {
 	select {
 	case waitErr = <-done:
 	case <-ctx.Done():
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		<-done
-		res := commandResult{ExitCode: -1, Stdout: stdout.Bytes(), Stderr: stderr.Bytes()}
+		stopGroup(cmd.Process.Pid, done, cmp.Or(c.KillGrace, killGrace))
+		res := captured(-1, stdout, stderr)
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 			if c.Timeout > 0 {
 				return res, fmt.Errorf("%s: %w after %s", c.Argv[0], errTimeout, c.Timeout)
@@ -80,7 +95,7 @@ func runCommand(ctx context.Context, c command) (commandResult, error) {
 		// (contract.ErrWorkerStopping), which is no failure of the command.
 		return res, fmt.Errorf("%s: killed: %w", c.Argv[0], context.Cause(ctx))
 	}
-	res := commandResult{Stdout: stdout.Bytes(), Stderr: stderr.Bytes()}
+	res := captured(0, stdout, stderr)
 	var exitErr *exec.ExitError
 	switch {
 	case waitErr == nil, errors.Is(waitErr, exec.ErrWaitDelay):
@@ -92,4 +107,30 @@ func runCommand(ctx context.Context, c command) (commandResult, error) {
 		return res, fmt.Errorf("wait %s: %w", c.Argv[0], waitErr)
 	}
 	return res, nil
+}
+
+// stopGroup stops the process group led by pid: SIGTERM to every member,
+// then, once the leader has exited or grace has passed, SIGKILL to
+// whatever is left of the group. It returns when the leader was waited for
+// (done delivered).
+func stopGroup(pid int, done <-chan error, grace time.Duration) {
+	_ = syscall.Kill(-pid, syscall.SIGTERM)
+	timer := time.NewTimer(grace)
+	defer timer.Stop()
+	select {
+	case <-done:
+		// The leader is gone; members that ignored SIGTERM are not.
+		_ = syscall.Kill(-pid, syscall.SIGKILL)
+	case <-timer.C:
+		_ = syscall.Kill(-pid, syscall.SIGKILL)
+		<-done
+	}
+}
+
+// captured builds a result from the captured streams.
+func captured(code int, stdout, stderr *capture) commandResult {
+	res := commandResult{ExitCode: code}
+	res.Stdout, res.StdoutCut = stdout.result()
+	res.Stderr, res.StderrCut = stderr.result()
+	return res
 }

@@ -55,6 +55,14 @@ type Env struct {
 	// after the object was made. A kind whose objects get their id only
 	// from the create looks for the one it made before creating another.
 	Resumed bool
+	// SkipGuards: a noop read must not run commands to decide the plan
+	// (a dry-run that was not asked to run exec guards).
+	SkipGuards bool
+	// Secrets are the secret values the step's spec used: content holding
+	// one is fingerprinted with a keyed hash (see fingerprint.go).
+	Secrets []string
+	// fingerprintKey is the registry's key for keyed fingerprints.
+	fingerprintKey []byte
 }
 
 // Provider implements one kind.
@@ -100,9 +108,10 @@ type Restorer interface {
 // DiffValuer gives the form in which a desired attribute is compared with
 // the current one and shown in plans and reports, when the two differ in
 // kind: a file's content is compared as its digest, so file bytes never
-// reach a plan, a report or workflow history.
+// reach a plan, a report or workflow history. want is the whole desired
+// spec, env the step's (its secrets decide how content is fingerprinted).
 type DiffValuer interface {
-	DiffValue(attr string, want any) any
+	DiffValue(env Env, want model.Spec, attr string) any
 }
 
 // AttrDeclarer declares a kind's attribute kinds in code. The engine asks

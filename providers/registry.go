@@ -11,6 +11,8 @@ import (
 // engine (Converge, Compensate, List). It is safe for concurrent use.
 type Registry struct {
 	cat *kinds.Catalogue
+	// fingerprintKey keys the fingerprints of content holding secrets.
+	fingerprintKey []byte
 
 	mu        sync.RWMutex
 	providers map[string]Provider
@@ -19,9 +21,23 @@ type Registry struct {
 // NewRegistry returns an empty registry. cat classifies attributes for the
 // diff and maps derived kinds and Fuel task types onto the built-in kind
 // that implements them; nil leaves each provider's own declarations
-// (AttrDeclarer) and plain properties.
+// (AttrDeclarer) and plain properties. Its fingerprint key is random until
+// WithFingerprintKey gives one.
 func NewRegistry(cat *kinds.Catalogue) *Registry {
-	return &Registry{cat: cat, providers: map[string]Provider{}}
+	return &Registry{cat: cat, providers: map[string]Provider{}, fingerprintKey: newFingerprintKey()}
+}
+
+// WithFingerprintKey sets the key of the keyed fingerprints of content
+// that holds a secret (HMAC-SHA256), and returns r. Every worker of an
+// installation should hold the same key (derived from the codec key), so
+// that plans made on one show the same fingerprints as on another; with
+// the random key of NewRegistry fingerprints agree only within a process.
+// A key shorter than 16 bytes is ignored. Call it before r is used.
+func (r *Registry) WithFingerprintKey(key []byte) *Registry {
+	if len(key) >= 16 {
+		r.fingerprintKey = append([]byte(nil), key...)
+	}
+	return r
 }
 
 // Register adds p under its kind, replacing any provider of the same kind.

@@ -61,8 +61,14 @@ func NewRuntime(cfg *config.Config, log *slog.Logger) (*Runtime, error) {
 	if err != nil {
 		return nil, err
 	}
+	registry := worker.DefaultRegistry(cat, nil)
+	if rt.Key != nil {
+		// Every worker holding the codec key fingerprints secret content
+		// alike; without it each process keys its own.
+		registry.WithFingerprintKey(codec.DeriveKey(rt.Key, codec.PurposeFingerprint))
+	}
 	rt.Deps = worker.Deps{
-		Catalogue: cat, Registry: worker.DefaultRegistry(cat, nil), Secrets: secrets, Logger: log,
+		Catalogue: cat, Registry: registry, Secrets: secrets, Logger: log,
 		// The worker reads stacks' URLs under the rules the API checks them
 		// by; Jsonnet from a URL is evaluated in a child process, as posted
 		// Jsonnet.

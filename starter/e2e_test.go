@@ -164,9 +164,16 @@ func (h *harness) applyRun(stackID, docs string, run starter.StackRun, wait time
 
 func (h *harness) dryRun(stackID, docs string) *starter.Execution {
 	h.t.Helper()
+	return h.dryRunWith(stackID, docs, starter.StackRun{})
+}
+
+// dryRunWith is dryRun with run's options.
+func (h *harness) dryRunWith(stackID, docs string, run starter.StackRun) *starter.Execution {
+	h.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	e, err := h.starter.StartDryRun(ctx, starter.StackRun{StackID: stackID, SnapshotHash: h.snapshot(docs)})
+	run.StackID, run.SnapshotHash = stackID, h.snapshot(docs)
+	e, err := h.starter.StartDryRun(ctx, run)
 	if err != nil {
 		h.t.Fatal(err)
 	}

@@ -99,6 +99,9 @@ type StackRun struct {
 	BatchSize   int
 	// RetryOf links an execution retried as a new one.
 	RetryOf string
+	// RunGuards has a dry-run run exec guard commands (unless, onlyif)
+	// to decide its plan; without it a dry-run runs no command.
+	RunGuards bool
 }
 
 // Workflow ids: one apply or destroy per stack at a time (the workflows
@@ -129,6 +132,7 @@ func (s *Starter) settings(run StackRun) workflows.Settings {
 		OnFailure: run.OnFailure, Parallelism: run.Parallelism, BatchSize: run.BatchSize,
 		ShardUnits: s.cfg.ShardUnits, ClusterID: run.ClusterID, ControlQueue: s.cfg.TaskQueue,
 		NodeWait: s.cfg.NodeWait, StepTimeout: s.cfg.StepTimeout, HeartbeatTimeout: s.cfg.HeartbeatTimeout,
+		RunGuards: run.RunGuards,
 	}
 	if st.Parallelism <= 0 {
 		st.Parallelism = s.cfg.Parallelism

@@ -82,6 +82,9 @@ type ExecOptions struct {
 	// step only fails its dependents and the execution goes on; past it
 	// OnFailure applies.
 	Tolerance map[string]int `json:"tolerance,omitempty"`
+	// RunGuards has a dry-run run exec guard commands (unless, onlyif) to
+	// decide its plan; by default a dry-run runs no command.
+	RunGuards bool `json:"runGuards,omitempty"`
 }
 
 func (o ExecOptions) withDefaults(ctx workflow.Context) ExecOptions {

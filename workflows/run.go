@@ -25,6 +25,8 @@ type Settings struct {
 	NodeWait         time.Duration `json:"nodeWait,omitempty"`
 	StepTimeout      time.Duration `json:"stepTimeout,omitempty"`
 	HeartbeatTimeout time.Duration `json:"heartbeatTimeout,omitempty"`
+	// RunGuards has a dry-run run exec guard commands (see ExecOptions).
+	RunGuards bool `json:"runGuards,omitempty"`
 }
 
 // ExecutionID is the id users see for the running workflow: unique per run
@@ -56,6 +58,7 @@ func (s Settings) execOptions(ctx workflow.Context, mode contract.Mode, onFailur
 		StepTimeout:      s.StepTimeout,
 		HeartbeatTimeout: s.HeartbeatTimeout,
 		RollbackOnCancel: mode == contract.ModeApply,
+		RunGuards:        s.RunGuards,
 	}.withDefaults(ctx)
 }
 

@@ -59,6 +59,7 @@ func (e *Executor) start(actCtx, loopCtx workflow.Context, i int) {
 		Cluster:     e.opts.Cluster,
 		Unit:        *u,
 		Noop:        e.opts.Mode == contract.ModeDryRun || u.Meta.Noop,
+		SkipGuards:  e.opts.Mode == contract.ModeDryRun && !e.opts.RunGuards,
 		Rerun:       st.runs > 1,
 		Skip:        st.skip,
 	}

@@ -74,6 +74,7 @@ func newPlanCmd(a *app) *cobra.Command {
 	f.BoolVar(&detailed, "detailed-exitcode", false, "exit 0 when nothing would change, 2 when something would, 1 on failure")
 	f.IntVar(&opts.Parallelism, "parallelism", 0, "steps read at once (default: the server's)")
 	f.StringVar(&opts.Cluster, "cluster", "", "the cluster whose nodes the package's targeted resources run on")
+	f.BoolVar(&opts.RunGuards, "run-guards", false, "run exec guard commands (unless, onlyif) to decide the plan; by default a plan runs no command")
 	r.out.registerColor(f)
 	_ = cmd.MarkFlagRequired("stack")
 	return cmd
