@@ -7,6 +7,10 @@ type Node struct {
 	Name  string   `json:"name" yaml:"name"`
 	Roles []string `json:"roles" yaml:"roles"`
 	Mode  NodeMode `json:"mode,omitempty" yaml:"mode,omitempty"`
+	// Attributes are the node's own deployment data (Fuel's per-node
+	// facts: fqdn, addresses, anything a condition or a placeholder may
+	// read), merged over the cluster's settings for that node.
+	Attributes map[string]any `json:"attributes,omitempty" yaml:"attributes,omitempty"`
 }
 
 type NodeMode string
@@ -22,8 +26,11 @@ const ControlPlane = "master"
 
 // Release owns release-level graphs.
 type Release struct {
-	ID          string `json:"id" yaml:"id"`
-	Name        string `json:"name" yaml:"name"`
+	ID   string `json:"id" yaml:"id"`
+	Name string `json:"name" yaml:"name"`
+	// Version is the release's version string (Fuel's "2015.1.0-8.0"),
+	// the value of the {OPENSTACK_VERSION} placeholder.
+	Version     string `json:"version,omitempty" yaml:"version,omitempty"`
 	Description string `json:"description,omitempty" yaml:"description,omitempty"`
 	CreatedAt   Time   `json:"createdAt" yaml:"createdAt"`
 	UpdatedAt   Time   `json:"updatedAt" yaml:"updatedAt"`
@@ -46,8 +53,12 @@ type Cluster struct {
 	ReleaseID string   `json:"releaseId,omitempty" yaml:"releaseId,omitempty"`
 	PluginIDs []string `json:"pluginIds,omitempty" yaml:"pluginIds,omitempty"`
 	Nodes     []Node   `json:"nodes" yaml:"nodes"`
-	CreatedAt Time     `json:"createdAt" yaml:"createdAt"`
-	UpdatedAt Time     `json:"updatedAt" yaml:"updatedAt"`
+	// Settings is the cluster's settings tree (Fuel's editable attributes):
+	// the target of legacy `settings:a.b.value` conditions and the base of
+	// every node's deployment data.
+	Settings  map[string]any `json:"settings,omitempty" yaml:"settings,omitempty"`
+	CreatedAt Time           `json:"createdAt" yaml:"createdAt"`
+	UpdatedAt Time           `json:"updatedAt" yaml:"updatedAt"`
 }
 
 // Node returns the node with the given id or name.
