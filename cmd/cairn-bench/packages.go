@@ -121,23 +121,27 @@ func wantUnchanged(n int) func(*client.Execution) error {
 	}
 }
 
-func wantPlanNoop(n int) func(*client.Execution) error {
+// wantPlanNoop wants a plan with nothing to do but the guarded commands: a
+// dry-run runs no command guard (`unless`, `onlyif`) unless asked, so it
+// reports each such exec as one that would run.
+func wantPlanNoop(n, guarded int) func(*client.Execution) error {
 	return func(ex *client.Execution) error {
 		if ex.Plan == nil {
 			return errors.New("no plan")
 		}
 		s := ex.Plan.Summary
-		if s.Noop != n || s.Create+s.Update+s.Delete+s.Run != 0 {
-			return fmt.Errorf("plan summary %+v, want %d noop", s, n)
+		if s.Noop != n-guarded || s.Run != guarded || s.Create+s.Update+s.Delete != 0 {
+			return fmt.Errorf("plan summary %+v, want %d noop and %d to run (guards not run)", s, n-guarded, guarded)
 		}
 		return nil
 	}
 }
 
 // filePhases are create, noop and dry-run of a package of n resources, of
-// which commands are commands; after each phase the files under dir must
-// be exactly want, and extra (if any) must hold.
-func filePhases(n, commands int, dir string, want map[string]string, extra func(phase string) (string, error)) []pkgPhase {
+// which commands are commands and guarded of those have a command guard;
+// after each phase the files under dir must be exactly want, and extra (if
+// any) must hold.
+func filePhases(n, commands, guarded int, dir string, want map[string]string, extra func(phase string) (string, error)) []pkgPhase {
 	checked := func(phase string, first func(*client.Execution) error) func(*client.Execution) (string, error) {
 		return func(ex *client.Execution) (string, error) {
 			if err := first(ex); err != nil {
@@ -161,7 +165,7 @@ func filePhases(n, commands int, dir string, want map[string]string, extra func(
 	return []pkgPhase{
 		{name: "create", check: checked("create", wantCreated(n-commands, commands))},
 		{name: "noop", check: checked("noop", wantUnchanged(n))},
-		{name: "dry-run", dryRun: true, check: checked("dry-run", wantPlanNoop(n))},
+		{name: "dry-run", dryRun: true, check: checked("dry-run", wantPlanNoop(n, guarded))},
 	}
 }
 
@@ -177,7 +181,7 @@ func (r *runner) runFileShape(ctx context.Context, shape string, n int) ([]row, 
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	p := &pkgRun{shape: shape, n: n, chain: fs.chain, docs: fs.yamlDocs(), phases: filePhases(n, 0, dir, fs.expected(), nil)}
+	p := &pkgRun{shape: shape, n: n, chain: fs.chain, docs: fs.yamlDocs(), phases: filePhases(n, 0, 0, dir, fs.expected(), nil)}
 	rows, err := r.withEnv(ctx, name, func(e *env) ([]row, error) { return r.runPackage(ctx, e, p) })
 	if err != nil {
 		return rows, err
@@ -239,7 +243,7 @@ func (r *runner) runPkger(ctx context.Context, n int) ([]row, error) {
 		writes = w
 		return note, nil
 	}
-	p := &pkgRun{shape: shapePkger, n: n, chain: ps.chain, docs: ps.yamlDocs(), phases: filePhases(n, 2*units, dir, ps.expected(), extra)}
+	p := &pkgRun{shape: shapePkger, n: n, chain: ps.chain, docs: ps.yamlDocs(), phases: filePhases(n, 2*units, units, dir, ps.expected(), extra)}
 	return r.withEnv(ctx, name, func(e *env) ([]row, error) { return r.runPackage(ctx, e, p) })
 }
 
