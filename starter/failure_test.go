@@ -369,6 +369,11 @@ spec: {command: "sleep 0.3; echo ran >> %[1]s/counts/step%[2]d"}
 		entries, _ := os.ReadDir(filepath.Join(root, "counts"))
 		return len(entries) >= 3
 	})
+	// The kill lands while the fourth command sleeps, well after the third
+	// one's outcome was recorded: a command killed mid-run is run again
+	// whole. (A kill between a command's exit and its outcome's record
+	// would run it twice: the window docs/security.md states.)
+	time.Sleep(150 * time.Millisecond)
 	require.NoError(t, first.Process.Kill())
 	_ = first.Wait()
 	entries, _ := os.ReadDir(filepath.Join(root, "counts"))
