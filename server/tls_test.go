@@ -1,12 +1,10 @@
 package server_test
 
 import (
-	"bytes"
 	"context"
 	"log/slog"
 	"net/http"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -17,24 +15,6 @@ import (
 	"github.com/cairn-io/cairn/internal/testenv"
 	"github.com/cairn-io/cairn/server"
 )
-
-// syncBuffer is a log sink the server's goroutines may share.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // `cairn server` configured for mutual TLS and an API key reaches Temporal
 // only through the TLS frontend: its worker polls and its readiness check
@@ -64,7 +44,7 @@ func TestRunOverMutualTLSWithAPIKey(t *testing.T) {
 		}[k]
 	}))
 	require.NoError(t, err)
-	var logs syncBuffer
+	var logs testenv.SyncBuffer
 	log := slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 
 	ctx, cancel := context.WithCancel(context.Background())

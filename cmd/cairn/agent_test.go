@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -24,24 +23,6 @@ import (
 	"github.com/cairn-io/cairn/store"
 	"github.com/cairn-io/cairn/workflows"
 )
-
-// syncBuffer is written by the agent while the test reads it.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 func TestAgentCommand(t *testing.T) {
 	for _, k := range []string{"CAIRN_CLUSTER", "CAIRN_NODE", "CAIRN_NODE_ROOT", "CAIRN_DATABASE_URL", "CAIRN_CODEC_KEY", "CAIRN_NODE_TOKEN", "CAIRN_SERVER"} {
@@ -92,8 +73,8 @@ func TestAgentCommand(t *testing.T) {
 	require.NotContains(t, strings.Join(agentSettings, " "), "CAIRN_DATABASE_URL", "an agent takes no database settings")
 
 	t.Run("serves the node's queue until stopped", func(t *testing.T) {
-		var out syncBuffer
-		cmd := newAgentCmd(&app{stdout: &out, stderr: &syncBuffer{}})
+		var out testenv.SyncBuffer
+		cmd := newAgentCmd(&app{stdout: &out, stderr: &testenv.SyncBuffer{}})
 		root := filepath.Join(dir, "web-1")
 		cmd.SetArgs(append(common[1:], "--node-token", token, "--root", root))
 		ctx, cancel := context.WithCancel(context.Background())
