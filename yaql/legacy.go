@@ -54,17 +54,16 @@ func ParseLegacy(src string) (*Expr, error) {
 
 // IsLegacy tells a legacy condition from Cairn's own template conditions
 // by its form: no "{{", and it reads a model (settings:…) or compares with
-// == or !=, and it lexes in the legacy syntax.
+// == or !=. A source that stops lexing in the legacy syntax is legacy when
+// a model reference came before the trouble (so that the legacy parser
+// reports it).
 func IsLegacy(src string) bool {
 	if strings.Contains(src, "{{") {
 		return false
 	}
 	toks, err := lexLegacy(src)
-	if err != nil {
-		return false
-	}
 	for _, t := range toks {
-		if t.kind == tModel || t.kind == tOp && (t.text == "==" || t.text == "!=") {
+		if t.kind == tModel || err == nil && t.kind == tOp && (t.text == "==" || t.text == "!=") {
 			return true
 		}
 	}
@@ -73,6 +72,8 @@ func IsLegacy(src string) bool {
 
 const tModel = tOp + 1
 
+// lexLegacy splits a legacy condition into tokens; on an error it returns
+// the tokens read before it too.
 func lexLegacy(src string) ([]token, error) {
 	var out []token
 	i := 0
@@ -84,7 +85,7 @@ func lexLegacy(src string) ([]token, error) {
 		case c == '\'' || c == '"':
 			s, n, err := lexString(src, i)
 			if err != nil {
-				return nil, err
+				return out, err
 			}
 			out = append(out, token{kind: tStr, text: src[i : i+n], val: s, pos: i})
 			i += n
@@ -100,7 +101,7 @@ func lexLegacy(src string) ([]token, error) {
 			} else if f, err := strconv.ParseFloat(text, 64); err == nil {
 				v = f
 			} else {
-				return nil, errorAt(src, i, "invalid number %s", text)
+				return out, errorAt(src, i, "invalid number %s", text)
 			}
 			out = append(out, token{kind: tNum, text: text, val: v, pos: i})
 			i = j
@@ -124,9 +125,9 @@ func lexLegacy(src string) ([]token, error) {
 			i++
 		default:
 			if c == '=' {
-				return nil, errorAt(src, i, "unexpected '=' (compare with ==)")
+				return out, errorAt(src, i, "unexpected '=' (compare with ==)")
 			}
-			return nil, errorAt(src, i, "unexpected character %q", rune(c))
+			return out, errorAt(src, i, "unexpected character %q", rune(c))
 		}
 	}
 	return append(out, token{kind: tEOF, pos: len(src)}), nil

@@ -87,6 +87,8 @@ func TestIsLegacy(t *testing.T) {
 		{`eq .deps.x "y"`, false},
 		{"and (changed) (eq 1 1)", false},
 		{"yaql_exp: changed($.x)", false},
+		{"settings:common.debug.value = true", true},
+		{`eq .x "settings:a"`, false},
 	}
 	for _, tt := range tests {
 		assert.Equal(t, tt.want, IsLegacy(tt.src), tt.src)
