@@ -176,7 +176,8 @@ func fixtureCluster() *model.Cluster {
 		"deployed_before": map[string]any{"value": false},
 		"quantum":         true,
 		"quantum_settings": map[string]any{
-			"L2": map[string]any{"segmentation_type": "vlan"},
+			"L2":       map[string]any{"segmentation_type": "vlan"},
+			"keystone": map[string]any{"admin_password": "q"},
 		},
 		"network_metadata": map[string]any{
 			"vips": map[string]any{
