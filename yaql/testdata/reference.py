@@ -140,24 +140,28 @@ def main():
             parsed.append(engine(src))
         except Exception as e:  # reported per fixture below
             parsed.append(e)
+    base = yaql.create_context()
+    for fn in (changed, changed_any, changed_all, added, deleted,
+               new_, old_, to_yaml, to_json):
+        base.register_function(fn)
+    conv = utils.convert_input_data
+    fixtures = []
+    for fx in req['fixtures']:
+        ctx = base.create_child_context()
+        ctx['$%new'] = conv(fx['new'])
+        ctx['$%old'] = conv(fx['old'])
+        ctx['$%has_old'] = fx['has_old']
+        ctx['$node'] = conv(fx['node'])
+        ctx['$common'] = conv(fx['common'])
+        fixtures.append((fx, ctx))
     for expr in parsed:
         row = []
-        for fx in req['fixtures']:
+        for fx, ctx in fixtures:
             if isinstance(expr, Exception):
                 row.append({'error': 'parse: %s' % expr})
                 continue
-            ctx = yaql.create_context()
-            for fn in (changed, changed_any, changed_all, added, deleted,
-                       new_, old_, to_yaml, to_json):
-                ctx.register_function(fn)
-            conv = utils.convert_input_data
-            ctx['$%new'] = conv(fx['new'])
-            ctx['$%old'] = conv(fx['old'])
-            ctx['$%has_old'] = fx['has_old']
-            ctx['$node'] = conv(fx['node'])
-            ctx['$common'] = conv(fx['common'])
             try:
-                row.append({'value': plain(expr.evaluate(data=fx['new'], context=ctx))})
+                row.append({'value': plain(expr.evaluate(data=fx['new'], context=ctx.create_child_context()))})
             except Exception as e:
                 row.append({'error': '%s: %s' % (type(e).__name__, e)})
         results.append(row)
