@@ -26,6 +26,7 @@ type yaqlEnv struct {
 	save    bool
 	hist    *nodeHistory
 	exprs   map[string]*yaql.Expr
+	shared  *yaql.ClusterDeployment // built on first use
 	nodes   map[string]*yaql.Deployment
 	old     map[string]map[string]any // node + "\x00" + execution; nil = none
 }
@@ -100,7 +101,14 @@ func (y *yaqlEnv) deployment(ctx context.Context, node string) (*yaql.Deployment
 	if n == nil {
 		n = &model.Node{ID: node, Name: node, Roles: []string{model.ControlPlane}}
 	}
-	d, err := yaql.DeploymentData(y.cluster, y.release, n)
+	if y.shared == nil {
+		cd, err := yaql.NewClusterDeployment(y.cluster, y.release)
+		if err != nil {
+			return nil, err
+		}
+		y.shared = cd
+	}
+	d, err := y.shared.Node(n)
 	if err != nil {
 		return nil, err
 	}
@@ -250,7 +258,8 @@ func (y *yaqlEnv) resolveValues(v any, path string, in yaql.Input) (any, error) 
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", path, err)
 		}
-		return out, nil
+		// The value may share the deployment data other steps read.
+		return yaql.Clone(out), nil
 	}
 	switch m := v.(type) {
 	case map[string]any:

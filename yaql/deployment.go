@@ -54,6 +54,26 @@ func (d *Deployment) Input(old map[string]any) Input {
 // Values are normalized (Normalize): numbers without a fraction are
 // integers. Settings or attributes that cannot be normalized are an error.
 func DeploymentData(c *model.Cluster, rel *model.Release, n *model.Node) (*Deployment, error) {
+	cd, err := NewClusterDeployment(c, rel)
+	if err != nil {
+		return nil, err
+	}
+	return cd.Node(n)
+}
+
+// ClusterDeployment is the part of the deployment data every node of a
+// cluster shares, built once for all of them (see DeploymentData). The
+// data of the nodes it gives shares it: none of it may be modified.
+type ClusterDeployment struct {
+	common   map[string]any
+	settings map[string]any
+	cluster  map[string]any
+	release  map[string]any
+}
+
+// NewClusterDeployment builds the shared part of a cluster's nodes'
+// deployment data.
+func NewClusterDeployment(c *model.Cluster, rel *model.Release) (*ClusterDeployment, error) {
 	settings, err := Normalize(c.Settings)
 	if err != nil {
 		return nil, fmt.Errorf("cluster %s settings: %w", c.ID, err)
@@ -70,7 +90,7 @@ func DeploymentData(c *model.Cluster, rel *model.Release, n *model.Node) (*Deplo
 		common["openstack_version"] = rel.Version
 	}
 	nodes := map[string]any{}
-	var list []any
+	list := []any{}
 	for i := range c.Nodes {
 		cn := &c.Nodes[i]
 		fqdn := nodeFQDN(cn)
@@ -89,9 +109,6 @@ func DeploymentData(c *model.Cluster, rel *model.Release, n *model.Node) (*Deplo
 			list = append(list, map[string]any{"uid": cn.ID, "name": nodeKey(cn), "fqdn": fqdn, "role": r})
 		}
 	}
-	if list == nil {
-		list = []any{}
-	}
 	meta, _ := common["network_metadata"].(map[string]any)
 	if meta == nil {
 		meta = map[string]any{}
@@ -108,6 +125,20 @@ func DeploymentData(c *model.Cluster, rel *model.Release, n *model.Node) (*Deplo
 	common["network_metadata"] = meta
 	common["nodes"] = list
 
+	release := map[string]any{}
+	if rel != nil {
+		release = map[string]any{"id": rel.ID, "name": rel.Name, "version": rel.Version}
+	}
+	clusterModel := map[string]any{"id": c.ID, "name": c.Name, "release_id": c.ReleaseID}
+	if extra, ok := sm["cluster"].(map[string]any); ok {
+		clusterModel = merge(clusterModel, extra)
+	}
+	return &ClusterDeployment{common: common, settings: sm, cluster: clusterModel, release: release}, nil
+}
+
+// Node returns a node's deployment data. Its Data shares the cluster's
+// part (overlay) instead of copying it per node.
+func (cd *ClusterDeployment) Node(n *model.Node) (*Deployment, error) {
 	attrs, err := Normalize(n.Attributes)
 	if err != nil {
 		return nil, fmt.Errorf("node %s attributes: %w", n.ID, err)
@@ -119,21 +150,31 @@ func DeploymentData(c *model.Cluster, rel *model.Release, n *model.Node) (*Deplo
 	if am, ok := attrs.(map[string]any); ok {
 		node = merge(node, am)
 	}
-	data := merge(clone(common).(map[string]any), node)
-
-	release := map[string]any{}
-	if rel != nil {
-		release = map[string]any{"id": rel.ID, "name": rel.Name, "version": rel.Version}
-	}
-	clusterModel := map[string]any{"id": c.ID, "name": c.Name, "release_id": c.ReleaseID}
-	if extra, ok := sm["cluster"].(map[string]any); ok {
-		clusterModel = merge(clusterModel, extra)
-	}
 	nodeModel := merge(map[string]any{"id": n.ID}, node)
 	return &Deployment{
-		Data: data, Node: node, Common: common,
-		Models: map[string]any{"settings": sm, "cluster": clusterModel, "release": release, "node": nodeModel},
+		Data: overlay(cd.common, node), Node: node, Common: cd.common,
+		Models: map[string]any{"settings": cd.settings, "cluster": cd.cluster, "release": cd.release, "node": nodeModel},
 	}, nil
+}
+
+// overlay returns top with over merged over it (dicts deeply, anything
+// else replaced) without copying more of top than the paths over changes:
+// the result shares the rest with top.
+func overlay(top, over map[string]any) map[string]any {
+	out := make(map[string]any, len(top)+len(over))
+	for k, v := range top {
+		out[k] = v
+	}
+	for k, v := range over {
+		if om, ok := v.(map[string]any); ok {
+			if tm, ok := out[k].(map[string]any); ok {
+				out[k] = overlay(tm, om)
+				continue
+			}
+		}
+		out[k] = v
+	}
+	return out
 }
 
 // flattenSettings reads editable attributes as nailgun's
@@ -202,6 +243,10 @@ func merge(dst, src map[string]any) map[string]any {
 	}
 	return dst
 }
+
+// Clone deep-copies normalized data: what an evaluation returns may share
+// parts of its input, so a caller that will change it copies it first.
+func Clone(v any) any { return clone(v) }
 
 // clone deep-copies normalized data.
 func clone(v any) any {
