@@ -18,6 +18,7 @@ import (
 	"github.com/cairn-io/cairn/model"
 	"github.com/cairn-io/cairn/planner"
 	"github.com/cairn-io/cairn/store"
+	"github.com/cairn-io/cairn/yaql"
 )
 
 // ErrGraphRequest marks a graph execution that cannot run as asked: no
@@ -240,6 +241,16 @@ func (g *GraphActivities) PrepareGraph(ctx context.Context, in contract.PrepareG
 	}
 
 	hist := &nodeHistory{st: st, cluster: build.Cluster.ID, force: in.Force, runs: map[string]*model.TaskRun{}}
+	usesYAQL := false
+	for _, bg := range build.Graphs {
+		usesYAQL = usesYAQL || graphUsesYAQL(bg.Graph)
+	}
+	// A node's deployment data is kept for the next executions' change
+	// functions only by executions that run; a dry-run reads it.
+	fuel, err := newYAQLEnv(ctx, st, build.Cluster, in.ExecutionID, usesYAQL && !in.DryRun, hist)
+	if err != nil {
+		return nil, err
+	}
 	mode := contract.ModeApply
 	if in.DryRun {
 		mode = contract.ModeDryRun
@@ -268,6 +279,20 @@ func (g *GraphActivities) PrepareGraph(ctx context.Context, in contract.PrepareG
 				rec.TaskType = t.Type
 			}
 			rec.Structural = s.Skipped || isStructural(s.Kind)
+			if usesYAQL {
+				if fuel.save && !rec.Structural {
+					if _, err := fuel.deployment(ctx, rec.Node); err != nil {
+						return nil, err
+					}
+				}
+				if err := fuel.resolveStep(ctx, s, t, rec.Node, rec.Structural); err != nil {
+					if errors.Is(err, yaql.ErrLimit) || isYAQLError(err) {
+						errs = append(errs, fmt.Sprintf("%s: %v", s.ID, err))
+						continue
+					}
+					return nil, err
+				}
+			}
 			if s.Condition != "" && usesHistory(s.Condition) {
 				cond, err := specializeCondition(s.Condition, hist.values(ctx, rec.Node, s.Task, digests))
 				if err != nil {
@@ -445,6 +470,10 @@ func (g *GraphActivities) RecordGraphRuns(ctx context.Context, in contract.Recor
 			return nil, err
 		}
 		res.Recorded++
+	}
+	// Deployment data no run refers to any more is of no use.
+	if _, err := st.PruneDeploymentData(ctx, in.ClusterID, in.ExecutionID); err != nil {
+		return nil, err
 	}
 	return res, nil
 }

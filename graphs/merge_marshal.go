@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/cairn-io/cairn/model"
+	"github.com/cairn-io/cairn/yaql"
 )
 
 // MarshalGraph renders a graph as a Cairn graph document in "yaml" (or
@@ -148,13 +149,20 @@ func outTask(t *model.Task) (outObject, error) {
 	if err := cross("cross_depended_by", t.CrossDependedBy); err != nil {
 		return nil, err
 	}
-	str("condition", t.Condition)
+	if src, ok := yaql.Untag(t.Condition); ok {
+		o.add("condition", outObject{{"yaql_exp", src}})
+	} else {
+		str("condition", t.Condition)
+	}
 	if t.FailOnError != nil {
 		o.add("fail_on_error", *t.FailOnError)
 	}
 	if t.Strategy != nil {
 		s := outObject{{"type", t.Strategy.Type}}
-		if t.Strategy.Amount != 0 {
+		switch {
+		case t.Strategy.AmountYAQL != "":
+			s.add("amount", outObject{{"yaql_exp", t.Strategy.AmountYAQL}})
+		case t.Strategy.Amount != 0:
 			s.add("amount", int64(t.Strategy.Amount))
 		}
 		o.add("strategy", s)

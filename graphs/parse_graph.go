@@ -220,9 +220,7 @@ func (p *parser) task(d *document, n *yaml.Node, path string) *taskEntry {
 		case "cross_depended_by":
 			t.CrossDependedBy = p.crossDeps(d, v, fp)
 		case "condition":
-			if s, ok := p.str(d, v, fp); ok {
-				t.Condition = s
-			}
+			t.Condition = p.condition(d, v, fp)
 		case "fail_on_error":
 			if b, ok := p.boolean(d, v, fp); ok {
 				t.FailOnError = &b
@@ -404,6 +402,10 @@ func (p *parser) strategy(d *document, n *yaml.Node, path string) *model.Strateg
 			}
 		case "amount":
 			amountNode = v
+			if v.Kind == yaml.MappingNode {
+				s.AmountYAQL, _ = p.yaqlExp(d, v, fp)
+				return
+			}
 			if a, ok := p.integer(d, v, fp); ok {
 				if a <= 0 {
 					p.c.add(d.pos(v), fp, "amount must be a positive number, got %d", a)

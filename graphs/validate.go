@@ -245,19 +245,24 @@ func checkGraph(cat *kinds.Catalogue, ge *graphEntry, partial bool, c *collector
 	}
 
 	// Tasks share a handful of conditions: parse each once.
-	conditions := map[string]error{}
+	conditions := map[string]exprIssue{}
 	for _, e := range ge.tasks {
 		t := e.t
 		if t.Condition != "" {
-			err, seen := conditions[t.Condition]
+			is, seen := conditions[t.Condition]
 			if !seen {
-				err = expr.CheckCondition(t.Condition)
-				conditions[t.Condition] = err
+				is = checkConditionForm(t.Condition)
+				conditions[t.Condition] = is
 			}
-			if err != nil {
-				c.add(e.pos("condition", false), e.path+".condition", "invalid expression: %v", err)
+			if is.msg != "" {
+				rel := "condition"
+				if is.rel != "" {
+					rel = joinPath(rel, is.rel)
+				}
+				c.add(e.pos(rel, false), e.path+"."+rel, "%s", is.msg)
 			}
 		}
+		yaqlParams := checkTaskYAQL(e, c)
 		if partial {
 			// A layer may override a few parameters of a task defined in
 			// an earlier layer: only the merged task is complete enough
@@ -276,6 +281,9 @@ func checkGraph(cat *kinds.Catalogue, ge *graphEntry, partial bool, c *collector
 			params = map[string]any{}
 		}
 		for _, se := range cat.ValidateAt(t.Type, "parameters", params) {
+			if underAny(se.Path, yaqlParams) {
+				continue // an expression: its value is known when the task runs
+			}
 			c.add(e.pos(se.Path, strings.HasPrefix(se.Message, "unknown field")), e.path+"."+se.Path, "%s", se.Message)
 		}
 	}

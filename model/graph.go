@@ -72,6 +72,9 @@ type CrossDep struct {
 type Strategy struct {
 	Type   string `json:"type" yaml:"type"` // parallel (default) | one_by_one
 	Amount int    `json:"amount,omitempty" yaml:"amount,omitempty"`
+	// AmountYAQL is an amount written {yaql_exp: "…"}, evaluated per node
+	// when the graph runs (Amount is 0 then).
+	AmountYAQL string `json:"amountYaql,omitempty" yaml:"amountYaql,omitempty"`
 }
 
 // Limit is the number of concurrent copies allowed; 0 means unlimited.

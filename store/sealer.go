@@ -19,8 +19,9 @@ var sealedPrefix = []byte("CSD1")
 // MinSealingKeyLen is the shortest key WithSealer accepts.
 const MinSealingKeyLen = 16
 
-// WithSealer returns a Store that encrypts step data values at rest with
-// AES-256-GCM; everything else passes through to s. The cipher key is
+// WithSealer returns a Store that encrypts step data values and nodes'
+// deployment data at rest with AES-256-GCM; everything else passes through
+// to s. The cipher key is
 // derived from key (HMAC-SHA256 with a fixed label), so the same secret can
 // also serve other purposes (the server's CAIRN_CODEC_KEY) without the keys
 // being the same. Each value is bound to its (execution, kind, step), so a
@@ -115,4 +116,19 @@ func (s *sealedStore) ListStepData(ctx context.Context, execID, kind string) (ma
 		}
 	}
 	return stored, nil
+}
+
+// deploymentKind binds sealed deployment data to its row.
+const deploymentKind = "deployment-data"
+
+func (s *sealedStore) PutDeploymentData(ctx context.Context, clusterID, nodeID, execID string, data []byte) error {
+	return s.Store.PutDeploymentData(ctx, clusterID, nodeID, execID, s.seal(execID, clusterID+"\x00"+nodeID, deploymentKind, data))
+}
+
+func (s *sealedStore) GetDeploymentData(ctx context.Context, clusterID, nodeID, execID string) ([]byte, error) {
+	stored, err := s.Store.GetDeploymentData(ctx, clusterID, nodeID, execID)
+	if err != nil {
+		return nil, err
+	}
+	return s.open(execID, clusterID+"\x00"+nodeID, deploymentKind, stored)
 }

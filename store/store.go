@@ -87,4 +87,13 @@ type Store interface {
 	// Node history: the last successful run of a task on a node.
 	RecordTaskRun(ctx context.Context, run model.TaskRun) error
 	LastTaskRun(ctx context.Context, clusterID, nodeID, taskID string) (*model.TaskRun, error)
+
+	// Deployment data: a node's data as a graph execution saw it, read
+	// back through a task run's execution id by yaql's change functions.
+	// It holds cluster settings: a sealed store encrypts it.
+	PutDeploymentData(ctx context.Context, clusterID, nodeID, execID string, data []byte) error
+	GetDeploymentData(ctx context.Context, clusterID, nodeID, execID string) ([]byte, error)
+	// PruneDeploymentData drops the data no task run refers to, but
+	// execution keep's.
+	PruneDeploymentData(ctx context.Context, clusterID, keep string) (int, error)
 }

@@ -61,6 +61,8 @@ type harnessOptions struct {
 	heartbeat   time.Duration
 	parallelism int
 	pollers     int
+	// wrap, when set, stands between Cairn and its store.
+	wrap func(store.Store) store.Store
 }
 
 // newHarness starts Cairn with a cluster of the given nodes (local unless
@@ -76,6 +78,9 @@ func newHarness(t testing.TB, o harnessOptions, nodes ...model.Node) *harness {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = st.Close() })
+	if o.wrap != nil {
+		st = o.wrap(st)
+	}
 	h.st = st
 	suffix := randomHex(4)
 	h.queue = "cairn-graph-" + suffix

@@ -1,0 +1,314 @@
+package activities
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/cairn-io/cairn/graphs"
+	"github.com/cairn-io/cairn/model"
+	"github.com/cairn-io/cairn/store"
+	"github.com/cairn-io/cairn/yaql"
+)
+
+// yaqlEnv evaluates a preparation's Fuel expressions (yaql and legacy
+// conditions, yaql strategy amounts and parameter values) per node: each
+// expression is parsed once, each node's deployment data built once (and
+// kept for later executions when save is set), and the data of a task's
+// last successful run read once per node and execution.
+type yaqlEnv struct {
+	st      store.Store
+	cluster *model.Cluster
+	release *model.Release
+	execID  string
+	save    bool
+	hist    *nodeHistory
+	exprs   map[string]*yaql.Expr
+	shared  *yaql.ClusterDeployment // built on first use
+	nodes   map[string]*yaql.Deployment
+	old     map[string]map[string]any // node + "\x00" + execution; nil = none
+}
+
+func newYAQLEnv(ctx context.Context, st store.Store, c *model.Cluster, execID string, save bool, hist *nodeHistory) (*yaqlEnv, error) {
+	env := &yaqlEnv{
+		st: st, cluster: c, execID: execID, save: save, hist: hist,
+		exprs: map[string]*yaql.Expr{}, nodes: map[string]*yaql.Deployment{}, old: map[string]map[string]any{},
+	}
+	if c.ReleaseID != "" {
+		rel, err := st.GetRelease(ctx, c.ReleaseID)
+		switch {
+		case errors.Is(err, store.ErrNotFound):
+		case err != nil:
+			return nil, err
+		default:
+			env.release = rel
+		}
+	}
+	return env, nil
+}
+
+// graphUsesYAQL reports whether any task of g carries a Fuel expression.
+func graphUsesYAQL(g *model.Graph) bool {
+	for _, t := range g.Tasks {
+		if isFuelCondition(t.Condition) || graphs.HasYAQL(t) {
+			return true
+		}
+	}
+	return false
+}
+
+// isFuelCondition tells a yaql or legacy condition from Cairn's own.
+func isFuelCondition(cond string) bool {
+	if cond == "" {
+		return false
+	}
+	if _, ok := yaql.Untag(cond); ok {
+		return true
+	}
+	return yaql.IsLegacy(cond)
+}
+
+// parse parses an expression once per preparation.
+func (y *yaqlEnv) parse(src string, legacy bool) (*yaql.Expr, error) {
+	key := src
+	if legacy {
+		key = "legacy\x00" + src
+	}
+	if x, ok := y.exprs[key]; ok {
+		return x, nil
+	}
+	parse := yaql.Parse
+	if legacy {
+		parse = yaql.ParseLegacy
+	}
+	x, err := parse(src)
+	if err != nil {
+		return nil, err
+	}
+	y.exprs[key] = x
+	return x, nil
+}
+
+// deployment builds (and keeps, when saving) a node's deployment data; the
+// control plane is a node "master" with the role master.
+func (y *yaqlEnv) deployment(ctx context.Context, node string) (*yaql.Deployment, error) {
+	if d, ok := y.nodes[node]; ok {
+		return d, nil
+	}
+	n := y.cluster.Node(node)
+	if n == nil {
+		n = &model.Node{ID: node, Name: node, Roles: []string{model.ControlPlane}}
+	}
+	if y.shared == nil {
+		cd, err := yaql.NewClusterDeployment(y.cluster, y.release)
+		if err != nil {
+			return nil, err
+		}
+		y.shared = cd
+	}
+	d, err := y.shared.Node(n)
+	if err != nil {
+		return nil, err
+	}
+	if y.save {
+		raw, err := json.Marshal(d.Data)
+		if err != nil {
+			return nil, fmt.Errorf("deployment data of node %s: %w", node, err)
+		}
+		if err := y.st.PutDeploymentData(ctx, y.cluster.ID, node, y.execID, raw); err != nil {
+			return nil, err
+		}
+	}
+	y.nodes[node] = d
+	return d, nil
+}
+
+// input is the input of a task's expressions on a node: its deployment
+// data now and as the task's last successful run there saw it.
+func (y *yaqlEnv) input(ctx context.Context, node, task string) (yaql.Input, error) {
+	d, err := y.deployment(ctx, node)
+	if err != nil {
+		return yaql.Input{}, err
+	}
+	var old map[string]any
+	if !y.hist.force {
+		run, err := y.hist.last(ctx, node, task)
+		if err != nil {
+			return yaql.Input{}, err
+		}
+		if run != nil {
+			if old, err = y.oldData(ctx, node, run.ExecutionID); err != nil {
+				return yaql.Input{}, err
+			}
+		}
+	}
+	return d.Input(old), nil
+}
+
+// oldData reads the deployment data execution execID kept for a node;
+// none kept (an execution from before Cairn kept it) reads as no run.
+func (y *yaqlEnv) oldData(ctx context.Context, node, execID string) (map[string]any, error) {
+	key := node + "\x00" + execID
+	if old, ok := y.old[key]; ok {
+		return old, nil
+	}
+	raw, err := y.st.GetDeploymentData(ctx, y.cluster.ID, node, execID)
+	if errors.Is(err, store.ErrNotFound) {
+		y.old[key] = nil
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var v any
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return nil, fmt.Errorf("deployment data of node %s (execution %s): %w", node, execID, err)
+	}
+	n, err := yaql.Normalize(v)
+	if err != nil {
+		return nil, fmt.Errorf("deployment data of node %s (execution %s): %w", node, execID, err)
+	}
+	old, _ := n.(map[string]any)
+	y.old[key] = old
+	return old, nil
+}
+
+// resolveStep evaluates a step's Fuel expressions on its node: a yaql or
+// legacy condition becomes "" (true) or "false", a yaql strategy amount
+// the step's cap, and {yaql_exp: …} values of its spec their values.
+// Structural steps only lose a Fuel condition (nothing of theirs runs).
+func (y *yaqlEnv) resolveStep(ctx context.Context, s *model.Step, t *model.Task, node string, structural bool) error {
+	fuelCond := isFuelCondition(s.Condition)
+	amount := ""
+	if t != nil && t.Strategy != nil {
+		amount = t.Strategy.AmountYAQL
+	}
+	hasValues := false
+	walkSpecYAQL(s.Spec, func(string) { hasValues = true })
+	if !fuelCond && amount == "" && !hasValues {
+		return nil
+	}
+	if structural {
+		if fuelCond {
+			s.Condition = ""
+		}
+		return nil
+	}
+	in, err := y.input(ctx, node, s.Task)
+	if err != nil {
+		return err
+	}
+	if fuelCond {
+		src, isYAQL := yaql.Untag(s.Condition)
+		if !isYAQL {
+			src = s.Condition
+		}
+		x, err := y.parse(src, !isYAQL)
+		if err != nil {
+			return fmt.Errorf("condition: %w", err)
+		}
+		ok, err := x.Bool(in)
+		if err != nil {
+			return fmt.Errorf("condition: %w", err)
+		}
+		s.Condition = ""
+		if !ok {
+			s.Condition = "false"
+		}
+	}
+	if amount != "" {
+		x, err := y.parse(amount, false)
+		if err != nil {
+			return fmt.Errorf("strategy amount: %w", err)
+		}
+		v, err := x.Eval(in)
+		if err != nil {
+			return fmt.Errorf("strategy amount: %w", err)
+		}
+		n, ok := v.(int64)
+		if f, isFloat := v.(float64); isFloat && f == math.Trunc(f) {
+			n, ok = int64(f), true
+		}
+		if !ok || n <= 0 || n > math.MaxInt32 {
+			return fmt.Errorf("%w, got %v", errBadAmount, v)
+		}
+		s.Strategy = int(n)
+	}
+	if hasValues {
+		spec, err := y.resolveValues(s.Spec, "spec", in)
+		if err != nil {
+			return err
+		}
+		s.Spec = spec.(map[string]any)
+	}
+	return nil
+}
+
+// resolveValues returns v with every {yaql_exp: "…"} value evaluated;
+// what holds none is returned as it is.
+func (y *yaqlEnv) resolveValues(v any, path string, in yaql.Input) (any, error) {
+	if src, ok := yaql.Value(v); ok {
+		x, err := y.parse(src, false)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		out, err := x.Eval(in)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		// The value may share the deployment data other steps read.
+		return yaql.Clone(out), nil
+	}
+	switch m := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(m))
+		for k, e := range m {
+			r, err := y.resolveValues(e, path+"."+k, in)
+			if err != nil {
+				return nil, err
+			}
+			out[k] = r
+		}
+		return out, nil
+	case []any:
+		out := make([]any, len(m))
+		for i, e := range m {
+			r, err := y.resolveValues(e, fmt.Sprintf("%s[%d]", path, i), in)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = r
+		}
+		return out, nil
+	}
+	return v, nil
+}
+
+// walkSpecYAQL calls fn with the source of every {yaql_exp: "…"} value.
+func walkSpecYAQL(v any, fn func(src string)) {
+	if src, ok := yaql.Value(v); ok {
+		fn(src)
+		return
+	}
+	switch m := v.(type) {
+	case map[string]any:
+		for _, e := range m {
+			walkSpecYAQL(e, fn)
+		}
+	case []any:
+		for _, e := range m {
+			walkSpecYAQL(e, fn)
+		}
+	}
+}
+
+// isYAQLError tells a problem of an expression (a configuration error no
+// retry fixes) from a store failure.
+func isYAQLError(err error) bool {
+	var ye *yaql.Error
+	return errors.As(err, &ye) || errors.Is(err, errBadAmount)
+}
+
+var errBadAmount = errors.New("strategy amount: expected a positive whole number")

@@ -1,0 +1,107 @@
+package graphs
+
+import (
+	"sort"
+	"strings"
+
+	"github.com/cairn-io/cairn/expr"
+	"github.com/cairn-io/cairn/model"
+	"github.com/cairn-io/cairn/yaql"
+)
+
+// exprIssue is what checking one expression found: the path of the value
+// at fault relative to the field checked ("" for the field itself, or
+// "yaql_exp") and the message; no message when the expression is fine.
+type exprIssue struct {
+	rel, msg string
+}
+
+// checkConditionForm checks a task condition by its form: a tagged yaql
+// expression, Fuel's legacy syntax, or Cairn's own template condition.
+func checkConditionForm(cond string) exprIssue {
+	if src, ok := yaql.Untag(cond); ok {
+		if _, err := yaql.Parse(src); err != nil {
+			return exprIssue{"yaql_exp", "invalid yaql expression: " + err.Error()}
+		}
+		return exprIssue{}
+	}
+	if yaql.IsLegacy(cond) {
+		if _, err := yaql.ParseLegacy(cond); err != nil {
+			return exprIssue{"", "invalid legacy condition: " + err.Error()}
+		}
+		return exprIssue{}
+	}
+	if err := expr.CheckCondition(cond); err != nil {
+		return exprIssue{"", "invalid expression: " + err.Error()}
+	}
+	return exprIssue{}
+}
+
+// checkTaskYAQL checks a task's yaql values besides its condition: a
+// strategy amount and {yaql_exp: "…"} values anywhere in its parameters.
+// It returns the paths of the parameter values that are expressions
+// ("parameters.data"), which the schema cannot judge before they are
+// evaluated.
+func checkTaskYAQL(e *taskEntry, c *collector) []string {
+	t := e.t
+	if t.Strategy != nil && t.Strategy.AmountYAQL != "" {
+		if _, err := yaql.Parse(t.Strategy.AmountYAQL); err != nil {
+			rel := "strategy.amount.yaql_exp"
+			c.add(e.pos(rel, false), e.path+"."+rel, "invalid yaql expression: %v", err)
+		}
+	}
+	var paths []string
+	walkYAQL(t.Parameters, "parameters", func(path, src string) {
+		paths = append(paths, path)
+		if _, err := yaql.Parse(src); err != nil {
+			rel := joinPath(path, "yaql_exp")
+			c.add(e.pos(rel, false), e.path+"."+rel, "invalid yaql expression: %v", err)
+		}
+	})
+	return paths
+}
+
+// walkYAQL calls fn for every {yaql_exp: "…"} value under v, in a stable
+// order.
+func walkYAQL(v any, path string, fn func(path, src string)) {
+	if src, ok := yaql.Value(v); ok {
+		fn(path, src)
+		return
+	}
+	switch x := v.(type) {
+	case map[string]any:
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			walkYAQL(x[k], joinPath(path, k), fn)
+		}
+	case []any:
+		for i, item := range x {
+			walkYAQL(item, indexPath(path, i), fn)
+		}
+	}
+}
+
+// underAny reports whether path is one of roots or inside one.
+func underAny(path string, roots []string) bool {
+	for _, r := range roots {
+		if path == r || strings.HasPrefix(path, r+".") || strings.HasPrefix(path, r+"[") {
+			return true
+		}
+	}
+	return false
+}
+
+// HasYAQL reports whether a task carries yaql expressions beyond its
+// condition (a strategy amount, parameter values).
+func HasYAQL(t *model.Task) bool {
+	if t.Strategy != nil && t.Strategy.AmountYAQL != "" {
+		return true
+	}
+	found := false
+	walkYAQL(t.Parameters, "", func(string, string) { found = true })
+	return found
+}

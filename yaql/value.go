@@ -1,0 +1,260 @@
+package yaql
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"reflect"
+	"sort"
+	"strconv"
+)
+
+// Normalize converts JSON-like Go data into the forms the evaluator works
+// on: map[string]any, []any, string, int64, float64 (integral floats become
+// int64, as a JSON number without a fraction reads in Python), bool and
+// nil. Other types are an error naming the path.
+func Normalize(v any) (any, error) { return normalize(v, "$") }
+
+func normalize(v any, path string) (any, error) {
+	switch x := v.(type) {
+	case nil, bool, string, int64:
+		return x, nil
+	case int:
+		return int64(x), nil
+	case int32:
+		return int64(x), nil
+	case uint64:
+		if x > math.MaxInt64 {
+			return float64(x), nil
+		}
+		return int64(x), nil
+	case float32:
+		return normFloat(float64(x)), nil
+	case float64:
+		return normFloat(x), nil
+	case json.Number:
+		if n, err := x.Int64(); err == nil {
+			return n, nil
+		}
+		f, err := x.Float64()
+		if err != nil {
+			return nil, fmt.Errorf("%s: invalid number %s", path, x)
+		}
+		return normFloat(f), nil
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			n, err := normalize(e, path+"."+k)
+			if err != nil {
+				return nil, err
+			}
+			out[k] = n
+		}
+		return out, nil
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			n, err := normalize(e, path+"["+strconv.Itoa(i)+"]")
+			if err != nil {
+				return nil, err
+			}
+			out[i] = n
+		}
+		return out, nil
+	case []string:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = e
+		}
+		return out, nil
+	case map[string]string:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[k] = e
+		}
+		return out, nil
+	}
+	// Other maps and slices (map[any]any from some YAML decoders, typed
+	// slices) go through reflection.
+	rv := reflect.ValueOf(v)
+	switch rv.Kind() {
+	case reflect.Map:
+		out := make(map[string]any, rv.Len())
+		it := rv.MapRange()
+		for it.Next() {
+			k := fmt.Sprint(it.Key().Interface())
+			n, err := normalize(it.Value().Interface(), path+"."+k)
+			if err != nil {
+				return nil, err
+			}
+			out[k] = n
+		}
+		return out, nil
+	case reflect.Slice, reflect.Array:
+		out := make([]any, rv.Len())
+		for i := range out {
+			n, err := normalize(rv.Index(i).Interface(), path+"["+strconv.Itoa(i)+"]")
+			if err != nil {
+				return nil, err
+			}
+			out[i] = n
+		}
+		return out, nil
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return rv.Int(), nil
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32:
+		return int64(rv.Uint()), nil
+	case reflect.String:
+		return rv.String(), nil
+	case reflect.Bool:
+		return rv.Bool(), nil
+	}
+	return nil, fmt.Errorf("%s: unsupported value of type %T", path, v)
+}
+
+func normFloat(f float64) any {
+	if f == math.Trunc(f) && math.Abs(f) < 1<<53 {
+		return int64(f)
+	}
+	return f
+}
+
+// typeName names a value's type the way messages speak of it.
+func typeName(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return "boolean"
+	case int64, float64:
+		return "number"
+	case string:
+		return "string"
+	case []any:
+		return "list"
+	case map[string]any:
+		return "dict"
+	}
+	return fmt.Sprintf("%T", v)
+}
+
+// truthy is Python's truth value.
+func truthy(v any) bool {
+	switch x := v.(type) {
+	case nil:
+		return false
+	case bool:
+		return x
+	case int64:
+		return x != 0
+	case float64:
+		return x != 0
+	case string:
+		return x != ""
+	case []any:
+		return len(x) > 0
+	case map[string]any:
+		return len(x) > 0
+	}
+	return true
+}
+
+// number reads a number; Python counts booleans as 0 and 1.
+func number(v any) (float64, bool) {
+	switch x := v.(type) {
+	case int64:
+		return float64(x), true
+	case float64:
+		return x, true
+	case bool:
+		if x {
+			return 1, true
+		}
+		return 0, true
+	}
+	return 0, false
+}
+
+// equal is Python's ==: deep, numbers by value (True == 1).
+func equal(a, b any) bool {
+	if na, ok := number(a); ok {
+		nb, ok := number(b)
+		return ok && na == nb
+	}
+	switch x := a.(type) {
+	case nil:
+		return b == nil
+	case string:
+		y, ok := b.(string)
+		return ok && x == y
+	case []any:
+		y, ok := b.([]any)
+		if !ok || len(x) != len(y) {
+			return false
+		}
+		for i := range x {
+			if !equal(x[i], y[i]) {
+				return false
+			}
+		}
+		return true
+	case map[string]any:
+		y, ok := b.(map[string]any)
+		if !ok || len(x) != len(y) {
+			return false
+		}
+		for k, v := range x {
+			w, ok := y[k]
+			if !ok || !equal(v, w) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// contains reports whether list holds v.
+func contains(list []any, v any) bool {
+	for _, e := range list {
+		if equal(e, v) {
+			return true
+		}
+	}
+	return false
+}
+
+// canonical is a value's JSON form with sorted keys, for ordering sets.
+func canonical(v any) string {
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(raw)
+}
+
+// setOf returns the distinct values of list in a canonical order (Python's
+// sets have none; both sides of a comparison sort them the same way).
+func setOf(list []any) []any {
+	out := make([]any, 0, len(list))
+	seen := map[string]bool{}
+	for _, e := range list {
+		k := canonical(e)
+		if !seen[k] {
+			seen[k] = true
+			out = append(out, e)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return canonical(out[i]) < canonical(out[j]) })
+	return out
+}
+
+// sortedKeys returns a dict's keys in order.
+func sortedKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
