@@ -62,6 +62,10 @@ func BuildGraph(ctx context.Context, st store.Store, cat *kinds.Catalogue, req c
 		types = []string{model.DefaultGraphType}
 	}
 	build := &GraphBuild{Cluster: c}
+	values, err := placeholderValues(ctx, st, c)
+	if err != nil {
+		return nil, err
+	}
 	var problems []string
 	seen := map[string]bool{}
 	found := map[string]bool{} // requested tasks some type has
@@ -84,6 +88,10 @@ func BuildGraph(ctx context.Context, st store.Store, cat *kinds.Catalogue, req c
 				return nil, err
 			}
 			problems = append(problems, strings.TrimPrefix(err.Error(), ErrGraphRequest.Error()+": "))
+			continue
+		}
+		if g, err = graphs.ResolvePlaceholders(g, values); err != nil {
+			problems = append(problems, fmt.Sprintf("graph %q: %s", typ, strings.ReplaceAll(err.Error(), "\n", "; ")))
 			continue
 		}
 		// A task subset may span several types: each type gets the tasks
@@ -118,6 +126,22 @@ func BuildGraph(ctx context.Context, st store.Store, cat *kinds.Catalogue, req c
 		return nil, fmt.Errorf("%w: %s", ErrGraphRequest, strings.Join(problems, "; "))
 	}
 	return build, nil
+}
+
+// placeholderValues are the values of a cluster's placeholders: its id,
+// settings and its release's version.
+func placeholderValues(ctx context.Context, st store.Store, c *model.Cluster) (graphs.PlaceholderValues, error) {
+	var rel *model.Release
+	if c.ReleaseID != "" {
+		r, err := st.GetRelease(ctx, c.ReleaseID)
+		switch {
+		case err == nil:
+			rel = r
+		case !errors.Is(err, store.ErrNotFound):
+			return graphs.PlaceholderValues{}, err
+		}
+	}
+	return graphs.ValuesFor(c, rel), nil
 }
 
 // loadGraph reads a pinned snapshot, or merges the type's layers of the
@@ -205,7 +229,10 @@ type graphTaskRecord struct {
 	Node     string `json:"node"` // node id, "master" for the control plane
 	Digest   string `json:"digest"`
 	// DoneBy is the retried execution that completed the step.
-	DoneBy     string `json:"doneBy,omitempty"`
+	DoneBy string `json:"doneBy,omitempty"`
+	// RanIn is the execution whose run of the task on the node stands:
+	// the execution names events and none of them re-runs the task.
+	RanIn      string `json:"ranIn,omitempty"`
 	Structural bool   `json:"structural,omitempty"`
 }
 
@@ -287,6 +314,17 @@ func (g *GraphActivities) PrepareGraph(ctx context.Context, in contract.PrepareG
 					out.Done++
 				}
 			}
+			if len(in.Events) > 0 && !in.Force && !rec.Structural && rec.DoneBy == "" && t != nil {
+				ran, err := ranBefore(ctx, hist, rec, t, in.Events)
+				if err != nil {
+					return nil, err
+				}
+				if ran != "" {
+					rec.RanIn = ran
+					s.Condition = ""
+					out.Done++
+				}
+			}
 			if in.Noop {
 				s.Meta.Noop = true
 			}
@@ -301,8 +339,8 @@ func (g *GraphActivities) PrepareGraph(ctx context.Context, in contract.PrepareG
 				errs = append(errs, err.Error())
 				continue
 			}
-			if rec.DoneBy != "" {
-				ss.Base = model.TaskStage // changes nothing: the retried execution did it
+			if rec.DoneBy != "" || rec.RanIn != "" {
+				ss.Base = model.TaskStage // changes nothing: an earlier execution did it
 			}
 			b.Add(ss)
 			records[ss.ID] = rec
@@ -368,7 +406,7 @@ func (g *GraphActivities) storeDryRun(ctx context.Context, execID string, order 
 		rec := records[s.ID]
 		ps := model.PlanStep{ID: s.ID, Kind: rec.TaskType, Name: s.Name, Node: rec.Node, Action: model.ActionRun}
 		switch {
-		case rec.Structural, rec.DoneBy != "":
+		case rec.Structural, rec.DoneBy != "", rec.RanIn != "":
 			ps.Action = model.ActionNoop
 		}
 		if s.Condition != "" {
@@ -376,6 +414,9 @@ func (g *GraphActivities) storeDryRun(ctx context.Context, execID string, order 
 		}
 		if rec.DoneBy != "" {
 			ps.Changes = append(ps.Changes, model.AttrChange{Path: "done", New: "by " + rec.DoneBy})
+		}
+		if rec.RanIn != "" {
+			ps.Changes = append(ps.Changes, model.AttrChange{Path: "done", New: "ran in " + rec.RanIn + "; no event of this execution re-runs it"})
 		}
 		plan.Summary.Add(ps.Action)
 		raw, err := json.Marshal(ps)
@@ -423,7 +464,7 @@ func (g *GraphActivities) RecordGraphRuns(ctx context.Context, in contract.Recor
 		if err := json.Unmarshal(raw, &rec); err != nil {
 			return nil, fmt.Errorf("task record of %s: %w", id, err)
 		}
-		if rec.Structural || rec.DoneBy != "" {
+		if rec.Structural || rec.DoneBy != "" || rec.RanIn != "" {
 			continue
 		}
 		outRaw, ok := outs[id]
@@ -588,6 +629,8 @@ func graphSummary(u contract.Unit, steps []*planner.StoredStep, records map[stri
 	switch {
 	case rec.DoneBy != "":
 		b.WriteString(" (done by " + rec.DoneBy + ")")
+	case rec.RanIn != "":
+		b.WriteString(" (ran in " + rec.RanIn + ")")
 	case steps[0].Skipped:
 		b.WriteString(" (skipped)")
 	}
@@ -672,4 +715,24 @@ func FaultTolerance(spec string, nodes int) (int, error) {
 		}
 	}
 	return min(max(n, 0), nodes), nil
+}
+
+// ranBefore decides, for an execution that names events, whether a task
+// stands as it ran on a node: it ran there successfully with the same
+// parameters and neither its reexecute_on nor its refresh_on names one of
+// the events. It returns that run's execution, or "" when the task runs.
+// Cost: one history read per (node, task), cached in hist.
+func ranBefore(ctx context.Context, hist *nodeHistory, rec *graphTaskRecord, t *model.Task, events []string) (string, error) {
+	life, err := graphs.TaskLifecycle(t)
+	if err != nil {
+		return "", configError(fmt.Sprintf("task %q: %v", t.ID, err))
+	}
+	if life.RerunsOn(events) {
+		return "", nil
+	}
+	run, err := hist.last(ctx, rec.Node, rec.Task)
+	if err != nil || run == nil || run.Digest != rec.Digest {
+		return "", err
+	}
+	return run.ExecutionID, nil
 }
