@@ -200,25 +200,31 @@ func (v PlaceholderValues) setting(ph placeholder, path string) (string, error) 
 	return "", fmt.Errorf("{%s}: setting %s is not a single value", ph.name+dotted(ph.path), path)
 }
 
-// replace resolves every placeholder of s.
-func (v PlaceholderValues) replace(s string) (string, error) {
+// replace resolves every placeholder of s; each one without a value is
+// reported to fail, and then s is returned as it is.
+func (v PlaceholderValues) replace(s string, fail func(error)) string {
 	phs := findPlaceholders(s)
 	if len(phs) == 0 {
-		return s, nil
+		return s
 	}
 	var b strings.Builder
-	last := 0
+	last, ok := 0, true
 	for _, ph := range phs {
 		val, err := v.value(ph)
 		if err != nil {
-			return "", err
+			fail(err)
+			ok = false
+			continue
 		}
 		b.WriteString(s[last:ph.start])
 		b.WriteString(val)
 		last = ph.end
 	}
+	if !ok {
+		return s
+	}
 	b.WriteString(s[last:])
-	return b.String(), nil
+	return b.String()
 }
 
 // ResolvePlaceholders returns g with the placeholders of every task's
@@ -285,11 +291,7 @@ func (v PlaceholderValues) walk(x any, path string, fail func(string, error)) (a
 		if !strings.Contains(y, "{") {
 			return y, false
 		}
-		s, err := v.replace(y)
-		if err != nil {
-			fail(path, err)
-			return y, false
-		}
+		s := v.replace(y, func(err error) { fail(path, err) })
 		return s, s != y
 	case map[string]any:
 		var out map[string]any
