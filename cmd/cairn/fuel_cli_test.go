@@ -105,6 +105,11 @@ func TestGraphMergeTypeDefaulting(t *testing.T) {
 	require.Equal(t, 0, r.code, r.stderr)
 	assert.Contains(t, r.stdout, "type: upgrade", "the one declared type, over --yes")
 
+	r = run("", "--release", file("up.yaml"), "--type", "nope")
+	assert.Equal(t, 1, r.code)
+	assert.Empty(t, r.stdout)
+	assert.Contains(t, r.stderr, `no layer has a graph of type "nope" (the files hold upgrade)`)
+
 	r = run("", "--release", file("up.yaml"), "--cluster", writeFiles(t, map[string]string{"d.yaml": "kind: Graph\nmetadata: {type: other}\ntasks: []\n"})+"/d.yaml")
 	assert.Equal(t, 1, r.code)
 	assert.Contains(t, r.stderr, "declare graph types upgrade, other: give --type")

@@ -93,8 +93,21 @@ func newGraphMergeCmd(a *app) *cobra.Command {
 				}
 			}
 			var layers []graphs.LayerGraph
+			var types []string
+			found := false
 			for _, f := range files {
-				layers = append(layers, graphs.LayerGraph{Layer: f.layer, Owner: f.file, Graph: f.of(typ)})
+				g := f.of(typ)
+				found = found || g != nil
+				layers = append(layers, graphs.LayerGraph{Layer: f.layer, Owner: f.file, Graph: g})
+				for _, other := range f.graphs {
+					if !slices.Contains(types, other.Type) {
+						types = append(types, other.Type)
+					}
+				}
+			}
+			if !found {
+				// Printing an empty graph would look like a result.
+				return fmt.Errorf("no layer has a graph of type %q (the files hold %s)", typ, strings.Join(types, ", "))
 			}
 			merged, err := graphs.Merge(typ, layers...)
 			if err != nil {
