@@ -248,8 +248,11 @@ func (s *server) mergedGraph(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	if !found && only != nil {
+		return notFound("no graph of type %q in the layers asked for (%s) of cluster %q", typ, c.QueryParam("layers"), id)
+	}
 	if !found {
-		return notFound("no graph of type %q in the layers of cluster %q asked for", typ, id)
+		return notFound("no graph of type %q in cluster %q, its release or its plugins", typ, id)
 	}
 	return s.writeGraph(c, merged, "yaml")
 }
