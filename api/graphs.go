@@ -24,6 +24,9 @@ type GraphInfo struct {
 	ContentType string      `json:"contentType,omitempty"`
 	Tasks       int         `json:"tasks"`
 	UpdatedAt   model.Time  `json:"updatedAt"`
+	// UsedBy lists the clusters whose executions merge the graph (in
+	// listings only).
+	UsedBy []string `json:"usedBy,omitempty"`
 }
 
 func graphInfo(g *model.StoredGraph) GraphInfo {
@@ -61,9 +64,21 @@ func (s *server) listGraphs(o owner) echo.HandlerFunc {
 		if err != nil {
 			return storeError(err, "graphs")
 		}
+		clusters, err := s.store.ListClusters(ctx)
+		if err != nil {
+			return storeError(err, "clusters")
+		}
+		var used []string
+		for _, cl := range clusters {
+			if usesGraphOf(cl, o.layer, id) {
+				used = append(used, cl.ID)
+			}
+		}
 		out := make([]GraphInfo, 0, len(list))
 		for _, g := range list {
-			out = append(out, graphInfo(g))
+			info := graphInfo(g)
+			info.UsedBy = used
+			out = append(out, info)
 		}
 		return c.JSON(http.StatusOK, map[string]any{"graphs": out})
 	}

@@ -162,6 +162,15 @@ func TestListAllGraphs(t *testing.T) {
 				assert.NotNil(t, got)
 			})
 		}
+		// An owner's own listing carries the same relations.
+		var owned struct {
+			Graphs []GraphInfo `json:"graphs"`
+		}
+		s.do(http.MethodGet, "/v1/releases/r/graphs", nil).expect(t, http.StatusOK).json(t, &owned)
+		require.Len(t, owned.Graphs, 2)
+		assert.ElementsMatch(t, []string{"c1", "c2"}, owned.Graphs[0].UsedBy)
+		assert.Equal(t, 1, owned.Graphs[0].Tasks)
+
 		s.do(http.MethodGet, "/v1/graphs?layer=stack", nil).expect(t, http.StatusBadRequest)
 		s.do(http.MethodGet, "/v1/graphs?type=a/b", nil).expect(t, http.StatusBadRequest)
 	})

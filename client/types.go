@@ -120,6 +120,9 @@ type GraphInfo struct {
 	ContentType string      `json:"contentType,omitempty"`
 	Tasks       int         `json:"tasks"`
 	UpdatedAt   model.Time  `json:"updatedAt"`
+	// UsedBy lists the clusters whose executions merge the graph (in
+	// listings only).
+	UsedBy []string `json:"usedBy,omitempty"`
 }
 
 // GraphExecutionRequest executes graph types on a cluster.

@@ -100,7 +100,7 @@ func newGraphUploadCmd(a *app) *cobra.Command {
 		if err != nil {
 			return apiFailure(a, err, pl.detailNames)
 		}
-		return r.print(info, func(w io.Writer) error { return graphTable(w, []client.GraphInfo{*info}, nil) })
+		return r.print(info, func(w io.Writer) error { return graphTable(w, []client.GraphInfo{*info}) })
 	}
 	f := cmd.Flags()
 	df.register(f)
@@ -331,11 +331,7 @@ func newGraphListCmd(a *app) *cobra.Command {
 		if graphType != "" {
 			list = slices.DeleteFunc(list, func(g client.GraphInfo) bool { return g.Type != graphType })
 		}
-		used, err := usedBy(ctx, c, list)
-		if err != nil {
-			return apiFailure(a, err, nil)
-		}
-		return r.print(map[string]any{"graphs": list}, func(w io.Writer) error { return graphTable(w, list, used) })
+		return r.print(map[string]any{"graphs": list}, func(w io.Writer) error { return graphTable(w, list) })
 	}
 	f := cmd.Flags()
 	of.register(f)
@@ -381,33 +377,10 @@ func listGraphs(ctx context.Context, c *client.Client, layer model.Layer, owner 
 	return out, nil
 }
 
-// usedBy reads the relations of listed graphs from the graph list, one
-// call per owner: layer/owner/type → the clusters that merge it.
-func usedBy(ctx context.Context, c *client.Client, list []client.GraphInfo) (map[string][]string, error) {
-	out := map[string][]string{}
-	seen := map[string]bool{}
-	for _, g := range list {
-		key := string(g.Layer) + "/" + g.OwnerID
-		if seen[key] {
-			continue
-		}
-		seen[key] = true
-		metas, err := c.ListAllGraphs(ctx, model.GraphFilter{Layer: g.Layer, OwnerID: g.OwnerID})
-		if err != nil {
-			return nil, err
-		}
-		for _, m := range metas {
-			out[key+"/"+m.Type] = m.UsedBy
-		}
-	}
-	return out, nil
-}
-
-func graphTable(w io.Writer, list []client.GraphInfo, used map[string][]string) error {
+func graphTable(w io.Writer, list []client.GraphInfo) error {
 	t := newTable(w, "LAYER", "OWNER", "TYPE", "NAME", "TASKS", "USED BY", "UPDATED")
 	for _, g := range list {
-		rel := used[string(g.Layer)+"/"+g.OwnerID+"/"+g.Type]
-		t.row(string(g.Layer), g.OwnerID, g.Type, orDash(g.Name), fmt.Sprint(g.Tasks), orDash(strings.Join(rel, ",")), formatTime(g.UpdatedAt))
+		t.row(string(g.Layer), g.OwnerID, g.Type, orDash(g.Name), fmt.Sprint(g.Tasks), orDash(strings.Join(g.UsedBy, ",")), formatTime(g.UpdatedAt))
 	}
 	return t.flush()
 }
