@@ -134,6 +134,9 @@ func (r *Registry) Converge(ctx context.Context, req Request) (Change, error) {
 			ch.Action = model.ActionNoop
 		}
 	}
+	if note := testPreNote(req); note != "" && ch.Action != model.ActionNoop && ch.Action != "" {
+		ch.Changes = append(ch.Changes, model.AttrChange{Path: "test_pre", New: note})
+	}
 	if ch.Action == model.ActionNoop || ch.Action == "" {
 		ch.Action = model.ActionNoop
 		ch.Outcome = model.OutcomeUnchanged

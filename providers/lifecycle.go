@@ -43,6 +43,15 @@ func testPre(ctx context.Context, req Request) (done bool, err error) {
 	return res.ExitCode == 0, nil
 }
 
+// testPreNote is what a plan says of a test_pre it did not run (a
+// dry-run that runs no guards): the task may turn out to be done.
+func testPreNote(req Request) string {
+	if req.TestPre == nil || !req.Noop || !req.SkipGuards || req.Delete {
+		return ""
+	}
+	return "not run in a dry-run: the task is skipped where it exits 0"
+}
+
 // testPost checks a task after its change: a non-zero exit is the task's
 // failure, with the end of the check's stderr.
 func testPost(ctx context.Context, req Request) error {

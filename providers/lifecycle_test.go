@@ -55,6 +55,9 @@ func TestConvergeTestPreAndTestPost(t *testing.T) {
 				assert.Contains(t, ch.Report, tt.reportIn)
 			}
 			assert.Equal(t, tt.outcome, ch.Outcome)
+			if tt.skip && tt.pre != "" {
+				assert.Contains(t, ch.Changes, model.AttrChange{Path: "test_pre", New: "not run in a dry-run: the task is skipped where it exits 0"})
+			}
 			_, statErr := os.Stat(filepath.Join(node.Root, "out.txt"))
 			assert.Equal(t, tt.ran, statErr == nil, "command ran")
 			for _, f := range []string{"pre-ran", "post-ran"} {
