@@ -128,22 +128,6 @@ func BuildGraph(ctx context.Context, st store.Store, cat *kinds.Catalogue, req c
 	return build, nil
 }
 
-// placeholderValues are the values of a cluster's placeholders: its id,
-// settings and its release's version.
-func placeholderValues(ctx context.Context, st store.Store, c *model.Cluster) (graphs.PlaceholderValues, error) {
-	var rel *model.Release
-	if c.ReleaseID != "" {
-		r, err := st.GetRelease(ctx, c.ReleaseID)
-		switch {
-		case err == nil:
-			rel = r
-		case !errors.Is(err, store.ErrNotFound):
-			return graphs.PlaceholderValues{}, err
-		}
-	}
-	return graphs.ValuesFor(c, rel), nil
-}
-
 // loadGraph reads a pinned snapshot, or merges the type's layers of the
 // cluster: its release, itself, then its plugins in order.
 func loadGraph(ctx context.Context, st store.Store, cat *kinds.Catalogue, c *model.Cluster, typ, snapshot string) (*model.Graph, error) {
@@ -715,24 +699,4 @@ func FaultTolerance(spec string, nodes int) (int, error) {
 		}
 	}
 	return min(max(n, 0), nodes), nil
-}
-
-// ranBefore decides, for an execution that names events, whether a task
-// stands as it ran on a node: it ran there successfully with the same
-// parameters and neither its reexecute_on nor its refresh_on names one of
-// the events. It returns that run's execution, or "" when the task runs.
-// Cost: one history read per (node, task), cached in hist.
-func ranBefore(ctx context.Context, hist *nodeHistory, rec *graphTaskRecord, t *model.Task, events []string) (string, error) {
-	life, err := graphs.TaskLifecycle(t)
-	if err != nil {
-		return "", configError(fmt.Sprintf("task %q: %v", t.ID, err))
-	}
-	if life.RerunsOn(events) {
-		return "", nil
-	}
-	run, err := hist.last(ctx, rec.Node, rec.Task)
-	if err != nil || run == nil || run.Digest != rec.Digest {
-		return "", err
-	}
-	return run.ExecutionID, nil
 }
