@@ -397,6 +397,8 @@ func (a *Activities) plan(ctx context.Context, in contract.UnitInput, u *unitRun
 		// Outside a dry-run, the plan is the apply's read: guards run.
 		SkipGuards: in.Noop && in.SkipGuards,
 		Secrets:    r.secrets,
+		TestPre:    s.TestPre,
+		TestPost:   s.TestPost,
 	}
 	ch, err := a.d.Registry.Converge(ctx, r.req)
 	r.plan = ch

@@ -63,6 +63,10 @@ func BuildGraph(ctx context.Context, st store.Store, cat *kinds.Catalogue, req c
 		types = []string{model.DefaultGraphType}
 	}
 	build := &GraphBuild{Cluster: c}
+	values, err := placeholderValues(ctx, st, c)
+	if err != nil {
+		return nil, err
+	}
 	var problems []string
 	seen := map[string]bool{}
 	found := map[string]bool{} // requested tasks some type has
@@ -85,6 +89,10 @@ func BuildGraph(ctx context.Context, st store.Store, cat *kinds.Catalogue, req c
 				return nil, err
 			}
 			problems = append(problems, strings.TrimPrefix(err.Error(), ErrGraphRequest.Error()+": "))
+			continue
+		}
+		if g, err = graphs.ResolvePlaceholders(g, values); err != nil {
+			problems = append(problems, fmt.Sprintf("graph %q: %s", typ, strings.ReplaceAll(err.Error(), "\n", "; ")))
 			continue
 		}
 		// A task subset may span several types: each type gets the tasks
@@ -206,7 +214,10 @@ type graphTaskRecord struct {
 	Node     string `json:"node"` // node id, "master" for the control plane
 	Digest   string `json:"digest"`
 	// DoneBy is the retried execution that completed the step.
-	DoneBy     string `json:"doneBy,omitempty"`
+	DoneBy string `json:"doneBy,omitempty"`
+	// RanIn is the execution whose run of the task on the node stands:
+	// the execution names events and none of them re-runs the task.
+	RanIn      string `json:"ranIn,omitempty"`
 	Structural bool   `json:"structural,omitempty"`
 }
 
@@ -312,6 +323,17 @@ func (g *GraphActivities) PrepareGraph(ctx context.Context, in contract.PrepareG
 					out.Done++
 				}
 			}
+			if len(in.Events) > 0 && !in.Force && !rec.Structural && rec.DoneBy == "" && t != nil {
+				ran, err := ranBefore(ctx, hist, rec, t, in.Events)
+				if err != nil {
+					return nil, err
+				}
+				if ran != "" {
+					rec.RanIn = ran
+					s.Condition = ""
+					out.Done++
+				}
+			}
 			if in.Noop {
 				s.Meta.Noop = true
 			}
@@ -326,8 +348,8 @@ func (g *GraphActivities) PrepareGraph(ctx context.Context, in contract.PrepareG
 				errs = append(errs, err.Error())
 				continue
 			}
-			if rec.DoneBy != "" {
-				ss.Base = model.TaskStage // changes nothing: the retried execution did it
+			if rec.DoneBy != "" || rec.RanIn != "" {
+				ss.Base = model.TaskStage // changes nothing: an earlier execution did it
 			}
 			b.Add(ss)
 			records[ss.ID] = rec
@@ -393,7 +415,7 @@ func (g *GraphActivities) storeDryRun(ctx context.Context, execID string, order 
 		rec := records[s.ID]
 		ps := model.PlanStep{ID: s.ID, Kind: rec.TaskType, Name: s.Name, Node: rec.Node, Action: model.ActionRun}
 		switch {
-		case rec.Structural, rec.DoneBy != "":
+		case rec.Structural, rec.DoneBy != "", rec.RanIn != "":
 			ps.Action = model.ActionNoop
 		}
 		if s.Condition != "" {
@@ -401,6 +423,9 @@ func (g *GraphActivities) storeDryRun(ctx context.Context, execID string, order 
 		}
 		if rec.DoneBy != "" {
 			ps.Changes = append(ps.Changes, model.AttrChange{Path: "done", New: "by " + rec.DoneBy})
+		}
+		if rec.RanIn != "" {
+			ps.Changes = append(ps.Changes, model.AttrChange{Path: "done", New: "ran in " + rec.RanIn + "; no event of this execution re-runs it"})
 		}
 		plan.Summary.Add(ps.Action)
 		raw, err := json.Marshal(ps)
@@ -448,7 +473,7 @@ func (g *GraphActivities) RecordGraphRuns(ctx context.Context, in contract.Recor
 		if err := json.Unmarshal(raw, &rec); err != nil {
 			return nil, fmt.Errorf("task record of %s: %w", id, err)
 		}
-		if rec.Structural || rec.DoneBy != "" {
+		if rec.Structural || rec.DoneBy != "" || rec.RanIn != "" {
 			continue
 		}
 		outRaw, ok := outs[id]
@@ -617,6 +642,8 @@ func graphSummary(u contract.Unit, steps []*planner.StoredStep, records map[stri
 	switch {
 	case rec.DoneBy != "":
 		b.WriteString(" (done by " + rec.DoneBy + ")")
+	case rec.RanIn != "":
+		b.WriteString(" (ran in " + rec.RanIn + ")")
 	case steps[0].Skipped:
 		b.WriteString(" (skipped)")
 	}

@@ -267,7 +267,13 @@ func (s *server) register(e *echo.Echo, metrics http.Handler) {
 		e.Add(http.MethodDelete, "/v1/"+o.collection+"/:id", s.deleteOwner(o))
 	}
 
+	// Cluster settings (Fuel's editable attributes).
+	e.Add(http.MethodGet, "/v1/clusters/:id/settings", s.getSettings)
+	e.Add(http.MethodPut, "/v1/clusters/:id/settings", s.putSettings)
+	e.Add(http.MethodPatch, "/v1/clusters/:id/settings", s.patchSettings)
+
 	// Graphs per owner and type (Fuel).
+	e.Add(http.MethodGet, "/v1/graphs", s.listAllGraphs)
 	for _, o := range owners {
 		e.Add(http.MethodGet, "/v1/"+o.collection+"/:id/graphs", s.listGraphs(o))
 		e.Add(http.MethodGet, "/v1/"+o.collection+"/:id/graphs/:type", s.getGraph(o))

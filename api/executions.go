@@ -72,6 +72,11 @@ type GraphExecutionRequest struct {
 	Force       bool            `json:"force,omitempty"`
 	OnFailure   model.OnFailure `json:"onFailure,omitempty"`
 	Parallelism int             `json:"parallelism,omitempty"`
+	// Events name what this execution is (Fuel's deploy_changes, a
+	// configuration resource such as nova_config): a task that already ran
+	// on a node with the same parameters runs there again only when its
+	// reexecute_on or refresh_on names one of them.
+	Events []string `json:"events,omitempty"`
 }
 
 // DecisionRequest is the body of POST /v1/executions/{id}/decision.

@@ -50,6 +50,11 @@ func (s *server) executeGraph(c echo.Context) error {
 	if req.Parallelism < 0 {
 		problem("parallelism", "parallelism must be positive")
 	}
+	for i, e := range req.Events {
+		if !validID(e) {
+			problem(fmt.Sprintf("events[%d]", i), "event %q must be 1-128 letters, digits, '-', '_' or '.'", e)
+		}
+	}
 	if len(details) > 0 {
 		return &Error{Status: http.StatusBadRequest, Message: "invalid execution request", Details: details}
 	}
@@ -118,6 +123,7 @@ func (s *server) executeGraph(c echo.Context) error {
 	run := starter.GraphRun{
 		ClusterID: cl.ID, Types: types, Nodes: req.Nodes, Tasks: req.Tasks,
 		DryRun: req.DryRun, Noop: req.Noop, Force: req.Force, OnFailure: req.OnFailure, Parallelism: req.Parallelism,
+		Events: req.Events,
 	}
 	// The executor's own check, so nothing is started that its prepare
 	// step would refuse.

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
+	"strings"
 
 	"github.com/labstack/echo/v4"
 
@@ -22,6 +24,9 @@ type GraphInfo struct {
 	ContentType string      `json:"contentType,omitempty"`
 	Tasks       int         `json:"tasks"`
 	UpdatedAt   model.Time  `json:"updatedAt"`
+	// UsedBy lists the clusters whose executions merge the graph (in
+	// listings only).
+	UsedBy []string `json:"usedBy,omitempty"`
 }
 
 func graphInfo(g *model.StoredGraph) GraphInfo {
@@ -59,9 +64,21 @@ func (s *server) listGraphs(o owner) echo.HandlerFunc {
 		if err != nil {
 			return storeError(err, "graphs")
 		}
+		clusters, err := s.store.ListClusters(ctx)
+		if err != nil {
+			return storeError(err, "clusters")
+		}
+		var used []string
+		for _, cl := range clusters {
+			if usesGraphOf(cl, o.layer, id) {
+				used = append(used, cl.ID)
+			}
+		}
 		out := make([]GraphInfo, 0, len(list))
 		for _, g := range list {
-			out = append(out, graphInfo(g))
+			info := graphInfo(g)
+			info.UsedBy = used
+			out = append(out, info)
 		}
 		return c.JSON(http.StatusOK, map[string]any{"graphs": out})
 	}
@@ -171,8 +188,19 @@ func (s *server) deleteGraph(o owner) echo.HandlerFunc {
 // mergeGraph merges a cluster's graphs of a type: release → cluster →
 // plugins in the cluster's order. found is false when no layer has one.
 func (s *server) mergeGraph(ctx context.Context, cl *model.Cluster, typ string) (*model.Graph, bool, error) {
+	return s.mergeLayers(ctx, cl, typ, nil)
+}
+
+// mergeLayers is mergeGraph over some layers only (nil: all). A partial
+// merge (Fuel's download of release + cluster, or of a cluster's plugins)
+// may refer to tasks of the layers left out, so only a full merge is
+// validated.
+func (s *server) mergeLayers(ctx context.Context, cl *model.Cluster, typ string, only []model.Layer) (*model.Graph, bool, error) {
 	var layers []graphs.LayerGraph
 	add := func(layer model.Layer, owner string) error {
+		if only != nil && !slices.Contains(only, layer) {
+			return nil
+		}
 		g, err := s.store.GetGraph(ctx, layer, owner, typ)
 		if errors.Is(err, store.ErrNotFound) {
 			return nil
@@ -206,6 +234,9 @@ func (s *server) mergeGraph(ctx context.Context, cl *model.Cluster, typ string) 
 		}
 		return nil, true, invalid(fmt.Sprintf("graphs of type %q do not merge", typ), []ErrorDetail{{Message: err.Error()}})
 	}
+	if only != nil {
+		return merged, true, nil
+	}
 	if errs := graphs.ValidateGraph(s.catalogue, merged); len(errs) > 0 {
 		details, _ := documentDetails(errs)
 		return nil, true, invalid(fmt.Sprintf("the merged graph of type %q is invalid", typ), details)
@@ -220,16 +251,50 @@ func (s *server) mergedGraph(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	only, err := layersParam(c.QueryParam("layers"))
+	if err != nil {
+		return err
+	}
 	cl, err := s.store.GetCluster(ctx, id)
 	if err != nil {
 		return storeError(err, fmt.Sprintf("cluster %q", id))
 	}
-	merged, found, err := s.mergeGraph(ctx, cl, typ)
+	merged, found, err := s.mergeLayers(ctx, cl, typ, only)
 	if err != nil {
 		return err
+	}
+	if !found && only != nil {
+		return notFound("no graph of type %q in the layers asked for (%s) of cluster %q", typ, c.QueryParam("layers"), id)
 	}
 	if !found {
 		return notFound("no graph of type %q in cluster %q, its release or its plugins", typ, id)
 	}
 	return s.writeGraph(c, merged, "yaml")
+}
+
+// layersParam reads ?layers=release,cluster,plugins (plugin or plugins);
+// "" is every layer (nil).
+func layersParam(v string) ([]model.Layer, error) {
+	if v == "" {
+		return nil, nil
+	}
+	var out []model.Layer
+	for _, name := range strings.Split(v, ",") {
+		var l model.Layer
+		switch strings.TrimSpace(name) {
+		case "release":
+			l = model.LayerRelease
+		case "cluster":
+			l = model.LayerCluster
+		case "plugin", "plugins":
+			l = model.LayerPlugin
+		default:
+			return nil, &Error{Status: http.StatusBadRequest, Message: "invalid layers",
+				Details: []ErrorDetail{{Document: requestSource, Path: "layers", Message: fmt.Sprintf("layer %q is not release, cluster or plugins", name)}}}
+		}
+		if !slices.Contains(out, l) {
+			out = append(out, l)
+		}
+	}
+	return out, nil
 }

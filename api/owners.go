@@ -28,8 +28,11 @@ var owners = []owner{
 
 // ReleaseInput is the body of POST /v1/releases and PUT /v1/releases/{id}.
 type ReleaseInput struct {
-	ID          string `json:"id,omitempty"`
-	Name        string `json:"name"`
+	ID   string `json:"id,omitempty"`
+	Name string `json:"name"`
+	// Version is the release's version (Fuel's "2015.1.0-8.0"), the value
+	// of the {OPENSTACK_VERSION} placeholder.
+	Version     string `json:"version,omitempty"`
 	Description string `json:"description,omitempty"`
 }
 
@@ -42,13 +45,16 @@ type PluginInput struct {
 }
 
 // ClusterInput is the body of POST /v1/clusters and PUT /v1/clusters/{id}.
-// Nodes and plugin order are replaced whole.
+// Nodes (with their attributes) and plugin order are replaced whole;
+// settings are replaced when given and kept otherwise (they have routes of
+// their own: /v1/clusters/{id}/settings).
 type ClusterInput struct {
-	ID        string       `json:"id,omitempty"`
-	Name      string       `json:"name"`
-	ReleaseID string       `json:"releaseId,omitempty"`
-	PluginIDs []string     `json:"pluginIds,omitempty"`
-	Nodes     []model.Node `json:"nodes,omitempty"`
+	ID        string         `json:"id,omitempty"`
+	Name      string         `json:"name"`
+	ReleaseID string         `json:"releaseId,omitempty"`
+	PluginIDs []string       `json:"pluginIds,omitempty"`
+	Nodes     []model.Node   `json:"nodes,omitempty"`
+	Settings  map[string]any `json:"settings,omitempty"`
 }
 
 func (s *server) createOwner(o owner) echo.HandlerFunc {
@@ -204,7 +210,7 @@ func (s *server) readOwner(c echo.Context, o owner, pathID string) (any, error) 
 			return nil, err
 		}
 		requireName(in.Name)
-		out = &model.Release{ID: checkID(in.ID), Name: in.Name, Description: in.Description}
+		out = &model.Release{ID: checkID(in.ID), Name: in.Name, Version: in.Version, Description: in.Description}
 	case model.LayerPlugin:
 		var in PluginInput
 		if err := decodeJSON(c, &in, false); err != nil {
@@ -218,7 +224,8 @@ func (s *server) readOwner(c echo.Context, o owner, pathID string) (any, error) 
 			return nil, err
 		}
 		requireName(in.Name)
-		cl := &model.Cluster{ID: checkID(in.ID), Name: in.Name, ReleaseID: in.ReleaseID, PluginIDs: in.PluginIDs, Nodes: in.Nodes}
+		cl := &model.Cluster{ID: checkID(in.ID), Name: in.Name, ReleaseID: in.ReleaseID, PluginIDs: in.PluginIDs, Nodes: in.Nodes, Settings: in.Settings}
+		details = append(details, checkSettings(in.Settings, "settings")...)
 		if cl.Nodes == nil {
 			cl.Nodes = []model.Node{}
 		}

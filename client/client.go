@@ -621,11 +621,26 @@ func (c *Client) DeleteGraph(ctx context.Context, layer model.Layer, ownerID, gr
 // MergedGraph downloads a cluster's merged graph of a type ("yaml" by
 // default, or "json").
 func (c *Client) MergedGraph(ctx context.Context, clusterID, graphType, format string) ([]byte, error) {
+	return c.MergedLayers(ctx, clusterID, graphType, format, nil)
+}
+
+// MergedLayers is MergedGraph over some layers only (nil: all), such as
+// Fuel's download of the release and cluster graphs merged, or of the
+// cluster's plugins' graphs. A partial merge is not validated.
+func (c *Client) MergedLayers(ctx context.Context, clusterID, graphType, format string, layers []model.Layer) ([]byte, error) {
 	if format == "" {
 		format = "yaml"
 	}
+	var q url.Values
+	if len(layers) > 0 {
+		names := make([]string, len(layers))
+		for i, l := range layers {
+			names[i] = string(l)
+		}
+		q = url.Values{"layers": {strings.Join(names, ",")}}
+	}
 	data, _, err := c.raw(ctx, request{method: http.MethodGet,
-		path: "/v1/clusters/" + esc(clusterID) + "/graphs/" + esc(graphType) + "/merged", accept: acceptFor(format)})
+		path: "/v1/clusters/" + esc(clusterID) + "/graphs/" + esc(graphType) + "/merged", query: q, accept: acceptFor(format)})
 	return data, err
 }
 

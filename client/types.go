@@ -91,6 +91,7 @@ type ExportRequest struct {
 type ReleaseInput struct {
 	ID          string `json:"id,omitempty"`
 	Name        string `json:"name"`
+	Version     string `json:"version,omitempty"`
 	Description string `json:"description,omitempty"`
 }
 
@@ -102,11 +103,12 @@ type PluginInput struct {
 }
 
 type ClusterInput struct {
-	ID        string       `json:"id,omitempty"`
-	Name      string       `json:"name"`
-	ReleaseID string       `json:"releaseId,omitempty"`
-	PluginIDs []string     `json:"pluginIds,omitempty"`
-	Nodes     []model.Node `json:"nodes,omitempty"`
+	ID        string         `json:"id,omitempty"`
+	Name      string         `json:"name"`
+	ReleaseID string         `json:"releaseId,omitempty"`
+	PluginIDs []string       `json:"pluginIds,omitempty"`
+	Nodes     []model.Node   `json:"nodes,omitempty"`
+	Settings  map[string]any `json:"settings,omitempty"`
 }
 
 // GraphInfo describes a stored graph.
@@ -118,6 +120,9 @@ type GraphInfo struct {
 	ContentType string      `json:"contentType,omitempty"`
 	Tasks       int         `json:"tasks"`
 	UpdatedAt   model.Time  `json:"updatedAt"`
+	// UsedBy lists the clusters whose executions merge the graph (in
+	// listings only).
+	UsedBy []string `json:"usedBy,omitempty"`
 }
 
 // GraphExecutionRequest executes graph types on a cluster.
@@ -131,6 +136,7 @@ type GraphExecutionRequest struct {
 	Force       bool            `json:"force,omitempty"`
 	OnFailure   model.OnFailure `json:"onFailure,omitempty"`
 	Parallelism int             `json:"parallelism,omitempty"`
+	Events      []string        `json:"events,omitempty"`
 }
 
 // Execution is one workflow run.

@@ -423,6 +423,12 @@ type PrepareGraphInput struct {
 	RetryOf    []string `json:"retryOf,omitempty"`
 	BatchSize  int      `json:"batchSize,omitempty"`
 	ShardUnits int      `json:"shardUnits,omitempty"`
+	// Events name what the execution is (Fuel's deploy_changes, or a
+	// configuration resource such as nova_config). When there are any, a
+	// task that already ran on a node with the same parameters is a noop
+	// there unless its reexecute_on or refresh_on names one of them; a
+	// node where it never ran (or ran with other parameters) runs it.
+	Events []string `json:"events,omitempty"`
 }
 
 // PreparedGraph is a prepared graph execution.

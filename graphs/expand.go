@@ -319,6 +319,11 @@ func (x *graphExpansion) place(t *model.Task) {
 		}
 	}
 	mergeMeta(&meta, t.Meta)
+	life, err := TaskLifecycle(t)
+	if err != nil {
+		x.fail(t, "%v", err)
+		return
+	}
 	// A task type's spec is built afresh (kinds copies the parameters), so
 	// the first copy may keep it; a kind's spec is the task's own map.
 	fresh := spec != nil && x.taskType(t.Type).fuel
@@ -337,6 +342,8 @@ func (x *graphExpansion) place(t *model.Task) {
 			Task:      t.ID,
 			Skipped:   skipped,
 			Group:     x.groupOn(t, n),
+			TestPre:   life.TestPre,
+			TestPost:  life.TestPost,
 		}
 		if t.FailOnError != nil {
 			v := *t.FailOnError

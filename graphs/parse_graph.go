@@ -231,9 +231,13 @@ func (p *parser) task(d *document, n *yaml.Node, path string) *taskEntry {
 			t.FaultTolerance = p.faultTolerance(d, v, fp)
 		case "parameters":
 			t.Parameters, _ = p.object(d, v, fp)
+			p.placeholders(d, v, fp)
 		case "meta":
 			t.Meta = p.meta(d, v, fp)
 		default:
+			if isLifecycleField(key) {
+				p.lifecycleField(d, key, v, fp)
+			}
 			if t.Extra == nil {
 				t.Extra = map[string]any{}
 			}

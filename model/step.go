@@ -32,6 +32,10 @@ type Step struct {
 	Task        string `json:"task,omitempty"`     // task id shared by the copies of a task
 	Skipped     bool   `json:"skipped,omitempty"`  // not selected: runs as a no-op, edges kept
 	Group       string `json:"group,omitempty"`    // group task this step belongs to (fault tolerance)
+	// TestPre and TestPost are the task's Fuel lifecycle checks, run on
+	// the step's node around its change.
+	TestPre  *TaskCheck `json:"testPre,omitempty"`
+	TestPost *TaskCheck `json:"testPost,omitempty"`
 }
 
 // FailsOnError reports fail_on_error, which defaults to true.

@@ -40,6 +40,12 @@ type Request struct {
 	// plan (an exec's unless and onlyif): a dry-run's default, since a
 	// guard is a command like any other. Only with Noop.
 	SkipGuards bool `json:"skipGuards,omitempty"`
+	// TestPre and TestPost are a Fuel task's lifecycle checks: test_pre
+	// runs before the read (exit 0: already done, nothing to do; not run
+	// when Have is given, nor in a dry-run that runs no guards), test_post
+	// after a change is made (non-zero: the change failed).
+	TestPre  *model.TaskCheck `json:"testPre,omitempty"`
+	TestPost *model.TaskCheck `json:"testPost,omitempty"`
 	// Have is the object's current state when the caller has just read it
 	// (a noop Converge of the same request, whose Before it is): Converge
 	// then diffs and applies against it instead of reading again. Nil
@@ -93,6 +99,11 @@ func (r *Registry) Converge(ctx context.Context, req Request) (Change, error) {
 	if err != nil {
 		return failedChange(title, Change{Noop: req.Noop}, err)
 	}
+	if done, err := testPre(ctx, req); err != nil {
+		return failedChange(title, Change{Noop: req.Noop}, err)
+	} else if done {
+		return testPreDone(title, req.Noop), nil
+	}
 	have, err := r.read(ctx, p, env, want, req.Have)
 	if err != nil {
 		return failedChange(title, Change{Noop: req.Noop}, fmt.Errorf("read: %w", err))
@@ -122,6 +133,9 @@ func (r *Registry) Converge(ctx context.Context, req Request) (Change, error) {
 		if len(ch.Changes) == 0 {
 			ch.Action = model.ActionNoop
 		}
+	}
+	if note := testPreNote(req); note != "" && ch.Action != model.ActionNoop && ch.Action != "" {
+		ch.Changes = append(ch.Changes, model.AttrChange{Path: "test_pre", New: note})
 	}
 	if ch.Action == model.ActionNoop || ch.Action == "" {
 		ch.Action = model.ActionNoop
@@ -157,6 +171,9 @@ func (r *Registry) Converge(ctx context.Context, req Request) (Change, error) {
 			return failedChange(title, ch, fmt.Errorf("%s: %w", ch.Action, err))
 		}
 		ch.After = after
+		if err := testPost(ctx, req); err != nil {
+			return failedChange(title, ch, err)
+		}
 		ch.Outcome = model.OutcomeUpdated
 		if ch.Action == model.ActionCreate {
 			ch.Outcome = model.OutcomeCreated

@@ -47,6 +47,10 @@ type GraphRun struct {
 	BatchSize   int
 	// RetryOf lists the executions this one retries, most recent first.
 	RetryOf []string
+	// Events name what the execution is (Fuel's deploy_changes): tasks
+	// that already ran on a node run there again only when their
+	// reexecute_on or refresh_on names one.
+	Events []string
 }
 
 // ErrInvalidGraphRun marks a graph execution that cannot run as asked (no
@@ -92,7 +96,7 @@ func (s *Starter) StartGraph(ctx context.Context, run GraphRun) (*Execution, err
 	in := workflows.GraphExecutionInput{
 		Settings: s.settings(StackRun{ClusterID: run.ClusterID, OnFailure: run.OnFailure, Parallelism: run.Parallelism, BatchSize: run.BatchSize}),
 		Types:    types, Snapshots: run.Snapshots, Nodes: run.Nodes, Tasks: run.Tasks,
-		DryRun: run.DryRun, Noop: run.Noop, Force: run.Force, RetryOf: run.RetryOf,
+		DryRun: run.DryRun, Noop: run.Noop, Force: run.Force, RetryOf: run.RetryOf, Events: run.Events,
 	}
 	id, lock := graphWorkflowID(run.ClusterID), true
 	if run.DryRun {
@@ -160,6 +164,9 @@ func graphSummary(run GraphRun, types []string) string {
 	if run.Force {
 		b.WriteString(", forced")
 	}
+	if len(run.Events) > 0 {
+		fmt.Fprintf(&b, ", events %s", strings.Join(run.Events, ","))
+	}
 	if len(run.RetryOf) > 0 {
 		fmt.Fprintf(&b, " (retry of %s)", run.RetryOf[0])
 	}
@@ -207,7 +214,7 @@ func (s *Starter) retryGraph(ctx context.Context, input *commonpb.Payloads, orig
 		ClusterID: in.ClusterID, Types: in.Types, Snapshots: in.Snapshots, Nodes: in.Nodes, Tasks: in.Tasks,
 		DryRun: in.DryRun, Noop: in.Noop, Force: in.Force,
 		OnFailure: in.OnFailure, Parallelism: in.Parallelism, BatchSize: in.BatchSize,
-		RetryOf: append([]string{origin}, in.RetryOf...),
+		RetryOf: append([]string{origin}, in.RetryOf...), Events: in.Events,
 	})
 }
 

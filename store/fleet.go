@@ -17,10 +17,11 @@ func (s *sqlStore) PutRelease(ctx context.Context, r *model.Release) error {
 		r.ID = newID()
 	}
 	at := now()
-	err := s.w.QueryRowContext(ctx, `INSERT INTO releases (id, name, description, created_at, updated_at)
-		VALUES ($1, $2, $3, $4, $4)
-		ON CONFLICT (id) DO UPDATE SET name = excluded.name, description = excluded.description, updated_at = excluded.updated_at
-		RETURNING created_at`, r.ID, r.Name, r.Description, s.d.timeArg(at)).Scan(timeCol{&r.CreatedAt})
+	err := s.w.QueryRowContext(ctx, `INSERT INTO releases (id, name, version, description, created_at, updated_at)
+		VALUES ($1, $2, $3, $4, $5, $5)
+		ON CONFLICT (id) DO UPDATE SET name = excluded.name, version = excluded.version,
+			description = excluded.description, updated_at = excluded.updated_at
+		RETURNING created_at`, r.ID, r.Name, r.Version, r.Description, s.d.timeArg(at)).Scan(timeCol{&r.CreatedAt})
 	if err != nil {
 		return fmt.Errorf("put release %q: %w", r.ID, err)
 	}
@@ -28,24 +29,29 @@ func (s *sqlStore) PutRelease(ctx context.Context, r *model.Release) error {
 	return nil
 }
 
-func (s *sqlStore) GetRelease(ctx context.Context, id string) (*model.Release, error) {
+const releaseColumns = `id, name, version, description, created_at, updated_at`
+
+func scanRelease(row scanner) (*model.Release, error) {
 	var r model.Release
-	err := s.r.QueryRowContext(ctx, `SELECT id, name, description, created_at, updated_at FROM releases WHERE id = $1`, id).
-		Scan(&r.ID, &r.Name, &r.Description, timeCol{&r.CreatedAt}, timeCol{&r.UpdatedAt})
+	if err := row.Scan(&r.ID, &r.Name, &r.Version, &r.Description, timeCol{&r.CreatedAt}, timeCol{&r.UpdatedAt}); err != nil {
+		return nil, err
+	}
+	return &r, nil
+}
+
+func (s *sqlStore) GetRelease(ctx context.Context, id string) (*model.Release, error) {
+	r, err := scanRelease(s.r.QueryRowContext(ctx, `SELECT `+releaseColumns+` FROM releases WHERE id = $1`, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("release %q: %w", id, ErrNotFound)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("get release %q: %w", id, err)
 	}
-	return &r, nil
+	return r, nil
 }
 
 func (s *sqlStore) ListReleases(ctx context.Context) ([]*model.Release, error) {
-	out, err := queryAll(ctx, s.r, func(row scanner) (*model.Release, error) {
-		var r model.Release
-		return &r, row.Scan(&r.ID, &r.Name, &r.Description, timeCol{&r.CreatedAt}, timeCol{&r.UpdatedAt})
-	}, `SELECT id, name, description, created_at, updated_at FROM releases ORDER BY created_at, id`)
+	out, err := queryAll(ctx, s.r, scanRelease, `SELECT `+releaseColumns+` FROM releases ORDER BY created_at, id`)
 	if err != nil {
 		return nil, fmt.Errorf("list releases: %w", err)
 	}
@@ -163,11 +169,25 @@ func (s *sqlStore) PutCluster(ctx context.Context, c *model.Cluster) error {
 				return fmt.Errorf("cluster %q: plugin %q: %w", c.ID, p, ErrNotFound)
 			}
 		}
-		if err := tx.QueryRowContext(ctx, `INSERT INTO clusters (id, name, release_id, created_at, updated_at)
-			VALUES ($1, $2, $3, $4, $4)
-			ON CONFLICT (id) DO UPDATE SET name = excluded.name, release_id = excluded.release_id, updated_at = excluded.updated_at
-			RETURNING created_at`, c.ID, c.Name, release, s.d.timeArg(at)).Scan(timeCol{&c.CreatedAt}); err != nil {
+		// Settings left nil keep what is stored: they are edited on their
+		// own (SetClusterSettings, UpdateClusterSettings).
+		keep := c.Settings == nil
+		settings, err := marshalTree(c.Settings)
+		if err != nil {
+			return fmt.Errorf("settings: %w", err)
+		}
+		var stored string
+		if err := tx.QueryRowContext(ctx, `INSERT INTO clusters (id, name, release_id, settings, created_at, updated_at)
+			VALUES ($1, $2, $3, $4, $5, $5)
+			ON CONFLICT (id) DO UPDATE SET name = excluded.name, release_id = excluded.release_id,
+				settings = CASE WHEN $6 THEN clusters.settings ELSE excluded.settings END,
+				updated_at = excluded.updated_at
+			RETURNING created_at, settings`, c.ID, c.Name, release, settings, s.d.timeArg(at), keep).
+			Scan(timeCol{&c.CreatedAt}, &stored); err != nil {
 			return err
+		}
+		if c.Settings, err = unmarshalTree(stored); err != nil {
+			return fmt.Errorf("settings: %w", err)
 		}
 		if _, err := tx.ExecContext(ctx, `DELETE FROM cluster_plugins WHERE cluster_id = $1`, c.ID); err != nil {
 			return err
@@ -186,8 +206,12 @@ func (s *sqlStore) PutCluster(ctx context.Context, c *model.Cluster) error {
 			if err != nil {
 				return fmt.Errorf("node %q roles: %w", n.ID, err)
 			}
-			if _, err := tx.ExecContext(ctx, `INSERT INTO nodes (cluster_id, id, position, name, roles, mode) VALUES ($1, $2, $3, $4, $5, $6)`,
-				c.ID, n.ID, i, n.Name, string(roles), string(n.Mode)); err != nil {
+			attrs, err := marshalTree(n.Attributes)
+			if err != nil {
+				return fmt.Errorf("node %q attributes: %w", n.ID, err)
+			}
+			if _, err := tx.ExecContext(ctx, `INSERT INTO nodes (cluster_id, id, position, name, roles, mode, attributes) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+				c.ID, n.ID, i, n.Name, string(roles), string(n.Mode), attrs); err != nil {
 				return err
 			}
 		}
@@ -292,13 +316,18 @@ func (s *sqlStore) ListClusters(ctx context.Context) ([]*model.Cluster, error) {
 	return out, nil
 }
 
-const clusterColumns = `id, name, release_id, created_at, updated_at`
+const clusterColumns = `id, name, release_id, settings, created_at, updated_at`
 
 func scanCluster(row scanner) (*model.Cluster, error) {
 	var c model.Cluster
 	var release sql.NullString
-	if err := row.Scan(&c.ID, &c.Name, &release, timeCol{&c.CreatedAt}, timeCol{&c.UpdatedAt}); err != nil {
+	var settings string
+	if err := row.Scan(&c.ID, &c.Name, &release, &settings, timeCol{&c.CreatedAt}, timeCol{&c.UpdatedAt}); err != nil {
 		return nil, err
+	}
+	var err error
+	if c.Settings, err = unmarshalTree(settings); err != nil {
+		return nil, fmt.Errorf("cluster %q settings: %w", c.ID, err)
 	}
 	c.ReleaseID = release.String
 	c.Nodes = []model.Node{}
@@ -328,19 +357,22 @@ func loadClusterParts(ctx context.Context, tx *sql.Tx, byID map[string]*model.Cl
 	}
 	_ = rows.Close()
 
-	rows, err = tx.QueryContext(ctx, `SELECT cluster_id, id, name, roles, mode FROM nodes `+where+` ORDER BY cluster_id, position`, args...)
+	rows, err = tx.QueryContext(ctx, `SELECT cluster_id, id, name, roles, mode, attributes FROM nodes `+where+` ORDER BY cluster_id, position`, args...)
 	if err != nil {
 		return err
 	}
 	defer rows.Close()
 	for rows.Next() {
-		var cid, roles, mode string
+		var cid, roles, mode, attrs string
 		var n model.Node
-		if err := rows.Scan(&cid, &n.ID, &n.Name, &roles, &mode); err != nil {
+		if err := rows.Scan(&cid, &n.ID, &n.Name, &roles, &mode, &attrs); err != nil {
 			return err
 		}
 		if err := json.Unmarshal([]byte(roles), &n.Roles); err != nil {
 			return fmt.Errorf("node %q of cluster %q: roles: %w", n.ID, cid, err)
+		}
+		if n.Attributes, err = unmarshalTree(attrs); err != nil {
+			return fmt.Errorf("node %q of cluster %q: attributes: %w", n.ID, cid, err)
 		}
 		n.Mode = model.NodeMode(mode)
 		if c := byID[cid]; c != nil {

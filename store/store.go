@@ -71,12 +71,18 @@ type Store interface {
 	GetCluster(ctx context.Context, id string) (*model.Cluster, error)
 	ListClusters(ctx context.Context) ([]*model.Cluster, error)
 	DeleteCluster(ctx context.Context, id string) error
+	// UpdateClusterSettings replaces a cluster's settings tree with what
+	// fn makes of the stored one, atomically (PutCluster with nil
+	// Settings keeps them). fn's error is returned as it is.
+	UpdateClusterSettings(ctx context.Context, id string, fn func(map[string]any) (map[string]any, error)) (map[string]any, error)
 
 	// Graphs: at most one per (layer, owner, type); Put replaces it whole.
 	PutGraph(ctx context.Context, g *model.StoredGraph) error
 	GetGraph(ctx context.Context, layer model.Layer, ownerID, graphType string) (*model.StoredGraph, error)
 	ListGraphs(ctx context.Context, layer model.Layer, ownerID string) ([]*model.StoredGraph, error)
 	DeleteGraph(ctx context.Context, layer model.Layer, ownerID, graphType string) error
+	// ListAllGraphs lists every graph the filter selects, without tasks.
+	ListAllGraphs(ctx context.Context, f model.GraphFilter) ([]model.GraphMeta, error)
 
 	// Node credentials: the SHA-256 of each agent node's token. Set
 	// requires an agent node of the cluster; both answer ErrNotFound for

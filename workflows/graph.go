@@ -31,6 +31,9 @@ type GraphExecutionInput struct {
 	// RetryOf lists the failed executions this one retries, most recent
 	// first: steps they completed come back as noops.
 	RetryOf []string `json:"retryOf,omitempty"`
+	// Events name what the execution is (Fuel's deploy_changes); see
+	// contract.PrepareGraphInput.
+	Events []string `json:"events,omitempty"`
 }
 
 // GraphExecutionResult is a finished graph execution. Report has the JSON
@@ -91,7 +94,7 @@ func GraphExecutionWorkflow(ctx workflow.Context, in GraphExecutionInput) (*Grap
 		GraphRequest: contract.GraphRequest{
 			ClusterID: in.ClusterID, Types: types, Snapshots: in.Snapshots, Nodes: in.Nodes, Tasks: in.Tasks,
 		},
-		DryRun: in.DryRun, Noop: in.Noop, Force: in.Force, RetryOf: in.RetryOf,
+		DryRun: in.DryRun, Noop: in.Noop, Force: in.Force, RetryOf: in.RetryOf, Events: in.Events,
 		BatchSize: in.BatchSize, ShardUnits: in.ShardUnits,
 	}).Get(ctx, &plan)
 	if err != nil {

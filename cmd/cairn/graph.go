@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -43,14 +44,17 @@ func newGraphMergeCmd(a *app) *cobra.Command {
 		release, cluster  string
 		plugins           []string
 		graphType, outFmt string
+		yes               bool
 	)
 	cmd := &cobra.Command{
-		Use:   "merge --release FILE [--cluster FILE] [--plugin FILE]... [--type TYPE]",
+		Use:   "merge --release FILE [--cluster FILE] [--plugin FILE]... [--type TYPE] [--yes]",
 		Short: "Merge the release, cluster and plugin layers of a graph type and print the result",
 		Long: "Merge reads graph layers and merges the tasks of one type by id, release, then\n" +
 			"cluster, then plugins in the order given, each later layer overriding field by\n" +
 			"field (null removes a field; type: skipped disables a task and keeps its edges).\n" +
-			"The merged graph is validated and printed as a Cairn graph document.",
+			"The merged graph is validated and printed as a Cairn graph document. Without --type\n" +
+			"it merges the type the files declare; files that declare none (bare task lists)\n" +
+			"merge as \"default\" once you confirm it, or with --yes.",
 		Example: "  cairn graph merge --release tasks.yaml --cluster cluster.yaml --plugin lma.yaml --type upgrade",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -60,36 +64,57 @@ func newGraphMergeCmd(a *app) *cobra.Command {
 			if outFmt != "yaml" && outFmt != "json" {
 				return fmt.Errorf("-o %q: want yaml or json", outFmt)
 			}
-			var layers []graphs.LayerGraph
-			add := func(layer model.Layer, file string) error {
-				g, err := readLayer(a, &df, file, graphType)
-				if err != nil {
-					return err
-				}
-				layers = append(layers, graphs.LayerGraph{Layer: layer, Owner: file, Graph: g})
-				return nil
-			}
+			var files []layerFile
 			if release != "" {
-				if err := add(model.LayerRelease, release); err != nil {
-					return err
-				}
+				files = append(files, layerFile{layer: model.LayerRelease, file: release})
 			}
 			if cluster != "" {
-				if err := add(model.LayerCluster, cluster); err != nil {
-					return err
-				}
+				files = append(files, layerFile{layer: model.LayerCluster, file: cluster})
 			}
 			for _, p := range plugins {
-				if err := add(model.LayerPlugin, p); err != nil {
+				files = append(files, layerFile{layer: model.LayerPlugin, file: p})
+			}
+			var declared []string
+			for i := range files {
+				if err := files[i].read(a, &df); err != nil {
+					return err
+				}
+				for _, t := range files[i].declared {
+					if !slices.Contains(declared, t) {
+						declared = append(declared, t)
+					}
+				}
+			}
+			typ := graphType
+			if typ == "" {
+				var err error
+				if typ, err = chooseType(a, declared, yes, "merge"); err != nil {
 					return err
 				}
 			}
-			merged, err := graphs.Merge(graphType, layers...)
+			var layers []graphs.LayerGraph
+			var types []string
+			found := false
+			for _, f := range files {
+				g := f.of(typ)
+				found = found || g != nil
+				layers = append(layers, graphs.LayerGraph{Layer: f.layer, Owner: f.file, Graph: g})
+				for _, other := range f.graphs {
+					if !slices.Contains(types, other.Type) {
+						types = append(types, other.Type)
+					}
+				}
+			}
+			if !found {
+				// Printing an empty graph would look like a result.
+				return fmt.Errorf("no layer has a graph of type %q (the files hold %s)", typ, strings.Join(types, ", "))
+			}
+			merged, err := graphs.Merge(typ, layers...)
 			if err != nil {
 				return err
 			}
 			if errs := graphs.ValidateGraph(nil, merged); len(errs) > 0 {
-				fmt.Fprintf(a.stderr, "the merged %s graph is not valid:\n", graphType)
+				fmt.Fprintf(a.stderr, "the merged %s graph is not valid:\n", typ)
 				return reportDocumentErrors(a.stderr, errs)
 			}
 			out, err := graphs.MarshalGraph(merged, outFmt)
@@ -105,30 +130,63 @@ func newGraphMergeCmd(a *app) *cobra.Command {
 	f.StringVar(&release, "release", "", "release layer `FILE`")
 	f.StringVar(&cluster, "cluster", "", "cluster layer `FILE`")
 	f.StringArrayVar(&plugins, "plugin", nil, "plugin layer `FILE`; repeatable, merged in the order given")
-	f.StringVar(&graphType, "type", model.DefaultGraphType, "graph type to merge")
+	f.StringVar(&graphType, "type", "", "graph type to merge (default: the type the files declare)")
+	f.BoolVarP(&yes, "yes", "y", false, "merge files that declare no type as \"default\" without asking")
 	f.StringVarP(&outFmt, "output", "o", "yaml", "output format: yaml or json")
 	return cmd
 }
 
-// readLayer reads one layer file and returns its graph of the type, or nil
-// when it has none of that type. Layers may leave out task types and refer
-// to tasks of other layers.
-func readLayer(a *app, df *documentFlags, file, graphType string) (*model.Graph, error) {
+// layerFile is one layer of an offline merge: its graphs by type and the
+// types its documents declare.
+type layerFile struct {
+	layer    model.Layer
+	file     string
+	graphs   []*model.Graph
+	declared []string
+}
+
+// read parses the file as a layer (it may leave out task types and refer
+// to tasks of other layers) and finds the types it declares: those of its
+// YAML and JSON documents, and every graph Jsonnet evaluates to.
+func (l *layerFile) read(a *app, df *documentFlags) error {
 	partial := *df
 	partial.partial = true
-	parsed, err := partial.parse(a, []string{file})
+	parsed, err := partial.parse(a, []string{l.file})
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if len(parsed.docs.Graphs) == 0 {
-		return nil, fmt.Errorf("%s: no graph in this file", file)
+		return fmt.Errorf("%s: no graph in this file", l.file)
 	}
-	for _, g := range parsed.docs.Graphs {
-		if g.Type == graphType {
-			return g, nil
+	l.graphs = parsed.docs.Graphs
+	srcs, err := graphs.ReadFiles(l.file)
+	if err != nil {
+		return err
+	}
+	for _, src := range srcs {
+		if src.Format == graphs.FormatJsonnet {
+			for _, g := range l.graphs {
+				l.declared = append(l.declared, g.Type)
+			}
+			continue
+		}
+		types, err := graphs.DeclaredTypes(src.Data)
+		if err != nil {
+			return fmt.Errorf("%s: %w", src.Name, err)
+		}
+		l.declared = append(l.declared, types...)
+	}
+	return nil
+}
+
+// of is the layer's graph of a type, or nil when it has none.
+func (l *layerFile) of(typ string) *model.Graph {
+	for _, g := range l.graphs {
+		if g.Type == typ {
+			return g
 		}
 	}
-	return nil, nil
+	return nil
 }
 
 func newGraphShowCmd(a *app) *cobra.Command {

@@ -6,12 +6,14 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/cairn-io/cairn/client"
+	"github.com/cairn-io/cairn/graphs"
 	"github.com/cairn-io/cairn/model"
 )
 
@@ -52,15 +54,19 @@ func newGraphUploadCmd(a *app) *cobra.Command {
 		of        ownerFlags
 		graphType string
 		file, dir string
+		yes       bool
 	)
 	cmd := &cobra.Command{
-		Use:   "upload (--release|--cluster|--plugin ID) [--type TYPE] (--file FILE | --dir DIR)",
+		Use:   "upload (--release|--cluster|--plugin ID) [--type TYPE] [--yes] (--file FILE | --dir DIR)",
 		Short: "Upload a graph of a type to a release, cluster or plugin, replacing the one stored",
 		Long: "Upload sends a graph (a Graph document, a Fuel graph object or a bare list of tasks)\n" +
 			"to be stored as the owner's graph of that type, replacing the previous one whole.\n" +
 			"--dir sends every *.yaml, *.yml, *.json and *.jsonnet file of a directory as one\n" +
-			"graph. Jsonnet is evaluated here, with imports relative to the importing file.",
-		Example: "  cairn graph upload --cluster c1 --type upgrade --file upgrade.yaml\n  cairn graph upload --release r1 --dir tasks/",
+			"graph. Jsonnet is evaluated here, with imports relative to the importing file.\n" +
+			"Without --type the graph is stored as the type the documents declare (metadata.type,\n" +
+			"or type of a Fuel graph object); a bare task list is stored as \"default\" once you\n" +
+			"confirm it, or with --yes.",
+		Example: "  cairn graph upload --cluster c1 --type upgrade --file upgrade.yaml\n  cairn graph upload --release r1 --dir tasks/ --yes",
 		Args:    cobra.NoArgs,
 	}
 	r := newRemote(a, cmd, formatTable)
@@ -81,7 +87,16 @@ func newGraphUploadCmd(a *app) *cobra.Command {
 		if err != nil {
 			return err
 		}
-		info, err := c.PutGraph(ctx, layer, owner, graphType, pl.doc)
+		typ := graphType
+		if typ == "" {
+			// A malformed document declares nothing; the server then
+			// reports it with its positions.
+			declared, _ := graphs.DeclaredTypes(pl.doc.Data)
+			if typ, err = chooseType(a, declared, yes, "upload"); err != nil {
+				return err
+			}
+		}
+		info, err := c.PutGraph(ctx, layer, owner, typ, pl.doc)
 		if err != nil {
 			return apiFailure(a, err, pl.detailNames)
 		}
@@ -90,7 +105,8 @@ func newGraphUploadCmd(a *app) *cobra.Command {
 	f := cmd.Flags()
 	df.register(f)
 	of.register(f)
-	f.StringVar(&graphType, "type", model.DefaultGraphType, "graph type")
+	f.StringVar(&graphType, "type", "", "graph type (default: the type the documents declare, else \"default\" once confirmed)")
+	f.BoolVarP(&yes, "yes", "y", false, "store a graph that declares no type as \"default\" without asking")
 	f.StringVar(&file, "file", "", "the graph `FILE` (YAML, JSON or Jsonnet)")
 	f.StringVar(&dir, "dir", "", "a `DIR`ectory of graph files, sent as one graph")
 	return cmd
@@ -102,16 +118,21 @@ func newGraphDownloadCmd(a *app) *cobra.Command {
 		graphType string
 		file      string
 		merged    bool
+		layers    []string
 	)
 	cmd := &cobra.Command{
-		Use:   "download (--release|--cluster|--plugin ID) [--type TYPE] [--merged] [--file FILE]",
+		Use:   "download (--release|--cluster|--plugin ID) [--type TYPE] [--merged | --layers L,…] [--file FILE]",
 		Short: "Download a stored graph, or a cluster's merged graph of a type",
 		Long: "Download prints (or writes to --file) the owner's graph of a type: YAML by default,\n" +
 			"the source as uploaded when it was YAML; -o json re-encodes it; -o table lists its\n" +
 			"tasks. With --cluster and --merged it is the merge of the release's, the cluster's\n" +
-			"and the plugins' graphs of the type, as an execution would run it.",
-		Example: "  cairn graph download --cluster c1 --type upgrade --merged --file merged.yaml",
-		Args:    cobra.NoArgs,
+			"and the plugins' graphs of the type, as an execution would run it; --layers merges\n" +
+			"some of them only (release,cluster or plugins), as fuel2's partial downloads.\n" +
+			"Without --type: the \"default\" graph when there is one, else the only type there is.",
+		Example: "  cairn graph download --cluster c1 --type upgrade --merged --file merged.yaml\n" +
+			"  cairn graph download --cluster c1 --layers release,cluster\n" +
+			"  cairn graph download --cluster c1 --layers plugins",
+		Args: cobra.NoArgs,
 	}
 	r := newRemote(a, cmd, formatYAML)
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
@@ -120,22 +141,38 @@ func newGraphDownloadCmd(a *app) *cobra.Command {
 		if err != nil {
 			return err
 		}
+		only, err := parseLayers(layers)
+		if err != nil {
+			return err
+		}
 		if merged && layer != model.LayerCluster {
 			return fmt.Errorf("--merged needs --cluster")
+		}
+		if only != nil && layer != model.LayerCluster {
+			return fmt.Errorf("--layers needs --cluster")
+		}
+		if merged && only != nil {
+			return fmt.Errorf("give --merged (every layer) or --layers, not both")
 		}
 		c, err := r.client()
 		if err != nil {
 			return err
+		}
+		typ := graphType
+		if typ == "" {
+			if typ, err = downloadType(ctx, a, c, layer, owner, merged || only != nil); err != nil {
+				return err
+			}
 		}
 		format := r.out.format
 		if format == formatTable {
 			format = formatJSON
 		}
 		var data []byte
-		if merged {
-			data, err = c.MergedGraph(ctx, owner, graphType, format)
+		if merged || only != nil {
+			data, err = c.MergedLayers(ctx, owner, typ, format, only)
 		} else {
-			data, _, err = c.GetGraph(ctx, layer, owner, graphType, format)
+			data, _, err = c.GetGraph(ctx, layer, owner, typ, format)
 		}
 		if err != nil {
 			return apiFailure(a, err, nil)
@@ -154,10 +191,58 @@ func newGraphDownloadCmd(a *app) *cobra.Command {
 	}
 	f := cmd.Flags()
 	of.register(f)
-	f.StringVar(&graphType, "type", model.DefaultGraphType, "graph type")
+	f.StringVar(&graphType, "type", "", "graph type (default: \"default\" when stored, else the only type there is)")
 	f.StringVar(&file, "file", "", "write the graph to `FILE` instead of stdout")
 	f.BoolVar(&merged, "merged", false, "with --cluster: the merge of the release, cluster and plugin graphs")
+	f.StringSliceVar(&layers, "layers", nil, "with --cluster: merge these layers only (release, cluster, plugins)")
 	return cmd
+}
+
+// parseLayers reads --layers; nil when not given.
+func parseLayers(names []string) ([]model.Layer, error) {
+	if len(names) == 0 {
+		return nil, nil
+	}
+	var out []model.Layer
+	for _, n := range names {
+		switch strings.TrimSpace(n) {
+		case "release":
+			out = append(out, model.LayerRelease)
+		case "cluster":
+			out = append(out, model.LayerCluster)
+		case "plugin", "plugins":
+			out = append(out, model.LayerPlugin)
+		default:
+			return nil, fmt.Errorf("--layers: %q is not release, cluster or plugins", n)
+		}
+	}
+	return out, nil
+}
+
+// downloadType picks the type to download when none is given: "default"
+// when the owner (or, merged, any layer of the cluster) has it, else the
+// only type there is, said on stderr; never nothing in silence.
+func downloadType(ctx context.Context, a *app, c *client.Client, layer model.Layer, owner string, merged bool) (string, error) {
+	list, err := listGraphs(ctx, c, layer, owner, merged)
+	if err != nil {
+		return "", apiFailure(a, err, nil)
+	}
+	var types []string
+	for _, g := range list {
+		if !slices.Contains(types, g.Type) {
+			types = append(types, g.Type)
+		}
+	}
+	switch {
+	case slices.Contains(types, model.DefaultGraphType):
+		return model.DefaultGraphType, nil
+	case len(types) == 1:
+		fmt.Fprintf(a.stderr, "graph type %q (the only one stored)\n", types[0])
+		return types[0], nil
+	case len(types) == 0:
+		return "", fmt.Errorf("%s %s has no graph", layer, owner)
+	}
+	return "", fmt.Errorf("%s %s has graph types %s and no %q one: give --type", layer, owner, strings.Join(types, ", "), model.DefaultGraphType)
 }
 
 // taskTable lists the tasks of a graph in JSON (the Graph document).
@@ -201,20 +286,37 @@ func rolesText(v any) string {
 
 func newGraphListCmd(a *app) *cobra.Command {
 	var (
-		of  ownerFlags
-		all bool
+		of        ownerFlags
+		all       bool
+		graphType string
 	)
 	cmd := &cobra.Command{
-		Use:   "list (--release|--cluster|--plugin ID) [--all]",
-		Short: "List the graphs stored for a release, cluster or plugin",
-		Long: "List shows an owner's graphs by type. With --cluster and --all it also lists the\n" +
-			"graphs of the cluster's release and plugins, the layers an execution merges.",
+		Use:   "list [--release|--cluster|--plugin ID [--all]] [--type TYPE]",
+		Short: "List stored graphs with their relations",
+		Long: "List shows every stored graph (GET /v1/graphs): its layer and owner, type, name and\n" +
+			"the clusters whose executions merge it (USED BY). With an owner it lists that\n" +
+			"owner's graphs with their task counts; with --cluster and --all also the graphs\n" +
+			"of the cluster's release and plugins, the layers an execution merges.",
 		Aliases: []string{"ls"},
 		Args:    cobra.NoArgs,
 	}
 	r := newRemote(a, cmd, formatTable)
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		ctx := cmd.Context()
+		c, err := r.client()
+		if err != nil {
+			return err
+		}
+		if of.release == "" && of.cluster == "" && of.plugin == "" {
+			if all {
+				return fmt.Errorf("--all needs --cluster")
+			}
+			list, err := c.ListAllGraphs(ctx, model.GraphFilter{Type: graphType})
+			if err != nil {
+				return apiFailure(a, err, nil)
+			}
+			return r.print(map[string]any{"graphs": list}, func(w io.Writer) error { return graphMetaTable(w, list) })
+		}
 		layer, owner, err := of.owner()
 		if err != nil {
 			return err
@@ -222,19 +324,19 @@ func newGraphListCmd(a *app) *cobra.Command {
 		if all && layer != model.LayerCluster {
 			return fmt.Errorf("--all needs --cluster")
 		}
-		c, err := r.client()
-		if err != nil {
-			return err
-		}
 		list, err := listGraphs(ctx, c, layer, owner, all)
 		if err != nil {
 			return apiFailure(a, err, nil)
+		}
+		if graphType != "" {
+			list = slices.DeleteFunc(list, func(g client.GraphInfo) bool { return g.Type != graphType })
 		}
 		return r.print(map[string]any{"graphs": list}, func(w io.Writer) error { return graphTable(w, list) })
 	}
 	f := cmd.Flags()
 	of.register(f)
 	f.BoolVar(&all, "all", false, "with --cluster: also the graphs of its release and plugins")
+	f.StringVar(&graphType, "type", "", "only graphs of this type")
 	return cmd
 }
 
@@ -276,9 +378,17 @@ func listGraphs(ctx context.Context, c *client.Client, layer model.Layer, owner 
 }
 
 func graphTable(w io.Writer, list []client.GraphInfo) error {
-	t := newTable(w, "LAYER", "OWNER", "TYPE", "NAME", "TASKS", "UPDATED")
+	t := newTable(w, "LAYER", "OWNER", "TYPE", "NAME", "TASKS", "USED BY", "UPDATED")
 	for _, g := range list {
-		t.row(string(g.Layer), g.OwnerID, g.Type, orDash(g.Name), fmt.Sprint(g.Tasks), formatTime(g.UpdatedAt))
+		t.row(string(g.Layer), g.OwnerID, g.Type, orDash(g.Name), fmt.Sprint(g.Tasks), orDash(strings.Join(g.UsedBy, ",")), formatTime(g.UpdatedAt))
+	}
+	return t.flush()
+}
+
+func graphMetaTable(w io.Writer, list []model.GraphMeta) error {
+	t := newTable(w, "LAYER", "OWNER", "TYPE", "NAME", "USED BY", "UPDATED")
+	for _, g := range list {
+		t.row(string(g.Layer), g.OwnerID, g.Type, orDash(g.Name), orDash(strings.Join(g.UsedBy, ",")), formatTime(g.UpdatedAt))
 	}
 	return t.flush()
 }
@@ -322,16 +432,20 @@ func newGraphExecuteCmd(a *app) *cobra.Command {
 	var (
 		cluster string
 		types   []string
+		nodes   []string
 		req     client.GraphExecutionRequest
 		run     runFlags
 	)
 	cmd := &cobra.Command{
-		Use:   "execute --cluster ID [--type TYPE]... [--nodes N1,N2] [--tasks T1,T2] [--dry-run] [--noop] [--force]",
+		Use:   "execute --cluster ID [--type TYPE]... [--nodes N1,N2] [--tasks T1,T2] [--event E]... [--dry-run] [--noop] [--force]",
 		Short: "Execute a cluster's merged graph of a type on all or some of its nodes",
 		Long: "Execute merges the release's, the cluster's and the plugins' graphs of each type and\n" +
 			"runs them on the cluster's nodes (--nodes: a subset; --tasks: only these tasks, the\n" +
 			"others skipped with their edges kept). --dry-run plans without changing anything,\n" +
 			"--noop runs tasks in no-op mode, --force reruns tasks that would be skipped as done.\n" +
+			"--event names what the execution is (fuel2's deploy_changes, or a configuration\n" +
+			"resource such as nova_config): a task that already ran on a node is then left as it\n" +
+			"ran unless its reexecute_on or refresh_on names one of the events.\n" +
 			"It follows the execution with a progress bar (--wait=false: print its id and return).",
 		Example: "  cairn graph execute --cluster c1 --type upgrade --nodes node-1,node-2\n" +
 			"  cairn graph execute --cluster c1 --tasks migrate-db --dry-run",
@@ -358,6 +472,7 @@ func newGraphExecuteCmd(a *app) *cobra.Command {
 			req.Types = types
 		}
 		req.OnFailure, req.Parallelism = model.OnFailure(run.onFailure), run.parallelism
+		req.Nodes = append(req.Nodes, nodes...)
 		ex, err := c.ExecuteGraph(ctx, cluster, req)
 		if err != nil {
 			return apiFailure(a, err, nil)
@@ -368,6 +483,8 @@ func newGraphExecuteCmd(a *app) *cobra.Command {
 	f.StringVar(&cluster, "cluster", "", "the cluster `ID` (required)")
 	f.StringArrayVar(&types, "type", nil, "graph type to execute (default \"default\"); repeatable, run in order")
 	f.StringSliceVar(&req.Nodes, "nodes", nil, "run on these nodes only (ids or names, comma separated)")
+	f.StringSliceVar(&nodes, "node", nil, "same as --nodes (fuel2's spelling)")
+	f.StringSliceVar(&req.Events, "event", nil, "name an event of this execution (deploy_changes, …); repeatable")
 	f.StringSliceVar(&req.Tasks, "tasks", nil, "run these tasks only (comma separated); the others are skipped")
 	f.BoolVar(&req.DryRun, "dry-run", false, "plan the execution without changing anything")
 	f.BoolVar(&req.Noop, "noop", false, "run the tasks in no-op mode")

@@ -75,7 +75,7 @@ func graphFixture(t *testing.T) func(string) string {
 
 func TestGraphMerge(t *testing.T) {
 	p := graphFixture(t)
-	code, stdout, stderr := runCLI(t, "graph", "merge", "--release", p("release.yaml"), "--cluster", p("cluster.yaml"), "--plugin", p("lma.json"))
+	code, stdout, stderr := runCLI(t, "graph", "merge", "--release", p("release.yaml"), "--cluster", p("cluster.yaml"), "--plugin", p("lma.json"), "--type", "default")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -124,9 +124,9 @@ func TestGraphMerge(t *testing.T) {
 		args []string
 		want []string
 	}{
-		{"two plugins define a task", []string{"--release", p("release.yaml"), "--plugin", p("lma.json"), "--plugin", p("other.yaml")},
+		{"two plugins define a task", []string{"--release", p("release.yaml"), "--plugin", p("lma.json"), "--plugin", p("other.yaml"), "--type", "default"},
 			[]string{`task "lma" is defined by both plugin "` + p("lma.json") + `" and plugin "` + p("other.yaml") + `"`}},
-		{"merged graph invalid, position in the layer", []string{"--release", p("release.yaml"), "--cluster", p("broken.yaml")},
+		{"merged graph invalid, position in the layer", []string{"--release", p("release.yaml"), "--cluster", p("broken.yaml"), "--type", "default"},
 			[]string{"not valid", p("broken.yaml") + ":", "ghost"}},
 		{"no layer", []string{}, []string{"give at least one layer"}},
 		{"bad output format", []string{"--release", p("release.yaml"), "-o", "xml"}, []string{`-o "xml"`}},

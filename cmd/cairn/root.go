@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 
 	"github.com/spf13/cobra"
 )
@@ -21,6 +22,7 @@ const (
 // app is what every command shares: where output goes. Commands that talk
 // to a server add their connection settings here.
 type app struct {
+	stdin  io.Reader // answers to confirmations
 	stdout io.Writer
 	stderr io.Writer
 }
@@ -42,9 +44,14 @@ func (e *exitError) Error() string {
 func (e *exitError) Unwrap() error { return e.err }
 
 // newRootCmd builds the whole command tree writing to stdout and stderr, so
-// tests run commands in-process.
+// tests run commands in-process; confirmations read the process's stdin.
 func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
-	a := &app{stdout: stdout, stderr: stderr}
+	return newRootCmdIO(os.Stdin, stdout, stderr)
+}
+
+// newRootCmdIO is newRootCmd reading confirmations from stdin.
+func newRootCmdIO(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
+	a := &app{stdin: stdin, stdout: stdout, stderr: stderr}
 	root := &cobra.Command{
 		Use:   "cairn",
 		Short: "Cairn is a durable deployment orchestrator",
@@ -67,6 +74,8 @@ func topLevelCommands(a *app) []*cobra.Command {
 	return []*cobra.Command{
 		newValidateCmd(a),
 		newGraphCmd(a),
+		newReleaseCmd(a),
+		newClusterCmd(a),
 		newPlanCmd(a),
 		newApplyCmd(a),
 		newStackCmd(a),
@@ -83,7 +92,12 @@ func topLevelCommands(a *app) []*cobra.Command {
 // a command already reported carry their code (exitError); any other error
 // is printed here.
 func execute(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	root := newRootCmd(stdout, stderr)
+	return executeIO(ctx, args, os.Stdin, stdout, stderr)
+}
+
+// executeIO is execute reading confirmations from stdin.
+func executeIO(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	root := newRootCmdIO(stdin, stdout, stderr)
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
 	if err == nil {
