@@ -290,6 +290,12 @@ func (g *GraphActivities) PrepareGraph(ctx context.Context, in contract.PrepareG
 			if in.Noop {
 				s.Meta.Noop = true
 			}
+			if isCopyFiles(s) {
+				if err := g.a.readCopyFiles(s); err != nil {
+					errs = append(errs, err.Error())
+					continue
+				}
+			}
 			if multi {
 				prefixStep(s, prefix)
 				if barrier != "" {
