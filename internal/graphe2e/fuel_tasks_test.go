@@ -1,6 +1,7 @@
 package graphe2e
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -99,6 +100,11 @@ func TestFuelTaskTypesOnNodes(t *testing.T) {
 	lines := strings.Fields(readFile(t, filepath.Join(shared, "netboot.log")))
 	assert.ElementsMatch(t, []string{"n1", "n4"}, lines, "master_shell once per node, told which")
 	assert.Equal(t, 2, h.locals.Boots(queue), "the local node's worker restarted once")
+	for _, n := range []string{"n1", "n4"} {
+		run, err := h.st.LastTaskRun(context.Background(), h.cluster, n, "cobbler_disable_netboot")
+		require.NoError(t, err, "master_shell's run is kept in %s's history", n)
+		assert.Equal(t, e.ID, run.ExecutionID)
+	}
 	for _, id := range []string{"node_reboot@n1", "node_reboot@n4"} {
 		// Handed back by the stopping worker, it completed on the one that
 		// came back (a handover is not counted as an attempt).
