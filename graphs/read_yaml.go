@@ -121,8 +121,9 @@ func yamlErrorPosition(err error) (int, string) {
 
 // expander walks a freshly decoded YAML tree once: it replaces each alias
 // by the node it names (sharing it, never copying), applies merge keys
-// (<<), keeps the last of duplicate keys with a warning, and refuses trees that are
-// nested too deeply or that aliases would expand past the node budget. An
+// (<<), keeps the last value of a duplicate key with a warning, and
+// refuses trees that are nested too deeply or that aliases would expand
+// past the node budget. An
 // alias bomb is refused after visiting each anchored node once, because
 // the expanded size of every anchored node is computed once and reused.
 type expander struct {
