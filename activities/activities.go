@@ -82,6 +82,11 @@ type Deps struct {
 	// and the step has no byte-exact rollback. 0 means
 	// DefaultBeforeStateLimit.
 	BeforeStateLimit int
+	// FilesDir is the root copy_files sources are read inside, on the
+	// control plane ("" refuses copy_files); FilesLimit bounds one step's
+	// sources (0 means DefaultFilesLimit).
+	FilesDir   string
+	FilesLimit int64
 }
 
 // DefaultStepConcurrency is the default of Deps.StepConcurrency.

@@ -285,7 +285,7 @@ func (g *GraphActivities) PrepareGraph(ctx context.Context, in contract.PrepareG
 		var typeSteps []string
 		for _, s := range bg.Steps {
 			t := tasks[s.Task]
-			rec := &graphTaskRecord{Type: bg.Type, Task: s.Task, TaskType: s.Kind, Node: nodeKey(s.Node), Digest: digests[s.Task]}
+			rec := &graphTaskRecord{Type: bg.Type, Task: s.Task, TaskType: s.Kind, Node: taskNode(s), Digest: digests[s.Task]}
 			if t != nil {
 				rec.TaskType = t.Type
 			}
@@ -336,6 +336,12 @@ func (g *GraphActivities) PrepareGraph(ctx context.Context, in contract.PrepareG
 			}
 			if in.Noop {
 				s.Meta.Noop = true
+			}
+			if isCopyFiles(s) {
+				if err := g.a.readCopyFiles(s); err != nil {
+					errs = append(errs, err.Error())
+					continue
+				}
 			}
 			if multi {
 				prefixStep(s, prefix)
@@ -638,7 +644,11 @@ func graphSummary(u contract.Unit, steps []*planner.StoredStep, records map[stri
 	if steps[0].Task != "" && steps[0].Task != rec.Task {
 		what = steps[0].Task // type/task when several types run
 	}
-	fmt.Fprintf(&b, "%s %s on %s", rec.TaskType, what, rec.Node)
+	where := rec.Node
+	if steps[0].Node == "" && rec.Node != model.ControlPlane {
+		where = model.ControlPlane + " for " + rec.Node // master_shell, a hook
+	}
+	fmt.Fprintf(&b, "%s %s on %s", rec.TaskType, what, where)
 	switch {
 	case rec.DoneBy != "":
 		b.WriteString(" (done by " + rec.DoneBy + ")")
@@ -728,4 +738,17 @@ func FaultTolerance(spec string, nodes int) (int, error) {
 		}
 	}
 	return min(max(n, 0), nodes), nil
+}
+
+// taskNode is the node a graph step is for, by which node history is
+// kept: its own node, or, for a task run on the control plane once per
+// node (master_shell, the provisioning hooks), the node its id names
+// ("netboot@n1"), so each node's run is recorded as that node's.
+func taskNode(s *model.Step) string {
+	if s.Node == "" {
+		if _, n, ok := strings.Cut(s.ID, "@"); ok && n != "" {
+			return n
+		}
+	}
+	return nodeKey(s.Node)
 }

@@ -222,7 +222,9 @@ func (s *server) validatePackage(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	docs, err := graphs.Parse(s.parseOptions(), *src)
+	opts := s.parseOptions()
+	opts.Warn = warnHeader(c)
+	docs, err := graphs.Parse(opts, *src)
 	if err != nil {
 		return invalidDocuments("package", err, nil)
 	}

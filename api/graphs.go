@@ -140,6 +140,7 @@ func (s *server) putGraph(o owner) echo.HandlerFunc {
 		// tasks of other layers, so those are checked on the merged graph.
 		opts := s.parseOptions()
 		opts.Partial = o.layer != model.LayerRelease
+		opts.Warn = warnHeader(c)
 		g, err := graphs.ParseGraph(opts, *src)
 		if err != nil {
 			return invalidDocuments("graph", err, nil)

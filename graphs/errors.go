@@ -95,9 +95,17 @@ func compareErrors(a, b Error) int {
 	)
 }
 
-// collector gathers errors while documents are read and checked.
+// collector gathers errors, and warnings (problems Cairn accepts, such as
+// the duplicate keys Fuel's loader took), while documents are read and
+// checked.
 type collector struct {
-	errs Errors
+	errs  Errors
+	warns Errors
+}
+
+// warn records a warning: the documents are still valid.
+func (c *collector) warn(pos model.Position, path, format string, args ...any) {
+	c.warns = append(c.warns, Error{Pos: pos, Path: path, Message: fmt.Sprintf(format, args...)})
 }
 
 func (c *collector) add(pos model.Position, path, format string, args ...any) {

@@ -327,6 +327,7 @@ func (x *graphExpansion) place(t *model.Task) {
 	// A task type's spec is built afresh (kinds copies the parameters), so
 	// the first copy may keep it; a kind's spec is the task's own map.
 	fresh := spec != nil && x.taskType(t.Type).fuel
+	perNode := !skipped && x.cat.RunsOnControlPlane(t.Type)
 	for _, n := range nodes {
 		if !x.inSubset(t, n) {
 			continue
@@ -354,6 +355,12 @@ func (x *graphExpansion) place(t *model.Task) {
 			s.Spec, fresh = spec, false
 		case spec != nil:
 			s.Spec = mergeClone(spec).(map[string]any)
+		}
+		if perNode {
+			// master_shell and the provisioning hooks run on the control
+			// plane, once for each of their nodes, told which one.
+			s.Node = ""
+			x.cat.ForNode(t.Type, s.Spec, nodeName(x.sel.stepNode(n)))
 		}
 		x.steps = append(x.steps, s)
 		x.edges.vertex(s)
@@ -653,4 +660,13 @@ func (x *graphExpansion) linkGroups() {
 			}
 		}
 	}
+}
+
+// nodeName is a step's node as a task sees it: "master" for the control
+// plane.
+func nodeName(node string) string {
+	if node == "" {
+		return model.ControlPlane
+	}
+	return node
 }

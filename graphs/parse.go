@@ -47,6 +47,9 @@ type Options struct {
 	// involve tasks of other layers. Validate the merged graph with
 	// ValidateGraph.
 	Partial bool
+	// Warn, when set, is called with each warning: a problem Cairn accepts
+	// as Fuel did (a duplicate YAML key, whose last value is used).
+	Warn func(Error)
 }
 
 // Documents is what a set of sources holds.
@@ -61,6 +64,9 @@ type Documents struct {
 	Catalogue *kinds.Catalogue
 	// Kinds are the kinds the documents defined (`kind: Kind`).
 	Kinds []kinds.Kind
+	// Warnings are the problems accepted as Fuel accepted them (duplicate
+	// YAML keys), sorted like errors.
+	Warnings Errors
 }
 
 // Parse reads and validates sources that together make one package
@@ -81,7 +87,20 @@ func Parse(opts Options, sources ...Source) (*Documents, error) {
 	}
 	p.documents(docs)
 	p.validate()
-	return p.result(), p.c.errs.Sort().Err()
+	out := p.result()
+	out.Warnings = p.warnings()
+	return out, p.c.errs.Sort().Err()
+}
+
+// warnings sorts the warnings and hands each to Options.Warn.
+func (p *parser) warnings() Errors {
+	ws := p.c.warns.Sort()
+	if p.opts.Warn != nil {
+		for _, w := range ws {
+			p.opts.Warn(w)
+		}
+	}
+	return ws
 }
 
 // ParseGraph reads a source holding exactly one graph: a `kind: Graph`
@@ -116,6 +135,7 @@ func ParseGraph(opts Options, src Source) (*model.Graph, error) {
 		g = p.graphs[0].g
 	}
 	p.validate()
+	p.warnings()
 	return g, p.c.errs.Sort().Err()
 }
 

@@ -175,7 +175,7 @@ func (p *parser) task(d *document, n *yaml.Node, path string) *taskEntry {
 	t := &model.Task{Pos: d.pos(n)}
 	e := &taskEntry{t: t, d: d, node: n, path: path}
 	var seen [len(taskFields)]string // spelling used, by field
-	var idNode, typeNode *yaml.Node
+	var idNode, typeNode, paramStrategy *yaml.Node
 	fields(n, func(key string, k, v *yaml.Node) {
 		fp := path + "." + key
 		f, known := taskFieldNames[key]
@@ -232,6 +232,7 @@ func (p *parser) task(d *document, n *yaml.Node, path string) *taskEntry {
 		case "parameters":
 			t.Parameters, _ = p.object(d, v, fp)
 			p.placeholders(d, v, fp)
+			paramStrategy = mapGet(v, "strategy")
 		case "meta":
 			t.Meta = p.meta(d, v, fp)
 		default:
@@ -244,6 +245,10 @@ func (p *parser) task(d *document, n *yaml.Node, path string) *taskEntry {
 			t.Extra[key] = p.value(d, v, fp)
 		}
 	})
+	if t.Strategy == nil && paramStrategy != nil && paramStrategy.Kind == yaml.MappingNode {
+		// Fuel's older graphs give the strategy among the parameters.
+		t.Strategy = p.strategy(d, paramStrategy, path+".parameters.strategy")
+	}
 	switch {
 	case idNode == nil:
 		p.c.add(d.pos(n), path+".id", "missing task id")
@@ -328,15 +333,27 @@ func (p *parser) checkPattern(s string) error {
 	return err
 }
 
-// crossDeps reads cross_depends / cross_depended_by: [{name, role, policy}].
+// crossDeps reads cross_depends / cross_depended_by: [{name, role,
+// policy}], or one such object alone, as Fuel's loader accepted it.
 func (p *parser) crossDeps(d *document, n *yaml.Node, path string) []model.CrossDep {
-	if n.Kind != yaml.SequenceNode {
+	items := n.Content
+	single := n.Kind == yaml.MappingNode
+	switch {
+	case single && mapGet(n, "yaql_exp") != nil:
+		p.c.add(d.pos(n), path, "expected a list of {name, role, policy} or one such object; a yaql expression (yaql_exp) is not evaluated here")
+		return nil
+	case single:
+		items = []*yaml.Node{n}
+	case n.Kind != yaml.SequenceNode:
 		p.c.add(d.pos(n), path, "expected a list of {name, role, policy}, got %s", describe(n))
 		return nil
 	}
 	var out []model.CrossDep
-	for i, item := range n.Content {
+	for i, item := range items {
 		ip := indexPath(path, i)
+		if single {
+			ip = path
+		}
 		if item.Kind != yaml.MappingNode {
 			p.c.add(d.pos(item), ip, "expected {name, role, policy}, got %s", describe(item))
 			continue

@@ -222,12 +222,6 @@ kind: directory
 metadata: {name: a}
 spec: {path: /a}
 `, []string{`t.yaml:2:13: apiVersion: unsupported apiVersion "influxdata.com/v2alpha1" (want "cairn/v1")`}},
-		{"duplicate YAML key", `
-kind: directory
-metadata: {name: a}
-spec: {path: /a}
-kind: file
-`, []string{`t.yaml:5:1: duplicate key "kind" (first at line 2)`}},
 		{"malformed YAML", `
 kind: directory
 metadata: {name: a

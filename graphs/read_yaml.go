@@ -121,8 +121,9 @@ func yamlErrorPosition(err error) (int, string) {
 
 // expander walks a freshly decoded YAML tree once: it replaces each alias
 // by the node it names (sharing it, never copying), applies merge keys
-// (<<), drops and reports duplicate keys, and refuses trees that are
-// nested too deeply or that aliases would expand past the node budget. An
+// (<<), keeps the last value of a duplicate key with a warning, and
+// refuses trees that are nested too deeply or that aliases would expand
+// past the node budget. An
 // alias bomb is refused after visiting each anchored node once, because
 // the expanded size of every anchored node is computed once and reused.
 type expander struct {
@@ -242,7 +243,8 @@ func (x *expander) alias(a *yaml.Node, depth int) nodeStat {
 	return st
 }
 
-// mapping applies merge keys and removes duplicate keys (reporting them).
+// mapping applies merge keys and removes duplicate keys, keeping the last
+// value in the first key's place and warning about each.
 // Explicit keys win over merged ones; earlier merge sources win over
 // later ones, as YAML's merge key specifies.
 func (x *expander) mapping(n *yaml.Node) {
@@ -283,6 +285,7 @@ func (x *expander) mapping(n *yaml.Node) {
 	seen := newKeySet(len(content)/2 + len(merged)/2)
 	out := content[:0:0]
 	changed := hasMerge
+	var at map[*yaml.Node]int // first key → index of its value in out
 	for i := 0; i+1 < len(content); i += 2 {
 		k := content[i]
 		if k.Kind == yaml.ScalarNode {
@@ -291,12 +294,21 @@ func (x *expander) mapping(n *yaml.Node) {
 					out = append(out, content[:i]...)
 				}
 				changed = true
-				x.c.add(x.doc.pos(k), "", "duplicate key %q (first at line %d)", k.Value, first.Line)
+				if at == nil {
+					at = valueIndex(out)
+				}
+				// Fuel's loader (PyYAML) kept the last value, in the
+				// first key's place: so does Cairn, with a warning.
+				out[at[first]] = content[i+1]
+				x.c.warn(x.doc.pos(k), "", "duplicate key %q (first at line %d): the last value is used, as Fuel's loader did", k.Value, first.Line)
 				continue
 			}
 		}
 		if changed {
 			out = append(out, k, content[i+1])
+			if at != nil {
+				at[k] = len(out) - 1
+			}
 		}
 	}
 	if !changed {
@@ -308,6 +320,15 @@ func (x *expander) mapping(n *yaml.Node) {
 		}
 	}
 	n.Content = out
+}
+
+// valueIndex maps each key of a mapping's content to its value's index.
+func valueIndex(content []*yaml.Node) map[*yaml.Node]int {
+	out := make(map[*yaml.Node]int, len(content)/2)
+	for i := 0; i+1 < len(content); i += 2 {
+		out[content[i]] = i + 1
+	}
+	return out
 }
 
 // smallHasDuplicates reports whether a small mapping repeats a key.

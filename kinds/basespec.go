@@ -45,7 +45,11 @@ func (c *Catalogue) BaseSpec(kind string, spec map[string]any, associations []mo
 // type is a kind, it is BaseSpec with no associations and an empty Meta.
 //
 //	shell:       cmd → command; cwd, timeout, env and exec's guards kept
-//	upload_file: data → content; path kept; timeout → Meta.Timeout
+//	upload_file: data → content, permissions → mode, dir_permissions →
+//	             dirMode; path kept; timeout → Meta.Timeout
+//	master_shell: as shell, on the control plane (see ForNode)
+//	move_to_bootstrap, erase_node, cobbler_sync: kind hook {hook, timeout,
+//	             parameters: the rest}
 //	puppet:      puppet_manifest, puppet_modules →
 //	             command "puppet apply --modulepath=<modules> <manifest>"
 func (c *Catalogue) TaskSpec(taskType string, params map[string]any) (string, map[string]any, model.Meta, error) {
@@ -112,8 +116,11 @@ func mergeOver(base, over map[string]any) map[string]any {
 	return base
 }
 
-// metaFromParams moves Fuel's retries and interval out of the parameters.
+// metaFromParams moves Fuel's retries and interval out of the parameters,
+// and drops parameters.strategy (the graph reads it as the task's
+// strategy).
 func metaFromParams(out map[string]any) model.Meta {
+	delete(out, "strategy")
 	var meta model.Meta
 	if n, ok := wholeNumber(out["retries"]); ok {
 		meta.Retry = int(n)
@@ -168,6 +175,14 @@ func uploadFileToFile(params map[string]any) (map[string]any, model.Meta) {
 			out["content"] = data
 		}
 		delete(out, "data")
+	}
+	for from, to := range map[string]string{"permissions": "mode", "dir_permissions": "dirMode"} {
+		if v, ok := out[from]; ok {
+			if _, has := out[to]; !has {
+				out[to] = v
+			}
+			delete(out, from)
+		}
 	}
 	if v, ok := out["timeout"]; ok {
 		if d, err := ParseTimeout(v); err == nil && !expr.IsDynamic(v) && d > 0 {

@@ -45,9 +45,11 @@ const (
 // never modified (Builtin hands out clones), so sharing it is safe.
 var builtin = sync.OnceValues(buildBuiltin)
 
-// Builtin returns a new catalogue of the eight built-in kinds (file,
-// directory, exec, http, external, group, stage, skipped) and the Fuel task
-// types shell, upload_file and puppet.
+// Builtin returns a new catalogue of the built-in kinds (file, directory,
+// exec, http, external, sync, copy_files, reboot, hook, group, stage,
+// skipped) and the Fuel task types mapped onto them (shell, upload_file,
+// puppet, master_shell, move_to_bootstrap, erase_node, cobbler_sync). No
+// provisioning hook is configured in it: see WithHooks.
 func Builtin() *Catalogue {
 	c, err := builtin()
 	if err != nil {
@@ -60,17 +62,14 @@ func Builtin() *Catalogue {
 func buildBuiltin() (*Catalogue, error) {
 	c := &Catalogue{kinds: map[string]*entry{}, tasks: map[string]*taskType{}}
 	parentDir := AutoEdge{Kind: KindDirectory, From: "path", Attr: "path", Match: MatchParentPath}
-	defs := []struct {
-		kind  Kind
-		file  string
-		rules func(map[string]any, string) []SpecError
-	}{
+	defs := []kindDef{
 		{Kind{
 			Name:        KindFile,
 			Description: "a file: content, base64 content or a template rendered with vars; mode; present or absent",
 			Attributes: map[string]AttrKind{
 				"path": Namevar, "content": Property, "contentBase64": Property, "template": Property,
 				"vars": Parameter, "mode": Property, "ensure": Property, "checksum": ReadOnly, "size": ReadOnly,
+				"dirMode": Parameter,
 			},
 			AutoEdges: []AutoEdge{parentDir},
 			TaskTypes: []string{TaskUploadFile},
@@ -116,6 +115,7 @@ func buildBuiltin() (*Catalogue, error) {
 		{Kind{Name: KindStage, Description: "a Fuel stage: an ordering point, changes nothing", Structural: true}, "structural.json", nil},
 		{Kind{Name: KindSkipped, Description: "a disabled task: keeps its edges, runs nothing", Structural: true}, "structural.json", nil},
 	}
+	defs = append(defs, fuelKinds()...)
 	for _, d := range defs {
 		schema, err := schemaFiles.ReadFile("schemas/" + d.file)
 		if err != nil {
@@ -128,15 +128,12 @@ func buildBuiltin() (*Catalogue, error) {
 		}
 		c.kinds[d.kind.Name] = &entry{kind: d.kind, validator: v}
 	}
-	tasks := []struct {
-		name, base, file string
-		rules            func(map[string]any, string) []SpecError
-		toBase           func(map[string]any) (map[string]any, model.Meta)
-	}{
-		{TaskShell, KindExec, "shell.json", shellRules, shellToExec},
-		{TaskUploadFile, KindFile, "upload_file.json", uploadFileRules, uploadFileToFile},
-		{TaskPuppet, KindExec, "puppet.json", timeoutRule, puppetToExec},
+	tasks := []taskDef{
+		{name: TaskShell, base: KindExec, file: "shell.json", rules: shellRules, toBase: shellToExec},
+		{name: TaskUploadFile, base: KindFile, file: "upload_file.json", rules: uploadFileRules, toBase: uploadFileToFile},
+		{name: TaskPuppet, base: KindExec, file: "puppet.json", rules: timeoutRule, toBase: puppetToExec},
 	}
+	tasks = append(tasks, fuelTaskTypes()...)
 	for _, t := range tasks {
 		schema, err := schemaFiles.ReadFile("schemas/" + t.file)
 		if err != nil {
@@ -146,9 +143,29 @@ func buildBuiltin() (*Catalogue, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", t.name, err)
 		}
-		c.tasks[t.name] = &taskType{name: t.name, base: t.base, validator: v, toBase: t.toBase}
+		c.tasks[t.name] = &taskType{name: t.name, base: t.base, validator: v, toBase: t.toBase,
+			controlPlane: t.controlPlane, hook: t.hook, forNode: t.forNode}
 	}
 	return c, nil
+}
+
+// kindDef is a built-in kind with its schema file and the rules a schema
+// cannot say readably.
+type kindDef struct {
+	kind  Kind
+	file  string
+	rules func(map[string]any, string) []SpecError
+}
+
+// taskDef is a Fuel task type mapped onto a built-in kind.
+type taskDef struct {
+	name, base, file string
+	rules            func(map[string]any, string) []SpecError
+	toBase           func(map[string]any) (map[string]any, model.Meta)
+	// controlPlane, hook and forNode: see taskType.
+	controlPlane bool
+	hook         string
+	forNode      func(spec map[string]any, node string)
 }
 
 // set reports whether a field is present and not null.
@@ -216,10 +233,11 @@ func shellRules(spec map[string]any, root string) []SpecError {
 }
 
 func uploadFileRules(spec map[string]any, root string) []SpecError {
+	errs := exactlyOne(spec, root, true, "mode", "permissions")
 	if spec["ensure"] == "absent" {
-		return timeoutRule(spec, root)
+		return append(errs, timeoutRule(spec, root)...)
 	}
-	errs := exactlyOne(spec, root, true, "data", "content", "contentBase64")
+	errs = append(errs, exactlyOne(spec, root, true, "data", "content", "contentBase64")...)
 	return append(errs, timeoutRule(spec, root)...)
 }
 

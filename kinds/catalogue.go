@@ -22,6 +22,7 @@ import (
 type Catalogue struct {
 	kinds map[string]*entry    // lower-cased kind name → entry
 	tasks map[string]*taskType // lower-cased task type → mapping
+	hooks map[string]bool      // provisioning hooks with a command configured
 }
 
 // entry is one kind with its compiled schema.
@@ -47,6 +48,14 @@ type taskType struct {
 	base      string
 	validator *validator
 	toBase    func(params map[string]any) (map[string]any, model.Meta)
+	// controlPlane: the task runs on the control plane once per node it
+	// is assigned to (master_shell, the provisioning hooks); forNode
+	// tells each copy's spec which node it is for.
+	controlPlane bool
+	forNode      func(spec map[string]any, node string)
+	// hook names the provisioning hook the type runs, if any: validation
+	// fails unless a command is configured for it (WithHooks).
+	hook string
 }
 
 // SpecError is one problem of a spec. Path is dotted from the root the
@@ -69,6 +78,12 @@ func (c *Catalogue) Clone() *Catalogue {
 	}
 	for k, v := range c.tasks {
 		out.tasks[k] = v
+	}
+	if c.hooks != nil {
+		out.hooks = make(map[string]bool, len(c.hooks))
+		for k, v := range c.hooks {
+			out.hooks[k] = v
+		}
 	}
 	return out
 }

@@ -112,7 +112,7 @@ func derivedCatalogue(t *testing.T) *Catalogue {
 
 func TestDerivedKindsFromFiles(t *testing.T) {
 	c := derivedCatalogue(t)
-	if want := []string{"Bucket", "Label", "Motd", "Service", "directory", "exec", "external", "file", "group", "http", "skipped", "stage"}; !reflect.DeepEqual(c.Names(), want) {
+	if want := []string{"Bucket", "Label", "Motd", "Service", "copy_files", "directory", "exec", "external", "file", "group", "hook", "http", "reboot", "skipped", "stage", "sync"}; !reflect.DeepEqual(c.Names(), want) {
 		t.Fatalf("Names = %v", c.Names())
 	}
 	label, ok := c.Lookup("label")

@@ -258,10 +258,10 @@ func TestLookup(t *testing.T) {
 			t.Errorf("Lookup(%q) = %v, %v; want %q, %v", tt.name, k, ok, tt.wantKind, tt.ok)
 		}
 	}
-	if want := []string{"directory", "exec", "external", "file", "group", "http", "skipped", "stage"}; !reflect.DeepEqual(c.Names(), want) {
+	if want := []string{"copy_files", "directory", "exec", "external", "file", "group", "hook", "http", "reboot", "skipped", "stage", "sync"}; !reflect.DeepEqual(c.Names(), want) {
 		t.Errorf("Names = %v, want %v", c.Names(), want)
 	}
-	if want := []string{"puppet", "shell", "upload_file"}; !reflect.DeepEqual(c.TaskTypes(), want) {
+	if want := []string{"cobbler_sync", "erase_node", "master_shell", "move_to_bootstrap", "puppet", "shell", "upload_file"}; !reflect.DeepEqual(c.TaskTypes(), want) {
 		t.Errorf("TaskTypes = %v, want %v", c.TaskTypes(), want)
 	}
 	if !c.IsTaskType("Shell") || c.IsTaskType("exec") {

@@ -35,7 +35,7 @@ func (c *Catalogue) ValidateAt(kind, root string, spec map[string]any) []SpecErr
 	}
 	key := strings.ToLower(kind)
 	if t, ok := c.tasks[key]; ok {
-		return t.validator.validate(spec, root)
+		return append(t.validator.validate(spec, root), c.hookError(t, root)...)
 	}
 	e, ok := c.kinds[key]
 	if !ok {

@@ -44,6 +44,7 @@ var fileAttrs = map[string]kinds.AttrKind{
 	"ensure":        kinds.Property,
 	"checksum":      kinds.ReadOnly,
 	"size":          kinds.ReadOnly,
+	"dirMode":       kinds.Parameter,
 }
 
 func (fileProvider) Attributes() map[string]kinds.AttrKind { return fileAttrs }
@@ -122,6 +123,13 @@ func (fileProvider) Canonicalize(spec model.Spec) (model.Spec, error) {
 			return nil, configErrorf("mode", "%v", err)
 		}
 		out["mode"] = mode
+	}
+	if m, ok := spec["dirMode"]; ok && m != nil {
+		mode, err := CanonicalMode(m)
+		if err != nil {
+			return nil, configErrorf("dirMode", "%v", err)
+		}
+		out["dirMode"] = mode
 	}
 	return out, nil
 }
@@ -239,6 +247,16 @@ func (fileProvider) Apply(ctx context.Context, env Env, want model.Spec, have St
 	}
 	fp := fingerprintOf(env, want)
 	rewrite := !have.Exists || hasContent && fp.sum([]byte(content)) != have.Attrs["content"]
+	if dm, ok := want["dirMode"].(string); ok && !have.Exists {
+		// Fuel's upload_file creates the directories it writes into.
+		dirMode, err := parseMode(dm)
+		if err != nil {
+			return State{}, configErrorf("dirMode", "%v", err)
+		}
+		if _, err := mkdirParents(loc.host, fileMode(dirMode)); err != nil {
+			return State{}, err
+		}
+	}
 	if rewrite {
 		if err := writeAtomic(ctx, loc, []byte(content), mode, have.Exists); err != nil {
 			return State{}, err

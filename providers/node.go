@@ -21,6 +21,10 @@ import (
 type Node struct {
 	Name string `json:"name"`
 	Root string `json:"root,omitempty"`
+	// Host is the worker serving the node, for the steps that act on
+	// the worker itself (reboot); nil on the control plane. Never
+	// persisted.
+	Host *Host `json:"-"`
 }
 
 // Resolve maps a path as written in a spec to the path on the worker's

@@ -83,12 +83,16 @@ func (r *Registry) Kinds() []string {
 }
 
 // LocalProviders returns the kinds that act on the worker's own host:
-// file, directory, exec and the structural group, stage and skipped.
+// file, directory, exec, sync, copy_files, reboot (with the default
+// command) and the structural group, stage and skipped.
 func LocalProviders() []Provider {
 	return []Provider{
 		NewFile(),
 		NewDirectory(),
 		NewExec(),
+		NewSync(),
+		NewCopyFiles(),
+		NewReboot(""),
 		NewStructural("group"),
 		NewStructural("stage"),
 		NewStructural("skipped"),

@@ -105,7 +105,7 @@ func Run(ctx context.Context, cfg *config.Config, log *slog.Logger, o Options) e
 	deps.Store = st
 	cat, registry := deps.Catalogue, deps.Registry
 	wopts := worker.Options{TaskQueue: cfg.TaskQueue, Pollers: cfg.WorkerPollers, Root: cfg.ControlRoot, Drain: cfg.WorkerDrain,
-		BeforeStateLimit: cfg.BeforeStateLimit}
+		BeforeStateLimit: cfg.BeforeStateLimit, FilesDir: cfg.FilesDir, FilesLimit: cfg.FilesLimit}
 
 	st0 := starter.New(c, starter.Config{
 		TaskQueue: cfg.TaskQueue, Namespace: cfg.TemporalNamespace, UIURL: cfg.TemporalUIURL,

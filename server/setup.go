@@ -57,11 +57,16 @@ func NewRuntime(cfg *config.Config, log *slog.Logger) (*Runtime, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Graphs using a provisioning hook validate only when it is configured.
+	if cat, err = cat.WithHooks(cfg.HookNames()...); err != nil {
+		return nil, err
+	}
 	secrets, err := expr.LoadSecrets(cfg.SecretsFile)
 	if err != nil {
 		return nil, err
 	}
 	registry := worker.DefaultRegistry(cat, nil)
+	worker.RegisterFuel(registry, cfg.RebootCommand, cfg.Hooks)
 	if rt.Key != nil {
 		// Every worker holding the codec key fingerprints secret content
 		// alike; without it each process keys its own.

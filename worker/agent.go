@@ -54,7 +54,9 @@ func NewAgent(c client.Client, d Deps, cluster string, node model.Node, root str
 		root = abs
 	}
 	d.Store = nil // an agent never reaches the database
-	w, err := NewNodeWorker(c, d, cluster, providers.Node{Name: node.ID, Root: root}, o)
+	// Each run of the agent is a boot of its own: a reboot step that
+	// finds another boot knows the node went down and came back.
+	w, err := NewNodeWorker(c, d, cluster, providers.Node{Name: node.ID, Root: root, Host: providers.NewHost(nil)}, o)
 	if err != nil {
 		return nil, fmt.Errorf("agent: %w", err)
 	}

@@ -21,6 +21,7 @@ func RegisterGraph(w sdkworker.Registry, d Deps, o Options) {
 	g := activities.NewGraphActivities(activities.New(activities.Deps{
 		Store: d.Store, Registry: d.Registry, Secrets: d.Secrets, Env: d.Env,
 		Node: providers.Node{Root: o.Root}, Logger: d.Logger,
+		FilesDir: o.FilesDir, FilesLimit: o.FilesLimit,
 	}), d.Catalogue)
 	w.RegisterActivityWithOptions(g.PrepareGraph, activity.RegisterOptions{Name: contract.PrepareGraphName})
 	w.RegisterActivityWithOptions(g.RecordGraphRuns, activity.RegisterOptions{Name: contract.RecordGraphRunsName})

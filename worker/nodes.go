@@ -27,12 +27,15 @@ type LocalNodes struct {
 	dataDir string
 
 	mu      sync.Mutex
-	running map[string]sdkworker.Worker // task queue → worker
+	running map[string]sdkworker.Worker                 // task queue → worker
+	builds  map[string]func() (sdkworker.Worker, error) // task queue → how to build its worker
+	boots   map[string]int                              // task queue → times its worker started
 }
 
 // NewLocalNodes returns the local nodes' server; call Sync or Run.
 func NewLocalNodes(c client.Client, d Deps, dataDir string, o Options) *LocalNodes {
-	return &LocalNodes{c: c, d: d, o: o, dataDir: dataDir, running: map[string]sdkworker.Worker{}}
+	return &LocalNodes{c: c, d: d, o: o, dataDir: dataDir, running: map[string]sdkworker.Worker{},
+		builds: map[string]func() (sdkworker.Worker, error){}, boots: map[string]int{}}
 }
 
 // NodeRoot is the directory a local node applies in.
@@ -63,12 +66,14 @@ func (l *LocalNodes) Sync(ctx context.Context) error {
 				continue
 			}
 			root := l.NodeRoot(c.ID, n.ID)
-			clusterID, node := c.ID, providers.Node{Name: n.ID, Root: root}
-			want[workflows.NodeTaskQueue(c.ID, n.ID)] = func() (sdkworker.Worker, error) {
+			clusterID, queue := c.ID, workflows.NodeTaskQueue(c.ID, n.ID)
+			want[queue] = func() (sdkworker.Worker, error) {
 				if err := os.MkdirAll(root, 0o755); err != nil {
 					return nil, err
 				}
-				return NewNodeWorker(l.c, l.d, clusterID, node, l.o)
+				// A reboot of a local node restarts its worker.
+				host := providers.NewHost(func() { go l.restart(queue) })
+				return NewNodeWorker(l.c, l.d, clusterID, providers.Node{Name: n.ID, Root: root, Host: host}, l.o)
 			}
 		}
 	}
@@ -93,8 +98,47 @@ func (l *LocalNodes) Sync(ctx context.Context) error {
 			continue
 		}
 		l.running[queue] = w
+		l.builds[queue] = build
+		l.boots[queue]++
 	}
 	return errors.Join(errs...)
+}
+
+// restart is the simulated reboot of a local node: its worker stops (the
+// steps in flight drain, then are handed back) and a new one, with a new
+// boot id, takes the queue.
+func (l *LocalNodes) restart(queue string) {
+	l.mu.Lock()
+	w, build := l.running[queue], l.builds[queue]
+	l.mu.Unlock()
+	if w == nil || build == nil {
+		return
+	}
+	w.Stop()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.running[queue] != w {
+		return // stopped or replaced meanwhile
+	}
+	delete(l.running, queue)
+	nw, err := build()
+	if err == nil {
+		err = nw.Start()
+	}
+	if err != nil {
+		l.d.withDefaults().Logger.Error("restarting local node", "queue", queue, "error", err)
+		return
+	}
+	l.running[queue] = nw
+	l.boots[queue]++
+}
+
+// Boots reports how many times the worker of a queue has started: a
+// local node's simulated reboot adds one.
+func (l *LocalNodes) Boots(queue string) int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.boots[queue]
 }
 
 // Run syncs now and then every interval until ctx ends, then stops every

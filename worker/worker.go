@@ -87,6 +87,11 @@ type Options struct {
 	// BeforeStateLimit is the most bytes of one step's before-state kept
 	// for rollback (default activities.DefaultBeforeStateLimit).
 	BeforeStateLimit int
+	// FilesDir and FilesLimit: where copy_files sources are read on the
+	// control plane, and how much of them one step may read (see
+	// activities.Deps).
+	FilesDir   string
+	FilesLimit int64
 }
 
 func (o Options) withDefaults() Options {
@@ -125,8 +130,9 @@ func (d Deps) withDefaults() Deps {
 }
 
 // DefaultRegistry holds every built-in provider: file, directory, exec,
-// the structural kinds, http (over httpClient; nil for the default) and
-// external.
+// sync, copy_files, reboot, the structural kinds, http (over httpClient;
+// nil for the default), external and hook (with no hook configured: see
+// RegisterFuel).
 func DefaultRegistry(cat *kinds.Catalogue, httpClient *http.Client) *providers.Registry {
 	reg := providers.NewRegistry(cat)
 	for _, p := range providers.LocalProviders() {
@@ -134,7 +140,16 @@ func DefaultRegistry(cat *kinds.Catalogue, httpClient *http.Client) *providers.R
 	}
 	reg.Register(providers.NewHTTP(httpClient))
 	reg.Register(providers.NewExternal(providers.ExternalOptions{}))
+	reg.Register(providers.NewHook(nil))
 	return reg
+}
+
+// RegisterFuel configures the providers of Fuel's reboot and provisioning
+// hooks: the command a reboot runs ("" for the default) and each
+// configured hook's command.
+func RegisterFuel(reg *providers.Registry, rebootCommand string, hooks map[string]string) {
+	reg.Register(providers.NewReboot(rebootCommand))
+	reg.Register(providers.NewHook(hooks))
 }
 
 // New returns the control plane's worker: every workflow and activity on

@@ -27,6 +27,7 @@ var devSettings = []string{
 	"CAIRN_ALLOWED_ORIGINS", "CAIRN_CODEC_ORIGINS", "CAIRN_CODEC_BODY_LIMIT",
 	"CAIRN_CODEC_KEY", "CAIRN_SECRETS_FILE", "CAIRN_KINDS_DIR", "CAIRN_FETCH_SCHEMES", "CAIRN_FETCH_DIR",
 	"CAIRN_CONTROL_ROOT", "CAIRN_PARALLELISM", "CAIRN_WORKER_POLLERS", "CAIRN_WORKER_DRAIN", "CAIRN_LOG_LEVEL", "CAIRN_LOG_FORMAT",
+	"CAIRN_FILES_DIR", "CAIRN_FILES_LIMIT", "CAIRN_HOOK_MOVE_TO_BOOTSTRAP", "CAIRN_HOOK_ERASE_NODE", "CAIRN_HOOK_COBBLER_SYNC",
 }
 
 // temporalSecuritySettings secure the connection to Temporal (TLS, mutual
@@ -112,6 +113,13 @@ func newDevCmd(a *app) *cobra.Command {
 		}
 		if cfg.ControlRoot == "" {
 			cfg.ControlRoot = filepath.Join(cfg.DataDir, "control")
+		}
+		if cfg.FilesDir == "" {
+			// copy_files sources of the development cluster.
+			cfg.FilesDir = filepath.Join(cfg.DataDir, "files")
+			if err := os.MkdirAll(cfg.FilesDir, 0o700); err != nil {
+				return err
+			}
 		}
 		hostPort := fmt.Sprintf("127.0.0.1:%d", *port)
 		logFile, err := os.OpenFile(filepath.Join(cfg.DataDir, "temporal.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)

@@ -12,6 +12,8 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/cairn-io/cairn/graphs"
+	"github.com/cairn-io/cairn/internal/config"
+	"github.com/cairn-io/cairn/kinds"
 )
 
 func newValidateCmd(a *app) *cobra.Command {
@@ -106,7 +108,14 @@ func (f *documentFlags) parse(a *app, paths []string) (*parsedDocuments, error) 
 	if len(srcs) == 0 {
 		return nil, fmt.Errorf("no documents in %s", strings.Join(paths, ", "))
 	}
-	opts := graphs.Options{ExtVars: ext, Partial: f.partial, Jsonnet: fileJsonnet{next: graphs.InProcessJsonnet{}}}
+	// Provisioning hooks validate as the server would: with the hooks the
+	// environment configures (CAIRN_HOOK_*).
+	cat, err := kinds.Builtin().WithHooks(hookNames(config.HookCommands(config.Values(nil)))...)
+	if err != nil {
+		return nil, err
+	}
+	warn := func(e graphs.Error) { fmt.Fprintf(a.stderr, "warning: %s\n", e) }
+	opts := graphs.Options{ExtVars: ext, Partial: f.partial, Jsonnet: fileJsonnet{next: graphs.InProcessJsonnet{}}, Catalogue: cat, Warn: warn}
 	docs, err := graphs.Parse(opts, srcs...)
 	if err != nil {
 		return nil, reportDocumentErrors(a.stderr, err)
@@ -140,4 +149,13 @@ func reportDocumentErrors(w io.Writer, err error) error {
 	}
 	fmt.Fprintf(w, "%s in %s\n", plural(len(errs), "error", "errors"), plural(len(files), "file", "files"))
 	return &exitError{code: exitFailure}
+}
+
+// hookNames are the hooks a command map configures.
+func hookNames(commands map[string]string) []string {
+	out := make([]string, 0, len(commands))
+	for name := range commands {
+		out = append(out, name)
+	}
+	return out
 }

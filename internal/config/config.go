@@ -51,6 +51,12 @@ var Vars = []Var{
 	{"CAIRN_FETCH_SCHEMES", "fetch-schemes", "https,http,file", "URL schemes a stack's package URLs may use"},
 	{"CAIRN_FETCH_DIR", "fetch-dir", "", "directory file:// package URLs are confined to (empty: file URLs refused)"},
 	{"CAIRN_CONTROL_ROOT", "control-root", "", "confine the control plane's paths to this directory (empty: absolute paths as given)"},
+	{"CAIRN_FILES_DIR", "files-dir", "", "directory copy_files tasks read their sources from on the control plane (empty: copy_files refused)"},
+	{"CAIRN_FILES_LIMIT", "files-limit", "4MiB", "most bytes one copy_files step may read on the control plane, all its files together"},
+	{"CAIRN_REBOOT_COMMAND", "reboot-command", "shutdown -r now", "agent: the command a reboot task runs (sh -c) before it waits for the agent to come back"},
+	{"CAIRN_HOOK_MOVE_TO_BOOTSTRAP", "hook-move-to-bootstrap", "", "command (sh -c, on the control plane) run for each node of a move_to_bootstrap task"},
+	{"CAIRN_HOOK_ERASE_NODE", "hook-erase-node", "", "command (sh -c, on the control plane) run for each node of an erase_node task"},
+	{"CAIRN_HOOK_COBBLER_SYNC", "hook-cobbler-sync", "", "command (sh -c, on the control plane) run for each node of a cobbler_sync task"},
 	{"CAIRN_BEFORE_STATE_LIMIT", "before-state-limit", "8MiB", "largest before-state of one step kept for rollback; a larger one is not kept and the step has no byte-exact rollback"},
 	{"CAIRN_STEP_DATA_RETENTION", "step-data-retention", "7d", "how long an execution's step data (before-states, outputs, plans) is kept after it closed"},
 	{"CAIRN_PARALLELISM", "parallelism", strconv.Itoa(contract.DefaultParallelism), "default units (activities) in flight per execution"},
@@ -97,6 +103,14 @@ type Config struct {
 	ControlRoot       string
 	Parallelism       int
 	BeforeStateLimit  int
+	// FilesDir confines copy_files sources; FilesLimit bounds one step's.
+	FilesDir   string
+	FilesLimit int64
+	// RebootCommand is what an agent's reboot task runs.
+	RebootCommand string
+	// Hooks maps each configured provisioning hook (erase_node) to its
+	// command.
+	Hooks             map[string]string
 	StepDataRetention time.Duration
 	WorkerPollers     int
 	WorkerDrain       time.Duration
@@ -146,6 +160,9 @@ func Load(vals map[string]string) (*Config, error) {
 		KindsDir:          vals["CAIRN_KINDS_DIR"],
 		FetchDir:          vals["CAIRN_FETCH_DIR"],
 		ControlRoot:       vals["CAIRN_CONTROL_ROOT"],
+		FilesDir:          vals["CAIRN_FILES_DIR"],
+		RebootCommand:     vals["CAIRN_REBOOT_COMMAND"],
+		Hooks:             HookCommands(vals),
 		Cluster:           vals["CAIRN_CLUSTER"],
 		Node:              vals["CAIRN_NODE"],
 		NodeRoot:          vals["CAIRN_NODE_ROOT"],
@@ -167,6 +184,9 @@ func Load(vals map[string]string) (*Config, error) {
 		return nil, fmt.Errorf("CAIRN_BEFORE_STATE_LIMIT: want a size up to 1GiB, got %q", vals["CAIRN_BEFORE_STATE_LIMIT"])
 	}
 	c.BeforeStateLimit = int(limit)
+	if c.FilesLimit, err = ParseSize(vals["CAIRN_FILES_LIMIT"]); err != nil || c.FilesLimit <= 0 || c.FilesLimit > maxBeforeStateLimit {
+		return nil, fmt.Errorf("CAIRN_FILES_LIMIT: want a size up to 1GiB, got %q", vals["CAIRN_FILES_LIMIT"])
+	}
 	if c.StepDataRetention, err = ParseDays(vals["CAIRN_STEP_DATA_RETENTION"]); err != nil {
 		return nil, fmt.Errorf("CAIRN_STEP_DATA_RETENTION: %w", err)
 	}
@@ -189,7 +209,7 @@ func Load(vals map[string]string) (*Config, error) {
 	}
 	c.AllowedOrigins = list(vals["CAIRN_ALLOWED_ORIGINS"])
 	c.CodecOrigins = list(vals["CAIRN_CODEC_ORIGINS"])
-	for _, dir := range []*string{&c.DataDir, &c.ControlRoot, &c.FetchDir, &c.NodeRoot} {
+	for _, dir := range []*string{&c.DataDir, &c.ControlRoot, &c.FetchDir, &c.NodeRoot, &c.FilesDir} {
 		if *dir != "" {
 			if abs, err := filepath.Abs(*dir); err == nil {
 				*dir = abs
@@ -200,6 +220,36 @@ func Load(vals map[string]string) (*Config, error) {
 		return nil, fmt.Errorf("CAIRN_API_ADDR %q: %w", c.APIAddr, err)
 	}
 	return c, nil
+}
+
+// hookVars maps each provisioning hook to its setting.
+var hookVars = [...][2]string{
+	{"move_to_bootstrap", "CAIRN_HOOK_MOVE_TO_BOOTSTRAP"},
+	{"erase_node", "CAIRN_HOOK_ERASE_NODE"},
+	{"cobbler_sync", "CAIRN_HOOK_COBBLER_SYNC"},
+}
+
+// HookCommands reads the provisioning hooks' commands from values keyed
+// by variable name (see Values): hook name → command, configured ones only.
+func HookCommands(vals map[string]string) map[string]string {
+	out := map[string]string{}
+	for _, h := range hookVars {
+		if cmd := strings.TrimSpace(vals[h[1]]); cmd != "" {
+			out[h[0]] = cmd
+		}
+	}
+	return out
+}
+
+// HookNames lists the configured hooks of c, sorted.
+func (c *Config) HookNames() []string {
+	out := make([]string, 0, len(c.Hooks))
+	for _, h := range hookVars {
+		if _, ok := c.Hooks[h[0]]; ok {
+			out = append(out, h[0])
+		}
+	}
+	return out
 }
 
 // NodeRootFor is a local node's own root directory under the data dir.

@@ -63,6 +63,11 @@ type harnessOptions struct {
 	pollers     int
 	// wrap, when set, stands between Cairn and its store.
 	wrap func(store.Store) store.Store
+
+	// filesDir is where copy_files reads its sources (CAIRN_FILES_DIR);
+	// drain bounds a stopping worker's drain (0: the default).
+	filesDir string
+	drain    time.Duration
 }
 
 // newHarness starts Cairn with a cluster of the given nodes (local unless
@@ -104,7 +109,7 @@ func newHarness(t testing.TB, o harnessOptions, nodes ...model.Node) *harness {
 		t.Fatal(err)
 	}
 	deps := worker.Deps{Store: st, Logger: testLogger()}
-	wo := worker.Options{TaskQueue: h.queue, Pollers: o.pollers}
+	wo := worker.Options{TaskQueue: h.queue, Pollers: o.pollers, FilesDir: o.filesDir, Drain: o.drain}
 	w, err := worker.New(dev.Client, deps, wo)
 	if err != nil {
 		t.Fatal(err)
@@ -114,7 +119,7 @@ func newHarness(t testing.TB, o harnessOptions, nodes ...model.Node) *harness {
 		t.Fatal(err)
 	}
 	t.Cleanup(w.Stop)
-	h.locals = worker.NewLocalNodes(dev.Client, deps, filepath.Join(dir, "data"), worker.Options{Pollers: o.pollers})
+	h.locals = worker.NewLocalNodes(dev.Client, deps, filepath.Join(dir, "data"), worker.Options{Pollers: o.pollers, Drain: o.drain})
 	if err := h.locals.Sync(ctx); err != nil {
 		t.Fatal(err)
 	}

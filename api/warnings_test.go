@@ -1,0 +1,28 @@
+package api
+
+import (
+	"net/http"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
+
+func TestDuplicateKeysAnswerWithWarnings(t *testing.T) {
+	s := newTestServer(t, sqliteURL(t))
+	s.do(http.MethodPost, "/v1/releases", map[string]any{"id": "r1", "name": "r1"}).expect(t, http.StatusCreated)
+	graph := `- id: hello
+  type: shell
+  parameters: {cmd: echo first, cmd: echo last}
+`
+	r := s.do(http.MethodPut, "/v1/releases/r1/graphs/default", graph, "Content-Type", "application/yaml").expect(t, http.StatusCreated)
+	assert.Equal(t, []string{`299 cairn "request:3:33: duplicate key \"cmd\" (first at line 3): the last value is used, as Fuel's loader did"`}, r.Header.Values("Warning"))
+
+	pkg := `kind: directory
+metadata: {name: a}
+spec: {path: /a}
+spec: {path: /b}
+`
+	r = s.do(http.MethodPost, "/v1/packages/validate", pkg, "Content-Type", "application/yaml").expect(t, http.StatusOK)
+	assert.Len(t, r.Header.Values("Warning"), 1)
+	assert.Contains(t, r.Header.Get("Warning"), `duplicate key \"spec\" (first at line 3)`)
+}

@@ -1,0 +1,55 @@
+package kinds
+
+import (
+	"fmt"
+	"strings"
+)
+
+// WithHooks returns a copy of c in which the named provisioning hooks
+// (move_to_bootstrap, erase_node, cobbler_sync) have a command configured.
+// A task of a hook type that is not configured fails validation with an
+// error naming the setting to set (HookSetting). Unknown names are an
+// error. Cost: one clone of the catalogue's maps.
+func (c *Catalogue) WithHooks(configured ...string) (*Catalogue, error) {
+	out := c.Clone()
+	if out.hooks == nil {
+		out.hooks = map[string]bool{}
+	}
+	for _, h := range configured {
+		key := strings.ToLower(h)
+		if t, ok := c.tasks[key]; !ok || t.hook == "" {
+			return nil, fmt.Errorf("unknown provisioning hook %q (want one of %s)", h, strings.Join(Hooks(), ", "))
+		}
+		out.hooks[key] = true
+	}
+	return out, nil
+}
+
+// HookConfigured reports whether the provisioning hook has a command.
+func (c *Catalogue) HookConfigured(hook string) bool { return c.hooks[strings.ToLower(hook)] }
+
+// hookError is the validation error of a task whose hook has no command.
+func (c *Catalogue) hookError(t *taskType, root string) []SpecError {
+	if t.hook == "" || c.hooks[t.hook] {
+		return nil
+	}
+	return []SpecError{{Path: root, Message: fmt.Sprintf("no command is configured for the provisioning hook %s: set %s on the server", t.hook, HookSetting(t.hook))}}
+}
+
+// RunsOnControlPlane reports whether a task type runs on the control plane
+// once per node it is assigned to (master_shell, the provisioning hooks).
+func (c *Catalogue) RunsOnControlPlane(taskType string) bool {
+	t, ok := c.tasks[strings.ToLower(taskType)]
+	return ok && t.controlPlane
+}
+
+// ForNode tells the spec of one copy of such a task which node it runs
+// for (master_shell: the command's CAIRN_TASK_NODE; a hook: its node). The
+// spec is changed in place; nested values it changes are copied first.
+func (c *Catalogue) ForNode(taskType string, spec map[string]any, node string) {
+	t, ok := c.tasks[strings.ToLower(taskType)]
+	if !ok || t.forNode == nil || spec == nil {
+		return
+	}
+	t.forNode(spec, node)
+}
