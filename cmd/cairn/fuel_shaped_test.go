@@ -32,7 +32,7 @@ func TestFuelShapedGraphValidates(t *testing.T) {
 	setFuelHooks(t)
 	code, stdout, stderr := runCLI(t, "validate", fuelShapedGraph)
 	require.Equal(t, 0, code, stderr)
-	assert.Contains(t, stdout, "1 graph (28 tasks): valid")
+	assert.Contains(t, stdout, "1 graph (29 tasks): valid")
 	assert.Empty(t, stderr, "no warnings")
 
 	t.Setenv("CAIRN_HOOK_ERASE_NODE", "")
@@ -70,7 +70,7 @@ func TestFuelShapedGraphShow(t *testing.T) {
 	for _, tasks := range perNode {
 		slices.Sort(tasks)
 	}
-	pre := []string{"cobbler_sync", "copy_keys", "rsync_core_puppet", "upload_configuration"}
+	pre := []string{"cobbler_sync", "copy_keys", "rsync_core_puppet", "sync_manifests", "upload_configuration"}
 	deploy := []string{"enable_debug", "firewall", "hosts", "install_packages", "nova_config"}
 	controller := []string{"ceph-radosgw", "ceph_conf", "openstack-controller", "sahara"}
 	compute := []string{"after_reboot", "ceph_conf", "cobbler_disable_netboot", "erase_node", "move_to_bootstrap", "node_reboot"}
@@ -85,7 +85,7 @@ func TestFuelShapedGraphShow(t *testing.T) {
 	}, perNode)
 
 	kinds := map[string]string{
-		"cobbler_sync@n1": "hook", "rsync_core_puppet@n4": "sync", "copy_keys@n4": "copy_files",
+		"cobbler_sync@n1": "hook", "rsync_core_puppet@n4": "sync", "sync_manifests@n1": "sync", "copy_keys@n4": "copy_files",
 		"upload_configuration@n1": "file", "install_packages@n1": "exec", "ceph-radosgw@n1": "exec",
 		"sahara@n1": "skipped", "node_reboot@n4": "reboot", "erase_node@n3": "hook", "move_to_bootstrap@n3": "hook",
 		"primary-controller@n1": "group", "deploy_start@master": "stage",

@@ -2,7 +2,10 @@ package graphe2e
 
 import (
 	"context"
+	"fmt"
+	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -11,6 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/cairn-io/cairn/internal/testenv"
 	"github.com/cairn-io/cairn/model"
 	"github.com/cairn-io/cairn/starter"
 	"github.com/cairn-io/cairn/workflows"
@@ -32,15 +36,15 @@ func fuelShapedNodes() []model.Node {
 
 // fuelSettings are the cluster's editable attributes, Fuel's {value: x}
 // leaves included.
-func fuelSettings(master, cpuRatio string) map[string]any {
+func fuelSettings(master string, rsyncPort int, cpuRatio string) map[string]any {
 	value := func(v any) map[string]any { return map[string]any{"value": v} }
 	return map[string]any{
-		"master_ip": "10.20.0.2",
+		"master_ip": "127.0.0.1",
 		"common":    map[string]any{"debug": value(true), "decommission": value(false)},
 		"storage":   map[string]any{"objects_ceph": value(false)},
 		"region":    map[string]any{"name": value("RegionOne")},
 		"nova":      map[string]any{"cpu_allocation_ratio": value(cpuRatio)},
-		"master":    map[string]any{"workdir": value(master)},
+		"master":    map[string]any{"workdir": value(master), "rsync_port": value(rsyncPort)},
 	}
 }
 
@@ -53,7 +57,9 @@ func fuelSettings(master, cpuRatio string) map[string]any {
 // the tasks whose reexecute_on names it, and of those, the ones whose
 // changed() conditions hold.
 func TestFuelShapedGraph(t *testing.T) {
-	files, master := t.TempDir(), t.TempDir()
+	files, master, served := t.TempDir(), t.TempDir(), t.TempDir()
+	writeFile(t, filepath.Join(served, "2015.1.0-8.0/modules/osnailyfacter/init.pp"), "class osnailyfacter {}")
+	rsyncPort := startRsyncd(t, served)
 	hooksLog := filepath.Join(master, "hooks.log")
 	hook := `printf '%s %s %s\n' "$CAIRN_HOOK" "$CAIRN_TASK_NODE" "$(cat)" >> ` + hooksLog
 	h := newHarness(t, harnessOptions{
@@ -68,7 +74,7 @@ func TestFuelShapedGraph(t *testing.T) {
 	setSettings := func(cpuRatio string) {
 		t.Helper()
 		_, err := h.st.UpdateClusterSettings(ctx, h.cluster, func(map[string]any) (map[string]any, error) {
-			return fuelSettings(master, cpuRatio), nil
+			return fuelSettings(master, rsyncPort, cpuRatio), nil
 		})
 		require.NoError(t, err)
 	}
@@ -78,8 +84,9 @@ func TestFuelShapedGraph(t *testing.T) {
 	agentRoot := filepath.Join(t.TempDir(), "n4")
 	roots := map[string]string{"n1": h.root("n1"), "n2": h.root("n2"), "n3": h.root("n3"), "n4": agentRoot}
 	for _, root := range roots {
-		writeFile(t, filepath.Join(root, "srv/mirror/2015.1.0-8.0/modules/osnailyfacter/init.pp"), "class osnailyfacter {}")
 		writeFile(t, filepath.Join(root, "etc/puppet/modules/stale.pp"), "old")
+		writeFile(t, filepath.Join(root, "srv/mirror/2015.1.0-8.0/manifests/site.pp"), "node default {}")
+		writeFile(t, filepath.Join(root, "etc/puppet/manifests/stale.pp"), "old")
 	}
 	// n2 has its packages already: install_packages' test_pre says done.
 	writeFile(t, filepath.Join(roots["n2"], "packages.done"), "by hand\n")
@@ -111,18 +118,21 @@ func TestFuelShapedGraph(t *testing.T) {
 	}
 	computes, controllers := []string{"n3", "n4"}, []string{"n1", "n2"}
 
-	// Pre-deployment, on every node: the mirror (its source named with
-	// {OPENSTACK_VERSION}), the keys with their modes, the configuration
-	// with every placeholder resolved.
+	// Pre-deployment, on every node: the mirrors (from the master's rsync
+	// daemon and from a directory of the node, named with placeholders),
+	// the keys with their modes, the configuration with every placeholder
+	// resolved.
 	for n, root := range roots {
 		assert.Equal(t, "class osnailyfacter {}", readFile(t, filepath.Join(root, "etc/puppet/modules/osnailyfacter/init.pp")), n)
 		assert.False(t, exists(filepath.Join(root, "etc/puppet/modules/stale.pp")), "%s: the mirror removes what src lacks", n)
+		assert.Equal(t, "node default {}", readFile(t, filepath.Join(root, "etc/puppet/manifests/site.pp")), n)
+		assert.False(t, exists(filepath.Join(root, "etc/puppet/manifests/stale.pp")), n)
 		key := filepath.Join(root, "var/lib/astute/nova/nova.pub")
 		assert.Equal(t, "ssh-rsa AAAA nova", readFile(t, key), n)
 		assert.Equal(t, os.FileMode(0o600), mode(key), n)
 		assert.Equal(t, os.FileMode(0o700), mode(filepath.Dir(key)), n)
 		conf := filepath.Join(root, "etc/fuel/cluster", h.cluster, "astute.yaml")
-		assert.Equal(t, "master_ip: 10.20.0.2\nregion: RegionOne\nrelease: 2015.1.0-8.0\n", readFile(t, conf), n)
+		assert.Equal(t, "master_ip: 127.0.0.1\nregion: RegionOne\nrelease: 2015.1.0-8.0\n", readFile(t, conf), n)
 		assert.Equal(t, os.FileMode(0o640), mode(conf), n)
 		assert.Equal(t, os.FileMode(0o750), mode(filepath.Dir(conf)), n)
 		assert.False(t, exists(filepath.Join(root, "netboot.log")), "%s: master_shell runs on the control plane", n)
@@ -210,4 +220,32 @@ func TestFuelShapedTestPostFails(t *testing.T) {
 	require.Len(t, e.Report.Failures, 1)
 	assert.Contains(t, e.Report.Failures[0].Error, "test_post exited 2")
 	assert.Contains(t, e.Report.Failures[0].Error, "no compute_driver")
+}
+
+// startRsyncd serves dir as the rsync module "puppet" on a loopback port,
+// as Fuel's master serves its puppet modules, and returns the port.
+func startRsyncd(t *testing.T, dir string) int {
+	t.Helper()
+	rsync := testenv.Program(t, "rsync")
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	port := l.Addr().(*net.TCPAddr).Port
+	require.NoError(t, l.Close())
+	conf := filepath.Join(t.TempDir(), "rsyncd.conf")
+	writeFile(t, conf, fmt.Sprintf("use chroot = no\nuid = %d\ngid = %d\npid file = %s\n[puppet]\npath = %s\nread only = yes\n",
+		os.Getuid(), os.Getgid(), filepath.Join(filepath.Dir(conf), "pid"), dir))
+	cmd := exec.Command(rsync, "--daemon", "--no-detach", "--address=127.0.0.1", fmt.Sprintf("--port=%d", port), "--config="+conf)
+	require.NoError(t, cmd.Start())
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+	})
+	require.Eventually(t, func() bool {
+		c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+		if err == nil {
+			_ = c.Close()
+		}
+		return err == nil
+	}, 10*time.Second, 20*time.Millisecond)
+	return port
 }
