@@ -6,8 +6,10 @@ import (
 	"encoding/hex"
 	"errors"
 	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -18,7 +20,9 @@ import (
 
 	"github.com/cairn-io/cairn/graphs"
 	"github.com/cairn-io/cairn/internal/testenv"
+	"github.com/cairn-io/cairn/kinds"
 	"github.com/cairn-io/cairn/model"
+	"github.com/cairn-io/cairn/providers"
 	"github.com/cairn-io/cairn/starter"
 	"github.com/cairn-io/cairn/store"
 	"github.com/cairn-io/cairn/worker"
@@ -68,6 +72,9 @@ type harnessOptions struct {
 	// drain bounds a stopping worker's drain (0: the default).
 	filesDir string
 	drain    time.Duration
+	// hooks configures Fuel's provisioning hooks (erase_node → its
+	// command), as CAIRN_HOOK_* do on a server.
+	hooks map[string]string
 }
 
 // newHarness starts Cairn with a cluster of the given nodes (local unless
@@ -109,6 +116,9 @@ func newHarness(t testing.TB, o harnessOptions, nodes ...model.Node) *harness {
 		t.Fatal(err)
 	}
 	deps := worker.Deps{Store: st, Logger: testLogger()}
+	if len(o.hooks) > 0 {
+		deps.Catalogue, deps.Registry = fuelHooks(t, o.hooks)
+	}
 	wo := worker.Options{TaskQueue: h.queue, Pollers: o.pollers, FilesDir: o.filesDir, Drain: o.drain}
 	w, err := worker.New(dev.Client, deps, wo)
 	if err != nil {
@@ -125,6 +135,19 @@ func newHarness(t testing.TB, o harnessOptions, nodes ...model.Node) *harness {
 	}
 	t.Cleanup(h.locals.Stop)
 	return h
+}
+
+// fuelHooks is the catalogue and registry of a server whose provisioning
+// hooks run the given commands.
+func fuelHooks(t testing.TB, hooks map[string]string) (*kinds.Catalogue, *providers.Registry) {
+	t.Helper()
+	cat, err := kinds.Builtin().WithHooks(slices.Collect(maps.Keys(hooks))...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg := worker.DefaultRegistry(cat, nil)
+	worker.RegisterFuel(reg, "", hooks)
+	return cat, reg
 }
 
 func localNodes() []model.Node {
