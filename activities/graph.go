@@ -296,7 +296,11 @@ func (g *GraphActivities) PrepareGraph(ctx context.Context, in contract.PrepareG
 						return nil, err
 					}
 				}
-				if err := fuel.resolveStep(ctx, s, t, rec.Node, rec.Structural); err != nil {
+				strategyOf := t
+				if s.StrategyScope != "" {
+					strategyOf = tasks[s.StrategyScope] // the group's strategy, amount included
+				}
+				if err := fuel.resolveStep(ctx, s, strategyOf, rec.Node, rec.Structural); err != nil {
 					if errors.Is(err, yaql.ErrLimit) || isYAQLError(err) {
 						errs = append(errs, fmt.Sprintf("%s: %v", s.ID, err))
 						continue

@@ -179,11 +179,13 @@ func (y *yaqlEnv) oldData(ctx context.Context, node, execID string) (map[string]
 // legacy condition becomes "" (true) or "false", a yaql strategy amount
 // the step's cap, and {yaql_exp: …} values of its spec their values.
 // Structural steps only lose a Fuel condition (nothing of theirs runs).
-func (y *yaqlEnv) resolveStep(ctx context.Context, s *model.Step, t *model.Task, node string, structural bool) error {
+// The strategy amount is strategyOf's: the step's task, or its group when
+// the step shares the group's cap.
+func (y *yaqlEnv) resolveStep(ctx context.Context, s *model.Step, strategyOf *model.Task, node string, structural bool) error {
 	fuelCond := isFuelCondition(s.Condition)
 	amount := ""
-	if t != nil && t.Strategy != nil {
-		amount = t.Strategy.AmountYAQL
+	if strategyOf != nil && strategyOf.Strategy != nil {
+		amount = strategyOf.Strategy.AmountYAQL
 	}
 	hasValues := false
 	walkSpecYAQL(s.Spec, func(string) { hasValues = true })

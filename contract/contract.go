@@ -156,9 +156,11 @@ type Unit struct {
 	AnyOf   [][]int    `json:"a,omitempty"`
 	Summary string     `json:"sum,omitempty"`
 	Meta    model.Meta `json:"m,omitempty"`
-	// Strategy caps how many units of the same Task run at once (0 = no cap).
+	// Strategy caps how many units of the same Task (or, with Scope, of
+	// the same group) run at once (0 = no cap).
 	Strategy int    `json:"st,omitempty"`
 	Task     string `json:"t,omitempty"`
+	Scope    string `json:"sc,omitempty"`
 	// ContinueOnError is Fuel's fail_on_error: false: a failure becomes skipped.
 	ContinueOnError bool   `json:"coe,omitempty"`
 	Group           string `json:"g,omitempty"`

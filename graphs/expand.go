@@ -57,7 +57,9 @@ type ExpandOptions struct {
 //     (its `groups` list, then group tasks listing it) that includes the
 //     node, recorded in Step.Group. A group step on a node depends on its
 //     member copies there, and those inherit the group's own dependencies,
-//     so ordering groups orders their members.
+//     so ordering groups orders their members. A member without a strategy
+//     of its own takes its group's, shared by all the group's member steps
+//     (Step.StrategyScope): a one_by_one group runs one member at a time.
 //   - `type: skipped` tasks, and with opts.Tasks every unlisted task,
 //     become skipped steps (Kind "skipped", Skipped set) that keep their
 //     edges. With opts.Nodes only steps on those nodes exist (stages stay
@@ -294,6 +296,7 @@ func (x *graphExpansion) place(t *model.Task) {
 	kind := t.Type
 	var spec map[string]any
 	var meta model.Meta
+	structural := true
 	switch {
 	case skipped:
 		kind = model.TaskSkipped
@@ -314,6 +317,7 @@ func (x *graphExpansion) place(t *model.Task) {
 			return
 		}
 		kind, spec, meta = strings.ToLower(base), out, m
+		structural = tt.structural
 		if tt.structural {
 			spec = nil
 		}
@@ -346,6 +350,7 @@ func (x *graphExpansion) place(t *model.Task) {
 			TestPre:   life.TestPre,
 			TestPost:  life.TestPost,
 		}
+		x.inheritStrategy(t, s, structural)
 		if t.FailOnError != nil {
 			v := *t.FailOnError
 			s.FailOnError = &v
@@ -669,4 +674,22 @@ func nodeName(node string) string {
 		return model.ControlPlane
 	}
 	return node
+}
+
+// inheritStrategy gives a member step without a strategy of its own its
+// group's: every member step of the group then shares one cap (Fuel's
+// group strategy bounds how many of the group's nodes deploy at once: a
+// one_by_one group runs one member step at a time, amount N at most N).
+// Structural steps (groups, stages) change nothing and take no cap.
+func (x *graphExpansion) inheritStrategy(t *model.Task, s *model.Step, structural bool) {
+	if structural || t.Strategy != nil || s.Group == "" {
+		return
+	}
+	g, ok := x.byID[s.Group]
+	if !ok || g.Strategy == nil {
+		return
+	}
+	if limit := g.Strategy.Limit(); limit > 0 || g.Strategy.AmountYAQL != "" {
+		s.Strategy, s.StrategyScope = limit, s.Group
+	}
 }

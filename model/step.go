@@ -28,8 +28,13 @@ type Step struct {
 	// Fuel run-time semantics.
 	Condition   string `json:"condition,omitempty"`
 	FailOnError *bool  `json:"failOnError,omitempty"`
-	Strategy    int    `json:"strategy,omitempty"` // max copies of this task at once; 0 = no cap
+	Strategy    int    `json:"strategy,omitempty"` // max steps sharing its cap at once; 0 = no cap
 	Task        string `json:"task,omitempty"`     // task id shared by the copies of a task
+	// StrategyScope names the steps that share the Strategy cap: empty
+	// for the copies of one task (the task's own strategy), the group id
+	// for a member that takes its group's strategy (Fuel: a one_by_one
+	// group deploys its nodes one at a time, whichever member runs).
+	StrategyScope string `json:"strategyScope,omitempty"`
 	Skipped     bool   `json:"skipped,omitempty"`  // not selected: runs as a no-op, edges kept
 	Group       string `json:"group,omitempty"`    // group task this step belongs to (fault tolerance)
 	// TestPre and TestPost are the task's Fuel lifecycle checks, run on

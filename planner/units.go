@@ -158,7 +158,7 @@ func unit(mode contract.Mode, idx int, steps []*StoredStep, unitOf map[string]in
 	u.Meta.Noop = first.Meta.Noop
 	if !u.Batch {
 		u.Meta = first.Meta
-		u.Strategy, u.Task = first.Strategy, first.Task
+		u.Strategy, u.Task, u.Scope = first.Strategy, first.Task, first.StrategyScope
 		u.ContinueOnError = !first.FailsOnError()
 		for _, g := range first.AnyOf {
 			seen := map[int]bool{}

@@ -127,7 +127,7 @@ func NewExecutor(ctx workflow.Context, opts ExecOptions, units []contract.Unit, 
 			b.DependsOnAny(i, inside, out...)
 		}
 		if u.Strategy > 0 {
-			b.Cap(i, u.Task, u.Strategy)
+			b.Cap(i, capKey(u), u.Strategy)
 		}
 		if limit, ok := e.opts.Tolerance[u.Group]; ok && u.Group != "" {
 			b.Tolerate(i, u.Group, u.Node, limit)
@@ -288,4 +288,13 @@ func (e *Executor) unitError(i int) string {
 		return "cancelled"
 	}
 	return "dependency " + e.units[dep].Step + " failed"
+}
+
+// capKey names the units that share a strategy cap: the copies of one task,
+// or the members of one group that take the group's strategy.
+func capKey(u *contract.Unit) string {
+	if u.Scope != "" {
+		return "group:" + u.Scope
+	}
+	return "task:" + u.Task
 }

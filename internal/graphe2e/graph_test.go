@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+
 	"github.com/cairn-io/cairn/model"
 	"github.com/cairn-io/cairn/starter"
 )
@@ -215,6 +217,43 @@ func TestStrategyCapsCopiesAcrossNodes(t *testing.T) {
 			t.Errorf("%s: %d copies ran at once, strategy allows %d (%+v)", tt.task, got, tt.cap, ivs)
 		}
 	}
+}
+
+// A group's strategy bounds its members across the group's nodes, as
+// Fuel deploys a one_by_one group one node at a time: two members of a
+// one_by_one compute group never run at once, whichever member and node,
+// while a member with a strategy of its own keeps it.
+func TestGroupStrategyCapsItsMembers(t *testing.T) {
+	nodes := append(localNodes(), model.Node{ID: "n4", Name: "n4", Roles: []string{"compute"}})
+	h := newHarness(t, harnessOptions{}, nodes...)
+	h.putGraph(model.LayerRelease, "rel", "default", `
+- id: compute
+  type: group
+  role: [compute]
+  parameters: {strategy: {type: one_by_one}}
+- id: work
+  type: shell
+  groups: [compute]
+  parameters: {cmd: "`+timed("work", "sleep 0.4")+`"}
+- id: more
+  type: shell
+  groups: [compute]
+  parameters: {cmd: "`+timed("more", "sleep 0.4")+`"}
+- id: own
+  type: shell
+  groups: [compute]
+  strategy: {type: parallel}
+  parameters: {cmd: "`+timed("own", "sleep 0.4")+`"}
+`)
+	e := h.run(starter.GraphRun{})
+	mustStatus(t, e, model.ExecCompleted)
+	var members, own []interval
+	for _, n := range nodes[1:] {
+		members = append(members, h.interval(n.ID, h.root(n.ID), "work"), h.interval(n.ID, h.root(n.ID), "more"))
+		own = append(own, h.interval(n.ID, h.root(n.ID), "own"))
+	}
+	assert.Equal(t, 1, maxOverlap(members), "members of a one_by_one group ran at once: %+v", members)
+	assert.Greater(t, maxOverlap(own), 1, "a member's own parallel strategy is kept: %+v", own)
 }
 
 func TestFailOnError(t *testing.T) {
