@@ -35,8 +35,8 @@ type Step struct {
 	// for a member that takes its group's strategy (Fuel: a one_by_one
 	// group deploys its nodes one at a time, whichever member runs).
 	StrategyScope string `json:"strategyScope,omitempty"`
-	Skipped     bool   `json:"skipped,omitempty"`  // not selected: runs as a no-op, edges kept
-	Group       string `json:"group,omitempty"`    // group task this step belongs to (fault tolerance)
+	Skipped       bool   `json:"skipped,omitempty"` // not selected: runs as a no-op, edges kept
+	Group         string `json:"group,omitempty"`   // group task this step belongs to (fault tolerance)
 	// TestPre and TestPost are the task's Fuel lifecycle checks, run on
 	// the step's node around its change.
 	TestPre  *TaskCheck `json:"testPre,omitempty"`
