@@ -53,6 +53,10 @@ type ExpandOptions struct {
 //     makes each a dependency; policy any makes them one AnyOf group.
 //     cross_depended_by is the reverse: those copies depend on this step
 //     (with any, each gets an AnyOf group of this task's copies).
+//   - A `groups` entry may be a /regex/: the task belongs to every group
+//     task whose id it matches (from the start). A requires, required_for
+//     or groups entry naming no task of the graph is dropped, as Fuel's
+//     task-based deployment did (validation warns of it).
 //   - A task's copy on a node belongs to one group: the first of its groups
 //     (its `groups` list, then group tasks listing it) that includes the
 //     node, recorded in Step.Group. A group step on a node depends on its
@@ -64,7 +68,7 @@ type ExpandOptions struct {
 //     on the control plane); edges to the others are dropped.
 //
 // Steps come in task order, each task's copies in node order (control
-// plane first). References to missing tasks, groups or nodes, unknown task
+// plane first). Other references to missing tasks or nodes, unknown task
 // types, bad regular expressions and cycles (naming their steps) are
 // errors, all reported together. The graph is not modified.
 func Expand(g *model.Graph, nodes []model.Node, opts ExpandOptions) ([]*model.Step, error) {
@@ -172,9 +176,19 @@ func (x *graphExpansion) index(g *model.Graph) {
 	}
 	for _, t := range x.tasks {
 		for _, gid := range t.Groups {
-			if _, ok := x.byID[gid]; !ok {
-				x.fail(t, "groups: no group task %q", gid)
+			if isRegex(gid) {
+				groups, err := x.groupsNamed(gid)
+				if err != nil {
+					x.fail(t, "groups: %v", err)
+					continue
+				}
+				for _, g := range groups {
+					join(t.ID, g.ID)
+				}
 				continue
+			}
+			if _, ok := x.byID[gid]; !ok {
+				continue // dropped, as Fuel did: see relations.go
 			}
 			join(t.ID, gid)
 		}
@@ -405,8 +419,7 @@ func (x *graphExpansion) link(t *model.Task) {
 	for _, r := range t.Requires {
 		other, ok := x.byID[r]
 		if !ok {
-			x.fail(t, "requires: no task %q", r)
-			continue
+			continue // dropped, as Fuel did: see relations.go
 		}
 		for _, c := range copies {
 			if s, ok := x.copyOn(other, c); ok {
@@ -421,8 +434,7 @@ func (x *graphExpansion) link(t *model.Task) {
 	for _, f := range t.RequiredFor {
 		other, ok := x.byID[f]
 		if !ok {
-			x.fail(t, "required_for: no task %q", f)
-			continue
+			continue // dropped, as Fuel did: see relations.go
 		}
 		for _, c := range copies {
 			if s, ok := x.copyOn(other, c); ok {

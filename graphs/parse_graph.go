@@ -209,6 +209,7 @@ func (p *parser) task(d *document, n *yaml.Node, path string) *taskEntry {
 			p.checkPatterns(d, v, fp, t.Roles)
 		case "groups":
 			t.Groups, _ = p.strList(d, v, fp, true)
+			p.checkPatterns(d, v, fp, t.Groups)
 		case "tasks":
 			t.Tasks, _ = p.strList(d, v, fp, true)
 		case "requires":
