@@ -20,6 +20,10 @@ type ExpandOptions struct {
 	Tasks []string
 	// Catalogue maps task types onto kinds; nil means kinds.Builtin().
 	Catalogue *kinds.Catalogue
+	// CrossDeps evaluates cross dependencies written as yaql, per node.
+	// Nil leaves them out: without a node's deployment data there is
+	// nothing to evaluate them against.
+	CrossDeps CrossDepsFunc
 }
 
 // Expand turns a merged graph into executor steps on a cluster's nodes,
@@ -52,7 +56,9 @@ type ExpandOptions struct {
 //     step's own node), the step itself excepted. Policy all (default)
 //     makes each a dependency; policy any makes them one AnyOf group.
 //     cross_depended_by is the reverse: those copies depend on this step
-//     (with any, each gets an AnyOf group of this task's copies).
+//     (with any, each gets an AnyOf group of this task's copies). Written
+//     as yaql, either is evaluated on each of the task's nodes through
+//     opts.CrossDeps and links that node's copy.
 //   - A `groups` entry may be a /regex/: the task belongs to every group
 //     task whose id it matches (from the start). A requires, required_for
 //     or groups entry naming no task of the graph is dropped, as Fuel's
@@ -452,6 +458,8 @@ func (x *graphExpansion) link(t *model.Task) {
 	for i, d := range t.CrossDependedBy {
 		x.crossDep(t, fmt.Sprintf("cross_depended_by[%d]", i), d, true)
 	}
+	x.crossDepYAQL(t, "cross_depends", t.CrossDependsYAQL, false)
+	x.crossDepYAQL(t, "cross_depended_by", t.CrossDependedByYAQL, true)
 }
 
 // sameNode picks the copies of other that copy c of t links to through
@@ -481,6 +489,11 @@ func (x *graphExpansion) copyOn(other *model.Task, c taskCopy) (*model.Step, boo
 // crossDep links copies of t with the copies of the tasks d names on the
 // nodes d's role selects.
 func (x *graphExpansion) crossDep(t *model.Task, field string, d model.CrossDep, reverse bool) {
+	x.crossDepOf(t, field, d, reverse, x.copies[t.ID])
+}
+
+// crossDepOf links the given copies of t as crossDep does.
+func (x *graphExpansion) crossDepOf(t *model.Task, field string, d model.CrossDep, reverse bool, copies []taskCopy) {
 	others, err := x.tasksNamed(d.Name)
 	if err != nil {
 		x.fail(t, "%s: %v", field, err)
@@ -505,7 +518,7 @@ func (x *graphExpansion) crossDep(t *model.Task, field string, d model.CrossDep,
 		x.fail(t, "%s: unknown policy %q (want all or any)", field, d.Policy)
 		return
 	}
-	for _, c := range x.copies[t.ID] {
+	for _, c := range copies {
 		var targets []*model.Step
 		for _, o := range others {
 			for _, oc := range x.copies[o.ID] {
