@@ -59,15 +59,20 @@ type ExpandOptions struct {
 //     (with any, each gets an AnyOf group of this task's copies). Written
 //     as yaql, either is evaluated on each of the task's nodes through
 //     opts.CrossDeps and links that node's copy.
-//   - A `groups` entry may be a /regex/: the task belongs to every group
-//     task whose id it matches (from the start). A requires, required_for
+//   - A task with `tags` (Fuel 9) runs on the nodes having one of them
+//     (expand_tags.go) instead.
+//   - A `groups` entry may be a /regex/: the task runs on the nodes of
+//     every group task whose id it matches (from the start), as Fuel's
+//     task-based deployment read groups (as roles), without joining the
+//     groups' ordering. A requires, required_for
 //     or groups entry naming no task of the graph is dropped, as Fuel's
 //     task-based deployment did (validation warns of it).
 //   - A task's copy on a node belongs to one group: the first of its groups
 //     (its `groups` list, then group tasks listing it) that includes the
 //     node, recorded in Step.Group. A group step on a node depends on its
 //     member copies there, and those inherit the group's own dependencies,
-//     so ordering groups orders their members.
+//     so ordering groups orders their members, except in a task-based
+//     graph (every task version 2.0.0 or later: expand_taskbased.go).
 //   - `type: skipped` tasks, and with opts.Tasks every unlisted task,
 //     become skipped steps (Kind "skipped", Skipped set) that keep their
 //     edges. With opts.Nodes only steps on those nodes exist (stages stay
@@ -133,6 +138,10 @@ type graphExpansion struct {
 	byID     map[string]*model.Task
 	groupsOf map[string][]string // task id → groups it belongs to, in order
 	members  map[string][]string // group id → member task ids, in order
+	// nodeGroups are the groups a task's /regex/ groups entries match:
+	// they add their nodes, not their ordering (see relations.go).
+	nodeGroups map[string][]string
+	tagSel     *nodeSelector // nodes by tags (expand_tags.go)
 
 	onNodes  []bool // nil = every node
 	onMaster bool   // the control plane is in the node subset
@@ -174,6 +183,7 @@ func (x *graphExpansion) index(g *model.Graph) {
 	}
 	x.groupsOf = map[string][]string{}
 	x.members = map[string][]string{}
+	x.nodeGroups = map[string][]string{}
 	join := func(task, group string) {
 		if !slices.Contains(x.groupsOf[task], group) {
 			x.groupsOf[task] = append(x.groupsOf[task], group)
@@ -189,7 +199,9 @@ func (x *graphExpansion) index(g *model.Graph) {
 					continue
 				}
 				for _, g := range groups {
-					join(t.ID, g.ID)
+					if !slices.Contains(x.nodeGroups[t.ID], g.ID) {
+						x.nodeGroups[t.ID] = append(x.nodeGroups[t.ID], g.ID)
+					}
 				}
 				continue
 			}
@@ -246,7 +258,22 @@ func (x *graphExpansion) nodesOf(t *model.Task) ([]int, error) {
 	if t.Type == model.TaskStage {
 		return []int{controlPlane}, nil
 	}
-	groups := x.groupsOf[t.ID]
+	tags, err := taskTags(t)
+	if err != nil {
+		return nil, err
+	}
+	if tags != nil && t.Type != model.TaskGroup {
+		sel, err := x.tagSelector()
+		if err != nil {
+			return nil, err
+		}
+		picked, err := sel.roles(tags)
+		if err != nil {
+			return nil, fmt.Errorf("tags: %w", err)
+		}
+		return picked, nil
+	}
+	groups := append(slices.Clone(x.groupsOf[t.ID]), x.nodeGroups[t.ID]...)
 	if len(t.Roles) == 0 && len(groups) == 0 {
 		if t.Type == model.TaskGroup {
 			return nil, nil
@@ -655,6 +682,7 @@ func (x *graphExpansion) roleSet(roles []string) ([]bool, error) {
 // a node's roles runs once, in the first, without tying the groups into a
 // cycle.
 func (x *graphExpansion) linkGroups() {
+	inherit := !taskBased(x.tasks)
 	for _, t := range x.tasks {
 		if t.Type != model.TaskGroup && len(x.members[t.ID]) == 0 {
 			continue
@@ -668,6 +696,9 @@ func (x *graphExpansion) linkGroups() {
 					continue // on this node the task runs as part of another group
 				}
 				x.edges.add(gc.step, mc)
+				if !inherit {
+					continue // task-based: see expand_taskbased.go
+				}
 				for _, d := range own {
 					if ds := x.stepAt[d]; ds != mc {
 						x.edges.add(mc, ds)

@@ -9,6 +9,16 @@ import "github.com/cairn-io/cairn/model"
 // groups naming no task is a warning when the graph is validated and no
 // edge when it is expanded. A package's dependsOn naming no resource stays
 // an error.
+//
+// A groups entry written /regex/ (fuel-library's ['/.*/'] on tasks that
+// run everywhere: fuel_pkgs, plugins_rsync) puts the task on the nodes of
+// every group task whose id it matches. Fuel's task-based deployment
+// resolved groups as it resolved roles, for the nodes only; so does Cairn
+// for these entries: the task does not join those groups' ordering (a
+// pre-deployment task such as plugins_rsync would otherwise inherit the
+// groups' "after deploy_start" and close a cycle through its own
+// required_for: pre_deployment_end). A group named literally still orders
+// its members.
 
 // relationDropped ends the warning about such a relation.
 const relationDropped = "the relation is dropped, as Fuel's task-based deployment did"

@@ -73,8 +73,9 @@ func TestMissingRelationsWarn(t *testing.T) {
 	}
 }
 
-// A /regex/ in groups makes the task a member of every group task whose
-// id it matches; missing relations make no edge.
+// A /regex/ in groups puts the task on the nodes of every group task whose
+// id it matches, without making it a member (Step.Group); missing
+// relations make no edge.
 func TestExpandRegexGroupsAndDroppedRelations(t *testing.T) {
 	nodes := []model.Node{
 		{ID: "n1", Roles: []string{"controller"}},
@@ -86,8 +87,9 @@ func TestExpandRegexGroupsAndDroppedRelations(t *testing.T) {
 		groups []string
 		want   map[string]string // step → its group
 	}{
-		{"every group", []string{"/.*/"}, map[string]string{"a@n1": "controller", "a@n2": "compute"}},
-		{"groups the pattern matches from the start", []string{"/comp/"}, map[string]string{"a@n2": "compute"}},
+		{"every group's nodes", []string{"/.*/"}, map[string]string{"a@n1": "", "a@n2": ""}},
+		{"the groups the pattern matches from the start", []string{"/comp/"}, map[string]string{"a@n2": ""}},
+		{"a literal group orders, a pattern places", []string{"/comp/", "controller"}, map[string]string{"a@n1": "controller", "a@n2": ""}},
 		{"a missing group is dropped", []string{"primary-neutron", "controller"}, map[string]string{"a@n1": "controller"}},
 	}
 	for _, tt := range tests {
