@@ -45,7 +45,7 @@ func checkConditionForm(cond string) exprIssue {
 // evaluated.
 func checkTaskYAQL(e *taskEntry, c *collector) []string {
 	t := e.t
-	if t.Strategy != nil && t.Strategy.AmountYAQL != "" {
+	if t.Strategy != nil && t.Strategy.AmountYAQL != "" && !amountInParameters(t) {
 		if _, err := yaql.Parse(t.Strategy.AmountYAQL); err != nil {
 			rel := "strategy.amount.yaql_exp"
 			c.add(e.pos(rel, false), e.path+"."+rel, "invalid yaql expression: %v", err)
@@ -124,4 +124,13 @@ func HasYAQL(t *model.Task) bool {
 	found := false
 	walkYAQL(t.Parameters, "", func(string, string) { found = true })
 	return found
+}
+
+// amountInParameters reports whether a task's yaql strategy amount is the
+// one its parameters give (parameters.strategy, as Fuel's older tasks
+// write it): the parameters' check reports it, at its place.
+func amountInParameters(t *model.Task) bool {
+	ps, _ := t.Parameters["strategy"].(map[string]any)
+	src, ok := yaql.Value(ps["amount"])
+	return ok && src == t.Strategy.AmountYAQL
 }
