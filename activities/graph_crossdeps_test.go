@@ -143,3 +143,31 @@ func TestParameterStrategyAmountYAQL(t *testing.T) {
 	}
 	assert.Equal(t, map[string]int{"rabbitmq@n1": 1, "rabbitmq@n2": 1, "rabbitmq@n3": 2}, caps)
 }
+
+// An execution's preparation, and its dry-run, evaluate yaql cross
+// dependencies on each node and keep the edges in the stored steps; the
+// execution keeps the nodes' deployment data for the next one.
+func TestPrepareGraphCrossDependsYAQL(t *testing.T) {
+	st := graphStore(t)
+	putGraph(t, st, model.LayerRelease, "rel",
+		&model.Task{ID: "api", Type: "shell", Roles: []string{"controller"}, Parameters: map[string]any{"cmd": "api"}},
+		&model.Task{ID: "agent", Type: "shell", Roles: []string{"compute"}, Parameters: map[string]any{"cmd": "agent"},
+			CrossDependsYAQL: "[{name => 'api', role => 'controller'}]"},
+	)
+	for _, dry := range []bool{true, false} {
+		exec := "e-run"
+		if dry {
+			exec = "e-dry"
+		}
+		_, steps := prepared(t, st, contract.PrepareGraphInput{ExecutionID: exec, DryRun: dry})
+		for _, n := range []string{"n2", "n3"} {
+			assert.Equal(t, []string{"api@n1"}, steps["agent@"+n].Deps, "dry-run %v, node %s", dry, n)
+		}
+		_, err := st.GetDeploymentData(context.Background(), "c1", "n2", exec)
+		if dry {
+			assert.ErrorIs(t, err, store.ErrNotFound, "a dry-run keeps no data")
+		} else {
+			assert.NoError(t, err, "the execution keeps n2's data")
+		}
+	}
+}
