@@ -43,8 +43,18 @@ type GraphBuild struct {
 
 // BuildGraph merges and expands the graphs a request names. Problems of the
 // request itself wrap ErrGraphRequest and list every error found; store
-// failures are returned as they are.
+// failures are returned as they are. Cross dependencies written as yaql
+// are evaluated against each node's deployment data, which is not kept.
 func BuildGraph(ctx context.Context, st store.Store, cat *kinds.Catalogue, req contract.GraphRequest) (*GraphBuild, error) {
+	return buildGraph(ctx, st, cat, req, func(c *model.Cluster) (*yaqlEnv, error) {
+		hist := &nodeHistory{st: st, cluster: c.ID, runs: map[string]*model.TaskRun{}}
+		return newYAQLEnv(ctx, st, c, "", false, hist)
+	})
+}
+
+// buildGraph is BuildGraph with the expressions' environment made by
+// newEnv once the cluster is read.
+func buildGraph(ctx context.Context, st store.Store, cat *kinds.Catalogue, req contract.GraphRequest, newEnv func(*model.Cluster) (*yaqlEnv, error)) (*GraphBuild, error) {
 	if cat == nil {
 		cat = kinds.Builtin()
 	}
@@ -63,6 +73,10 @@ func BuildGraph(ctx context.Context, st store.Store, cat *kinds.Catalogue, req c
 		types = []string{model.DefaultGraphType}
 	}
 	build := &GraphBuild{Cluster: c}
+	fuel, err := newEnv(c)
+	if err != nil {
+		return nil, err
+	}
 	values, err := placeholderValues(ctx, st, c)
 	if err != nil {
 		return nil, err
@@ -104,7 +118,10 @@ func BuildGraph(ctx context.Context, st store.Store, cat *kinds.Catalogue, req c
 				found[t.ID] = true
 			}
 		}
-		steps, err := graphs.Expand(g, c.Nodes, graphs.ExpandOptions{Nodes: req.Nodes, Tasks: only, Catalogue: cat})
+		steps, err := graphs.Expand(g, c.Nodes, graphs.ExpandOptions{Nodes: req.Nodes, Tasks: only, Catalogue: cat, CrossDeps: fuel.crossDeps(ctx)})
+		if fuel.failed != nil {
+			return nil, fuel.failed // a store failure, not a problem of the graph
+		}
 		if err != nil {
 			problems = append(problems, fmt.Sprintf("graph %q: %v", typ, err))
 			continue
@@ -229,7 +246,13 @@ type graphTaskRecord struct {
 // failure in one type leaves the rest unrun.
 func (g *GraphActivities) PrepareGraph(ctx context.Context, in contract.PrepareGraphInput) (*contract.PreparedGraph, error) {
 	st := g.a.d.Store
-	build, err := BuildGraph(ctx, st, g.cat, in.GraphRequest)
+	hist := &nodeHistory{st: st, cluster: in.ClusterID, force: in.Force, runs: map[string]*model.TaskRun{}}
+	var fuel *yaqlEnv
+	build, err := buildGraph(ctx, st, g.cat, in.GraphRequest, func(c *model.Cluster) (*yaqlEnv, error) {
+		var err error
+		fuel, err = newYAQLEnv(ctx, st, c, in.ExecutionID, false, hist)
+		return fuel, err
+	})
 	if errors.Is(err, ErrGraphRequest) {
 		return nil, configError(err.Error())
 	}
@@ -251,17 +274,13 @@ func (g *GraphActivities) PrepareGraph(ctx context.Context, in contract.PrepareG
 		out.Snapshots = append(out.Snapshots, hash)
 	}
 
-	hist := &nodeHistory{st: st, cluster: build.Cluster.ID, force: in.Force, runs: map[string]*model.TaskRun{}}
 	usesYAQL := false
 	for _, bg := range build.Graphs {
 		usesYAQL = usesYAQL || graphUsesYAQL(bg.Graph)
 	}
 	// A node's deployment data is kept for the next executions' change
 	// functions only by executions that run; a dry-run reads it.
-	fuel, err := newYAQLEnv(ctx, st, build.Cluster, in.ExecutionID, usesYAQL && !in.DryRun, hist)
-	if err != nil {
-		return nil, err
-	}
+	fuel.save = usesYAQL && !in.DryRun
 	mode := contract.ModeApply
 	if in.DryRun {
 		mode = contract.ModeDryRun

@@ -29,12 +29,15 @@ type yaqlEnv struct {
 	shared  *yaql.ClusterDeployment // built on first use
 	nodes   map[string]*yaql.Deployment
 	old     map[string]map[string]any // node + "\x00" + execution; nil = none
+	saved   map[string]bool           // nodes whose data is kept
+	// failed is the first store failure met while expanding.
+	failed error
 }
 
 func newYAQLEnv(ctx context.Context, st store.Store, c *model.Cluster, execID string, save bool, hist *nodeHistory) (*yaqlEnv, error) {
 	env := &yaqlEnv{
 		st: st, cluster: c, execID: execID, save: save, hist: hist,
-		exprs: map[string]*yaql.Expr{}, nodes: map[string]*yaql.Deployment{}, old: map[string]map[string]any{},
+		exprs: map[string]*yaql.Expr{}, nodes: map[string]*yaql.Deployment{}, old: map[string]map[string]any{}, saved: map[string]bool{},
 	}
 	if c.ReleaseID != "" {
 		rel, err := st.GetRelease(ctx, c.ReleaseID)
@@ -94,9 +97,29 @@ func (y *yaqlEnv) parse(src string, legacy bool) (*yaql.Expr, error) {
 // deployment builds (and keeps, when saving) a node's deployment data; the
 // control plane is a node "master" with the role master.
 func (y *yaqlEnv) deployment(ctx context.Context, node string) (*yaql.Deployment, error) {
-	if d, ok := y.nodes[node]; ok {
-		return d, nil
+	d, ok := y.nodes[node]
+	if !ok {
+		var err error
+		if d, err = y.build(node); err != nil {
+			return nil, err
+		}
+		y.nodes[node] = d
 	}
+	if y.save && !y.saved[node] {
+		raw, err := json.Marshal(d.Data)
+		if err != nil {
+			return nil, fmt.Errorf("deployment data of node %s: %w", node, err)
+		}
+		if err := y.st.PutDeploymentData(ctx, y.cluster.ID, node, y.execID, raw); err != nil {
+			return nil, err
+		}
+		y.saved[node] = true
+	}
+	return d, nil
+}
+
+// build builds a node's deployment data.
+func (y *yaqlEnv) build(node string) (*yaql.Deployment, error) {
 	n := y.cluster.Node(node)
 	if n == nil {
 		n = &model.Node{ID: node, Name: node, Roles: []string{model.ControlPlane}}
@@ -108,21 +131,7 @@ func (y *yaqlEnv) deployment(ctx context.Context, node string) (*yaql.Deployment
 		}
 		y.shared = cd
 	}
-	d, err := y.shared.Node(n)
-	if err != nil {
-		return nil, err
-	}
-	if y.save {
-		raw, err := json.Marshal(d.Data)
-		if err != nil {
-			return nil, fmt.Errorf("deployment data of node %s: %w", node, err)
-		}
-		if err := y.st.PutDeploymentData(ctx, y.cluster.ID, node, y.execID, raw); err != nil {
-			return nil, err
-		}
-	}
-	y.nodes[node] = d
-	return d, nil
+	return y.shared.Node(n)
 }
 
 // input is the input of a task's expressions on a node: its deployment

@@ -176,7 +176,6 @@ func TestGraphUploadBadInput(t *testing.T) {
 		{"Jsonnet import refused", "application/jsonnet", "import 'tasks.libsonnet'\n", 1, "import"},
 		{"duplicate task", "application/yaml", "- id: a\n  type: shell\n  parameters: {cmd: x}\n- id: a\n  type: shell\n  parameters: {cmd: y}\n", 4, "a"},
 		{"unknown task type", "application/yaml", "- id: a\n  type: shel\n  parameters: {cmd: x}\n", 2, "shell"},
-		{"missing requires", "application/yaml", "- id: a\n  type: shell\n  requires: [ghost]\n  parameters: {cmd: x}\n", 3, "ghost"},
 		{"cycle", "application/yaml", "- id: a\n  type: shell\n  requires: [b]\n  parameters: {cmd: x}\n- id: b\n  type: shell\n  requires: [a]\n  parameters: {cmd: y}\n", 0, "cycle"},
 		{"parameter schema", "application/yaml", "- id: a\n  type: shell\n  parameters: {cmd: x, retries: many}\n", 3, "retries"},
 		{"type differs from URL", "application/yaml", "apiVersion: cairn/v1\nkind: Graph\nmetadata: {type: upgrade}\ntasks: []\n", 0, "type"},

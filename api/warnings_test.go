@@ -26,3 +26,24 @@ spec: {path: /b}
 	assert.Len(t, r.Header.Values("Warning"), 1)
 	assert.Contains(t, r.Header.Get("Warning"), `duplicate key \"spec\" (first at line 3)`)
 }
+
+// A relation to a task the graph does not have is dropped with a warning,
+// as Fuel did; a package's dependsOn to a missing resource stays an error.
+func TestMissingRelationsAnswerWithWarnings(t *testing.T) {
+	s := newTestServer(t, sqliteURL(t))
+	s.do(http.MethodPost, "/v1/releases", map[string]any{"id": "r1", "name": "r1"}).expect(t, http.StatusCreated)
+	graph := `- id: hello
+  type: shell
+  requires: [ghost]
+  parameters: {cmd: echo hi}
+`
+	r := s.do(http.MethodPut, "/v1/releases/r1/graphs/default", graph, "Content-Type", "application/yaml").expect(t, http.StatusCreated)
+	assert.Equal(t, []string{`299 cairn "request:3:14: [0].requires[0]: requires \"ghost\": no such task in graph \"default\": the relation is dropped, as Fuel's task-based deployment did"`}, r.Header.Values("Warning"))
+
+	pkg := `kind: directory
+metadata: {name: a}
+spec: {path: /a}
+dependsOn: [directory/nope]
+`
+	s.do(http.MethodPost, "/v1/packages/validate", pkg, "Content-Type", "application/yaml").expect(t, http.StatusUnprocessableEntity)
+}

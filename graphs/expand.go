@@ -20,6 +20,10 @@ type ExpandOptions struct {
 	Tasks []string
 	// Catalogue maps task types onto kinds; nil means kinds.Builtin().
 	Catalogue *kinds.Catalogue
+	// CrossDeps evaluates cross dependencies written as yaql, per node.
+	// Nil leaves them out: without a node's deployment data there is
+	// nothing to evaluate them against.
+	CrossDeps CrossDepsFunc
 }
 
 // Expand turns a merged graph into executor steps on a cluster's nodes,
@@ -52,21 +56,33 @@ type ExpandOptions struct {
 //     step's own node), the step itself excepted. Policy all (default)
 //     makes each a dependency; policy any makes them one AnyOf group.
 //     cross_depended_by is the reverse: those copies depend on this step
-//     (with any, each gets an AnyOf group of this task's copies).
+//     (with any, each gets an AnyOf group of this task's copies). Written
+//     as yaql, either is evaluated on each of the task's nodes through
+//     opts.CrossDeps and links that node's copy.
+//   - A task with `tags` (Fuel 9) runs on the nodes having one of them
+//     (expand_tags.go) instead.
+//   - A `groups` entry may be a /regex/: the task runs on the nodes of
+//     every group task whose id it matches (from the start), as Fuel's
+//     task-based deployment read groups (as roles), without joining the
+//     groups' ordering. A requires, required_for
+//     or groups entry naming no task of the graph is dropped, as Fuel's
+//     task-based deployment did (validation warns of it).
 //   - A task's copy on a node belongs to one group: the first of its groups
 //     (its `groups` list, then group tasks listing it) that includes the
 //     node, recorded in Step.Group. A group step on a node depends on its
 //     member copies there, and those inherit the group's own dependencies,
-//     so ordering groups orders their members. A member without a strategy
-//     of its own takes its group's, shared by all the group's member steps
-//     (Step.StrategyScope): a one_by_one group runs one member at a time.
+//     so ordering groups orders their members, except in a task-based
+//     graph (every task version 2.0.0 or later: expand_taskbased.go). A
+//     member without a strategy of its own takes its group's, shared by all
+//     the group's member steps (Step.StrategyScope): a one_by_one group
+//     runs one member at a time.
 //   - `type: skipped` tasks, and with opts.Tasks every unlisted task,
 //     become skipped steps (Kind "skipped", Skipped set) that keep their
 //     edges. With opts.Nodes only steps on those nodes exist (stages stay
 //     on the control plane); edges to the others are dropped.
 //
 // Steps come in task order, each task's copies in node order (control
-// plane first). References to missing tasks, groups or nodes, unknown task
+// plane first). Other references to missing tasks or nodes, unknown task
 // types, bad regular expressions and cycles (naming their steps) are
 // errors, all reported together. The graph is not modified.
 func Expand(g *model.Graph, nodes []model.Node, opts ExpandOptions) ([]*model.Step, error) {
@@ -125,6 +141,10 @@ type graphExpansion struct {
 	byID     map[string]*model.Task
 	groupsOf map[string][]string // task id → groups it belongs to, in order
 	members  map[string][]string // group id → member task ids, in order
+	// nodeGroups are the groups a task's /regex/ groups entries match:
+	// they add their nodes, not their ordering (see relations.go).
+	nodeGroups map[string][]string
+	tagSel     *nodeSelector // nodes by tags (expand_tags.go)
 
 	onNodes  []bool // nil = every node
 	onMaster bool   // the control plane is in the node subset
@@ -166,6 +186,7 @@ func (x *graphExpansion) index(g *model.Graph) {
 	}
 	x.groupsOf = map[string][]string{}
 	x.members = map[string][]string{}
+	x.nodeGroups = map[string][]string{}
 	join := func(task, group string) {
 		if !slices.Contains(x.groupsOf[task], group) {
 			x.groupsOf[task] = append(x.groupsOf[task], group)
@@ -174,9 +195,21 @@ func (x *graphExpansion) index(g *model.Graph) {
 	}
 	for _, t := range x.tasks {
 		for _, gid := range t.Groups {
-			if _, ok := x.byID[gid]; !ok {
-				x.fail(t, "groups: no group task %q", gid)
+			if isRegex(gid) {
+				groups, err := x.groupsNamed(gid)
+				if err != nil {
+					x.fail(t, "groups: %v", err)
+					continue
+				}
+				for _, g := range groups {
+					if !slices.Contains(x.nodeGroups[t.ID], g.ID) {
+						x.nodeGroups[t.ID] = append(x.nodeGroups[t.ID], g.ID)
+					}
+				}
 				continue
+			}
+			if _, ok := x.byID[gid]; !ok {
+				continue // dropped, as Fuel did: see relations.go
 			}
 			join(t.ID, gid)
 		}
@@ -228,7 +261,22 @@ func (x *graphExpansion) nodesOf(t *model.Task) ([]int, error) {
 	if t.Type == model.TaskStage {
 		return []int{controlPlane}, nil
 	}
-	groups := x.groupsOf[t.ID]
+	tags, err := taskTags(t)
+	if err != nil {
+		return nil, err
+	}
+	if tags != nil && t.Type != model.TaskGroup {
+		sel, err := x.tagSelector()
+		if err != nil {
+			return nil, err
+		}
+		picked, err := sel.roles(tags)
+		if err != nil {
+			return nil, fmt.Errorf("tags: %w", err)
+		}
+		return picked, nil
+	}
+	groups := append(slices.Clone(x.groupsOf[t.ID]), x.nodeGroups[t.ID]...)
 	if len(t.Roles) == 0 && len(groups) == 0 {
 		if t.Type == model.TaskGroup {
 			return nil, nil
@@ -410,8 +458,7 @@ func (x *graphExpansion) link(t *model.Task) {
 	for _, r := range t.Requires {
 		other, ok := x.byID[r]
 		if !ok {
-			x.fail(t, "requires: no task %q", r)
-			continue
+			continue // dropped, as Fuel did: see relations.go
 		}
 		for _, c := range copies {
 			if s, ok := x.copyOn(other, c); ok {
@@ -426,8 +473,7 @@ func (x *graphExpansion) link(t *model.Task) {
 	for _, f := range t.RequiredFor {
 		other, ok := x.byID[f]
 		if !ok {
-			x.fail(t, "required_for: no task %q", f)
-			continue
+			continue // dropped, as Fuel did: see relations.go
 		}
 		for _, c := range copies {
 			if s, ok := x.copyOn(other, c); ok {
@@ -445,6 +491,8 @@ func (x *graphExpansion) link(t *model.Task) {
 	for i, d := range t.CrossDependedBy {
 		x.crossDep(t, fmt.Sprintf("cross_depended_by[%d]", i), d, true)
 	}
+	x.crossDepYAQL(t, "cross_depends", t.CrossDependsYAQL, false)
+	x.crossDepYAQL(t, "cross_depended_by", t.CrossDependedByYAQL, true)
 }
 
 // sameNode picks the copies of other that copy c of t links to through
@@ -474,6 +522,11 @@ func (x *graphExpansion) copyOn(other *model.Task, c taskCopy) (*model.Step, boo
 // crossDep links copies of t with the copies of the tasks d names on the
 // nodes d's role selects.
 func (x *graphExpansion) crossDep(t *model.Task, field string, d model.CrossDep, reverse bool) {
+	x.crossDepOf(t, field, d, reverse, x.copies[t.ID])
+}
+
+// crossDepOf links the given copies of t as crossDep does.
+func (x *graphExpansion) crossDepOf(t *model.Task, field string, d model.CrossDep, reverse bool, copies []taskCopy) {
 	others, err := x.tasksNamed(d.Name)
 	if err != nil {
 		x.fail(t, "%s: %v", field, err)
@@ -498,7 +551,7 @@ func (x *graphExpansion) crossDep(t *model.Task, field string, d model.CrossDep,
 		x.fail(t, "%s: unknown policy %q (want all or any)", field, d.Policy)
 		return
 	}
-	for _, c := range x.copies[t.ID] {
+	for _, c := range copies {
 		var targets []*model.Step
 		for _, o := range others {
 			for _, oc := range x.copies[o.ID] {
@@ -635,6 +688,7 @@ func (x *graphExpansion) roleSet(roles []string) ([]bool, error) {
 // a node's roles runs once, in the first, without tying the groups into a
 // cycle.
 func (x *graphExpansion) linkGroups() {
+	inherit := !taskBased(x.tasks)
 	for _, t := range x.tasks {
 		if t.Type != model.TaskGroup && len(x.members[t.ID]) == 0 {
 			continue
@@ -648,6 +702,9 @@ func (x *graphExpansion) linkGroups() {
 					continue // on this node the task runs as part of another group
 				}
 				x.edges.add(gc.step, mc)
+				if !inherit {
+					continue // task-based: see expand_taskbased.go
+				}
 				for _, d := range own {
 					if ds := x.stepAt[d]; ds != mc {
 						x.edges.add(mc, ds)

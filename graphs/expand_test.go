@@ -408,13 +408,13 @@ func TestExpandErrors(t *testing.T) {
 		want  []string
 	}{
 		{
-			"missing references, all reported",
+			"missing cross dependency refused, missing requires, required_for and groups dropped",
 			[]*model.Task{
 				{ID: "a", Type: "shell", Pos: pos, Roles: []string{"*"}, Requires: []string{"nope"}, RequiredFor: []string{"gone"},
 					CrossDepends: []model.CrossDep{{Name: "missing"}}, Groups: []string{"nogroup"}},
 			},
 			ExpandOptions{},
-			[]string{`tasks.yaml:12:3: task "a": requires: no task "nope"`, `required_for: no task "gone"`, `cross_depends[0]: no task "missing"`, `groups: no group task "nogroup"`},
+			[]string{`tasks.yaml:12:3: task "a": cross_depends[0]: no task "missing"`},
 		},
 		{"group member missing", []*model.Task{{ID: "g", Type: "group", Tasks: []string{"ghost"}}}, ExpandOptions{}, []string{`task "g": tasks: no task "ghost"`}},
 		{"unknown type with suggestion", []*model.Task{{ID: "a", Type: "shel"}}, ExpandOptions{}, []string{`unknown task type "shel"; did you mean "shell"?`}},

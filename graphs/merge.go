@@ -155,11 +155,11 @@ func mergeTask(dst, src *model.Task) error {
 	if src.RequiredFor != nil {
 		dst.RequiredFor = slices.Clone(src.RequiredFor)
 	}
-	if src.CrossDepends != nil {
-		dst.CrossDepends = cloneCrossDeps(src.CrossDepends)
+	if src.CrossDepends != nil || src.CrossDependsYAQL != "" {
+		dst.CrossDepends, dst.CrossDependsYAQL = cloneCrossDeps(src.CrossDepends), src.CrossDependsYAQL
 	}
-	if src.CrossDependedBy != nil {
-		dst.CrossDependedBy = cloneCrossDeps(src.CrossDependedBy)
+	if src.CrossDependedBy != nil || src.CrossDependedByYAQL != "" {
+		dst.CrossDependedBy, dst.CrossDependedByYAQL = cloneCrossDeps(src.CrossDependedBy), src.CrossDependedByYAQL
 	}
 	if src.Condition != "" {
 		dst.Condition = src.Condition
@@ -236,9 +236,9 @@ func clearTaskField(t *model.Task, field string) error {
 	case "required_for":
 		t.RequiredFor = nil
 	case "cross_depends":
-		t.CrossDepends = nil
+		t.CrossDepends, t.CrossDependsYAQL = nil, ""
 	case "cross_depended_by":
-		t.CrossDependedBy = nil
+		t.CrossDependedBy, t.CrossDependedByYAQL = nil, ""
 	case "condition":
 		t.Condition = ""
 	case "fail_on_error":
@@ -305,6 +305,9 @@ func mergeClone(v any) any {
 }
 
 func cloneCrossDeps(in []model.CrossDep) []model.CrossDep {
+	if in == nil {
+		return nil
+	}
 	out := make([]model.CrossDep, len(in))
 	for i, d := range in {
 		d.Role = mergeClone(d.Role)

@@ -115,7 +115,11 @@ func outTask(t *model.Task) (outObject, error) {
 			o.add(key, outStrings(v))
 		}
 	}
-	cross := func(key string, deps []model.CrossDep) error {
+	cross := func(key string, deps []model.CrossDep, src string) error {
+		if src != "" {
+			o.add(key, outObject{{"yaql_exp", src}})
+			return nil
+		}
 		if deps == nil {
 			return nil
 		}
@@ -143,10 +147,10 @@ func outTask(t *model.Task) (outObject, error) {
 	list("tasks", t.Tasks)
 	list("requires", t.Requires)
 	list("required_for", t.RequiredFor)
-	if err := cross("cross_depends", t.CrossDepends); err != nil {
+	if err := cross("cross_depends", t.CrossDepends, t.CrossDependsYAQL); err != nil {
 		return nil, err
 	}
-	if err := cross("cross_depended_by", t.CrossDependedBy); err != nil {
+	if err := cross("cross_depended_by", t.CrossDependedBy, t.CrossDependedByYAQL); err != nil {
 		return nil, err
 	}
 	if src, ok := yaql.Untag(t.Condition); ok {

@@ -209,6 +209,7 @@ func (p *parser) task(d *document, n *yaml.Node, path string) *taskEntry {
 			p.checkPatterns(d, v, fp, t.Roles)
 		case "groups":
 			t.Groups, _ = p.strList(d, v, fp, true)
+			p.checkPatterns(d, v, fp, t.Groups)
 		case "tasks":
 			t.Tasks, _ = p.strList(d, v, fp, true)
 		case "requires":
@@ -216,9 +217,9 @@ func (p *parser) task(d *document, n *yaml.Node, path string) *taskEntry {
 		case "required_for":
 			t.RequiredFor, _ = p.strList(d, v, fp, true)
 		case "cross_depends":
-			t.CrossDepends = p.crossDeps(d, v, fp)
+			t.CrossDepends, t.CrossDependsYAQL = p.crossDeps(d, v, fp)
 		case "cross_depended_by":
-			t.CrossDependedBy = p.crossDeps(d, v, fp)
+			t.CrossDependedBy, t.CrossDependedByYAQL = p.crossDeps(d, v, fp)
 		case "condition":
 			t.Condition = p.condition(d, v, fp)
 		case "fail_on_error":
@@ -334,19 +335,20 @@ func (p *parser) checkPattern(s string) error {
 }
 
 // crossDeps reads cross_depends / cross_depended_by: [{name, role,
-// policy}], or one such object alone, as Fuel's loader accepted it.
-func (p *parser) crossDeps(d *document, n *yaml.Node, path string) []model.CrossDep {
+// policy}], or one such object alone, as Fuel's loader accepted it, or
+// {yaql_exp: "…"} giving such a list per node (returned as its source).
+func (p *parser) crossDeps(d *document, n *yaml.Node, path string) ([]model.CrossDep, string) {
 	items := n.Content
 	single := n.Kind == yaml.MappingNode
 	switch {
 	case single && mapGet(n, "yaql_exp") != nil:
-		p.c.add(d.pos(n), path, "expected a list of {name, role, policy} or one such object; a yaql expression (yaql_exp) is not evaluated here")
-		return nil
+		src, _ := p.yaqlExp(d, n, path)
+		return nil, src
 	case single:
 		items = []*yaml.Node{n}
 	case n.Kind != yaml.SequenceNode:
 		p.c.add(d.pos(n), path, "expected a list of {name, role, policy}, got %s", describe(n))
-		return nil
+		return nil, ""
 	}
 	var out []model.CrossDep
 	for i, item := range items {
@@ -400,7 +402,7 @@ func (p *parser) crossDeps(d *document, n *yaml.Node, path string) []model.Cross
 		}
 		out = append(out, cd)
 	}
-	return out
+	return out, ""
 }
 
 // strategy reads {type: parallel|one_by_one, amount}.

@@ -316,18 +316,8 @@ func TestParseTaskRules(t *testing.T) {
   tasks: [a, lost]
   groups: [nogroup]
 `, []string{
-			`g.yaml:4:17: [0].requires[1]: requires "ghost": no such task in graph "default"`,
-			`g.yaml:5:18: [0].required_for[0]: required for "nope": no such task in graph "default"`,
 			`g.yaml:8:14: [1].tasks[1]: group member "lost": no such task in graph "default"`,
-			`g.yaml:9:12: [1].groups[0]: group "nogroup": no such task in graph "default"`,
 		}},
-		{"a near id is suggested", `
-- id: stop-api
-  type: stage
-- id: b
-  type: stage
-  requires: [stop-apj]
-`, []string{`g.yaml:6:14: [1].requires[0]: requires "stop-apj": no such task in graph "default"; did you mean "stop-api"?`}},
 		{"cycle through requires and required_for", `
 - id: a
   type: stage
@@ -351,7 +341,6 @@ func TestParseTaskRules(t *testing.T) {
   fault_tolerance: many
 `, []string{
 			`g.yaml:4:11: [0].roles[0]: expected a string, got a number`,
-			`g.yaml:5:13: [0].requires[0]: requires "b": no such task in graph "default"`,
 			`g.yaml:6:18: [0].fail_on_error: expected true or false, got a string`,
 			`g.yaml:7:14: [0].condition: expected a string, got a list`,
 			`g.yaml:8:15: [0].parameters: expected an object, got a list`,
@@ -441,7 +430,6 @@ tasks:
 	g, err := ParseGraph(Options{}, Source{Name: "up.yaml", Data: []byte(src)})
 	sameLines(t, parseErrLines(t, err), []string{
 		`up.yaml:3:51: metadata.typo: unknown field "typo"; did you mean "type"?`,
-		`up.yaml:8:16: tasks[0].requires[0]: requires "maintenance-on": no such task in graph "upgrade"`,
 	})
 	if g.Type != "upgrade" || g.Name != "Upgrade database" || len(g.Tasks) != 1 || g.Tasks[0].ID != "stop-api" {
 		t.Fatalf("graph = %+v", g)

@@ -1,6 +1,7 @@
 package graphs
 
 import (
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -216,6 +217,9 @@ func checkGraph(cat *kinds.Catalogue, ge *graphEntry, partial bool, c *collector
 			}
 			ref := func(ids []string, field, what string, edge func(other string)) {
 				for i, id := range ids {
+					if field == "groups" && isRegex(id) {
+						continue // every group task it matches, when expanded
+					}
 					if _, ok := byID[id]; !ok {
 						if near == nil {
 							ids := make([]string, 0, len(byID))
@@ -225,7 +229,12 @@ func checkGraph(cat *kinds.Catalogue, ge *graphEntry, partial bool, c *collector
 							near = newSuggester(ids)
 						}
 						path := indexPath(field, i)
-						c.add(e.pos(path, false), e.path+"."+path, "%s %q: no such task in graph %q%s", what, id, ge.g.Type, didYouMean(near.near(id)))
+						msg := fmt.Sprintf("%s %q: no such task in graph %q%s", what, id, ge.g.Type, didYouMean(near.near(id)))
+						if droppedRelation(field) {
+							c.warn(e.pos(path, false), e.path+"."+path, "%s: %s", msg, relationDropped)
+						} else {
+							c.add(e.pos(path, false), e.path+"."+path, "%s", msg)
+						}
 						continue
 					}
 					if edge != nil {

@@ -20,7 +20,6 @@ func TestValidateGraph(t *testing.T) {
 		`merged:1:3: tasks[0].parameters.timout: unknown field "timout"; did you mean "timeout"?`,
 		`merged:1:3: tasks[0].requires: dependency cycle: a -> b -> a`,
 		`merged:5:3: tasks[1].condition: invalid expression: condition: line 1: missing value for if`,
-		`merged:5:3: tasks[1].requires[1]: requires "ghost": no such task in graph "upgrade"`,
 		`merged:9:3: tasks[2].id: duplicate task id "a": first defined at merged:1:3`,
 		`merged:12:3: tasks[3].type: unknown task type "shel"; did you mean "shell"?`,
 		`merged:14:3: tasks[4].id: missing task id`,

@@ -38,15 +38,32 @@ func checkConditionForm(cond string) exprIssue {
 }
 
 // checkTaskYAQL checks a task's yaql values besides its condition: a
-// strategy amount and {yaql_exp: "…"} values anywhere in its parameters.
+// strategy amount, cross dependencies and {yaql_exp: "…"} values anywhere
+// in its parameters.
 // It returns the paths of the parameter values that are expressions
 // ("parameters.data"), which the schema cannot judge before they are
 // evaluated.
 func checkTaskYAQL(e *taskEntry, c *collector) []string {
 	t := e.t
-	if t.Strategy != nil && t.Strategy.AmountYAQL != "" {
+	if t.Strategy != nil && t.Strategy.AmountYAQL != "" && !amountInParameters(t) {
 		if _, err := yaql.Parse(t.Strategy.AmountYAQL); err != nil {
 			rel := "strategy.amount.yaql_exp"
+			c.add(e.pos(rel, false), e.path+"."+rel, "invalid yaql expression: %v", err)
+		}
+	}
+	for _, cd := range []struct{ field, alt, src string }{
+		{"cross_depends", "cross-depends", t.CrossDependsYAQL},
+		{"cross_depended_by", "cross-depended-by", t.CrossDependedByYAQL},
+	} {
+		if cd.src == "" {
+			continue
+		}
+		if _, err := yaql.Parse(cd.src); err != nil {
+			field := cd.field
+			if e.node != nil && mapGet(e.node, cd.alt) != nil {
+				field = cd.alt // the spelling the document used
+			}
+			rel := field + ".yaql_exp"
 			c.add(e.pos(rel, false), e.path+"."+rel, "invalid yaql expression: %v", err)
 		}
 	}
@@ -96,12 +113,24 @@ func underAny(path string, roots []string) bool {
 }
 
 // HasYAQL reports whether a task carries yaql expressions beyond its
-// condition (a strategy amount, parameter values).
+// condition (a strategy amount, cross dependencies, parameter values).
 func HasYAQL(t *model.Task) bool {
 	if t.Strategy != nil && t.Strategy.AmountYAQL != "" {
+		return true
+	}
+	if t.CrossDependsYAQL != "" || t.CrossDependedByYAQL != "" {
 		return true
 	}
 	found := false
 	walkYAQL(t.Parameters, "", func(string, string) { found = true })
 	return found
+}
+
+// amountInParameters reports whether a task's yaql strategy amount is the
+// one its parameters give (parameters.strategy, as Fuel's older tasks
+// write it): the parameters' check reports it, at its place.
+func amountInParameters(t *model.Task) bool {
+	ps, _ := t.Parameters["strategy"].(map[string]any)
+	src, ok := yaql.Value(ps["amount"])
+	return ok && src == t.Strategy.AmountYAQL
 }

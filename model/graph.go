@@ -30,23 +30,28 @@ const (
 // Task is one Fuel deployment task. Fields Cairn interprets are typed; every
 // other field the document carried is kept in Extra so nothing is dropped.
 type Task struct {
-	ID              string         `json:"id" yaml:"id"`
-	Type            string         `json:"type" yaml:"type"`
-	Version         string         `json:"version,omitempty" yaml:"version,omitempty"`
-	Roles           []string       `json:"roles,omitempty" yaml:"roles,omitempty"`
-	Groups          []string       `json:"groups,omitempty" yaml:"groups,omitempty"`
-	Tasks           []string       `json:"tasks,omitempty" yaml:"tasks,omitempty"` // members of a group task
-	Requires        []string       `json:"requires,omitempty" yaml:"requires,omitempty"`
-	RequiredFor     []string       `json:"required_for,omitempty" yaml:"required_for,omitempty"`
-	CrossDepends    []CrossDep     `json:"cross_depends,omitempty" yaml:"cross_depends,omitempty"`
-	CrossDependedBy []CrossDep     `json:"cross_depended_by,omitempty" yaml:"cross_depended_by,omitempty"`
-	Condition       string         `json:"condition,omitempty" yaml:"condition,omitempty"`
-	FailOnError     *bool          `json:"fail_on_error,omitempty" yaml:"fail_on_error,omitempty"`
-	Strategy        *Strategy      `json:"strategy,omitempty" yaml:"strategy,omitempty"`
-	FaultTolerance  string         `json:"fault_tolerance,omitempty" yaml:"fault_tolerance,omitempty"` // group tasks: "2", "-1", "30%"
-	Parameters      map[string]any `json:"parameters,omitempty" yaml:"parameters,omitempty"`
-	Meta            Meta           `json:"meta,omitempty" yaml:"meta,omitempty"`
-	Extra           map[string]any `json:"-" yaml:"-"`
+	ID              string     `json:"id" yaml:"id"`
+	Type            string     `json:"type" yaml:"type"`
+	Version         string     `json:"version,omitempty" yaml:"version,omitempty"`
+	Roles           []string   `json:"roles,omitempty" yaml:"roles,omitempty"`
+	Groups          []string   `json:"groups,omitempty" yaml:"groups,omitempty"`
+	Tasks           []string   `json:"tasks,omitempty" yaml:"tasks,omitempty"` // members of a group task
+	Requires        []string   `json:"requires,omitempty" yaml:"requires,omitempty"`
+	RequiredFor     []string   `json:"required_for,omitempty" yaml:"required_for,omitempty"`
+	CrossDepends    []CrossDep `json:"cross_depends,omitempty" yaml:"cross_depends,omitempty"`
+	CrossDependedBy []CrossDep `json:"cross_depended_by,omitempty" yaml:"cross_depended_by,omitempty"`
+	// CrossDependsYAQL and CrossDependedByYAQL are cross dependencies
+	// written {yaql_exp: "…"}: evaluated per node when the graph is
+	// expanded for an execution, to a list of {name, role, policy}.
+	CrossDependsYAQL    string         `json:"cross_depends_yaql,omitempty" yaml:"cross_depends_yaql,omitempty"`
+	CrossDependedByYAQL string         `json:"cross_depended_by_yaql,omitempty" yaml:"cross_depended_by_yaql,omitempty"`
+	Condition           string         `json:"condition,omitempty" yaml:"condition,omitempty"`
+	FailOnError         *bool          `json:"fail_on_error,omitempty" yaml:"fail_on_error,omitempty"`
+	Strategy            *Strategy      `json:"strategy,omitempty" yaml:"strategy,omitempty"`
+	FaultTolerance      string         `json:"fault_tolerance,omitempty" yaml:"fault_tolerance,omitempty"` // group tasks: "2", "-1", "30%"
+	Parameters          map[string]any `json:"parameters,omitempty" yaml:"parameters,omitempty"`
+	Meta                Meta           `json:"meta,omitempty" yaml:"meta,omitempty"`
+	Extra               map[string]any `json:"-" yaml:"-"`
 	// Nulls lists the top-level fields the document set to an explicit
 	// null, which a layer merge treats as "remove this field". Explicit
 	// nulls inside Parameters stay as nil values in the map.

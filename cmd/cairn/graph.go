@@ -221,8 +221,12 @@ func newGraphShowCmd(a *app) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			crossDeps, err := nodesCrossDeps(nodes)
+			if err != nil {
+				return err
+			}
 			steps, err := graphs.Expand(g, nodes, graphs.ExpandOptions{
-				Nodes: onlyNodes, Tasks: tasks, Catalogue: parsed.docs.Catalogue,
+				Nodes: onlyNodes, Tasks: tasks, Catalogue: parsed.docs.Catalogue, CrossDeps: crossDeps,
 			})
 			if err != nil {
 				return err

@@ -96,7 +96,7 @@ func TestGraphUploadDownloadListDelete(t *testing.T) {
 			args   []string
 			stderr []string
 		}{
-			{"positions name the file", []string{"--release", "rel", "--type", "broken", "--file", bad}, []string{bad + ":5:14: [0].requires[0]", bad + ":7:9: [1].type", "422"}},
+			{"positions name the file", []string{"--release", "rel", "--type", "broken", "--file", bad}, []string{bad + ":7:9: [1].type", "422"}},
 			{"jsonnet import missing", []string{"--release", "rel", "--file", badJsonnet}, []string{badJsonnet + ":1:", "missing.libsonnet"}},
 			{"jsonnet import leaves the directory", []string{"--release", "rel", "--file", escape}, []string{escape + ":1:", "leaves the import directory"}},
 			{"no owner", []string{"--file", bad}, []string{"give one of --release, --cluster or --plugin"}},
