@@ -72,7 +72,20 @@ const (
 	// DataNodeGrant holds, under the node's id, the NodeGrant of one agent
 	// node in the execution.
 	DataNodeGrant = "node-grant"
+	// DataParams holds an execution's model.ApplyParams (JSON, sealed by
+	// the store) under step id ParamsKey.
+	DataParams = "params"
 )
+
+// ParamsKey is the step id of an execution's parameters.
+const ParamsKey = ""
+
+// ParamsExecution is the step data execution id under which the API keeps
+// the parameters of an execution that has not started yet (ref is random);
+// Prepare copies them to the execution, and
+// retention deletes the record once its retention has passed (a retried
+// execution reads it again meanwhile).
+func ParamsExecution(ref string) string { return "params/" + ref }
 
 // NodeGrant is what the agent of one node may reach of an execution's step
 // data through the server's agent API, written by the control plane when
@@ -132,6 +145,9 @@ type PrepareInput struct {
 	// before the plan is split into child workflows (0 = default 2000).
 	BatchSize  int `json:"batchSize,omitempty"`
 	ShardUnits int `json:"shardUnits,omitempty"`
+	// Params names the execution's parameters in the store (see
+	// ParamsExecution): the workflow carries the name, never the values.
+	Params string `json:"params,omitempty"`
 }
 
 // Unit is one schedulable piece of a plan: a single step, or a batch of
