@@ -17,8 +17,10 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/cairn-io/cairn/client"
+	"github.com/cairn-io/cairn/contract"
 	"github.com/cairn-io/cairn/model"
 	"github.com/cairn-io/cairn/starter"
+	"github.com/cairn-io/cairn/store"
 )
 
 // paramsPackage writes one file per stack whose content comes from an env
@@ -40,6 +42,7 @@ func TestApplyParamsE2E(t *testing.T) {
 	ctx := ctxTimeout(t, 4*time.Minute)
 	const secret = "s3cr3t-Pa55-9f2c71d4e8"
 	var execs []string
+	var prodStack, prodDir string
 	for _, site := range []string{"prod", "staging"} {
 		st, err := h.client.CreateStack(ctx, client.StackInput{Name: site})
 		require.NoError(t, err)
@@ -54,7 +57,30 @@ func TestApplyParamsE2E(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, "site="+site+" password="+secret+"\n", string(got))
 		execs = append(execs, ex.ID)
+		if site == "prod" {
+			prodStack, prodDir = st.ID, dir
+		}
 	}
+
+	// A later apply without the secret reuses the stack's; a new value
+	// replaces it.
+	doc := &client.Document{Data: []byte(fmt.Sprintf(paramsPackage, prodDir)), Format: "yaml"}
+	ex, err := h.client.Apply(ctx, prodStack, doc, client.ApplyOptions{Wait: true, Params: model.ApplyParams{EnvRefs: map[string]string{"SITE": "prod2"}}})
+	require.NoError(t, err)
+	mustStatus(t, ex, model.ExecCompleted)
+	got, err := os.ReadFile(filepath.Join(prodDir, "site.conf"))
+	require.NoError(t, err)
+	assert.Equal(t, "site=prod2 password="+secret+"\n", string(got))
+	execs = append(execs, ex.ID)
+	const rotated = "r0tat3d-Pa55-5b1e0c"
+	ex, err = h.client.Apply(ctx, prodStack, doc, client.ApplyOptions{Wait: true, Params: model.ApplyParams{
+		EnvRefs: map[string]string{"SITE": "prod2"}, Secrets: map[string]string{"DB_PASSWORD": rotated}}})
+	require.NoError(t, err)
+	mustStatus(t, ex, model.ExecCompleted)
+	got, err = os.ReadFile(filepath.Join(prodDir, "site.conf"))
+	require.NoError(t, err)
+	assert.Equal(t, "site=prod2 password="+rotated+"\n", string(got))
+	execs = append(execs, ex.ID)
 
 	t.Run("the secret is in no workflow history", func(t *testing.T) {
 		for _, id := range execs {
@@ -67,6 +93,7 @@ func TestApplyParamsE2E(t *testing.T) {
 				raw, err := proto.Marshal(ev)
 				require.NoError(t, err)
 				assert.False(t, bytes.Contains(raw, []byte(secret)), "history of %s, event %d holds the secret", id, ev.GetEventId())
+				assert.False(t, bytes.Contains(raw, []byte(rotated)), "history of %s, event %d holds the secret", id, ev.GetEventId())
 				events++
 			}
 			assert.Positive(t, events)
@@ -81,8 +108,20 @@ func TestApplyParamsE2E(t *testing.T) {
 			}
 			require.NoError(t, err)
 			assert.False(t, bytes.Contains(raw, []byte(secret)), "%s holds the secret in clear", filepath.Base(p))
+			assert.False(t, bytes.Contains(raw, []byte(rotated)), "%s holds the secret in clear", filepath.Base(p))
 		}
 		assert.NotContains(t, h.logs.String(), secret)
+		assert.NotContains(t, h.logs.String(), rotated)
+	})
+
+	t.Run("removing the stack deletes its secrets", func(t *testing.T) {
+		_, err := h.store.GetStepData(ctx, contract.StackSecretsExecution(prodStack), contract.ParamsKey, contract.DataParams)
+		require.NoError(t, err, "the stack keeps its secrets")
+		ex, err := h.client.DeleteStack(ctx, prodStack, client.DeleteOptions{Wait: true})
+		require.NoError(t, err)
+		mustStatus(t, ex, model.ExecCompleted)
+		_, err = h.store.GetStepData(ctx, contract.StackSecretsExecution(prodStack), contract.ParamsKey, contract.DataParams)
+		require.ErrorIs(t, err, store.ErrNotFound)
 	})
 
 	t.Run("a missing ref: dry-run lists it, apply answers 422 naming it", func(t *testing.T) {

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"sort"
@@ -122,4 +123,58 @@ func mergeSorted(a, b []string) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// stackSecrets returns the secrets kept for a stack by its earlier applies;
+// none when it has none or the store does not seal (then none were kept).
+func (s *server) stackSecrets(ctx context.Context, stackID string) (map[string]string, error) {
+	if !store.Sealed(s.store) {
+		return nil, nil
+	}
+	data, err := s.store.GetStepData(ctx, contract.StackSecretsExecution(stackID), contract.ParamsKey, contract.DataParams)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, storeError(err, "the stack's secrets")
+	}
+	var p model.ApplyParams
+	if err := json.Unmarshal(data, &p); err != nil {
+		// The record holds secrets: say nothing of its bytes.
+		return nil, internalError(fmt.Errorf("the secrets of stack %s do not decode", stackID))
+	}
+	return p.Secrets, nil
+}
+
+// keepStackSecrets stores a stack's secrets, sealed, for its later applies.
+func (s *server) keepStackSecrets(ctx context.Context, stackID string, secrets map[string]string) error {
+	if len(secrets) > maxParams {
+		return invalid("the stack's secrets", []ErrorDetail{{Document: requestSource, Path: "secrets",
+			Message: fmt.Sprintf("a stack keeps at most %d secrets, this apply would make %d", maxParams, len(secrets))}})
+	}
+	data, err := json.Marshal(model.ApplyParams{Secrets: secrets})
+	if err != nil {
+		return internalError(fmt.Errorf("encode the stack's secrets: %w", err))
+	}
+	if err := s.store.PutStepData(ctx, contract.StackSecretsExecution(stackID), contract.ParamsKey, contract.DataParams, data); err != nil {
+		return storeError(err, "the stack's secrets")
+	}
+	return nil
+}
+
+// withStackSecrets is p with the stack's kept secrets under the given
+// ones: a value given with the execution wins.
+func withStackSecrets(p model.ApplyParams, kept map[string]string) model.ApplyParams {
+	if len(kept) == 0 {
+		return p
+	}
+	merged := make(map[string]string, len(kept)+len(p.Secrets))
+	for k, v := range kept {
+		merged[k] = v
+	}
+	for k, v := range p.Secrets {
+		merged[k] = v
+	}
+	p.Secrets = merged
+	return p
 }

@@ -46,6 +46,9 @@ type stackBody struct {
 	urls                       []string
 	params                     model.ApplyParams
 	missingEnv, missingSecrets []string
+	// given are the secrets this request brought, which an apply keeps
+	// for the stack (params.Secrets has the stack's kept ones as well).
+	given map[string]string
 }
 
 // stackPackage reads the package of an apply or dry-run (bare, or in an
@@ -62,6 +65,12 @@ func (s *server) stackPackage(c echo.Context, st *model.Stack, withSummary, allo
 	if err := s.checkSecretsSealed(params); err != nil {
 		return stackBody{}, err
 	}
+	given := params.Secrets
+	kept, err := s.stackSecrets(c.Request().Context(), st.ID)
+	if err != nil {
+		return stackBody{}, err
+	}
+	params = withStackSecrets(params, kept)
 	ctx := c.Request().Context()
 	if src == nil {
 		if len(st.URLs) == 0 {
@@ -76,7 +85,7 @@ func (s *server) stackPackage(c echo.Context, st *model.Stack, withSummary, allo
 		if len(details) > 0 {
 			return stackBody{}, invalid("the stack's URLs cannot be read", details)
 		}
-		return stackBody{urls: st.URLs}, nil
+		return stackBody{urls: st.URLs, params: params}, nil
 	}
 	sources := []graphs.Source{*src}
 	docs, err := graphs.Parse(s.parseOptions(), sources...)
@@ -118,7 +127,7 @@ func (s *server) stackPackage(c echo.Context, st *model.Stack, withSummary, allo
 	if err != nil {
 		return stackBody{}, storeError(err, "package snapshot")
 	}
-	return stackBody{hash: hash, params: params, missingEnv: missingEnv, missingSecrets: missingSecrets}, nil
+	return stackBody{hash: hash, params: params, given: given, missingEnv: missingEnv, missingSecrets: missingSecrets}, nil
 }
 
 // clusterParam reads ?cluster=, the cluster whose nodes a package's
@@ -175,6 +184,11 @@ func (s *server) applyStack(c echo.Context) error {
 	}
 	if s.exec == nil {
 		return errNoExecutions()
+	}
+	if len(body.given) > 0 {
+		if err := s.keepStackSecrets(c.Request().Context(), st.ID, body.params.Secrets); err != nil {
+			return err
+		}
 	}
 	ref, err := s.storeParams(c.Request().Context(), body.params)
 	if err != nil {

@@ -12,6 +12,7 @@ package contract
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/cairn-io/cairn/model"
 )
@@ -86,6 +87,21 @@ const ParamsKey = ""
 // retention deletes the record once its retention has passed (a retried
 // execution reads it again meanwhile).
 func ParamsExecution(ref string) string { return "params/" + ref }
+
+// stackSecretsPrefix starts the step data execution id of a stack's
+// secrets.
+const stackSecretsPrefix = "stack-secrets/"
+
+// StackSecretsExecution is the step data execution id under which a
+// stack's secrets given with its applies are kept (a model.ApplyParams with
+// Secrets only, under ParamsKey and DataParams, sealed by the store): a
+// later apply without a secret reuses the stack's, a new value replaces
+// it. Retention keeps the record; removing the stack deletes it.
+func StackSecretsExecution(stackID string) string { return stackSecretsPrefix + stackID }
+
+// IsStackRecord reports whether a step data execution id is a stack's
+// record rather than an execution's.
+func IsStackRecord(id string) bool { return strings.HasPrefix(id, stackSecretsPrefix) }
 
 // NodeGrant is what the agent of one node may reach of an execution's step
 // data through the server's agent API, written by the control plane when

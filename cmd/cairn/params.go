@@ -27,7 +27,7 @@ type paramFlags struct {
 func (f *paramFlags) register(fs *pflag.FlagSet) {
 	fs.StringArrayVar(&f.env, "env", nil, "KEY=VALUE: a value for env ref KEY for this execution, over the server's environment (repeatable)")
 	fs.StringVar(&f.envFile, "env-file", "", "file of KEY=VALUE lines (# comments) for env refs; --env wins over it")
-	fs.StringArrayVar(&f.secrets, "secret", nil, "KEY=VALUE: secret KEY for this execution, kept sealed by the server (repeatable; prefer --secrets-file, command lines are visible to other users)")
+	fs.StringArrayVar(&f.secrets, "secret", nil, "KEY=VALUE: secret KEY, kept sealed by the server for the stack (repeatable; prefer --secrets-file, command lines are visible to other users)")
 	fs.StringVar(&f.secretsFiles, "secrets-file", "", "file of KEY=VALUE lines (# comments) for secrets; --secret wins over it")
 }
 
