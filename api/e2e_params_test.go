@@ -3,6 +3,7 @@ package api
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -42,7 +43,7 @@ func TestApplyParamsE2E(t *testing.T) {
 	ctx := ctxTimeout(t, 4*time.Minute)
 	const secret = "s3cr3t-Pa55-9f2c71d4e8"
 	var execs []string
-	var prodStack, prodDir string
+	var prodStack, prodDir, stagingStack, stagingDir string
 	for _, site := range []string{"prod", "staging"} {
 		st, err := h.client.CreateStack(ctx, client.StackInput{Name: site})
 		require.NoError(t, err)
@@ -59,6 +60,8 @@ func TestApplyParamsE2E(t *testing.T) {
 		execs = append(execs, ex.ID)
 		if site == "prod" {
 			prodStack, prodDir = st.ID, dir
+		} else {
+			stagingStack, stagingDir = st.ID, dir
 		}
 	}
 
@@ -112,6 +115,19 @@ func TestApplyParamsE2E(t *testing.T) {
 		}
 		assert.NotContains(t, h.logs.String(), secret)
 		assert.NotContains(t, h.logs.String(), rotated)
+	})
+
+	t.Run("a plan reuses the stack's secret and shows none", func(t *testing.T) {
+		doc := &client.Document{Data: []byte(fmt.Sprintf(paramsPackage, stagingDir)), Format: "yaml"}
+		plan, _, err := h.client.DryRun(ctx, stagingStack, doc, client.DryRunOptions{Params: model.ApplyParams{EnvRefs: map[string]string{"SITE": "staging2"}}})
+		require.NoError(t, err)
+		require.NotNil(t, plan)
+		assert.Empty(t, plan.MissingSecrets)
+		assert.Empty(t, plan.MissingEnvRefs)
+		assert.Equal(t, 1, plan.Summary.Update, "the content changes with SITE")
+		raw, err := json.Marshal(plan)
+		require.NoError(t, err)
+		assert.NotContains(t, string(raw), secret)
 	})
 
 	t.Run("removing the stack deletes its secrets", func(t *testing.T) {
