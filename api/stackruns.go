@@ -31,13 +31,6 @@ type DryRunResult struct {
 	Failures       []model.StepError `json:"failures,omitempty"`
 }
 
-// stackPackage reads the package of an apply or dry-run from the request
-// body, validates it and stores it as a snapshot, returning its hash.
-// Nothing is stored when the package is invalid; the 422 carries every
-// error and, with withSummary, the summary of what could be read. With an
-// empty body the package is the stack's URLs: they are checked against the
-// allowed schemes here and returned, and the execution reads and validates
-// them (so a slow or large source never holds a request).
 // stackBody is what an apply or dry-run body brings: a stored package
 // (hash) or the stack's URLs to read one from, the parameters, and the refs
 // the package needs that have no value.
@@ -51,8 +44,15 @@ type stackBody struct {
 	given map[string]string
 }
 
-// stackPackage reads the package of an apply or dry-run (bare, or in an
-// apply envelope with its parameters), validates and stores it.
+// stackPackage reads the package of an apply or dry-run from the request
+// body (bare, or in an apply envelope with its parameters), validates it
+// and stores it as a snapshot, returning its hash. Nothing is stored when
+// the package is invalid; the 422 carries every error and, with
+// withSummary, the summary of what could be read. With an empty body the
+// package is the stack's URLs: they are checked against the allowed
+// schemes here and returned, and the execution reads and validates them
+// (so a slow or large source never holds a request). The parameters are
+// those given with the stack's kept secrets under them.
 func (s *server) stackPackage(c echo.Context, st *model.Stack, withSummary, allowEmpty bool) (stackBody, error) {
 	src, err := readDocument(c, true)
 	if err != nil {
