@@ -515,10 +515,20 @@ func (a *Activities) resolve(ctx context.Context, execID string, u *unitRun, r *
 		}
 		deps[stepName(d)] = out
 	}
-	lookup := a.secretLookup()
+	loader := &paramsLoader{}
+	if u != nil {
+		loader = &u.params
+	}
+	params, err := loader.load(ctx, a, execID)
+	if err != nil {
+		return nil, expr.Context{}, err
+	}
+	env, lookup := a.lookups(params)
+	// The redaction of this step's messages covers the execution's
+	// secrets as well as the worker's.
 	r.secrets = expr.SecretValues(s.Spec, lookup)
 	ectx := expr.Context{
-		Env: a.d.Env, Secret: lookup, Deps: deps, Verbatim: s.Verbatim,
+		Env: env, Secret: lookup, Deps: deps, Verbatim: s.Verbatim,
 		Node: map[string]any{"name": nodeName(s.Node), "id": nodeName(s.Node)},
 	}
 	if s.Delete {
@@ -704,10 +714,12 @@ func isConfig(err error) bool {
 	return errors.As(err, &app) && app.Type() == contract.ConfigErrorType
 }
 
-// exprContext is the expression context of s without dependencies.
-func exprContext(a *Activities, s *planner.StoredStep) expr.Context {
+// exprContext is the expression context of s without dependencies, with
+// the execution's parameters.
+func exprContext(a *Activities, s *planner.StoredStep, params model.ApplyParams) expr.Context {
+	env, secret := a.lookups(params)
 	return expr.Context{
-		Env: a.d.Env, Secret: a.secretLookup(), Verbatim: s.Verbatim,
+		Env: env, Secret: secret, Verbatim: s.Verbatim,
 		Node: map[string]any{"name": nodeName(s.Node), "id": nodeName(s.Node)},
 	}
 }

@@ -116,7 +116,9 @@ func (a *Activities) compensateStep(ctx context.Context, execID string, s *plann
 	spec, _, err := a.resolve(ctx, execID, nil, r, false)
 	if err != nil {
 		// Undo needs what identifies the object, not every value.
-		spec = a.resolveForDelete(s.Spec, exprContext(a, s))
+		// Parameters that do not load leave their refs unresolved.
+		params, _ := (&paramsLoader{}).load(ctx, a, execID)
+		spec = a.resolveForDelete(s.Spec, exprContext(a, s, params))
 	}
 	ch := providers.Change{
 		Action: before.Action, Outcome: outcomeOf(before.Action), Before: before.Before,

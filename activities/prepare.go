@@ -22,6 +22,9 @@ func (a *Activities) Prepare(ctx context.Context, in contract.PrepareInput) (*co
 		return nil, configError("this worker cannot prepare packages (no package loader)")
 	}
 
+	if err := a.claimParams(ctx, in.ExecutionID, in.Params); err != nil {
+		return nil, err
+	}
 	var stack *model.Stack
 	if in.StackID != "" {
 		s, err := a.d.Store.GetStack(ctx, in.StackID)

@@ -132,6 +132,9 @@ func (a *Activities) RemoveStack(ctx context.Context, in contract.RemoveStackInp
 	if err := a.d.Store.DeleteStack(ctx, in.StackID); err != nil && !notFound(err) {
 		return nil, fmt.Errorf("delete stack %s: %w", in.StackID, err)
 	}
+	if err := a.d.Store.DeleteStepData(ctx, contract.StackSecretsExecution(in.StackID)); err != nil && !notFound(err) {
+		return nil, fmt.Errorf("delete the secrets of stack %s: %w", in.StackID, err)
+	}
 	a.log.Info("stack removed after destroy", "stack", in.StackID)
 	return &contract.RemoveStackResult{Removed: true}, nil
 }

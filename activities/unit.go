@@ -22,6 +22,9 @@ type unitRun struct {
 	// outs are the outputs of the unit's finished steps, for dependents'
 	// expressions in the same unit (their records are written later).
 	outs map[string]outputsRecord
+	// params are the execution's parameters, read by the first step that
+	// resolves a ref.
+	params paramsLoader
 }
 
 func newUnitRun(steps []*planner.StoredStep) *unitRun {

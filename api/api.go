@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"os"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -19,6 +20,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/cairn-io/cairn/expr"
 	"github.com/cairn-io/cairn/graphs"
 	"github.com/cairn-io/cairn/internal/fetch"
 	"github.com/cairn-io/cairn/kinds"
@@ -148,6 +150,11 @@ type Deps struct {
 	// /codec/ (it sees /encode and /decode), behind the API's Host and
 	// Origin checks, token and content types, and CodecBodyLimit.
 	Codec http.Handler
+	// Env and Secrets are what the server's workers resolve env and
+	// secret refs from (nil: the process environment; none), so an apply
+	// missing a value is refused before it starts.
+	Env     func(string) (string, bool)
+	Secrets *expr.Secrets
 }
 
 // server carries the handlers' dependencies.
@@ -162,6 +169,8 @@ type server struct {
 	ready     func(ctx context.Context) error
 	fetch     *fetch.Fetcher
 	grants    grantCache
+	env       func(string) (string, bool)
+	secrets   *expr.Secrets
 }
 
 // New builds the API. The returned echo has its http.Server timeouts set
@@ -191,7 +200,10 @@ func New(cfg Config, deps Deps) (*echo.Echo, error) {
 		jsonnet = graphs.JsonnetProcess{}
 	}
 	s := &server{cfg: cfg, store: deps.Store, exec: deps.Executions, catalogue: cat, registry: deps.Registry,
-		jsonnet: jsonnet, log: logger, ready: deps.Ready, fetch: f}
+		jsonnet: jsonnet, log: logger, ready: deps.Ready, fetch: f, env: deps.Env, secrets: deps.Secrets}
+	if s.env == nil {
+		s.env = os.LookupEnv
+	}
 
 	metricsHandler := deps.Metrics
 	reg := deps.MetricsRegisterer

@@ -7,12 +7,12 @@ import (
 	"fmt"
 	"mime"
 	"net/http"
-	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/cairn-io/cairn/expr"
 	"github.com/cairn-io/cairn/graphs"
 )
 
@@ -164,8 +164,8 @@ func summarize(docs *graphs.Documents) PackageSummary {
 	if docs.Package == nil {
 		return sum
 	}
-	env, secrets := map[string]bool{}, map[string]bool{}
-	for _, r := range docs.Package.Resources {
+	specs := map[string]any{}
+	for i, r := range docs.Package.Resources {
 		sum.Resources++
 		sum.Kinds[r.Kind]++
 		item := SummaryItem{Kind: r.Kind, Name: r.Name}
@@ -176,44 +176,14 @@ func summarize(docs *graphs.Documents) PackageSummary {
 			item.Associations = append(item.Associations, a.String())
 		}
 		sum.Items = append(sum.Items, item)
-		collectRefs(r.Spec, env, secrets)
+		specs[strconv.Itoa(i)] = map[string]any(r.Spec)
 	}
-	sum.EnvRefs = sortedSet(env)
-	sum.SecretRefs = sortedSet(secrets)
+	// One walker for every reference: envRef/secretRef values and the
+	// env/secret template functions alike.
+	env, secrets, _ := expr.Scan(specs)
+	sum.EnvRefs = append(sum.EnvRefs, env...)
+	sum.SecretRefs = append(sum.SecretRefs, secrets...)
 	return sum
-}
-
-// collectRefs finds {envRef: {key}} and {secretRef: {key}} values.
-func collectRefs(v any, env, secrets map[string]bool) {
-	switch t := v.(type) {
-	case map[string]any:
-		if len(t) == 1 {
-			for name, set := range map[string]map[string]bool{"envRef": env, "secretRef": secrets} {
-				if ref, ok := t[name].(map[string]any); ok {
-					if key, ok := ref["key"].(string); ok && key != "" {
-						set[key] = true
-						return
-					}
-				}
-			}
-		}
-		for _, x := range t {
-			collectRefs(x, env, secrets)
-		}
-	case []any:
-		for _, x := range t {
-			collectRefs(x, env, secrets)
-		}
-	}
-}
-
-func sortedSet(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
 
 // validatePackage answers 200 with a summary, or 422 with every error.

@@ -19,6 +19,7 @@ import (
 	"github.com/cairn-io/cairn/starter"
 	"github.com/cairn-io/cairn/store"
 	"github.com/cairn-io/cairn/worker"
+	tclient "go.temporal.io/sdk/client"
 )
 
 // cairn is one test's whole Cairn behind HTTP: a store, a worker on its own
@@ -33,12 +34,16 @@ type cairn struct {
 	token  string
 	env    map[string]string
 	logs   *lockedBuffer
+	// temporal reads the executions' histories.
+	temporal tclient.Client
 }
 
 type cairnOptions struct {
 	dbURL string
 	env   map[string]string
 	cfg   func(*Config)
+	// sealKey, when set, seals the store's step data (CAIRN_CODEC_KEY).
+	sealKey []byte
 }
 
 const testUIURL = "http://ui.example:8233"
@@ -50,11 +55,18 @@ func newCairn(t *testing.T, o cairnOptions) *cairn {
 		o.dbURL = sqliteURL(t)
 	}
 	st := openStore(t, o.dbURL)
+	if o.sealKey != nil {
+		sealed, err := store.WithSealer(st, o.sealKey)
+		if err != nil {
+			t.Fatal(err)
+		}
+		st = sealed
+	}
 	ctx := context.Background()
 	var b [6]byte
 	_, _ = rand.Read(b[:])
 	queue := "cairn-api-" + hex.EncodeToString(b[:])
-	h := &cairn{t: t, store: st, env: o.env, token: "t0ken-" + hex.EncodeToString(b[:]), logs: &lockedBuffer{}}
+	h := &cairn{t: t, store: st, env: o.env, token: "t0ken-" + hex.EncodeToString(b[:]), logs: &lockedBuffer{}, temporal: dev.Client}
 	cfg := Config{Token: h.token, TemporalUIURL: testUIURL, TemporalNamespace: "default", WaitTimeout: 2 * time.Minute,
 		EventsPollInterval: 100 * time.Millisecond, EventsHeartbeat: time.Second}
 	if o.cfg != nil {
@@ -81,7 +93,7 @@ func newCairn(t *testing.T, o cairnOptions) *cairn {
 	if err := s.EnsureSearchAttributes(ctx); err != nil {
 		t.Fatal(err)
 	}
-	e, err := New(cfg, Deps{Store: st, Executions: s, Catalogue: cat, Registry: worker.DefaultRegistry(cat, nil), Logger: newTestLogger(h.logs),
+	e, err := New(cfg, Deps{Store: st, Executions: s, Catalogue: cat, Registry: worker.DefaultRegistry(cat, nil), Logger: newTestLogger(h.logs), Env: h.lookupEnv,
 		Ready: func(ctx context.Context) error { _, err := dev.Client.CheckHealth(ctx, nil); return err }})
 	if err != nil {
 		t.Fatal(err)

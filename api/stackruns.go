@@ -31,22 +31,50 @@ type DryRunResult struct {
 	Failures       []model.StepError `json:"failures,omitempty"`
 }
 
+// stackBody is what an apply or dry-run body brings: a stored package
+// (hash) or the stack's URLs to read one from, the parameters, and the refs
+// the package needs that have no value.
+type stackBody struct {
+	hash                       string
+	urls                       []string
+	params                     model.ApplyParams
+	missingEnv, missingSecrets []string
+	// given are the secrets this request brought, which an apply keeps
+	// for the stack (params.Secrets has the stack's kept ones as well).
+	given map[string]string
+}
+
 // stackPackage reads the package of an apply or dry-run from the request
-// body, validates it and stores it as a snapshot, returning its hash.
-// Nothing is stored when the package is invalid; the 422 carries every
-// error and, with withSummary, the summary of what could be read. With an
-// empty body the package is the stack's URLs: they are checked against the
-// allowed schemes here and returned, and the execution reads and validates
-// them (so a slow or large source never holds a request).
-func (s *server) stackPackage(c echo.Context, st *model.Stack, withSummary, allowEmpty bool) (hash string, urls []string, err error) {
+// body (bare, or in an apply envelope with its parameters), validates it
+// and stores it as a snapshot, returning its hash. Nothing is stored when
+// the package is invalid; the 422 carries every error and, with
+// withSummary, the summary of what could be read. With an empty body the
+// package is the stack's URLs: they are checked against the allowed
+// schemes here and returned, and the execution reads and validates them
+// (so a slow or large source never holds a request). The parameters are
+// those given with the stack's kept secrets under them.
+func (s *server) stackPackage(c echo.Context, st *model.Stack, withSummary, allowEmpty bool) (stackBody, error) {
 	src, err := readDocument(c, true)
 	if err != nil {
-		return "", nil, err
+		return stackBody{}, err
 	}
+	src, params, err := unwrapEnvelope(src)
+	if err != nil {
+		return stackBody{}, err
+	}
+	if err := s.checkSecretsSealed(params); err != nil {
+		return stackBody{}, err
+	}
+	given := params.Secrets
+	kept, err := s.stackSecrets(c.Request().Context(), st.ID)
+	if err != nil {
+		return stackBody{}, err
+	}
+	params = withStackSecrets(params, kept)
 	ctx := c.Request().Context()
 	if src == nil {
 		if len(st.URLs) == 0 {
-			return "", nil, badRequest("no package: send one in the body, or give stack %q URLs to read it from", st.ID)
+			return stackBody{}, badRequest("no package: send one in the body, or give stack %q URLs to read it from", st.ID)
 		}
 		var details []ErrorDetail
 		for i, u := range st.URLs {
@@ -55,9 +83,9 @@ func (s *server) stackPackage(c echo.Context, st *model.Stack, withSummary, allo
 			}
 		}
 		if len(details) > 0 {
-			return "", nil, invalid("the stack's URLs cannot be read", details)
+			return stackBody{}, invalid("the stack's URLs cannot be read", details)
 		}
-		return "", st.URLs, nil
+		return stackBody{urls: st.URLs, params: params}, nil
 	}
 	sources := []graphs.Source{*src}
 	docs, err := graphs.Parse(s.parseOptions(), sources...)
@@ -66,16 +94,17 @@ func (s *server) stackPackage(c echo.Context, st *model.Stack, withSummary, allo
 		if withSummary {
 			extra = map[string]any{"summary": summarize(docs)}
 		}
-		return "", nil, invalidDocuments("package", err, extra)
+		return stackBody{}, invalidDocuments("package", err, extra)
 	}
 	if len(docs.Package.Resources) == 0 && !allowEmpty {
 		// Applying nothing would delete everything the stack holds; that
 		// is what DELETE /v1/stacks/{id} is for, so say so rather than do it.
-		return "", nil, invalid("package is invalid", []ErrorDetail{{Document: sources[0].Name,
+		return stackBody{}, invalid("package is invalid", []ErrorDetail{{Document: sources[0].Name,
 			Message: "the package has no resources: applying it would delete everything the stack holds; delete the stack to do that"}})
 	}
+	missingEnv, missingSecrets := s.missingRefs(docs, params)
 	if len(docs.Graphs) > 0 {
-		return "", nil, invalid("package is invalid", []ErrorDetail{{Document: sources[0].Name,
+		return stackBody{}, invalid("package is invalid", []ErrorDetail{{Document: sources[0].Name,
 			Message: "graphs are uploaded to a release, cluster or plugin, not applied to a stack"}})
 	}
 	// The snapshot keeps the sources as they came (Jsonnet evaluated), in
@@ -86,19 +115,19 @@ func (s *server) stackPackage(c echo.Context, st *model.Stack, withSummary, allo
 		ev, err := s.evaluated(ctx, src)
 		if err != nil {
 			// It evaluated a moment ago; failing now is the sandbox's fault.
-			return "", nil, internalError(err)
+			return stackBody{}, internalError(err)
 		}
 		snap[i] = activities.SnapshotSource{Name: ev.Name, Format: string(ev.Format), Data: string(ev.Data)}
 	}
 	content, err := activities.EncodeParsedPackageSnapshot(docs, snap...)
 	if err != nil {
-		return "", nil, internalError(fmt.Errorf("encode package snapshot: %w", err))
+		return stackBody{}, internalError(fmt.Errorf("encode package snapshot: %w", err))
 	}
-	hash, err = s.store.PutSnapshot(ctx, SnapshotPackage, content)
+	hash, err := s.store.PutSnapshot(ctx, SnapshotPackage, content)
 	if err != nil {
-		return "", nil, storeError(err, "package snapshot")
+		return stackBody{}, storeError(err, "package snapshot")
 	}
-	return hash, nil, nil
+	return stackBody{hash: hash, params: params, given: given, missingEnv: missingEnv, missingSecrets: missingSecrets}, nil
 }
 
 // clusterParam reads ?cluster=, the cluster whose nodes a package's
@@ -146,15 +175,27 @@ func (s *server) applyStack(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	hash, urls, err := s.stackPackage(c, st, false, false)
+	body, err := s.stackPackage(c, st, false, false)
 	if err != nil {
 		return err
+	}
+	if len(body.missingEnv) > 0 || len(body.missingSecrets) > 0 {
+		return errMissingRefs(body.missingEnv, body.missingSecrets)
 	}
 	if s.exec == nil {
 		return errNoExecutions()
 	}
-	ex, err := s.exec.StartApply(c.Request().Context(), starter.StackRun{StackID: st.ID, SnapshotHash: hash, URLs: urls, ClusterID: clusterID,
-		OnFailure: onFailure, Parallelism: parallelism})
+	if len(body.given) > 0 {
+		if err := s.keepStackSecrets(c.Request().Context(), st.ID, body.params.Secrets); err != nil {
+			return err
+		}
+	}
+	ref, err := s.storeParams(c.Request().Context(), body.params)
+	if err != nil {
+		return err
+	}
+	ex, err := s.exec.StartApply(c.Request().Context(), starter.StackRun{StackID: st.ID, SnapshotHash: body.hash, URLs: body.urls, ClusterID: clusterID,
+		OnFailure: onFailure, Parallelism: parallelism, Params: ref})
 	if err != nil {
 		return s.executionError(err, "")
 	}
@@ -181,15 +222,19 @@ func (s *server) dryRunStack(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	hash, urls, err := s.stackPackage(c, st, true, true)
+	body, err := s.stackPackage(c, st, true, true)
 	if err != nil {
 		return err
 	}
 	if s.exec == nil {
 		return errNoExecutions()
 	}
-	ex, err := s.exec.StartDryRun(c.Request().Context(), starter.StackRun{StackID: st.ID, SnapshotHash: hash, URLs: urls, ClusterID: clusterID, Parallelism: parallelism,
-		RunGuards: guards})
+	ref, err := s.storeParams(c.Request().Context(), body.params)
+	if err != nil {
+		return err
+	}
+	ex, err := s.exec.StartDryRun(c.Request().Context(), starter.StackRun{StackID: st.ID, SnapshotHash: body.hash, URLs: body.urls, ClusterID: clusterID, Parallelism: parallelism,
+		RunGuards: guards, Params: ref})
 	if err != nil {
 		return s.executionError(err, "")
 	}
@@ -221,6 +266,10 @@ func (s *server) dryRunStack(c echo.Context) error {
 	if res.MissingSecrets == nil {
 		res.MissingSecrets = []string{}
 	}
+	// The server's check sees every ref, those of steps the plan did
+	// not resolve included.
+	res.MissingEnvRefs = mergeSorted(res.MissingEnvRefs, body.missingEnv)
+	res.MissingSecrets = mergeSorted(res.MissingSecrets, body.missingSecrets)
 	res.Failures = done.failures
 	return c.JSON(http.StatusOK, res)
 }

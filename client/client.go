@@ -398,6 +398,9 @@ type DryRunOptions struct {
 	// RunGuards has the dry-run run exec guard commands (unless,
 	// onlyif); without it the plan runs no command.
 	RunGuards bool
+	// Params are env ref values and secrets for this dry-run, as in
+	// ApplyOptions.
+	Params model.ApplyParams
 }
 
 // DryRun plans a package against a stack; a nil doc plans the stack's
@@ -405,6 +408,10 @@ type DryRunOptions struct {
 // the running execution is returned. An invalid package is an *APIError
 // (422) whose Body also holds the summary of what could be read.
 func (c *Client) DryRun(ctx context.Context, stackID string, doc *Document, opts DryRunOptions) (*DryRun, *Execution, error) {
+	doc, err := withParams(doc, opts.Params)
+	if err != nil {
+		return nil, nil, fmt.Errorf("dry-run: %w", err)
+	}
 	r := docRequest(http.MethodPost, "/v1/stacks/"+esc(stackID)+"/dry-run", doc)
 	r.query = url.Values{}
 	if opts.Parallelism > 0 {
@@ -439,6 +446,10 @@ func (c *Client) DryRun(ctx context.Context, stackID string, doc *Document, opts
 // With opts.Wait the execution comes back finished (unless the server's
 // wait bound passed first).
 func (c *Client) Apply(ctx context.Context, stackID string, doc *Document, opts ApplyOptions) (*Execution, error) {
+	doc, err := withParams(doc, opts.Params)
+	if err != nil {
+		return nil, fmt.Errorf("apply: %w", err)
+	}
 	r := docRequest(http.MethodPost, "/v1/stacks/"+esc(stackID)+"/apply", doc)
 	r.query = url.Values{}
 	if opts.Wait {

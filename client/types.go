@@ -71,6 +71,9 @@ type ApplyOptions struct {
 	OnFailure   model.OnFailure
 	Parallelism int
 	Cluster     string
+	// Params are env ref values and secrets for this apply; when given,
+	// the package is sent in an apply envelope.
+	Params model.ApplyParams
 }
 
 // ExportSelector picks objects of the given kinds.

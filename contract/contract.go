@@ -12,6 +12,7 @@ package contract
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/cairn-io/cairn/model"
 )
@@ -72,7 +73,35 @@ const (
 	// DataNodeGrant holds, under the node's id, the NodeGrant of one agent
 	// node in the execution.
 	DataNodeGrant = "node-grant"
+	// DataParams holds an execution's model.ApplyParams (JSON, sealed by
+	// the store) under step id ParamsKey.
+	DataParams = "params"
 )
+
+// ParamsKey is the step id of an execution's parameters.
+const ParamsKey = ""
+
+// ParamsExecution is the step data execution id under which the API keeps
+// the parameters of an execution that has not started yet (ref is random);
+// Prepare copies them to the execution, and
+// retention deletes the record once its retention has passed (a retried
+// execution reads it again meanwhile).
+func ParamsExecution(ref string) string { return "params/" + ref }
+
+// stackSecretsPrefix starts the step data execution id of a stack's
+// secrets.
+const stackSecretsPrefix = "stack-secrets/"
+
+// StackSecretsExecution is the step data execution id under which a
+// stack's secrets given with its applies are kept (a model.ApplyParams with
+// Secrets only, under ParamsKey and DataParams, sealed by the store): a
+// later apply without a secret reuses the stack's, a new value replaces
+// it. Retention keeps the record; removing the stack deletes it.
+func StackSecretsExecution(stackID string) string { return stackSecretsPrefix + stackID }
+
+// IsStackRecord reports whether a step data execution id is a stack's
+// record rather than an execution's.
+func IsStackRecord(id string) bool { return strings.HasPrefix(id, stackSecretsPrefix) }
 
 // NodeGrant is what the agent of one node may reach of an execution's step
 // data through the server's agent API, written by the control plane when
@@ -132,6 +161,9 @@ type PrepareInput struct {
 	// before the plan is split into child workflows (0 = default 2000).
 	BatchSize  int `json:"batchSize,omitempty"`
 	ShardUnits int `json:"shardUnits,omitempty"`
+	// Params names the execution's parameters in the store (see
+	// ParamsExecution): the workflow carries the name, never the values.
+	Params string `json:"params,omitempty"`
 }
 
 // Unit is one schedulable piece of a plan: a single step, or a batch of

@@ -71,6 +71,16 @@ func Scan(spec map[string]any) (env, secrets, deps []string) {
 	return s.env.sorted(), s.secrets.sorted(), s.deps.sorted()
 }
 
+// Required is Scan's env and secret references without those that need
+// no value: envRef with a default and env calls under `default`.
+func Required(spec map[string]any) (env, secrets []string) {
+	s := scanner{env: stringSet{}, secrets: stringSet{}, deps: stringSet{}, required: true}
+	for _, v := range spec {
+		s.value(v)
+	}
+	return s.env.sorted(), s.secrets.sorted()
+}
+
 // ScanString is Scan for one template string or condition source.
 func ScanString(src string) (env, secrets, deps []string) {
 	s := scanner{env: stringSet{}, secrets: stringSet{}, deps: stringSet{}}
@@ -80,6 +90,8 @@ func ScanString(src string) (env, secrets, deps []string) {
 
 type scanner struct {
 	env, secrets, deps stringSet
+	// required leaves out references that have a default.
+	required bool
 }
 
 func (s *scanner) value(v any) {
@@ -89,7 +101,7 @@ func (s *scanner) value(v any) {
 	case map[string]any:
 		switch Classify(x) {
 		case EnvRef:
-			if r, err := parseEnvRef(x[EnvRefKey]); err == nil {
+			if r, err := parseEnvRef(x[EnvRefKey]); err == nil && !(s.required && r.HasDefault) {
 				s.env.add(r.Key)
 			}
 			return
@@ -117,11 +129,17 @@ func (s *scanner) template(src string) {
 	if err != nil {
 		return
 	}
+	var optional stringSet
+	if s.required {
+		optional = optionalEnvKeys(tree.Root)
+	}
 	walk(tree.Root, func(n parse.Node) {
 		switch x := n.(type) {
 		case *parse.CommandNode:
 			if k, ok := literalCall(x, "env"); ok {
-				s.env.add(k)
+				if _, skip := optional[k]; !skip {
+					s.env.add(k)
+				}
 			}
 			if k, ok := literalCall(x, "secret"); ok {
 				s.secrets.add(k)

@@ -21,6 +21,7 @@ import (
 	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/api/workflowservice/v1"
 
+	"github.com/cairn-io/cairn/contract"
 	"github.com/cairn-io/cairn/starter"
 	"github.com/cairn-io/cairn/store"
 )
@@ -102,6 +103,9 @@ func (s *Sweeper) Sweep(ctx context.Context) (int, error) {
 			return deleted, err
 		}
 		for _, id := range page {
+			if contract.IsStackRecord(id) {
+				continue // kept while its stack is
+			}
 			seen[id] = true
 			expired, err := s.expired(ctx, id)
 			if err == nil && expired {

@@ -13,6 +13,7 @@ import (
 	sdkworker "go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/cairn-io/cairn/contract"
 	"github.com/cairn-io/cairn/internal/testenv"
 	"github.com/cairn-io/cairn/retention"
 	"github.com/cairn-io/cairn/starter"
@@ -80,7 +81,9 @@ func TestSweeperDeletesStepDataPastRetention(t *testing.T) {
 		_ = dev.Client.TerminateWorkflow(context.Background(), wfID, runID, "test over")
 	})
 	forgotten := "stack-gone.0196d7c0-0000-7000-8000-000000000000"
-	for _, id := range []string{closed, running, forgotten} {
+	// A stack's kept secrets are not an execution's: they stay.
+	stackSecrets := contract.StackSecretsExecution("s1")
+	for _, id := range []string{closed, running, forgotten, stackSecrets} {
 		require.NoError(t, st.PutStepData(ctx, id, "s", "before", []byte(`{"before":{"private":"b2xkIGJ5dGVz"}}`)))
 	}
 
@@ -102,4 +105,5 @@ func TestSweeperDeletesStepDataPastRetention(t *testing.T) {
 	require.Eventually(t, func() bool { return !hasData(t, st, closed) && !hasData(t, st, forgotten) },
 		20*time.Second, 50*time.Millisecond)
 	assert.True(t, hasData(t, st, running), "a running execution's step data was deleted")
+	assert.True(t, hasData(t, st, stackSecrets), "a stack's secrets were deleted")
 }

@@ -182,6 +182,7 @@ func Run(ctx context.Context, cfg *config.Config, log *slog.Logger, o Options) e
 			return err
 		},
 		Metrics: metricsHandler, MetricsRegisterer: metrics, Codec: codecHandler,
+		Env: deps.Env, Secrets: deps.Secrets,
 	})
 	if err != nil {
 		return err

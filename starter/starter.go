@@ -102,6 +102,9 @@ type StackRun struct {
 	// RunGuards has a dry-run run exec guard commands (unless, onlyif)
 	// to decide its plan; without it a dry-run runs no command.
 	RunGuards bool
+	// Params names the execution's parameters in the store (see
+	// contract.ParamsExecution); the workflow carries the name only.
+	Params string
 }
 
 // Workflow ids: one apply or destroy per stack at a time (the workflows
@@ -172,7 +175,7 @@ func (s *Starter) StartApply(ctx context.Context, run StackRun) (*Execution, err
 		return nil, errors.New("apply: stack id and a snapshot hash or URLs are required")
 	}
 	summary := fmt.Sprintf("apply %s to stack %s", packageName(run), run.StackID)
-	in := workflows.ApplyInput{Settings: s.settings(run), StackID: run.StackID, SnapshotHash: run.SnapshotHash, URLs: urlsUnlessSnapshot(run)}
+	in := workflows.ApplyInput{Settings: s.settings(run), StackID: run.StackID, SnapshotHash: run.SnapshotHash, URLs: urlsUnlessSnapshot(run), Params: run.Params}
 	return s.start(ctx, model.ExecApply, run, s.options(stackWorkflowID(run.StackID), model.ExecApply, run, summary, true), workflows.ApplyWorkflow, in)
 }
 
@@ -196,7 +199,7 @@ func (s *Starter) StartDryRun(ctx context.Context, run StackRun) (*Execution, er
 	st := s.settings(run)
 	st.ExecutionID = id
 	summary := fmt.Sprintf("dry-run of %s on stack %s", packageName(run), run.StackID)
-	in := workflows.DryRunInput{Settings: st, StackID: run.StackID, SnapshotHash: run.SnapshotHash, URLs: urlsUnlessSnapshot(run)}
+	in := workflows.DryRunInput{Settings: st, StackID: run.StackID, SnapshotHash: run.SnapshotHash, URLs: urlsUnlessSnapshot(run), Params: run.Params}
 	return s.start(ctx, model.ExecDryRun, run, s.options(id, model.ExecDryRun, run, summary, false), workflows.DryRunWorkflow, in)
 }
 

@@ -132,3 +132,10 @@ func (s *sealedStore) GetDeploymentData(ctx context.Context, clusterID, nodeID, 
 	}
 	return s.open(execID, clusterID+"\x00"+nodeID, deploymentKind, stored)
 }
+
+// Sealed reports whether s seals step data at rest (it was returned by
+// WithSealer), so a value given to it is never stored in clear.
+func Sealed(s Store) bool {
+	_, ok := s.(*sealedStore)
+	return ok
+}

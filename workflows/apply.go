@@ -17,6 +17,8 @@ type ApplyInput struct {
 	StackID      string   `json:"stackId"`
 	SnapshotHash string   `json:"snapshotHash"`
 	URLs         []string `json:"urls,omitempty"`
+	// Params names the parameters in the store (contract.ParamsExecution).
+	Params string `json:"params,omitempty"`
 }
 
 // ApplyResult is a finished apply or destroy.
@@ -49,6 +51,7 @@ func ApplyWorkflow(ctx workflow.Context, in ApplyInput) (*ApplyResult, error) {
 	plan, err := prepare(ctx, opts, contract.PrepareInput{
 		ExecutionID: opts.ExecutionID, Mode: contract.ModeApply, StackID: in.StackID,
 		SnapshotHash: in.SnapshotHash, ClusterID: in.ClusterID, BatchSize: in.BatchSize, ShardUnits: in.ShardUnits,
+		Params: in.Params,
 	})
 	if err != nil {
 		return nil, err

@@ -16,6 +16,8 @@ type DryRunInput struct {
 	StackID      string   `json:"stackId"`
 	SnapshotHash string   `json:"snapshotHash"`
 	URLs         []string `json:"urls,omitempty"`
+	// Params names the parameters in the store (contract.ParamsExecution).
+	Params string `json:"params,omitempty"`
 }
 
 // DryRunResult is a plan's summary; the plan's steps are in the store
@@ -50,6 +52,7 @@ func DryRunWorkflow(ctx workflow.Context, in DryRunInput) (*DryRunResult, error)
 	plan, err := prepare(ctx, opts, contract.PrepareInput{
 		ExecutionID: opts.ExecutionID, Mode: contract.ModeDryRun, StackID: in.StackID,
 		SnapshotHash: in.SnapshotHash, ClusterID: in.ClusterID, BatchSize: in.BatchSize, ShardUnits: in.ShardUnits,
+		Params: in.Params,
 	})
 	if err != nil {
 		return nil, err

@@ -20,6 +20,7 @@ func newApplyCmd(a *app) *cobra.Command {
 		run      runFlags
 		detailed bool
 		cluster  string
+		pf       paramFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "apply --stack STACK [FILE|DIR...]",
@@ -34,7 +35,7 @@ func newApplyCmd(a *app) *cobra.Command {
 			"and returns at once (follow it with `cairn exec watch ID`).\n\n" +
 			"Exit codes: 0 success; 1 failure, rollback or cancel; with --detailed-exitcode 2 when\n" +
 			"the apply changed something.",
-		Example: "  cairn apply --stack web site.yaml\n  cairn apply --stack web --wait=false deploy.jsonnet",
+		Example: "  cairn apply --stack web --env SITE=prod --secret DB_PASSWORD=… site.yaml\n  cairn apply --stack web site.yaml\n  cairn apply --stack web --wait=false deploy.jsonnet",
 		Args:    cobra.ArbitraryArgs,
 	}
 	r := newRemote(a, cmd, formatTable)
@@ -59,7 +60,15 @@ func newApplyCmd(a *app) *cobra.Command {
 			}
 			doc = &pl.doc
 		}
-		ex, err := c.Apply(ctx, st.ID, doc, client.ApplyOptions{OnFailure: model.OnFailure(run.onFailure), Parallelism: run.parallelism, Cluster: cluster})
+		params, err := pf.params()
+		if err != nil {
+			return err
+		}
+		if doc == nil && !params.Empty() {
+			return fmt.Errorf("--env and --secret go with a package: give its files")
+		}
+		ex, err := c.Apply(ctx, st.ID, doc, client.ApplyOptions{OnFailure: model.OnFailure(run.onFailure), Parallelism: run.parallelism, Cluster: cluster,
+			Params: params})
 		if err != nil {
 			var names func(client.ErrorDetail) client.ErrorDetail
 			if pl != nil {
@@ -71,6 +80,7 @@ func newApplyCmd(a *app) *cobra.Command {
 	}
 	f := cmd.Flags()
 	df.register(f)
+	pf.register(f)
 	f.StringVar(&stackRef, "stack", "", "stack id or name (required)")
 	run.register(f, model.OnFailureRollback)
 	f.StringVar(&cluster, "cluster", "", "the cluster whose nodes the package's targeted resources run on")

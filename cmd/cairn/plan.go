@@ -21,6 +21,7 @@ func newPlanCmd(a *app) *cobra.Command {
 		stackRef string
 		detailed bool
 		opts     client.DryRunOptions
+		pf       paramFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "plan --stack STACK [FILE|DIR...]",
@@ -31,7 +32,7 @@ func newPlanCmd(a *app) *cobra.Command {
 			"relative to the importing file; the server receives JSON.\n\n" +
 			"Exit codes: 0 success; 1 failure; with --detailed-exitcode, 0 means no changes and 2\n" +
 			"means the plan has changes.",
-		Example: "  cairn plan --stack web site.yaml\n  cairn plan --stack web --detailed-exitcode deploy.jsonnet || test $? -eq 2",
+		Example: "  cairn plan --stack web --env SITE=prod --secrets-file prod.secrets site.yaml\n  cairn plan --stack web site.yaml\n  cairn plan --stack web --detailed-exitcode deploy.jsonnet || test $? -eq 2",
 	}
 	r := newRemote(a, cmd, formatTable)
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
@@ -52,6 +53,12 @@ func newPlanCmd(a *app) *cobra.Command {
 			}
 			doc = &pl.doc
 		}
+		if opts.Params, err = pf.params(); err != nil {
+			return err
+		}
+		if doc == nil && !opts.Params.Empty() {
+			return fmt.Errorf("--env and --secret go with a package: give its files")
+		}
 		plan, err := dryRun(ctx, c, st.ID, doc, opts, r.poll)
 		if err != nil {
 			var names func(client.ErrorDetail) client.ErrorDetail
@@ -70,6 +77,7 @@ func newPlanCmd(a *app) *cobra.Command {
 	}
 	f := cmd.Flags()
 	df.register(f)
+	pf.register(f)
 	f.StringVar(&stackRef, "stack", "", "stack id or name (required)")
 	f.BoolVar(&detailed, "detailed-exitcode", false, "exit 0 when nothing would change, 2 when something would, 1 on failure")
 	f.IntVar(&opts.Parallelism, "parallelism", 0, "steps read at once (default: the server's)")

@@ -1,0 +1,87 @@
+package activities
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"sync"
+
+	"github.com/cairn-io/cairn/contract"
+	"github.com/cairn-io/cairn/model"
+)
+
+// claimParams copies the parameters the API stored under ref to the
+// execution's step data, where its step activities read them. The store
+// seals both records; the workflow has carried only ref.
+func (a *Activities) claimParams(ctx context.Context, execID, ref string) error {
+	if ref == "" {
+		return nil
+	}
+	data, err := a.d.Store.GetStepData(ctx, contract.ParamsExecution(ref), contract.ParamsKey, contract.DataParams)
+	if notFound(err) {
+		return configError("the parameters of this execution are no longer kept: apply again with them")
+	}
+	if err != nil {
+		return fmt.Errorf("read parameters: %w", err)
+	}
+	if err := a.d.Store.PutStepData(ctx, execID, contract.ParamsKey, contract.DataParams, data); err != nil {
+		return fmt.Errorf("keep parameters: %w", err)
+	}
+	return nil
+}
+
+// paramsLoader loads an execution's parameters once for a unit's steps,
+// which resolve concurrently.
+type paramsLoader struct {
+	once   sync.Once
+	params model.ApplyParams
+	err    error
+}
+
+// load returns the execution's parameters; none when it was given none.
+// They are read on the control plane only: an agent resolves refs from its
+// own environment and secrets.
+func (l *paramsLoader) load(ctx context.Context, a *Activities, execID string) (model.ApplyParams, error) {
+	l.once.Do(func() {
+		if a.d.Store == nil {
+			return
+		}
+		data, err := a.d.Store.GetStepData(ctx, execID, contract.ParamsKey, contract.DataParams)
+		if notFound(err) {
+			return
+		}
+		if err != nil {
+			l.err = fmt.Errorf("read parameters: %w", err)
+			return
+		}
+		if err := json.Unmarshal(data, &l.params); err != nil {
+			// The record may hold secrets: say nothing of its bytes.
+			l.err = fmt.Errorf("parameters of %s do not decode", execID)
+		}
+	})
+	return l.params, l.err
+}
+
+// lookups are the env and secret lookups of an execution: its parameters
+// first, then the worker's own.
+func (a *Activities) lookups(p model.ApplyParams) (env, secret func(string) (string, bool)) {
+	base := a.d.Env
+	env = func(k string) (string, bool) {
+		if v, ok := p.EnvRefs[k]; ok {
+			return v, true
+		}
+		if base == nil {
+			return os.LookupEnv(k)
+		}
+		return base(k)
+	}
+	own := a.secretLookup()
+	secret = func(k string) (string, bool) {
+		if v, ok := p.Secrets[k]; ok {
+			return v, true
+		}
+		return own(k)
+	}
+	return env, secret
+}

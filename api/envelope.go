@@ -1,0 +1,119 @@
+package api
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"sort"
+
+	"github.com/cairn-io/cairn/expr"
+	"github.com/cairn-io/cairn/graphs"
+	"github.com/cairn-io/cairn/model"
+)
+
+// Bounds of an envelope's parameters; the body limit bounds their bytes.
+const (
+	maxParams        = 256
+	maxParamKeyBytes = 256
+)
+
+// unwrapEnvelope recognises an apply envelope by content, as pkger does: a
+// JSON object with a "package" key. It returns the package as a source of
+// its own and the parameters beside it; any other body is the package
+// itself, with no parameters.
+func unwrapEnvelope(src *graphs.Source) (*graphs.Source, model.ApplyParams, error) {
+	if src == nil || src.Format != graphs.FormatJSON {
+		return src, model.ApplyParams{}, nil
+	}
+	trimmed := bytes.TrimSpace(src.Data)
+	if len(trimmed) == 0 || trimmed[0] != '{' {
+		return src, model.ApplyParams{}, nil
+	}
+	var keys map[string]json.RawMessage
+	if err := json.Unmarshal(trimmed, &keys); err != nil {
+		return src, model.ApplyParams{}, nil // the parse names the error with its line
+	}
+	if _, ok := keys["package"]; !ok {
+		return src, model.ApplyParams{}, nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(trimmed))
+	dec.DisallowUnknownFields()
+	var env model.ApplyEnvelope
+	if err := dec.Decode(&env); err != nil {
+		// The decoder's message names the field and the type, never a value.
+		return nil, model.ApplyParams{}, badRequest("apply envelope: %v (want {\"package\": …, \"envRefs\": {KEY: string}, \"secrets\": {KEY: string}})", err)
+	}
+	pkg, err := envelopePackage(env.Package)
+	if err != nil {
+		return nil, model.ApplyParams{}, err
+	}
+	if err := checkParams(env.ApplyParams); err != nil {
+		return nil, model.ApplyParams{}, err
+	}
+	return pkg, env.ApplyParams, nil
+}
+
+// envelopePackage is the envelope's package: a JSON document (object or
+// array), or a string holding YAML or JSON.
+func envelopePackage(raw json.RawMessage) (*graphs.Source, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
+		return nil, badRequest("apply envelope: \"package\" is empty: send the package as a JSON document or a string")
+	}
+	switch raw[0] {
+	case '{', '[':
+		return &graphs.Source{Name: requestSource, Data: raw, Format: graphs.FormatJSON}, nil
+	case '"':
+		var text string
+		if err := json.Unmarshal(raw, &text); err != nil {
+			return nil, badRequest("apply envelope: \"package\": %v", err)
+		}
+		if len(bytes.TrimSpace([]byte(text))) == 0 {
+			return nil, badRequest("apply envelope: \"package\" is empty: send the package as a JSON document or a string")
+		}
+		// YAML reads JSON as well.
+		return &graphs.Source{Name: requestSource, Data: []byte(text), Format: graphs.FormatYAML}, nil
+	}
+	return nil, badRequest("apply envelope: \"package\" must be a JSON document or a string holding YAML or JSON")
+}
+
+// checkParams bounds the parameters and refuses keys templates may not
+// read (Cairn's own CAIRN_* variables among them).
+func checkParams(p model.ApplyParams) error {
+	if n := len(p.EnvRefs) + len(p.Secrets); n > maxParams {
+		return badRequest("apply envelope: %d parameters, at most %d", n, maxParams)
+	}
+	for _, k := range paramKeys(p.EnvRefs) {
+		if err := checkParamKey(k); err != nil {
+			return badRequest("apply envelope: envRefs: %v", err)
+		}
+		if err := expr.CheckEnvKey(k); err != nil {
+			return badRequest("apply envelope: envRefs: %v", err)
+		}
+	}
+	for _, k := range paramKeys(p.Secrets) {
+		if err := checkParamKey(k); err != nil {
+			return badRequest("apply envelope: secrets: %v", err)
+		}
+	}
+	return nil
+}
+
+func checkParamKey(k string) error {
+	if k == "" {
+		return fmt.Errorf("empty key")
+	}
+	if len(k) > maxParamKeyBytes {
+		return fmt.Errorf("key of %d bytes, at most %d", len(k), maxParamKeyBytes)
+	}
+	return nil
+}
+
+func paramKeys(m map[string]string) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
