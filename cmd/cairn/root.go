@@ -15,7 +15,8 @@ const (
 	exitOK      = 0
 	exitFailure = 1
 	// exitChanges is for `--detailed-exitcode`: success, and the plan has
-	// changes.
+	// changes; with `--detailed-exitcodes` it is the changes bit (see
+	// exitFailures).
 	exitChanges = 2
 )
 
