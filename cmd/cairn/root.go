@@ -81,6 +81,7 @@ func topLevelCommands(a *app) []*cobra.Command {
 		newApplyCmd(a),
 		newStackCmd(a),
 		newExportCmd(a),
+		newKindsCmd(a),
 		newExecCmd(a),
 		newAgentCmd(a),
 		newServerCmd(a),
