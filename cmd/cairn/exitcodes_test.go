@@ -1,12 +1,14 @@
 package main
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/cairn-io/cairn/client"
 	"github.com/cairn-io/cairn/model"
 )
 
@@ -86,6 +88,40 @@ func TestGraphExecuteDetailedExitcodes(t *testing.T) {
 			if tt.want < 4 {
 				s.run("graph", "execute", "--cluster", cluster, "--type", tt.typ, "--force").expect(t, 0)
 			}
+		})
+	}
+}
+
+// TestExitFor covers the codes end-to-end runs reach rarely: cancels,
+// rollbacks and executions with no report.
+func TestExitFor(t *testing.T) {
+	changed := &model.Report{Created: 1}
+	failed := &model.Report{Updated: 1, Failed: 1}
+	tests := []struct {
+		name string
+		mode exitMode
+		ex   client.Execution
+		want int
+	}{
+		{"plain changes", exitPlain, client.Execution{Status: model.ExecCompleted, Report: changed}, 0},
+		{"detailed changes", exitDetailed, client.Execution{Status: model.ExecCompleted, Report: changed}, 2},
+		{"detailed failure", exitDetailed, client.Execution{Status: model.ExecFailed, Report: failed}, 1},
+		{"bitmask no report", exitBitmask, client.Execution{Status: model.ExecCompleted}, 0},
+		{"bitmask changes", exitBitmask, client.Execution{Status: model.ExecCompleted, Report: changed}, 2},
+		{"bitmask failure and changes", exitBitmask, client.Execution{Status: model.ExecFailed, Report: failed}, 6},
+		{"bitmask rollback undid the changes", exitBitmask, client.Execution{Status: model.ExecRolledBack, Report: &model.Report{Updated: 1, Failed: 1, RolledBack: true}}, 4},
+		{"bitmask cancel without a failed step", exitBitmask, client.Execution{Status: model.ExecCanceled, Report: changed}, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ex := tt.ex
+			err := exitFor(tt.mode, &ex, executionOutcome(&ex))
+			code := exitOK
+			var ee *exitError
+			if errors.As(err, &ee) {
+				code = ee.code
+			}
+			require.Equal(t, tt.want, code)
 		})
 	}
 }
