@@ -101,11 +101,15 @@ func keys(m map[string][]string) []string {
 }
 
 func TestExportSelectors(t *testing.T) {
+	eachBackend(t, func(t *testing.T, be backend) { testExportSelectors(t, be.url(t)) })
+}
+
+func testExportSelectors(t *testing.T, dbURL string) {
 	cat := kinds.Builtin()
 	defined, err := kinds.LoadDir("../examples/platform/kinds")
 	require.NoError(t, err)
 	require.NoError(t, cat.AddAll(defined))
-	s := newTestServer(t, sqliteURL(t), withDeps(func(d *Deps) { d.Catalogue = cat }))
+	s := newTestServer(t, dbURL, withDeps(func(d *Deps) { d.Catalogue = cat }))
 	infra := recordStack(t, s, "infra", infraPackage, "Label/prod", "Label/dev", "Bucket/logs", "Bucket/tmp", "Bucket/metrics")
 	app := recordStack(t, s, "app", appPackage, "File/motd")
 
