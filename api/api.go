@@ -269,6 +269,8 @@ func (s *server) register(e *echo.Echo, metrics http.Handler) {
 	e.Add(http.MethodPost, "/v1/stacks/:id/dry-run", s.dryRunStack)
 	e.Add(http.MethodPost, "/v1/stacks/:id/apply", s.applyStack)
 	e.Add(http.MethodPost, "/v1/export", s.export)
+	e.Add(http.MethodGet, "/v1/kinds", s.listKinds)
+	e.Add(http.MethodGet, "/v1/kinds/:name", s.getKind)
 
 	// Releases, plugins, clusters.
 	for _, o := range owners {

@@ -16,12 +16,18 @@ import (
 	"github.com/cairn-io/cairn/providers"
 )
 
-// ExportRequest is the body of POST /v1/export: a stack, or kinds with a
-// selector.
+// ExportRequest is the body of POST /v1/export: kinds with a selector
+// (objects found on the control plane), or stacks' resources: one stack
+// (StackID) or every stack (All, or Labels or Resources without StackID),
+// narrowed to those carrying one of Labels and those named in Resources
+// ("Kind/name").
 type ExportRequest struct {
-	StackID  string          `json:"stackId,omitempty"`
-	Kinds    []string        `json:"kinds,omitempty"`
-	Selector *ExportSelector `json:"selector,omitempty"`
+	StackID   string          `json:"stackId,omitempty"`
+	Kinds     []string        `json:"kinds,omitempty"`
+	Selector  *ExportSelector `json:"selector,omitempty"`
+	Labels    []string        `json:"labels,omitempty"`
+	Resources []string        `json:"resources,omitempty"`
+	All       bool            `json:"all,omitempty"`
 }
 
 // ExportSelector picks the objects of the given kinds (providers' list).
@@ -46,17 +52,22 @@ func (s *server) export(c echo.Context) error {
 		defs      []kinds.Kind
 		resources []*model.Resource
 	)
-	switch {
-	case req.StackID != "" && (len(req.Kinds) > 0 || req.Selector != nil):
+	fromStacks := req.StackID != "" || req.All || len(req.Labels) > 0 || len(req.Resources) > 0
+	badRequest := func(path, msg string) error {
 		return &Error{Status: http.StatusBadRequest, Message: "invalid export request", Details: []ErrorDetail{{
-			Document: requestSource, Path: "stackId", Message: "give stackId, or kinds with a selector, not both"}}}
-	case req.StackID != "":
-		defs, resources, err = s.exportStack(c.Request().Context(), req.StackID)
+			Document: requestSource, Path: path, Message: msg}}}
+	}
+	switch {
+	case fromStacks && (len(req.Kinds) > 0 || req.Selector != nil):
+		return badRequest("stackId", "give stackId, labels, resources or all, or kinds with a selector, not both")
+	case req.All && req.StackID != "":
+		return badRequest("all", "all exports every stack: give all or stackId, not both")
+	case fromStacks:
+		defs, resources, err = s.exportSelected(c.Request().Context(), req)
 	case len(req.Kinds) > 0:
 		resources, err = s.exportKinds(c.Request().Context(), req)
 	default:
-		return &Error{Status: http.StatusBadRequest, Message: "invalid export request", Details: []ErrorDetail{{
-			Document: requestSource, Path: "stackId", Message: "give stackId, or kinds with a selector"}}}
+		return badRequest("stackId", "give stackId, labels, resources or all, or kinds with a selector")
 	}
 	if err != nil {
 		return err
@@ -68,15 +79,11 @@ func (s *server) export(c echo.Context) error {
 	return c.Blob(http.StatusOK, contentTypeOf(format), data)
 }
 
-// exportStack exports the resources a stack records, from the package it
+// stackResources are the resources a stack records, from the package it
 // last applied, each refreshed from the object's current state where its
 // kind can list it (files and directories on the control plane); the rest
-// keep the spec they were applied with.
-func (s *server) exportStack(ctx context.Context, stackID string) ([]kinds.Kind, []*model.Resource, error) {
-	st, err := s.store.GetStack(ctx, stackID)
-	if err != nil {
-		return nil, nil, storeError(err, fmt.Sprintf("stack %q", stackID))
-	}
+// keep the spec they were applied with. The kinds are the package's own.
+func (s *server) stackResources(ctx context.Context, st *model.Stack) ([]kinds.Kind, []*model.Resource, error) {
 	if st.SnapshotHash == "" || len(st.Resources) == 0 {
 		return nil, []*model.Resource{}, nil
 	}
@@ -94,13 +101,13 @@ func (s *server) exportStack(ctx context.Context, stackID string) ([]kinds.Kind,
 	}
 	docs, err := graphs.Parse(s.parseOptions(), sources...)
 	if err != nil {
-		return nil, nil, invalidDocuments("the stack's last applied package", err, nil)
+		return nil, nil, invalidDocuments("the last applied package of stack "+st.ID, err, nil)
 	}
 	recorded := map[string]bool{}
 	for _, r := range st.Resources {
 		recorded[strings.ToLower(r.Kind)+"/"+r.PkgName] = true
 	}
-	var out []*model.Resource
+	out := []*model.Resource{}
 	for _, r := range docs.Package.Resources {
 		if !recorded[r.Ref().Key()] {
 			continue

@@ -83,11 +83,16 @@ type ExportSelector struct {
 	Recursive bool     `json:"recursive,omitempty"`
 }
 
-// ExportRequest is either a stack or kinds with a selector.
+// ExportRequest is kinds with a selector, or stacks' resources: one stack
+// or every stack, narrowed to those carrying one of Labels and those named
+// in Resources ("Kind/name"), or All.
 type ExportRequest struct {
-	StackID  string          `json:"stackId,omitempty"`
-	Kinds    []string        `json:"kinds,omitempty"`
-	Selector *ExportSelector `json:"selector,omitempty"`
+	StackID   string          `json:"stackId,omitempty"`
+	Kinds     []string        `json:"kinds,omitempty"`
+	Selector  *ExportSelector `json:"selector,omitempty"`
+	Labels    []string        `json:"labels,omitempty"`
+	Resources []string        `json:"resources,omitempty"`
+	All       bool            `json:"all,omitempty"`
 }
 
 // ReleaseInput, PluginInput and ClusterInput create or update records.

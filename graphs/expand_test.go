@@ -149,7 +149,7 @@ func TestExpandStepFields(t *testing.T) {
 		}},
 		{"apply@master", model.Step{
 			ID: "apply@master", Kind: "exec", Name: "apply", Task: "apply",
-			Spec: map[string]any{"command": "puppet apply site.pp"},
+			Spec: map[string]any{"command": "puppet apply --detailed-exitcodes site.pp", "returns": []any{int64(0), int64(2)}, "unchangedReturns": []any{int64(0)}},
 		}},
 		{"raw@master", model.Step{ID: "raw@master", Kind: "exec", Name: "raw", Task: "raw", Spec: map[string]any{"command": "true"}}},
 		{"controller@n1", model.Step{ID: "controller@n1", Kind: "group", Name: "controller", Node: "n1", Task: "controller", Deps: []string{"restart@n1"}}},

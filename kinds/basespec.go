@@ -51,7 +51,9 @@ func (c *Catalogue) BaseSpec(kind string, spec map[string]any, associations []mo
 //	move_to_bootstrap, erase_node, cobbler_sync: kind hook {hook, timeout,
 //	             parameters: the rest}
 //	puppet:      puppet_manifest, puppet_modules →
-//	             command "puppet apply --modulepath=<modules> <manifest>"
+//	             command "puppet apply --detailed-exitcodes
+//	             --modulepath=<modules> <manifest>", returns [0, 2] and
+//	             unchangedReturns [0]: 2 changed, 0 unchanged, 4/6 failed
 func (c *Catalogue) TaskSpec(taskType string, params map[string]any) (string, map[string]any, model.Meta, error) {
 	if t, ok := c.tasks[strings.ToLower(taskType)]; ok {
 		out, meta := t.toBase(params)
@@ -193,6 +195,16 @@ func uploadFileToFile(params map[string]any) (map[string]any, model.Meta) {
 	return out, meta
 }
 
+// Exit codes of `puppet apply --detailed-exitcodes`, a bitmask: 2 is set
+// when resources changed, 4 when some failed.
+const (
+	PuppetNoChanges = 0
+	PuppetChanges   = 2
+	PuppetFailures  = 4
+)
+
+// puppetToExec runs the manifest with `puppet apply --detailed-exitcodes`:
+// exit 0 is an unchanged run, 2 a changed one, 4 and 6 (failures) fail.
 func puppetToExec(params map[string]any) (map[string]any, model.Meta) {
 	in := deepCopyMap(params)
 	if in == nil {
@@ -203,10 +215,14 @@ func puppetToExec(params map[string]any) (map[string]any, model.Meta) {
 	delete(in, "puppet_manifest")
 	delete(in, "puppet_modules")
 	out := in // timeout, cwd, env stay
+	// --detailed-exitcodes: 0 nothing changed, 2 changes, 4 failures, 6
+	// changes and failures; 0 and 2 succeed, and 0 is an unchanged run.
+	out["returns"] = []any{int64(PuppetNoChanges), int64(PuppetChanges)}
+	out["unchangedReturns"] = []any{int64(PuppetNoChanges)}
 	ms, manifestIsString := manifest.(string)
 	mods, modulesIsString := modules.(string)
 	if manifestIsString && (modules == nil || modulesIsString) {
-		cmd := "puppet apply"
+		cmd := "puppet apply --detailed-exitcodes"
 		if modules != nil {
 			cmd += " " + shellQuote("--modulepath="+mods)
 		}
@@ -215,7 +231,7 @@ func puppetToExec(params map[string]any) (map[string]any, model.Meta) {
 	}
 	// A reference cannot be spliced into a command line: use argv, whose
 	// elements are resolved one by one.
-	argv := []any{"puppet", "apply"}
+	argv := []any{"puppet", "apply", "--detailed-exitcodes"}
 	if modules != nil {
 		if modulesIsString {
 			argv = append(argv, "--modulepath="+mods)

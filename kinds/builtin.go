@@ -86,7 +86,7 @@ func buildBuiltin() (*Catalogue, error) {
 			Description: "a command (sh -c) or argv, guarded by creates/unless/onlyif, with an optional undo",
 			Attributes: map[string]AttrKind{
 				"command": Parameter, "argv": Parameter, "env": Parameter, "cwd": Parameter, "timeout": Parameter,
-				"creates": Parameter, "unless": Parameter, "onlyif": Parameter, "undo": Parameter, "returns": Parameter,
+				"creates": Parameter, "unless": Parameter, "onlyif": Parameter, "undo": Parameter, "returns": Parameter, "unchangedReturns": Parameter,
 			},
 			AutoEdges: []AutoEdge{
 				{Kind: KindDirectory, From: "cwd", Attr: "path", Match: MatchEqual},

@@ -271,7 +271,8 @@ func readDocuments(path string) ([]any, error) {
 }
 
 // jsonCompatible converts decoded YAML into the JSON data model: maps with
-// string keys, []any, int64/float64.
+// string keys, []any, int64/float64 (a decoded JSON Schema's json.Number
+// too).
 func jsonCompatible(v any) any {
 	switch x := v.(type) {
 	case map[string]any:
@@ -294,6 +295,14 @@ func jsonCompatible(v any) any {
 		return out
 	case int:
 		return int64(x)
+	case json.Number:
+		if n, err := x.Int64(); err == nil {
+			return n
+		}
+		if f, err := x.Float64(); err == nil {
+			return f
+		}
+		return x.String()
 	default:
 		return v
 	}

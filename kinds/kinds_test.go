@@ -377,6 +377,9 @@ func TestAutoEdges(t *testing.T) {
 
 func TestTaskTypes(t *testing.T) {
 	c := Builtin()
+	// puppet apply --detailed-exitcodes: 0 unchanged, 2 changed, 4/6 failed.
+	puppetReturns := []any{int64(0), int64(2)}
+	puppetUnchanged := []any{int64(0)}
 	tests := []struct {
 		name     string
 		taskType string
@@ -392,11 +395,11 @@ func TestTaskTypes(t *testing.T) {
 		{"upload_file", "upload_file", map[string]any{"path": "/etc/motd", "data": "hello", "timeout": 30},
 			"file", map[string]any{"path": "/etc/motd", "content": "hello"}, "retry=0 delay= timeout=30s"},
 		{"puppet", "puppet", map[string]any{"puppet_manifest": "/etc/puppet/modules/osnailyfacter/modular/netconfig/netconfig.pp", "puppet_modules": "/etc/puppet/modules", "timeout": 3600, "retries": 2},
-			"exec", map[string]any{"command": "puppet apply --modulepath=/etc/puppet/modules /etc/puppet/modules/osnailyfacter/modular/netconfig/netconfig.pp", "timeout": 3600}, "retry=2 delay= timeout="},
+			"exec", map[string]any{"command": "puppet apply --detailed-exitcodes --modulepath=/etc/puppet/modules /etc/puppet/modules/osnailyfacter/modular/netconfig/netconfig.pp", "timeout": 3600, "returns": puppetReturns, "unchangedReturns": puppetUnchanged}, "retry=2 delay= timeout="},
 		{"puppet without modules, odd path quoted", "puppet", map[string]any{"puppet_manifest": "/srv/my site.pp"},
-			"exec", map[string]any{"command": "puppet apply '/srv/my site.pp'"}, "retry=0 delay= timeout="},
+			"exec", map[string]any{"command": "puppet apply --detailed-exitcodes '/srv/my site.pp'", "returns": puppetReturns, "unchangedReturns": puppetUnchanged}, "retry=0 delay= timeout="},
 		{"puppet manifest from env uses argv", "puppet", map[string]any{"puppet_manifest": envRef("M"), "puppet_modules": "/m"},
-			"exec", map[string]any{"argv": []any{"puppet", "apply", "--modulepath=/m", envRef("M")}}, "retry=0 delay= timeout="},
+			"exec", map[string]any{"argv": []any{"puppet", "apply", "--detailed-exitcodes", "--modulepath=/m", envRef("M")}, "returns": puppetReturns, "unchangedReturns": puppetUnchanged}, "retry=0 delay= timeout="},
 		{"a kind as task type", "exec", map[string]any{"command": "ls"},
 			"exec", map[string]any{"command": "ls"}, "retry=0 delay= timeout="},
 	}

@@ -179,7 +179,11 @@ func (r *Registry) Converge(ctx context.Context, req Request) (Change, error) {
 			ch.Outcome = model.OutcomeCreated
 		}
 		// An exec that ran changed something it does not describe: Puppet
-		// counts it as a change, and so does the report.
+		// counts it as a change, and so does the report, unless its exit
+		// code said it changed nothing (unchangedReturns).
+		if changed, ok := after.Outputs[changedOutput].(bool); ok && !changed {
+			ch.Outcome = model.OutcomeUnchanged
+		}
 	}
 	ch.Report = report(title, ch)
 	return ch, nil
@@ -365,6 +369,9 @@ func report(title string, ch Change) string {
 		}
 		if code, ok := ch.After.Outputs["exitCode"]; ok && !ch.Noop {
 			fmt.Fprintf(&b, " (exit %v)", code)
+		}
+		if ch.Outcome == model.OutcomeUnchanged && !ch.Noop {
+			b.WriteString(", changed nothing")
 		}
 	case model.ActionUpdate:
 		for i, c := range ch.Changes {

@@ -50,6 +50,9 @@ var execAttrs = map[string]kinds.AttrKind{
 	"onlyif":  kinds.Parameter,
 	"undo":    kinds.Parameter,
 	"returns": kinds.Parameter,
+	// unchangedReturns: exit codes that mean the command ran and changed
+	// nothing (puppet apply --detailed-exitcodes exits 0 then, 2 on changes).
+	"unchangedReturns": kinds.Parameter,
 }
 
 func (execProvider) Attributes() map[string]kinds.AttrKind { return execAttrs }
@@ -59,7 +62,8 @@ const defaultPath = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bi
 
 // Canonicalize checks the spec and puts it in one form: command (a shell
 // string) or argv (a list), env as an object of strings, timeout as a Go
-// duration string, returns as a list of exit codes (default [0]).
+// duration string, returns as a list of exit codes (default [0]) and
+// unchangedReturns, when given, as a list too.
 func (execProvider) Canonicalize(spec model.Spec) (model.Spec, error) {
 	if err := checkAttrs("exec", spec, execAttrs); err != nil {
 		return nil, err
@@ -130,6 +134,13 @@ func (execProvider) Canonicalize(spec model.Spec) (model.Spec, error) {
 		}
 	}
 	out["returns"] = codes
+	if v := spec["unchangedReturns"]; v != nil {
+		unchanged, err := canonicalReturns(v)
+		if err != nil {
+			return nil, configErrorf("unchangedReturns", "%v", err)
+		}
+		out["unchangedReturns"] = unchanged
+	}
 	return out, nil
 }
 
@@ -248,6 +259,10 @@ func (x execProvider) Read(ctx context.Context, env Env, want model.Spec) (State
 	return State{}, nil
 }
 
+// changedOutput is the output of an exec with unchangedReturns: false when
+// its exit code said it changed nothing, so its outcome is unchanged.
+const changedOutput = "changed"
+
 // guardNotRunOutput is the output of a read that did not run the exec's
 // guard commands; it holds the note a plan shows.
 const guardNotRunOutput = "guardNotRun"
@@ -281,7 +296,9 @@ func (execProvider) Plan(_ model.Spec, have State) model.Action {
 	return model.ActionRun
 }
 
-// Apply runs the command; an exit code outside returns is an error.
+// Apply runs the command; an exit code outside returns is an error. With
+// unchangedReturns, Outputs["changed"] says whether the exit code was one
+// of them (false) or not (true): the engine reports the former unchanged.
 func (x execProvider) Apply(ctx context.Context, env Env, want model.Spec, _ State) (State, error) {
 	attr := "command"
 	if want["argv"] != nil {
@@ -294,6 +311,9 @@ func (x execProvider) Apply(ctx context.Context, env Env, want model.Spec, _ Sta
 	out := State{Exists: true, Outputs: runOutputs(res)}
 	if !acceptedCode(want["returns"], res.ExitCode) {
 		return out, fmt.Errorf("exited %d (accepted %s)%s%s", res.ExitCode, showValue(want["returns"]), cutHint(res), stderrHint(res.Stderr))
+	}
+	if want["unchangedReturns"] != nil {
+		out.Outputs[changedOutput] = !acceptedCode(want["unchangedReturns"], res.ExitCode)
 	}
 	return out, nil
 }

@@ -19,6 +19,7 @@ func newApplyCmd(a *app) *cobra.Command {
 		stackRef string
 		run      runFlags
 		detailed bool
+		bitmask  bool
 		cluster  string
 		pf       paramFlags
 	)
@@ -34,9 +35,15 @@ func newApplyCmd(a *app) *cobra.Command {
 			"updated, deleted, unchanged, failed and skipped. --wait=false prints the execution id\n" +
 			"and returns at once (follow it with `cairn exec watch ID`).\n\n" +
 			"Exit codes: 0 success; 1 failure, rollback or cancel; with --detailed-exitcode 2 when\n" +
-			"the apply changed something.",
-		Example: "  cairn apply --stack web --env SITE=prod --secret DB_PASSWORD=… site.yaml\n  cairn apply --stack web site.yaml\n  cairn apply --stack web --wait=false deploy.jsonnet",
-		Args:    cobra.ArbitraryArgs,
+			"the apply changed something. With --detailed-exitcodes, Puppet's bitmask: 0 nothing\n" +
+			"changed and nothing failed, 2 changes, 4 failed steps, 6 changes and failed steps (1\n" +
+			"when the execution ended with no failed step, as on cancel); changes a rollback undid\n" +
+			"do not count.",
+		Example: "  cairn apply --stack web site.yaml\n" +
+			"  cairn apply --stack web --env SITE=prod --secret DB_PASSWORD=… site.yaml\n" +
+			"  cairn apply --stack web --wait=false deploy.jsonnet\n" +
+			"  cairn apply --stack web --detailed-exitcodes --on-failure continue site.yaml",
+		Args: cobra.ArbitraryArgs,
 	}
 	r := newRemote(a, cmd, formatTable)
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
@@ -76,7 +83,7 @@ func newApplyCmd(a *app) *cobra.Command {
 			}
 			return apiFailure(a, err, names)
 		}
-		return r.started(ctx, c, ex, run.wait, detailed)
+		return r.started(ctx, c, ex, run.wait, newExitMode(detailed, bitmask))
 	}
 	f := cmd.Flags()
 	df.register(f)
@@ -85,6 +92,8 @@ func newApplyCmd(a *app) *cobra.Command {
 	run.register(f, model.OnFailureRollback)
 	f.StringVar(&cluster, "cluster", "", "the cluster whose nodes the package's targeted resources run on")
 	f.BoolVar(&detailed, "detailed-exitcode", false, "exit 2 when the apply changed something (0 when it changed nothing, 1 on failure)")
+	f.BoolVar(&bitmask, "detailed-exitcodes", false, "Puppet's exit codes: 0 no changes, 2 changes, 4 failures, 6 changes and failures")
+	cmd.MarkFlagsMutuallyExclusive("detailed-exitcode", "detailed-exitcodes")
 	r.out.registerColor(f)
 	_ = cmd.MarkFlagRequired("stack")
 	return cmd
@@ -117,7 +126,7 @@ func (f *runFlags) check() error {
 // started reports an execution the command started: with wait it follows
 // the execution and reports it, else it prints the id (or the execution,
 // with -o json|yaml) and returns.
-func (r *remote) started(ctx context.Context, c *client.Client, ex *client.Execution, wait, detailed bool) error {
+func (r *remote) started(ctx context.Context, c *client.Client, ex *client.Execution, wait bool, mode exitMode) error {
 	if !wait {
 		if err := r.print(ex, func(w io.Writer) error {
 			_, err := fmt.Fprintln(w, ex.ID)
@@ -128,14 +137,14 @@ func (r *remote) started(ctx context.Context, c *client.Client, ex *client.Execu
 		fmt.Fprintf(r.a.stderr, "started %s execution %s; follow it with: cairn exec watch %s\n", ex.Kind, ex.ID, ex.ID)
 		return nil
 	}
-	return r.followAndReport(ctx, c, ex.ID, detailed)
+	return r.followAndReport(ctx, c, ex.ID, mode)
 }
 
 // followAndReport follows an execution with a progress display, then
 // reports it: the Puppet-style report for -o table (progress on stdout),
-// the execution as JSON or YAML otherwise (progress on stderr). With
-// detailed, a successful execution that changed something exits 2.
-func (r *remote) followAndReport(ctx context.Context, c *client.Client, id string, detailed bool) error {
+// the execution as JSON or YAML otherwise (progress on stderr). mode
+// chooses the exit code (see exitMode).
+func (r *remote) followAndReport(ctx context.Context, c *client.Client, id string, mode exitMode) error {
 	progressTo := r.a.stdout
 	if !r.table() {
 		progressTo = r.a.stderr
@@ -164,11 +173,5 @@ func (r *remote) followAndReport(ctx context.Context, c *client.Client, id strin
 		}
 		outcome = executionOutcome(done)
 	}
-	if outcome != nil {
-		return outcome
-	}
-	if detailed && done.Report != nil && done.Report.Changed() {
-		return &exitError{code: exitChanges}
-	}
-	return nil
+	return exitFor(mode, done, outcome)
 }

@@ -192,7 +192,7 @@ func newExecWatchCmd(a *app) *cobra.Command {
 		if err != nil {
 			return err
 		}
-		return r.followAndReport(cmd.Context(), c, args[0], false)
+		return r.followAndReport(cmd.Context(), c, args[0], exitPlain)
 	}
 	return cmd
 }
@@ -219,7 +219,7 @@ func newExecRetryCmd(a *app) *cobra.Command {
 		if err != nil {
 			return apiFailure(a, err, nil)
 		}
-		return r.started(cmd.Context(), c, ex, wait, false)
+		return r.started(cmd.Context(), c, ex, wait, exitPlain)
 	}
 	return cmd
 }

@@ -19,14 +19,18 @@ func newExportCmd(a *app) *cobra.Command {
 		file     string
 	)
 	cmd := &cobra.Command{
-		Use:   "export (--stack STACK | --kind KIND... [--dir DIR] [--name NAME]... [--recursive])",
+		Use:   "export (--stack STACK | --label LABEL... | --resource KIND/NAME... | --all | --kind KIND... [--dir DIR] [--name NAME]... [--recursive])",
 		Short: "Export existing resources as a package (YAML or JSON)",
 		Long: "Export asks the server for a package of existing resources: those a stack records, as\n" +
 			"they are now, or the objects of some kinds found on the control plane (files and\n" +
-			"directories under --dir). The package prints as YAML (default) or JSON; -o table lists\n" +
-			"its resources instead.",
-		Example: "  cairn export --stack web > web.yaml\n  cairn export --kind file --dir /etc/app -o json",
-		Args:    cobra.NoArgs,
+			"directories under --dir). As pkger, stacks' resources can be picked by label (those\n" +
+			"associated with the label, and the label), by resource id (KIND/NAME) or all of every\n" +
+			"stack; --stack narrows --label and --resource to one stack. Selected resources bring\n" +
+			"their labels; a dependsOn on a resource left out is dropped. The package prints as\n" +
+			"YAML (default) or JSON; -o table lists its resources instead.",
+		Example: "  cairn export --stack web > web.yaml\n  cairn export --kind file --dir /etc/app -o json\n" +
+			"  cairn export --label production --resource Bucket/logs\n  cairn export --all > everything.yaml",
+		Args: cobra.NoArgs,
 	}
 	r := newRemote(a, cmd, formatYAML)
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
@@ -35,8 +39,9 @@ func newExportCmd(a *app) *cobra.Command {
 		if err != nil {
 			return err
 		}
-		if (stackRef == "") == (len(req.Kinds) == 0) {
-			return fmt.Errorf("give --stack, or --kind with a selector")
+		fromStacks := stackRef != "" || req.All || len(req.Labels) > 0 || len(req.Resources) > 0
+		if fromStacks == (len(req.Kinds) > 0) {
+			return fmt.Errorf("give --stack, --label, --resource or --all, or --kind with a selector")
 		}
 		if stackRef != "" {
 			st, err := resolveStack(ctx, c, stackRef)
@@ -70,6 +75,9 @@ func newExportCmd(a *app) *cobra.Command {
 	}
 	f := cmd.Flags()
 	f.StringVar(&stackRef, "stack", "", "export the resources of this stack (id or name)")
+	f.StringArrayVar(&req.Labels, "label", nil, "export the resources associated with this `LABEL` (its name or metadata.name); repeatable")
+	f.StringArrayVar(&req.Resources, "resource", nil, "export this resource, `KIND/NAME`; repeatable")
+	f.BoolVar(&req.All, "all", false, "export every stack's resources")
 	f.StringArrayVar(&req.Kinds, "kind", nil, "export the objects of this `KIND`; repeatable")
 	f.StringVar(&sel.Dir, "dir", "", "with --kind: the directory to look in")
 	f.StringArrayVar(&sel.Names, "name", nil, "with --kind: only objects of this name; repeatable")

@@ -60,7 +60,7 @@ func TestExportAndStackDelete(t *testing.T) {
 		s.run("export", "--stack", id, "--file", out).expect(t, 0)
 		runCairn(t, "validate", out).expect(t, 0).has(t, "2 resources")
 
-		s.run("export").expect(t, 1).hasErr(t, "give --stack, or --kind")
+		s.run("export").expect(t, 1).hasErr(t, "give --stack, --label, --resource or --all, or --kind")
 		s.run("export", "--kind", "fiel").expect(t, 1).hasErr(t, "422", `did you mean "file"`)
 	})
 

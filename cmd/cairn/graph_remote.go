@@ -435,6 +435,7 @@ func newGraphExecuteCmd(a *app) *cobra.Command {
 		nodes   []string
 		req     client.GraphExecutionRequest
 		run     runFlags
+		bitmask bool
 	)
 	cmd := &cobra.Command{
 		Use:   "execute --cluster ID [--type TYPE]... [--nodes N1,N2] [--tasks T1,T2] [--event E]... [--dry-run] [--noop] [--force]",
@@ -446,7 +447,9 @@ func newGraphExecuteCmd(a *app) *cobra.Command {
 			"--event names what the execution is (fuel2's deploy_changes, or a configuration\n" +
 			"resource such as nova_config): a task that already ran on a node is then left as it\n" +
 			"ran unless its reexecute_on or refresh_on names one of the events.\n" +
-			"It follows the execution with a progress bar (--wait=false: print its id and return).",
+			"It follows the execution with a progress bar (--wait=false: print its id and return).\n" +
+			"Exit codes: 0 success, 1 failure; with --detailed-exitcodes Puppet's bitmask: 0 nothing\n" +
+			"changed and nothing failed, 2 changes, 4 failed tasks, 6 changes and failed tasks.",
 		Example: "  cairn graph execute --cluster c1 --type upgrade --nodes node-1,node-2\n" +
 			"  cairn graph execute --cluster c1 --tasks migrate-db --dry-run",
 		Args: cobra.NoArgs,
@@ -477,7 +480,7 @@ func newGraphExecuteCmd(a *app) *cobra.Command {
 		if err != nil {
 			return apiFailure(a, err, nil)
 		}
-		return r.started(ctx, c, ex, run.wait, false)
+		return r.started(ctx, c, ex, run.wait, newExitMode(false, bitmask))
 	}
 	f := cmd.Flags()
 	f.StringVar(&cluster, "cluster", "", "the cluster `ID` (required)")
@@ -489,6 +492,7 @@ func newGraphExecuteCmd(a *app) *cobra.Command {
 	f.BoolVar(&req.DryRun, "dry-run", false, "plan the execution without changing anything")
 	f.BoolVar(&req.Noop, "noop", false, "run the tasks in no-op mode")
 	f.BoolVar(&req.Force, "force", false, "run every task, also those that would be skipped as already done")
+	f.BoolVar(&bitmask, "detailed-exitcodes", false, "Puppet's exit codes: 0 no changes, 2 changes, 4 failures, 6 changes and failures")
 	run.register(f, model.OnFailureStop)
 	r.out.registerColor(f)
 	return cmd

@@ -15,7 +15,8 @@ const (
 	exitOK      = 0
 	exitFailure = 1
 	// exitChanges is for `--detailed-exitcode`: success, and the plan has
-	// changes.
+	// changes; with `--detailed-exitcodes` it is the changes bit (see
+	// exitFailures).
 	exitChanges = 2
 )
 
@@ -80,6 +81,7 @@ func topLevelCommands(a *app) []*cobra.Command {
 		newApplyCmd(a),
 		newStackCmd(a),
 		newExportCmd(a),
+		newKindsCmd(a),
 		newExecCmd(a),
 		newAgentCmd(a),
 		newServerCmd(a),

@@ -157,7 +157,7 @@ func newStackDeleteCmd(a *app) *cobra.Command {
 		if err != nil {
 			return apiFailure(a, err, nil)
 		}
-		return r.started(ctx, c, ex, wait, false)
+		return r.started(ctx, c, ex, wait, exitPlain)
 	}
 	cmd.Flags().BoolVar(&wait, "wait", true, "follow the destroy to its end; --wait=false prints its id and returns")
 	cmd.Flags().StringVar(&opts.Cluster, "cluster", "", "the cluster whose nodes hold the stack's targeted resources")
