@@ -11,6 +11,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/cairn-io/cairn/internal/suggest"
 	"github.com/cairn-io/cairn/kinds"
 	"github.com/cairn-io/cairn/model"
 )
@@ -296,7 +297,7 @@ func (p *parser) definitionErrors(d *document, err error) {
 // nearest known field as a suggestion.
 func (p *parser) unknownField(d *document, k *yaml.Node, path, key string, known []string) {
 	msg := fmt.Sprintf("unknown field %q", key)
-	if s := suggest(key, known); s != "" {
+	if s := suggest.Closest(key, known); s != "" {
 		msg += fmt.Sprintf("; did you mean %q?", s)
 	}
 	p.c.add(d.pos(k), joinPath(path, key), "%s", msg)
@@ -310,7 +311,3 @@ func (p *parser) apiVersion(d *document, n *yaml.Node) string {
 	}
 	return s
 }
-
-// suggest returns the candidate nearest to name when it is close enough
-// to be a typo of it, else "".
-func suggest(name string, candidates []string) string { return kinds.Closest(name, candidates) }

@@ -8,6 +8,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/cairn-io/cairn/internal/suggest"
 	"github.com/cairn-io/cairn/model"
 )
 
@@ -419,7 +420,7 @@ func (p *parser) strategy(d *document, n *yaml.Node, path string) *model.Strateg
 		case "type":
 			if t, ok := p.str(d, v, fp); ok {
 				if t != "parallel" && t != "one_by_one" {
-					p.c.add(d.pos(v), fp, "strategy type must be \"parallel\" or \"one_by_one\", got %q%s", t, didYouMean(suggest(t, []string{"parallel", "one_by_one"})))
+					p.c.add(d.pos(v), fp, "strategy type must be \"parallel\" or \"one_by_one\", got %q%s", t, didYouMean(suggest.Closest(t, []string{"parallel", "one_by_one"})))
 				}
 				s.Type = t
 			}

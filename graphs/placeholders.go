@@ -9,6 +9,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/cairn-io/cairn/internal/suggest"
 	"github.com/cairn-io/cairn/model"
 )
 
@@ -91,7 +92,7 @@ func checkPlaceholder(ph placeholder) string {
 	}
 	names := []string{PlaceholderClusterID, PlaceholderMasterIP, PlaceholderOpenstackVersion, PlaceholderCNHostname, PlaceholderSettings}
 	return fmt.Sprintf("unknown placeholder {%s}%s (known: {%s}, {%s.path})", ph.name+dotted(ph.path),
-		didYouMean(suggest(ph.name, names)), strings.Join(names[:4], "}, {"), PlaceholderSettings)
+		didYouMean(suggest.Closest(ph.name, names)), strings.Join(names[:4], "}, {"), PlaceholderSettings)
 }
 
 func dotted(path string) string {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/cairn-io/cairn/dag"
 	"github.com/cairn-io/cairn/expr"
+	"github.com/cairn-io/cairn/internal/suggest"
 	"github.com/cairn-io/cairn/kinds"
 	"github.com/cairn-io/cairn/model"
 )
@@ -182,7 +183,7 @@ func (s *suggester) near(name string) string {
 		return ""
 	}
 	s.left--
-	return suggest(name, s.names)
+	return suggest.Closest(name, s.names)
 }
 
 // checkGraph reports duplicate task ids, references to tasks that do not

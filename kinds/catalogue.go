@@ -12,6 +12,7 @@ import (
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
 
+	"github.com/cairn-io/cairn/internal/suggest"
 	"github.com/cairn-io/cairn/model"
 )
 
@@ -265,7 +266,7 @@ func (c *Catalogue) builtinNames() []string {
 func (c *Catalogue) Suggest(name string) string {
 	candidates := c.Names()
 	candidates = append(candidates, c.TaskTypes()...)
-	return Closest(name, candidates)
+	return suggest.Closest(name, candidates)
 }
 
 // AttrKind returns the kind of an attribute of a kind: for a derived kind

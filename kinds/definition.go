@@ -13,6 +13,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/cairn-io/cairn/internal/suggest"
 	"github.com/cairn-io/cairn/model"
 )
 
@@ -44,7 +45,7 @@ func ParseKindDefinition(doc map[string]any) (Kind, error) {
 		for _, key := range sortedMapKeys(m) {
 			if !contains(known, key) {
 				msg := fmt.Sprintf("unknown field %q", key)
-				if s := Closest(key, known); s != "" {
+				if s := suggest.Closest(key, known); s != "" {
 					msg += fmt.Sprintf("; did you mean %q?", s)
 				}
 				fail(joinPath(path, key), "%s", msg)
@@ -141,7 +142,7 @@ func ParseKindDefinition(doc map[string]any) (Kind, error) {
 			s, _ := m[name].(string)
 			if !validAttrKind(AttrKind(s)) {
 				msg := fmt.Sprintf("unknown attribute kind %s (want namevar, read_only, init_only, parameter or property)", display(m[name]))
-				if best := Closest(s, known); best != "" {
+				if best := suggest.Closest(s, known); best != "" {
 					msg += fmt.Sprintf("; did you mean %q?", best)
 				}
 				fail("spec.attributes."+name, "%s", msg)

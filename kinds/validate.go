@@ -14,6 +14,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 
 	"github.com/cairn-io/cairn/expr"
+	"github.com/cairn-io/cairn/internal/suggest"
 )
 
 // ValidateSpec checks a resource's spec (or a Fuel task's parameters, when
@@ -281,7 +282,7 @@ func (c converter) convert(e *jsonschema.ValidationError) ([]SpecError, bool) {
 		var out []SpecError
 		for _, p := range k.Properties {
 			msg := fmt.Sprintf("unknown field %q", p)
-			if s := Closest(p, known); s != "" {
+			if s := suggest.Closest(p, known); s != "" {
 				msg += fmt.Sprintf("; did you mean %q?", s)
 			}
 			out = append(out, SpecError{Path: c.path(append(e.InstanceLocation[:len(e.InstanceLocation):len(e.InstanceLocation)], p)), Message: msg})
@@ -460,7 +461,7 @@ func enumMessage(got any, want []any) string {
 	}
 	msg := fmt.Sprintf("must be one of %s, got %s", strings.Join(opts, ", "), display(got))
 	if s, ok := got.(string); ok {
-		if best := Closest(s, strs); best != "" {
+		if best := suggest.Closest(s, strs); best != "" {
 			msg += fmt.Sprintf("; did you mean %q?", best)
 		}
 	}

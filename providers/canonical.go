@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cairn-io/cairn/internal/suggest"
 	"github.com/cairn-io/cairn/model"
 )
 
@@ -362,36 +363,11 @@ func checkAttrs[V any](kind string, spec model.Spec, known map[string]V) error {
 
 // didYouMean suggests the closest known name, if one is close.
 func didYouMean(got string, names []string) string {
-	best, bestDist := "", 3
-	for _, n := range names {
-		if d := editDistance(strings.ToLower(got), strings.ToLower(n)); d < bestDist {
-			best, bestDist = n, d
-		}
-	}
+	best := suggest.Closest(got, names)
 	if best == "" {
 		return ""
 	}
 	return fmt.Sprintf(" (did you mean %q?)", best)
-}
-
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 // jsonType names a value's JSON type for messages.

@@ -2,8 +2,9 @@ package yaql
 
 import (
 	"fmt"
-	"sort"
 	"strings"
+
+	"github.com/cairn-io/cairn/internal/suggest"
 )
 
 // Variables are the named variables an expression may read besides `$`:
@@ -152,42 +153,11 @@ func arity(spec funcSpec, method bool) string {
 
 // nearest suggests a known function close to name.
 func nearest(name string) string {
-	best, bestD := "", 3
-	names := FunctionNames()
-	sort.Strings(names)
-	for _, f := range names {
-		if d := distance(strings.ToLower(name), strings.ToLower(f)); d < bestD {
-			best, bestD = f, d
-		}
-	}
+	best := suggest.Closest(name, FunctionNames())
 	if best == "" {
 		return ""
 	}
 	return fmt.Sprintf("; did you mean %s?", best)
-}
-
-// distance is the Levenshtein distance of two short names.
-func distance(a, b string) int {
-	if len(a) > 64 || len(b) > 64 {
-		return 99
-	}
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 func anyList(s []string) []any {

@@ -1,4 +1,7 @@
-package kinds
+// Package suggest finds the known name a mistyped one most likely meant,
+// so every did-you-mean of Cairn (kinds, attributes, document fields, yaql
+// functions) agrees.
+package suggest
 
 import "strings"
 
@@ -6,8 +9,7 @@ import "strings"
 // (case-insensitive, a transposition counts as one edit), or "" when none
 // is within a typo's reach: 1 edit for short names, 2 up to 8 characters,
 // 3 beyond. Names of two characters or fewer get no suggestion: any other
-// short name is "one typo away". The document parser uses it too, so
-// every did-you-mean agrees.
+// short name is "one typo away".
 func Closest(name string, candidates []string) string {
 	if len(name) <= 2 {
 		return ""

@@ -1,0 +1,25 @@
+package suggest
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
+
+func TestClosest(t *testing.T) {
+	known := []string{"content", "contentBase64", "changed", "changedAny", "mode", "path"}
+	tests := []struct {
+		name, want string
+	}{
+		{"contnet", "content"},       // a transposition is one edit
+		{"Content", "content"},       // case does not count
+		{"chnged", "changed"},        // one deletion
+		{"changedany", "changedAny"}, // exact but for case
+		{"mod", "mode"},              // three letters: one edit allowed
+		{"xy", ""},                   // two letters: never a suggestion
+		{"somethingelse", ""},        // nothing close
+	}
+	for _, tt := range tests {
+		assert.Equal(t, tt.want, Closest(tt.name, known), tt.name)
+	}
+}
