@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -13,7 +14,7 @@ import (
 
 	"github.com/cairn-io/cairn/graphs"
 	"github.com/cairn-io/cairn/internal/config"
-	"github.com/cairn-io/cairn/kinds"
+	"github.com/cairn-io/cairn/server"
 )
 
 func newValidateCmd(a *app) *cobra.Command {
@@ -66,12 +67,14 @@ func plural(n int, one, many string) string {
 
 // documentFlags are the flags of commands that read documents.
 type documentFlags struct {
-	extVars []string
-	partial bool
+	extVars  []string
+	partial  bool
+	kindsDir string
 }
 
 func (f *documentFlags) register(fs *pflag.FlagSet) {
 	fs.StringArrayVar(&f.extVars, "ext-var", nil, "Jsonnet external variable `key=value` (std.extVar); repeatable")
+	fs.StringVar(&f.kindsDir, "kinds-dir", os.Getenv("CAIRN_KINDS_DIR"), "directory of kind definitions the documents may use, as the server reads it (default $CAIRN_KINDS_DIR)")
 }
 
 func (f *documentFlags) extVarMap() (map[string]string, error) {
@@ -108,9 +111,14 @@ func (f *documentFlags) parse(a *app, paths []string) (*parsedDocuments, error) 
 	if len(srcs) == 0 {
 		return nil, fmt.Errorf("no documents in %s", strings.Join(paths, ", "))
 	}
-	// Provisioning hooks validate as the server would: with the hooks the
+	// Documents validate as the server would read them: with the kinds
+	// defined in the kinds directory and the provisioning hooks the
 	// environment configures (CAIRN_HOOK_*).
-	cat, err := kinds.Builtin().WithHooks(hookNames(config.HookCommands(config.Values(nil)))...)
+	cat, err := server.Catalogue(f.kindsDir)
+	if err != nil {
+		return nil, err
+	}
+	cat, err = cat.WithHooks(hookNames(config.HookCommands(config.Values(nil)))...)
 	if err != nil {
 		return nil, err
 	}
