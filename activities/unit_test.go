@@ -154,3 +154,31 @@ func TestUnitDryRunPlansInOrder(t *testing.T) {
 	require.Equal(t, model.ActionRun, got["exec/mark"].Action)
 	require.NoDirExists(t, filepath.Join(f.root, "d"), "a dry-run changes nothing")
 }
+
+func TestUnitOrdersByExpressionRefsWithoutDependsOn(t *testing.T) {
+	f := newFixture(t)
+	execID := "exec-unit-expr-refs"
+	// b comes first and names a only in its expression.
+	docs := fmt.Sprintf(`apiVersion: cairn/v1
+kind: File
+metadata: {name: b}
+spec: {path: %[1]s/b, content: "{{ (dep \"File/a\").checksum }}"}
+---
+apiVersion: cairn/v1
+kind: File
+metadata: {name: a}
+spec: {path: %[1]s/a, content: "x"}
+`, f.root)
+	plan := f.prepare(contract.PrepareInput{ExecutionID: execID, StackID: f.stack("").ID, SnapshotHash: f.snapshot(docs)})
+	require.Len(t, plan.Units, 1)
+
+	res, err := f.acts.ApplyBatch(context.Background(), contract.UnitInput{ExecutionID: execID, Unit: plan.Units[0]})
+	require.NoError(t, err)
+	got := outcomes(res)
+	require.Equal(t, model.OutcomeCreated, got["file/a"].Outcome, got["file/a"].Error)
+	require.Equal(t, model.OutcomeCreated, got["file/b"].Outcome, got["file/b"].Error)
+	b, err := os.ReadFile(filepath.Join(f.root, "b"))
+	require.NoError(t, err)
+	require.NotEmpty(t, string(b))
+	require.NotContains(t, string(b), "{{", "b read a's checksum")
+}

@@ -22,7 +22,9 @@ import (
 //     Target that selects no node yields no step.
 //   - Kind is that lower-case kind, RecordKind the kind as written; Spec
 //     (a copy), Meta and Associations come from the resource.
-//   - Deps come from dependsOn and associations, and from the catalogue's
+//   - Deps come from dependsOn, associations and the dependencies the
+//     spec's expressions read (dep "Kind/name", .deps.NAME; a bare name
+//     shared by several resources orders nothing), and from the catalogue's
 //     auto-edges (a file whose spec.path is under a managed directory's
 //     path depends on that directory), only when both values are literal
 //     strings, only between steps on the same node, and not when the
@@ -56,6 +58,13 @@ func BuildPackage(pkg *model.Package, cat *kinds.Catalogue, nodes []model.Node) 
 		resKinds[i] = k
 		b.addResource(r, k)
 	}
+	refs := make([]model.Ref, 0, len(pkg.Resources))
+	for i, r := range pkg.Resources {
+		if resKinds[i] != nil {
+			refs = append(refs, r.Ref())
+		}
+	}
+	b.depIndex = newDepIndex(refs)
 	for i, r := range pkg.Resources {
 		if resKinds[i] != nil {
 			b.linkRefs(r, resKinds[i])
@@ -82,6 +91,8 @@ type packageBuild struct {
 	byKey map[string][]*model.Step // "kind/name" (lower-case kind) → its steps
 	deps  stepEdges
 	errs  []error
+	// depIndex resolves the dependencies expressions read.
+	depIndex *depIndex
 	// auto-edge targets: "kind\x00attr" → node → cleaned literal value → step
 	attrIndex map[string]map[string]map[string]*model.Step
 }
@@ -160,6 +171,15 @@ func (b *packageBuild) linkRefs(r *model.Resource, k *kinds.Kind) {
 	}
 	refs("dependsOn", r.DependsOn)
 	refs("associations", r.Associations)
+	for _, ref := range specDepRefs(b.cat, r) {
+		targets := b.depIndex.resolve(ref.Name)
+		switch len(targets) {
+		case 0:
+			b.fail(r, "%s: reads dependency %q: no such resource in the package", ref.Path, ref.Name)
+		case 1:
+			refs(ref.Path, targets)
+		}
+	}
 }
 
 // linkAuto adds the catalogue's auto-edges, except one whose reverse was

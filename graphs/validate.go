@@ -97,7 +97,9 @@ func ValidateGraph(cat *kinds.Catalogue, g *model.Graph) Errors {
 }
 
 // checkResources reports duplicate identities, references to resources
-// that do not exist, dependency cycles and specs their kind refuses.
+// that do not exist (in dependsOn, associations and the dependencies the
+// spec's expressions read), dependency cycles and specs their kind
+// refuses. An expression's dependency is an edge as dependsOn is.
 func checkResources(cat *kinds.Catalogue, entries []*resourceEntry, c *collector) {
 	byKey := make(map[string]*resourceEntry, len(entries))
 	for _, e := range entries {
@@ -114,6 +116,7 @@ func checkResources(cat *kinds.Catalogue, entries []*resourceEntry, c *collector
 	}
 
 	var near *suggester
+	var deps *depIndex
 	g := dag.New()
 	for _, e := range entries {
 		if e.r.Kind == "" || e.r.Name == "" || byKey[e.r.Ref().Key()] != e {
@@ -126,11 +129,7 @@ func checkResources(cat *kinds.Catalogue, entries []*resourceEntry, c *collector
 				target, ok := byKey[ref.Key()]
 				if !ok {
 					if near == nil {
-						names := make([]string, 0, len(byKey))
-						for _, e := range byKey {
-							names = append(names, e.r.Ref().String())
-						}
-						near = newSuggester(names)
+						near = newSuggester(refNames(byKey))
 					}
 					path := paths[i]
 					c.add(e.pos(path, false), path, "%s %s: no such resource in the package%s", what, ref, didYouMean(near.near(ref.String())))
@@ -141,6 +140,26 @@ func checkResources(cat *kinds.Catalogue, entries []*resourceEntry, c *collector
 		}
 		check(e.r.DependsOn, e.depPaths, "depends on")
 		check(e.r.Associations, e.assocPaths, "associated with")
+		for _, ref := range specDepRefs(cat, e.r) {
+			if deps == nil {
+				refs := make([]model.Ref, 0, len(byKey))
+				for _, e := range byKey {
+					refs = append(refs, e.r.Ref())
+				}
+				deps = newDepIndex(refs)
+			}
+			targets := deps.resolve(ref.Name)
+			if len(targets) == 0 {
+				if near == nil {
+					near = newSuggester(refNames(byKey))
+				}
+				c.add(e.pos(ref.Path, false), ref.Path, "reads dependency %q: no such resource in the package%s", ref.Name, didYouMean(near.near(ref.Name)))
+				continue
+			}
+			if len(targets) == 1 {
+				g.Connect(from, targets[0].Key())
+			}
+		}
 	}
 	for _, cycle := range g.Cycles() {
 		names := make([]string, len(cycle))
@@ -164,6 +183,15 @@ func checkResources(cat *kinds.Catalogue, entries []*resourceEntry, c *collector
 			c.add(e.pos(se.Path, strings.HasPrefix(se.Message, "unknown field")), se.Path, "%s", se.Message)
 		}
 	}
+}
+
+// refNames lists the resources as "Kind/name".
+func refNames(byKey map[string]*resourceEntry) []string {
+	names := make([]string, 0, len(byKey))
+	for _, e := range byKey {
+		names = append(names, e.r.Ref().String())
+	}
+	return names
 }
 
 // suggester proposes a near existing name for a dangling reference. The

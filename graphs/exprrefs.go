@@ -1,0 +1,106 @@
+package graphs
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/cairn-io/cairn/expr"
+	"github.com/cairn-io/cairn/kinds"
+	"github.com/cairn-io/cairn/model"
+)
+
+// exprRef is a dependency an expression of a resource's spec reads:
+// dep "NAME", index .deps "NAME" or .deps.NAME.
+type exprRef struct {
+	// Name is the dependency as written: "Kind/name" or a bare name.
+	Name string
+	// Path locates the expression in the resource ("spec.headers.X").
+	Path string
+}
+
+// specDepRefs lists the dependencies the expressions of r's spec read, in
+// path order, each once per path. The kind's verbatim attributes are
+// templates of their own, rendered with the resource's vars, and are
+// skipped; names computed at run time cannot be seen.
+func specDepRefs(cat *kinds.Catalogue, r *model.Resource) []exprRef {
+	if len(r.Spec) == 0 {
+		return nil
+	}
+	var verbatim []string
+	if k, ok := cat.Lookup(r.Kind); ok {
+		verbatim = k.Verbatim
+	}
+	var out []exprRef
+	var walk func(v any, path string)
+	walk = func(v any, path string) {
+		switch x := v.(type) {
+		case string:
+			if !expr.IsTemplate(x) {
+				return
+			}
+			_, _, deps := expr.ScanString(x)
+			for _, d := range deps {
+				out = append(out, exprRef{Name: d, Path: path})
+			}
+		case map[string]any:
+			if expr.Classify(x) != expr.Literal {
+				return // envRef or secretRef
+			}
+			for _, k := range sortedStrings(mapKeys(x)) {
+				walk(x[k], joinPath(path, k))
+			}
+		case []any:
+			for i, item := range x {
+				walk(item, indexPath(path, i))
+			}
+		}
+	}
+	for _, k := range sortedStrings(mapKeys(r.Spec)) {
+		if slices.Contains(verbatim, k) {
+			continue
+		}
+		walk(r.Spec[k], joinPath("spec", k))
+	}
+	return out
+}
+
+func mapKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	return keys
+}
+
+// depIndex resolves the names expressions give dependencies to resources
+// of a package, as the executor does when the step runs: "Kind/name" with
+// the kind compared case-insensitively, or a bare name.
+type depIndex struct {
+	keys   map[string]model.Ref   // Ref.Key() → ref
+	byName map[string][]model.Ref // metadata.name → refs
+}
+
+func newDepIndex(refs []model.Ref) *depIndex {
+	x := &depIndex{keys: make(map[string]model.Ref, len(refs)), byName: map[string][]model.Ref{}}
+	for _, r := range refs {
+		x.keys[r.Key()] = r
+		x.byName[r.Name] = append(x.byName[r.Name], r)
+	}
+	return x
+}
+
+// resolve returns the resources name refers to: none when it names no
+// resource of the package, one, or several when a bare name is shared by
+// resources of different kinds (the expression then cannot be ordered
+// statically). A "@node" suffix, the form of a step on a node, is
+// ignored.
+func (x *depIndex) resolve(name string) []model.Ref {
+	name, _, _ = strings.Cut(name, "@")
+	if ref, ok := model.ParseRef(name); ok {
+		if r, ok := x.keys[ref.Key()]; ok {
+			return []model.Ref{r}
+		}
+		return nil
+	}
+	return x.byName[name]
+}
