@@ -78,7 +78,7 @@ func (a *Activities) ApplyStep(ctx context.Context, in contract.UnitInput) (*con
 	r := runs[0]
 	n := attempt(ctx)
 	if r.res.Outcome == model.OutcomeFailed && !in.Noop {
-		details := contract.FailureDetails{StepID: step.ID, Attempt: n}
+		details := contract.FailureDetails{StepID: step.ID, Attempt: n, NothingToUndo: r.nothingToUndo()}
 		if providers.IsConfigError(r.err) || isConfig(r.err) {
 			return nil, configError(r.res.Error, details)
 		}
@@ -466,6 +466,20 @@ func outcomeOf(action model.Action) model.Outcome {
 		return model.OutcomeUnchanged
 	}
 	return model.OutcomeUpdated
+}
+
+// nothingToUndo reports whether a failed step left nothing for Compensate
+// to undo: no before-state was recorded (it failed before changing
+// anything), or it is a command, which failing did not complete.
+func (r *stepRun) nothingToUndo() bool {
+	if r.prior == nil && !r.beforeKept {
+		return true
+	}
+	action := r.plan.Action
+	if r.prior != nil {
+		action = r.prior.Action
+	}
+	return action == model.ActionRun
 }
 
 func (r *stepRun) fail(err error) {

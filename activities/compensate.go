@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/cairn-io/cairn/contract"
 	"github.com/cairn-io/cairn/model"
@@ -131,7 +132,14 @@ func (a *Activities) compensateStep(ctx context.Context, execID string, s *plann
 			out.Irreversible = true
 			return out, "", nil
 		}
-		out.Error = r.redact(err.Error())
+		// The result names its step: the provider's "compensate kind/name: "
+		// would say it twice.
+		title := "compensate " + strings.ToLower(req.Kind) + "/" + req.Name + ": "
+		msg := err.Error()
+		if rest, ok := strings.CutPrefix(msg, title); ok {
+			msg = "compensate: " + rest
+		}
+		out.Error = r.redact(msg)
 		return out, "", nil
 	}
 	if before.Before.Exists && left.Exists && left.ID != "" && left.ID != before.Before.ID {

@@ -328,6 +328,11 @@ func (r *UnitResult) Compact() {
 type FailureDetails struct {
 	StepID  string `json:"stepId"`
 	Attempt int    `json:"attempt"`
+	// NothingToUndo says the failed step left nothing to compensate: no
+	// attempt recorded a before-state, or it is a command that did not
+	// complete (whose undo is for a completed run). False, as from an
+	// older worker, means it may have changed something.
+	NothingToUndo bool `json:"nothingToUndo,omitempty"`
 }
 
 // CompensateInput asks to undo a unit's changes. StepIDs nil means every

@@ -230,9 +230,18 @@ func (r *Registry) Compensate(ctx context.Context, req Request, ch Change) error
 		undo.ObjectID = firstNonEmpty(ch.Before.ID, req.ObjectID)
 	}
 	if _, err := r.Converge(ctx, undo); err != nil {
-		return fmt.Errorf("compensate %s: %w", title, err)
+		return fmt.Errorf("compensate %s: %w", title, untitled(title, err))
 	}
 	return nil
+}
+
+// untitled is err without the "kind/name: " prefix Converge gives its
+// errors, for a caller that names the object itself.
+func untitled(title string, err error) error {
+	if inner := errors.Unwrap(err); inner != nil && strings.HasPrefix(err.Error(), title+": ") {
+		return inner
+	}
+	return err
 }
 
 // read is the object's current state: the caller's, when it has just read

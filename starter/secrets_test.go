@@ -78,8 +78,9 @@ spec: {name: label_1, description: {secretRef: {key: not-there}}}
 	if plan.Plan == nil || len(plan.Plan.MissingSecrets) != 1 || plan.Plan.MissingSecrets[0] != "not-there" {
 		t.Fatalf("plan = %+v", plan.Plan)
 	}
+	// The step fails before changing anything: nothing to roll back.
 	failed := h.apply(s.ID, missing, starter.StackRun{})
-	mustStatus(t, failed, model.ExecRolledBack)
+	mustStatus(t, failed, model.ExecFailed)
 	if !strings.Contains(failed.Error, "missing secret not-there") {
 		t.Fatalf("error %q does not name the missing secret", failed.Error)
 	}

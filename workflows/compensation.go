@@ -8,7 +8,8 @@ import (
 )
 
 // A rollback is a saga's compensation: every unit that changed something
-// (or may have: one interrupted or failed as a whole) runs one Compensate
+// (or may have: one interrupted, or failed as a whole without saying it
+// left nothing to undo) runs one Compensate
 // activity, which undoes the unit's changed steps in reverse order within
 // the unit. Units go in reverse dependency order — a unit only after every
 // unit that depended on it, even through units that changed nothing — most

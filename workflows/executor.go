@@ -56,7 +56,8 @@ type unitState struct {
 	attempts int
 	seq      int // completion order; 0 = never completed
 	// uncertain marks a unit interrupted or failed as a whole: which of its
-	// steps changed is unknown, so compensation checks every step.
+	// steps changed is unknown, so compensation checks every step. A unit
+	// whose failed step reported nothing to undo is not uncertain.
 	uncertain bool
 	// tolerated marks a failure within its group's fault tolerance.
 	tolerated bool

@@ -40,6 +40,8 @@ type fakeActivities struct {
 	// hold: step id → real time the step takes.
 	hold       map[string]time.Duration
 	configErrs map[string]bool
+	// untouched: failing steps that report they left nothing to undo.
+	untouched map[string]bool
 
 	runs        map[string]int
 	order       []string // step ids as they finished, in order
@@ -165,7 +167,7 @@ func (f *fakeActivities) ApplyStep(ctx context.Context, in contract.UnitInput) (
 	}
 	if f.failing(in.Unit.Step) {
 		return nil, temporal.NewNonRetryableApplicationError("boom in "+in.Unit.Step, contract.StepFailedType, nil,
-			contract.FailureDetails{StepID: in.Unit.Step, Attempt: 1})
+			contract.FailureDetails{StepID: in.Unit.Step, Attempt: 1, NothingToUndo: f.untouched[in.Unit.Step]})
 	}
 	action, outcome := model.ActionCreate, model.OutcomeCreated
 	if in.Noop {
@@ -533,6 +535,35 @@ func TestExecutorCompensatesInReverseDependencyOrder(t *testing.T) {
 	want := []string{"exec/e", "exec/d", "exec/c", "exec/b", "exec/a"}
 	if !slices.Equal(f.compensated, want) {
 		t.Fatalf("compensation order %v, want %v", f.compensated, want)
+	}
+}
+
+func TestExecutorCompensatesOnlyWhatChanged(t *testing.T) {
+	tests := []struct {
+		name      string
+		untouched bool
+		want      []string
+	}{
+		{"a failed step that changed nothing gets no compensation", true, []string{"exec/d", "exec/c", "exec/b", "exec/a"}},
+		{"a failed step that may have changed something is compensated first", false, []string{"exec/e", "exec/d", "exec/c", "exec/b", "exec/a"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFake(
+				unit(0, "exec/a"), unit(1, "exec/b", 0), unit(2, "exec/c", 0),
+				unit(3, "exec/d", 1, 2), unit(4, "exec/e", 3),
+			)
+			f.hold["exec/b"] = 30 * time.Millisecond
+			f.failures["exec/e"] = -1
+			f.untouched = map[string]bool{"exec/e": tt.untouched}
+			env := newEnv(t, f)
+			env.ExecuteWorkflow(ApplyWorkflow, applyInput(model.OnFailureRollback, 1))
+			r := reportOf(t, env.GetWorkflowError())
+			require.True(t, r.RolledBack)
+			require.Equal(t, tt.want, f.compensated)
+			require.Len(t, r.Failures, 1)
+			assert.Equal(t, "exec/e", r.Failures[0].Step)
+		})
 	}
 }
 

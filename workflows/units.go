@@ -85,7 +85,9 @@ func (e *Executor) complete(ctx workflow.Context, c completion) {
 		st.attempts += failedAttempts(c.err)
 		msg := e.describe(u, c.err)
 		st.err = msg
-		st.uncertain = true
+		// A unit that failed as a whole may have changed something,
+		// unless its step says it left nothing to undo.
+		st.uncertain = !nothingToUndo(c.err)
 		st.results = nil
 		if isCancellation(c.err) {
 			st.cancelled = true
@@ -207,6 +209,17 @@ func failedAttempts(err error) int {
 		}
 	}
 	return 1
+}
+
+// nothingToUndo reports whether a failed unit's step left nothing for
+// Compensate to undo (see contract.FailureDetails).
+func nothingToUndo(err error) bool {
+	var app *temporal.ApplicationError
+	if errors.As(err, &app) && app.HasDetails() {
+		var d contract.FailureDetails
+		return app.Details(&d) == nil && d.NothingToUndo
+	}
+	return false
 }
 
 func isCancellation(err error) bool {

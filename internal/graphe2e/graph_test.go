@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/cairn-io/cairn/model"
 	"github.com/cairn-io/cairn/starter"
@@ -541,4 +542,26 @@ func TestDryRunAndNoopChangeNothing(t *testing.T) {
 	if _, err := h.st.LastTaskRun(context.Background(), h.cluster, "n2", "motd"); err == nil {
 		t.Fatal("a dry run or noop run recorded node history")
 	}
+}
+
+// TestFailedTaskIsNamedOnce: a shell task that fails names its step once,
+// as the key of its failure, and nothing rolls back for it.
+func TestFailedTaskIsNamedOnce(t *testing.T) {
+	h := newHarness(t, harnessOptions{}, localNodes()...)
+	h.putGraph(model.LayerRelease, "rel", "default", `
+- id: broken
+  type: shell
+  roles: [compute]
+  parameters: {cmd: "echo broken >&2; exit 3"}
+`)
+	e := h.run(starter.GraphRun{OnFailure: model.OnFailureRollback})
+	require.NotNil(t, e.Report, "status %s error %q", e.Status, e.Error)
+	require.NotEmpty(t, e.Report.Failures)
+	for _, f := range e.Report.Failures {
+		t.Logf("failure %s: %q", f.Step, f.Error)
+		assert.Contains(t, f.Step, "broken")
+		assert.NotContains(t, f.Error, f.Step, "failure message %q repeats its step", f.Error)
+		assert.Contains(t, f.Error, "exited 3")
+	}
+	assert.False(t, e.Report.RolledBack, "a task that changed nothing was rolled back")
 }
