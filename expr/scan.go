@@ -81,6 +81,51 @@ func Required(spec map[string]any) (env, secrets []string) {
 	return s.env.sorted(), s.secrets.sorted()
 }
 
+// DepRef is a dependency an expression reads and the path of the value
+// the expression sits in ("spec.headers.X").
+type DepRef struct {
+	Name string
+	Path string
+}
+
+// ScanDeps is Scan's dependencies with their paths, in path order, each
+// as often as it is read. Top-level keys for which skip reports true are
+// left out (attributes that are templates of their own); envRef and
+// secretRef values hold no expression.
+func ScanDeps(spec map[string]any, prefix string, skip func(key string) bool) []DepRef {
+	var out []DepRef
+	var walk func(v any, path string)
+	walk = func(v any, path string) {
+		switch x := v.(type) {
+		case string:
+			if !IsTemplate(x) {
+				return
+			}
+			_, _, deps := ScanString(x)
+			for _, d := range deps {
+				out = append(out, DepRef{Name: d, Path: path})
+			}
+		case map[string]any:
+			if Classify(x) != Literal {
+				return
+			}
+			for _, k := range sortedKeys(x) {
+				walk(x[k], JoinPath(path, k))
+			}
+		case []any:
+			for i, item := range x {
+				walk(item, IndexPath(path, i))
+			}
+		}
+	}
+	for _, k := range sortedKeys(spec) {
+		if skip == nil || !skip(k) {
+			walk(spec[k], JoinPath(prefix, k))
+		}
+	}
+	return out
+}
+
 // ScanString is Scan for one template string or condition source.
 func ScanString(src string) (env, secrets, deps []string) {
 	s := scanner{env: stringSet{}, secrets: stringSet{}, deps: stringSet{}}

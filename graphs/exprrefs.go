@@ -9,20 +9,11 @@ import (
 	"github.com/cairn-io/cairn/model"
 )
 
-// exprRef is a dependency an expression of a resource's spec reads:
-// dep "NAME", index .deps "NAME" or .deps.NAME.
-type exprRef struct {
-	// Name is the dependency as written: "Kind/name" or a bare name.
-	Name string
-	// Path locates the expression in the resource ("spec.headers.X").
-	Path string
-}
-
 // specDepRefs lists the dependencies the expressions of r's spec read, in
 // path order, each once per path. The kind's verbatim attributes are
 // templates of their own, rendered with the resource's vars, and are
 // skipped; names computed at run time cannot be seen.
-func specDepRefs(cat *kinds.Catalogue, r *model.Resource) []exprRef {
+func specDepRefs(cat *kinds.Catalogue, r *model.Resource) []expr.DepRef {
 	if len(r.Spec) == 0 {
 		return nil
 	}
@@ -30,46 +21,7 @@ func specDepRefs(cat *kinds.Catalogue, r *model.Resource) []exprRef {
 	if k, ok := cat.Lookup(r.Kind); ok {
 		verbatim = k.Verbatim
 	}
-	var out []exprRef
-	var walk func(v any, path string)
-	walk = func(v any, path string) {
-		switch x := v.(type) {
-		case string:
-			if !expr.IsTemplate(x) {
-				return
-			}
-			_, _, deps := expr.ScanString(x)
-			for _, d := range deps {
-				out = append(out, exprRef{Name: d, Path: path})
-			}
-		case map[string]any:
-			if expr.Classify(x) != expr.Literal {
-				return // envRef or secretRef
-			}
-			for _, k := range sortedStrings(mapKeys(x)) {
-				walk(x[k], joinPath(path, k))
-			}
-		case []any:
-			for i, item := range x {
-				walk(item, indexPath(path, i))
-			}
-		}
-	}
-	for _, k := range sortedStrings(mapKeys(r.Spec)) {
-		if slices.Contains(verbatim, k) {
-			continue
-		}
-		walk(r.Spec[k], joinPath("spec", k))
-	}
-	return out
-}
-
-func mapKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	return keys
+	return expr.ScanDeps(r.Spec, "spec", func(key string) bool { return slices.Contains(verbatim, key) })
 }
 
 // depIndex resolves the names expressions give dependencies to resources
