@@ -3,9 +3,7 @@ package providers
 import (
 	"context"
 	"fmt"
-	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 	"time"
@@ -88,40 +86,11 @@ func TestSyncCancelled(t *testing.T) {
 	require.Error(t, err)
 }
 
-// startRsyncd serves dir as the rsync module "puppet" on a loopback port
-// and returns the port.
-func startRsyncd(t *testing.T, rsync, dir string) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	port := l.Addr().(*net.TCPAddr).Port
-	require.NoError(t, l.Close())
-	conf := filepath.Join(t.TempDir(), "rsyncd.conf")
-	require.NoError(t, os.WriteFile(conf, []byte(fmt.Sprintf(
-		"use chroot = no\nuid = %d\ngid = %d\npid file = %s\n[puppet]\npath = %s\nread only = yes\n",
-		os.Getuid(), os.Getgid(), filepath.Join(filepath.Dir(conf), "pid"), dir)), 0o600))
-	cmd := exec.Command(rsync, "--daemon", "--no-detach", "--address=127.0.0.1", fmt.Sprintf("--port=%d", port), "--config="+conf)
-	require.NoError(t, cmd.Start())
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
-	})
-	require.Eventually(t, func() bool {
-		c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port))
-		if err == nil {
-			_ = c.Close()
-		}
-		return err == nil
-	}, 10*time.Second, 20*time.Millisecond)
-	return port
-}
-
 func TestSyncFromRsyncDaemon(t *testing.T) {
-	rsync := testenv.Program(t, "rsync")
 	ctx := context.Background()
 	served := t.TempDir()
 	writeTree(t, filepath.Join(served, "9.0/modules"), map[string]string{"osnailyfacter/init.pp": "class osnailyfacter {}", "ntp.pp": "class ntp {}"}, 0o644)
-	port := startRsyncd(t, rsync, served)
+	port := testenv.Rsyncd(t, served)
 	root := t.TempDir()
 	writeTree(t, filepath.Join(root, "etc/puppet/modules"), map[string]string{"stale.pp": "old"}, 0o644)
 	reg := fuelRegistry(nil)

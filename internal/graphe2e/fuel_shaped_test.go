@@ -2,10 +2,7 @@ package graphe2e
 
 import (
 	"context"
-	"fmt"
-	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -60,7 +57,7 @@ func fuelSettings(master string, rsyncPort int, cpuRatio string) map[string]any 
 func TestFuelShapedGraph(t *testing.T) {
 	files, master, served := t.TempDir(), t.TempDir(), t.TempDir()
 	writeFile(t, filepath.Join(served, "2015.1.0-8.0/modules/osnailyfacter/init.pp"), "class osnailyfacter {}")
-	rsyncPort := startRsyncd(t, served)
+	rsyncPort := testenv.Rsyncd(t, served)
 	hooksLog := filepath.Join(master, "hooks.log")
 	hook := `printf '%s %s %s\n' "$CAIRN_HOOK" "$CAIRN_TASK_NODE" "$(cat)" >> ` + hooksLog
 	h := newHarness(t, harnessOptions{
@@ -230,32 +227,4 @@ func TestFuelShapedTestPostFails(t *testing.T) {
 	require.Len(t, e.Report.Failures, 1)
 	assert.Contains(t, e.Report.Failures[0].Error, "test_post exited 2")
 	assert.Contains(t, e.Report.Failures[0].Error, "no compute_driver")
-}
-
-// startRsyncd serves dir as the rsync module "puppet" on a loopback port,
-// as Fuel's master serves its puppet modules, and returns the port.
-func startRsyncd(t *testing.T, dir string) int {
-	t.Helper()
-	rsync := testenv.Program(t, "rsync")
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	port := l.Addr().(*net.TCPAddr).Port
-	require.NoError(t, l.Close())
-	conf := filepath.Join(t.TempDir(), "rsyncd.conf")
-	writeFile(t, conf, fmt.Sprintf("use chroot = no\nuid = %d\ngid = %d\npid file = %s\n[puppet]\npath = %s\nread only = yes\n",
-		os.Getuid(), os.Getgid(), filepath.Join(filepath.Dir(conf), "pid"), dir))
-	cmd := exec.Command(rsync, "--daemon", "--no-detach", "--address=127.0.0.1", fmt.Sprintf("--port=%d", port), "--config="+conf)
-	require.NoError(t, cmd.Start())
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
-	})
-	require.Eventually(t, func() bool {
-		c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port))
-		if err == nil {
-			_ = c.Close()
-		}
-		return err == nil
-	}, 10*time.Second, 20*time.Millisecond)
-	return port
 }
