@@ -28,6 +28,11 @@ const (
 	KindSkipped   = model.TaskSkipped
 )
 
+// DepAliasAttr is the attribute of a kind whose Aliases is set: an
+// object of alias → resource name (Deployster's dependencies), each an
+// ordering edge whose applied state expressions read as .deps.ALIAS.
+const DepAliasAttr = "dependencies"
+
 // Fuel task types mapped onto built-in kinds.
 const (
 	TaskShell      = "shell"
@@ -109,7 +114,9 @@ func buildBuiltin() (*Catalogue, error) {
 			Description: "a resource implemented by a program speaking JSON on stdin/stdout (the Deployster protocol)",
 			Attributes: map[string]AttrKind{
 				"program": Parameter, "image": Parameter, "env": Parameter, "timeout": Parameter, "config": Property,
+				DepAliasAttr: Parameter,
 			},
+			Aliases: true,
 		}, "external.json", externalRules},
 		{Kind{Name: KindGroup, Description: "a Fuel group: orders its member tasks, changes nothing", Structural: true}, "structural.json", nil},
 		{Kind{Name: KindStage, Description: "a Fuel stage: an ordering point, changes nothing", Structural: true}, "structural.json", nil},
