@@ -28,11 +28,6 @@ const (
 	KindSkipped   = model.TaskSkipped
 )
 
-// DepAliasAttr is the attribute of a kind whose Aliases is set: an
-// object of alias → resource name (Deployster's dependencies), each an
-// ordering edge whose applied state expressions read as .deps.ALIAS.
-const DepAliasAttr = "dependencies"
-
 // Fuel task types mapped onto built-in kinds.
 const (
 	TaskShell      = "shell"
