@@ -85,9 +85,29 @@ func (s *server) missingRefs(docs *graphs.Documents, p model.ApplyParams) (env, 
 	return env, secrets
 }
 
+// missingVars lists the variables docs' package reads (.vars.NAME) that
+// p does not give.
+func missingVars(docs *graphs.Documents, p model.ApplyParams) []string {
+	if docs == nil || docs.Package == nil {
+		return nil
+	}
+	var out []string
+	seen := map[string]bool{}
+	for _, r := range docs.Package.Resources {
+		for _, k := range expr.Vars(r.Spec) {
+			if _, ok := p.Vars[k]; !ok && !seen[k] {
+				seen[k] = true
+				out = append(out, k)
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
 // errMissingRefs is the 422 of an apply whose package refers to values it
 // was not given, naming each.
-func errMissingRefs(env, secrets []string) *Error {
+func errMissingRefs(env, secrets, vars []string) *Error {
 	var details []ErrorDetail
 	for _, k := range env {
 		details = append(details, ErrorDetail{Document: requestSource, Path: "envRefs." + k,
@@ -97,8 +117,12 @@ func errMissingRefs(env, secrets []string) *Error {
 		details = append(details, ErrorDetail{Document: requestSource, Path: "secrets." + k,
 			Message: fmt.Sprintf("secret %q has no value: give it with the apply (secrets) or in the server's secrets", k)})
 	}
+	for _, k := range vars {
+		details = append(details, ErrorDetail{Document: requestSource, Path: "vars." + k,
+			Message: fmt.Sprintf("variable %q has no value: give it with the apply (vars, or the CLI's --var/--var-file)", k)})
+	}
 	return &Error{Status: http.StatusUnprocessableEntity, Message: fmt.Sprintf("the package refers to %d value(s) it was not given", len(details)),
-		Details: details, Extra: map[string]any{"missingEnvRefs": nonNilStrings(env), "missingSecrets": nonNilStrings(secrets)}}
+		Details: details, Extra: map[string]any{"missingEnvRefs": nonNilStrings(env), "missingSecrets": nonNilStrings(secrets), "missingVars": nonNilStrings(vars)}}
 }
 
 func nonNilStrings(s []string) []string {
