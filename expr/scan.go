@@ -140,7 +140,7 @@ func ScanDeps(spec map[string]any, prefix string, skip func(key string) bool) []
 
 // ScanString is Scan for one template string or condition source.
 func ScanString(src string) (env, secrets, deps []string) {
-	s := scanner{env: stringSet{}, secrets: stringSet{}, deps: stringSet{}}
+	s := scanner{env: stringSet{}, secrets: stringSet{}, deps: stringSet{}, vars: stringSet{}}
 	s.template(src)
 	return s.env.sorted(), s.secrets.sorted(), s.deps.sorted()
 }
