@@ -22,10 +22,6 @@ import (
 	"github.com/cairn-io/cairn/providers"
 )
 
-// outputChange is the path of the change that carries what a step's
-// program printed (an external program's actions).
-const outputChange = "output"
-
 // knownAfterApply stands in, during a dry-run, for a value a dependency
 // only has once it is created.
 const knownAfterApply = "(known after apply)"
@@ -465,7 +461,7 @@ func (a *Activities) apply(ctx context.Context, r *stepRun) {
 	if ch.After.Log != "" {
 		// What the change printed, bounded by the kind, redacted of the
 		// secrets the spec used: shown with the step, never an output.
-		r.res.Changes = append(r.res.Changes, model.AttrChange{Path: outputChange, New: r.redact(ch.After.Log)})
+		r.res.Changes = append(r.res.Changes, model.AttrChange{Path: model.OutputChange, New: r.redact(ch.After.Log)})
 	}
 	a.log.Debug("step converged", "step", r.step.ID, "action", ch.Action, "outcome", ch.Outcome)
 }
