@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"sort"
 	"strconv"
@@ -86,7 +87,9 @@ func (s *server) missingRefs(docs *graphs.Documents, p model.ApplyParams) (env, 
 }
 
 // missingVars lists the variables docs' package reads (.vars.NAME) that
-// p does not give.
+// p does not give. A kind's verbatim attributes are templates of their
+// own, rendered with the resource's vars (a file's template), and are
+// skipped.
 func missingVars(docs *graphs.Documents, p model.ApplyParams) []string {
 	if docs == nil || docs.Package == nil {
 		return nil
@@ -94,7 +97,16 @@ func missingVars(docs *graphs.Documents, p model.ApplyParams) []string {
 	var out []string
 	seen := map[string]bool{}
 	for _, r := range docs.Package.Resources {
-		for _, k := range expr.Vars(r.Spec) {
+		spec := r.Spec
+		if docs.Catalogue != nil {
+			if k, ok := docs.Catalogue.Lookup(r.Kind); ok && len(k.Verbatim) > 0 {
+				spec = maps.Clone(spec)
+				for _, key := range k.Verbatim {
+					delete(spec, key)
+				}
+			}
+		}
+		for _, k := range expr.Vars(spec) {
 			if _, ok := p.Vars[k]; !ok && !seen[k] {
 				seen[k] = true
 				out = append(out, k)
