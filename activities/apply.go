@@ -16,6 +16,7 @@ import (
 
 	"github.com/cairn-io/cairn/contract"
 	"github.com/cairn-io/cairn/expr"
+	"github.com/cairn-io/cairn/kinds"
 	"github.com/cairn-io/cairn/model"
 	"github.com/cairn-io/cairn/planner"
 	"github.com/cairn-io/cairn/providers"
@@ -41,6 +42,9 @@ type stepRun struct {
 	req     providers.Request
 	secrets []string // secret values the spec uses, to redact
 	missing expr.Missing
+	// verbose is the execution's verbose option, for kinds that run
+	// programs (set by resolve).
+	verbose bool
 	// prior is the before-state an earlier attempt recorded.
 	prior *beforeRecord
 	plan  providers.Change
@@ -397,6 +401,7 @@ func (a *Activities) plan(ctx context.Context, in contract.UnitInput, u *unitRun
 		// Outside a dry-run, the plan is the apply's read: guards run.
 		SkipGuards: in.Noop && in.SkipGuards,
 		Secrets:    r.secrets,
+		Verbose:    r.verbose,
 		TestPre:    s.TestPre,
 		TestPost:   s.TestPost,
 	}
@@ -453,6 +458,11 @@ func (a *Activities) apply(ctx context.Context, r *stepRun) {
 	if len(ch.Changes) > 0 {
 		r.res.Changes = r.show(ch.Changes, maxShownValue)
 	}
+	if ch.After.Log != "" {
+		// What the change printed, bounded by the kind, redacted of the
+		// secrets the spec used: shown with the step, never an output.
+		r.res.Changes = append(r.res.Changes, model.AttrChange{Path: model.OutputChange, New: r.redact(ch.After.Log)})
+	}
 	a.log.Debug("step converged", "step", r.step.ID, "action", ch.Action, "outcome", ch.Outcome)
 }
 
@@ -503,10 +513,18 @@ func (r *stepRun) skip(why string) {
 // here, inside the activity, and never leave it.
 func (a *Activities) resolve(ctx context.Context, execID string, u *unitRun, r *stepRun, noop bool) (model.Spec, expr.Context, error) {
 	s := r.step
-	if s.Condition == "" && !planner.HasDynamic(s.Spec) {
+	if !s.NeedsResolve() {
+		if s.Base == kinds.KindExternal {
+			params, err := a.unitParams(ctx, execID, u)
+			if err != nil {
+				return nil, expr.Context{}, err
+			}
+			r.verbose = params.Verbose
+		}
 		return s.Spec, expr.Context{}, nil // nothing to resolve: most files of a batch
 	}
 	deps := map[string]map[string]any{}
+	byID := map[string]map[string]any{}
 	for _, d := range planner.Deps(&s.Step) {
 		rec, ok := u.outputsOf(d)
 		var err error
@@ -524,25 +542,27 @@ func (a *Activities) resolve(ctx context.Context, execID string, u *unitRun, r *
 			continue // the dependency was skipped; expressions over it fail by name
 		}
 		deps[d] = out
+		byID[d] = out
 		if base, _, ok := strings.Cut(d, "@"); ok {
 			deps[base] = out
 		}
 		deps[stepName(d)] = out
 	}
-	loader := &paramsLoader{}
-	if u != nil {
-		loader = &u.params
+	aliases := aliasRecords(s.DepAliases(), byID)
+	for alias, rec := range aliases {
+		deps[alias] = rec.(map[string]any)
 	}
-	params, err := loader.load(ctx, a, execID)
+	params, err := a.unitParams(ctx, execID, u)
 	if err != nil {
 		return nil, expr.Context{}, err
 	}
+	r.verbose = params.Verbose
 	env, lookup := a.lookups(params)
 	// The redaction of this step's messages covers the execution's
 	// secrets as well as the worker's.
 	r.secrets = expr.SecretValues(s.Spec, lookup)
 	ectx := expr.Context{
-		Env: env, Secret: lookup, Deps: deps, Verbatim: s.Verbatim,
+		Env: env, Secret: lookup, Deps: deps, Verbatim: s.Verbatim, Vars: params.Vars,
 		Node: map[string]any{"name": nodeName(s.Node), "id": nodeName(s.Node)},
 	}
 	if s.Delete {
@@ -567,6 +587,9 @@ func (a *Activities) resolve(ctx context.Context, execID string, u *unitRun, r *
 			what = append(what, "secret "+k)
 		}
 		return nil, ectx, &providers.ConfigError{Err: fmt.Errorf("missing %s", strings.Join(what, ", "))}
+	}
+	if len(aliases) > 0 {
+		spec[kinds.DepAliasAttr] = aliases
 	}
 	return spec, ectx, nil
 }
@@ -733,7 +756,7 @@ func isConfig(err error) bool {
 func exprContext(a *Activities, s *planner.StoredStep, params model.ApplyParams) expr.Context {
 	env, secret := a.lookups(params)
 	return expr.Context{
-		Env: env, Secret: secret, Verbatim: s.Verbatim,
+		Env: env, Secret: secret, Verbatim: s.Verbatim, Vars: params.Vars,
 		Node: map[string]any{"name": nodeName(s.Node), "id": nodeName(s.Node)},
 	}
 }

@@ -85,3 +85,13 @@ func (a *Activities) lookups(p model.ApplyParams) (env, secret func(string) (str
 	}
 	return env, secret
 }
+
+// unitParams are the execution's parameters, read once per unit (u nil: a
+// step of its own).
+func (a *Activities) unitParams(ctx context.Context, execID string, u *unitRun) (model.ApplyParams, error) {
+	loader := &paramsLoader{}
+	if u != nil {
+		loader = &u.params
+	}
+	return loader.load(ctx, a, execID)
+}

@@ -86,6 +86,11 @@ func (a *Activities) Prepare(ctx context.Context, in contract.PrepareInput) (*co
 	if err != nil {
 		return nil, configError(err.Error())
 	}
+	if in.Mode == contract.ModeApply && cur != nil {
+		if err := a.precheck(ctx, in.ExecutionID, cur.Package, p.Members); err != nil {
+			return nil, err
+		}
+	}
 	t2 := time.Now()
 	if err := a.persist(ctx, in.ExecutionID, p.Units, p.Members); err != nil {
 		return nil, err

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 
 	"github.com/cairn-io/cairn/expr"
@@ -41,7 +43,7 @@ func unwrapEnvelope(src *graphs.Source) (*graphs.Source, model.ApplyParams, erro
 	var env model.ApplyEnvelope
 	if err := dec.Decode(&env); err != nil {
 		// The decoder's message names the field and the type, never a value.
-		return nil, model.ApplyParams{}, badRequest("apply envelope: %v (want {\"package\": …, \"envRefs\": {KEY: string}, \"secrets\": {KEY: string}})", err)
+		return nil, model.ApplyParams{}, badRequest("apply envelope: %v (want {\"package\": …, \"envRefs\": {KEY: string}, \"secrets\": {KEY: string}, \"vars\": {NAME: value}, \"verbose\": bool})", err)
 	}
 	pkg, err := envelopePackage(env.Package)
 	if err != nil {
@@ -80,7 +82,7 @@ func envelopePackage(raw json.RawMessage) (*graphs.Source, error) {
 // checkParams bounds the parameters and refuses keys templates may not
 // read (Cairn's own CAIRN_* variables among them).
 func checkParams(p model.ApplyParams) error {
-	if n := len(p.EnvRefs) + len(p.Secrets); n > maxParams {
+	if n := len(p.EnvRefs) + len(p.Secrets) + len(p.Vars); n > maxParams {
 		return badRequest("apply envelope: %d parameters, at most %d", n, maxParams)
 	}
 	for _, k := range paramKeys(p.EnvRefs) {
@@ -94,6 +96,11 @@ func checkParams(p model.ApplyParams) error {
 	for _, k := range paramKeys(p.Secrets) {
 		if err := checkParamKey(k); err != nil {
 			return badRequest("apply envelope: secrets: %v", err)
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(p.Vars)) {
+		if err := checkParamKey(k); err != nil {
+			return badRequest("apply envelope: vars: %v", err)
 		}
 	}
 	return nil

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"sort"
 	"strconv"
@@ -85,9 +86,40 @@ func (s *server) missingRefs(docs *graphs.Documents, p model.ApplyParams) (env, 
 	return env, secrets
 }
 
+// missingVars lists the variables docs' package reads (.vars.NAME) that
+// p does not give. A kind's verbatim attributes are templates of their
+// own, rendered with the resource's vars (a file's template), and are
+// skipped.
+func missingVars(docs *graphs.Documents, p model.ApplyParams) []string {
+	if docs == nil || docs.Package == nil {
+		return nil
+	}
+	var out []string
+	seen := map[string]bool{}
+	for _, r := range docs.Package.Resources {
+		spec := r.Spec
+		if docs.Catalogue != nil {
+			if k, ok := docs.Catalogue.Lookup(r.Kind); ok && len(k.Verbatim) > 0 {
+				spec = maps.Clone(spec)
+				for _, key := range k.Verbatim {
+					delete(spec, key)
+				}
+			}
+		}
+		for _, k := range expr.Vars(spec) {
+			if _, ok := p.Vars[k]; !ok && !seen[k] {
+				seen[k] = true
+				out = append(out, k)
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
 // errMissingRefs is the 422 of an apply whose package refers to values it
 // was not given, naming each.
-func errMissingRefs(env, secrets []string) *Error {
+func errMissingRefs(env, secrets, vars []string) *Error {
 	var details []ErrorDetail
 	for _, k := range env {
 		details = append(details, ErrorDetail{Document: requestSource, Path: "envRefs." + k,
@@ -97,8 +129,12 @@ func errMissingRefs(env, secrets []string) *Error {
 		details = append(details, ErrorDetail{Document: requestSource, Path: "secrets." + k,
 			Message: fmt.Sprintf("secret %q has no value: give it with the apply (secrets) or in the server's secrets", k)})
 	}
+	for _, k := range vars {
+		details = append(details, ErrorDetail{Document: requestSource, Path: "vars." + k,
+			Message: fmt.Sprintf("variable %q has no value: give it with the apply (vars, or the CLI's --var/--var-file)", k)})
+	}
 	return &Error{Status: http.StatusUnprocessableEntity, Message: fmt.Sprintf("the package refers to %d value(s) it was not given", len(details)),
-		Details: details, Extra: map[string]any{"missingEnvRefs": nonNilStrings(env), "missingSecrets": nonNilStrings(secrets)}}
+		Details: details, Extra: map[string]any{"missingEnvRefs": nonNilStrings(env), "missingSecrets": nonNilStrings(secrets), "missingVars": nonNilStrings(vars)}}
 }
 
 func nonNilStrings(s []string) []string {

@@ -23,12 +23,15 @@ const (
 // DryRunResult is the answer of POST /v1/stacks/{id}/dry-run: what an apply
 // would do, step by step (pkger's summary and diff).
 type DryRunResult struct {
-	ExecutionID    string            `json:"executionId"`
-	Summary        model.Summary     `json:"summary"`
-	Diff           []model.PlanStep  `json:"diff"`
-	MissingEnvRefs []string          `json:"missingEnvRefs"`
-	MissingSecrets []string          `json:"missingSecrets"`
-	Failures       []model.StepError `json:"failures,omitempty"`
+	ExecutionID    string           `json:"executionId"`
+	Summary        model.Summary    `json:"summary"`
+	Diff           []model.PlanStep `json:"diff"`
+	MissingEnvRefs []string         `json:"missingEnvRefs"`
+	MissingSecrets []string         `json:"missingSecrets"`
+	// MissingVars are the variables the package's expressions read that
+	// the dry-run was not given (an apply refuses them with 422).
+	MissingVars []string          `json:"missingVars"`
+	Failures    []model.StepError `json:"failures,omitempty"`
 }
 
 // stackBody is what an apply or dry-run body brings: a stored package
@@ -39,6 +42,7 @@ type stackBody struct {
 	urls                       []string
 	params                     model.ApplyParams
 	missingEnv, missingSecrets []string
+	missingVars                []string
 	// given are the secrets this request brought, which an apply keeps
 	// for the stack (params.Secrets has the stack's kept ones as well).
 	given map[string]string
@@ -103,6 +107,7 @@ func (s *server) stackPackage(c echo.Context, st *model.Stack, withSummary, allo
 			Message: "the package has no resources: applying it would delete everything the stack holds; delete the stack to do that"}})
 	}
 	missingEnv, missingSecrets := s.missingRefs(docs, params)
+	missingVars := missingVars(docs, params)
 	if len(docs.Graphs) > 0 {
 		return stackBody{}, invalid("package is invalid", []ErrorDetail{{Document: sources[0].Name,
 			Message: "graphs are uploaded to a release, cluster or plugin, not applied to a stack"}})
@@ -127,7 +132,7 @@ func (s *server) stackPackage(c echo.Context, st *model.Stack, withSummary, allo
 	if err != nil {
 		return stackBody{}, storeError(err, "package snapshot")
 	}
-	return stackBody{hash: hash, params: params, given: given, missingEnv: missingEnv, missingSecrets: missingSecrets}, nil
+	return stackBody{hash: hash, params: params, given: given, missingEnv: missingEnv, missingSecrets: missingSecrets, missingVars: missingVars}, nil
 }
 
 // clusterParam reads ?cluster=, the cluster whose nodes a package's
@@ -179,8 +184,8 @@ func (s *server) applyStack(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if len(body.missingEnv) > 0 || len(body.missingSecrets) > 0 {
-		return errMissingRefs(body.missingEnv, body.missingSecrets)
+	if len(body.missingEnv) > 0 || len(body.missingSecrets) > 0 || len(body.missingVars) > 0 {
+		return errMissingRefs(body.missingEnv, body.missingSecrets, body.missingVars)
 	}
 	if s.exec == nil {
 		return errNoExecutions()
@@ -270,6 +275,7 @@ func (s *server) dryRunStack(c echo.Context) error {
 	// not resolve included.
 	res.MissingEnvRefs = mergeSorted(res.MissingEnvRefs, body.missingEnv)
 	res.MissingSecrets = mergeSorted(res.MissingSecrets, body.missingSecrets)
+	res.MissingVars = nonNilStrings(body.missingVars)
 	res.Failures = done.failures
 	return c.JSON(http.StatusOK, res)
 }

@@ -61,6 +61,7 @@ type DryRun struct {
 	Diff           []model.PlanStep  `json:"diff"`
 	MissingEnvRefs []string          `json:"missingEnvRefs"`
 	MissingSecrets []string          `json:"missingSecrets"`
+	MissingVars    []string          `json:"missingVars"`
 	Failures       []model.StepError `json:"failures,omitempty"`
 }
 

@@ -64,17 +64,29 @@ func checkValue(v any, path string, issues *[]Issue) {
 // sorted and unique; templates that do not parse are skipped (CheckSpec
 // reports them).
 func Scan(spec map[string]any) (env, secrets, deps []string) {
-	s := scanner{env: stringSet{}, secrets: stringSet{}, deps: stringSet{}}
+	s := scanner{env: stringSet{}, secrets: stringSet{}, deps: stringSet{}, vars: stringSet{}}
 	for _, v := range spec {
 		s.value(v)
 	}
 	return s.env.sorted(), s.secrets.sorted(), s.deps.sorted()
 }
 
+// Vars lists the variables spec's expressions read by a literal name
+// (.vars.NAME, vars.NAME, index .vars "NAME"), sorted and unique: the
+// values an apply must bring. A variable read at the top level (.NAME,
+// a file template's form) is not seen.
+func Vars(spec map[string]any) []string {
+	s := scanner{env: stringSet{}, secrets: stringSet{}, deps: stringSet{}, vars: stringSet{}}
+	for _, v := range spec {
+		s.value(v)
+	}
+	return s.vars.sorted()
+}
+
 // Required is Scan's env and secret references without those that need
 // no value: envRef with a default and env calls under `default`.
 func Required(spec map[string]any) (env, secrets []string) {
-	s := scanner{env: stringSet{}, secrets: stringSet{}, deps: stringSet{}, required: true}
+	s := scanner{env: stringSet{}, secrets: stringSet{}, deps: stringSet{}, vars: stringSet{}, required: true}
 	for _, v := range spec {
 		s.value(v)
 	}
@@ -128,13 +140,13 @@ func ScanDeps(spec map[string]any, prefix string, skip func(key string) bool) []
 
 // ScanString is Scan for one template string or condition source.
 func ScanString(src string) (env, secrets, deps []string) {
-	s := scanner{env: stringSet{}, secrets: stringSet{}, deps: stringSet{}}
+	s := scanner{env: stringSet{}, secrets: stringSet{}, deps: stringSet{}, vars: stringSet{}}
 	s.template(src)
 	return s.env.sorted(), s.secrets.sorted(), s.deps.sorted()
 }
 
 type scanner struct {
-	env, secrets, deps stringSet
+	env, secrets, deps, vars stringSet
 	// required leaves out references that have a default.
 	required bool
 }
@@ -192,18 +204,33 @@ func (s *scanner) template(src string) {
 			if k, ok := literalCall(x, "dep"); ok {
 				s.deps.add(k)
 			}
-			// index .deps "NAME"
+			// index .deps "NAME", index .vars "NAME"
 			if isCall(x, "index") && len(x.Args) >= 3 {
-				if f, ok := x.Args[1].(*parse.FieldNode); ok && len(f.Ident) == 1 && f.Ident[0] == "deps" {
+				if f, ok := x.Args[1].(*parse.FieldNode); ok && len(f.Ident) == 1 {
 					if str, ok := x.Args[2].(*parse.StringNode); ok {
-						s.deps.add(str.Text)
+						s.root(f.Ident[0], str.Text)
 					}
 				}
 			}
 		case *parse.FieldNode:
-			if len(x.Ident) >= 2 && x.Ident[0] == "deps" {
-				s.deps.add(x.Ident[1])
+			if len(x.Ident) >= 2 {
+				s.root(x.Ident[0], x.Ident[1])
+			}
+		case *parse.ChainNode:
+			// deps.NAME, vars.NAME: the functions' spelling
+			if id, ok := x.Node.(*parse.IdentifierNode); ok && len(x.Field) >= 1 {
+				s.root(id.Ident, x.Field[0])
 			}
 		}
 	})
+}
+
+// root notes a read of a name under deps or vars.
+func (s *scanner) root(under, name string) {
+	switch under {
+	case "deps":
+		s.deps.add(name)
+	case "vars":
+		s.vars.add(name)
+	}
 }

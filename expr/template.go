@@ -174,6 +174,8 @@ func baseFuncs() texttemplate.FuncMap {
 		"env":       func(string) (string, error) { return "", nil },
 		"secret":    func(string) string { return "" },
 		"dep":       func(string) (map[string]any, error) { return nil, nil },
+		"deps":      func() map[string]map[string]any { return nil },
+		"vars":      func() map[string]any { return nil },
 		"default":   defaultFunc,
 		"index":     strictIndex,
 		"has":       hasFunc,
@@ -211,6 +213,11 @@ func (e *evaluator) funcMap() texttemplate.FuncMap {
 	fm["env"] = e.env
 	fm["secret"] = e.secret
 	fm["dep"] = e.dep
+	// deps and vars are the dot's, for Deployster's spelling without
+	// the dot: {{ deps.disk.state.zone }}, {{ vars.region }}.
+	deps, vars := e.data["deps"].(map[string]map[string]any), e.data["vars"].(map[string]any)
+	fm["deps"] = func() map[string]map[string]any { return deps }
+	fm["vars"] = func() map[string]any { return vars }
 	fm[stepFunc] = e.step
 	fm[captureFunc] = func(v any) string { e.captured = v; return "" }
 	fm["index"] = strictIndex

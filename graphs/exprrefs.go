@@ -1,6 +1,7 @@
 package graphs
 
 import (
+	"maps"
 	"slices"
 	"strings"
 
@@ -13,15 +14,39 @@ import (
 // path order, each once per path. The kind's verbatim attributes are
 // templates of their own, rendered with the resource's vars, and are
 // skipped; names computed at run time cannot be seen.
+//
+// A kind with dependency aliases (kinds.Kind.Aliases) adds each alias's
+// target, at the alias's path, and an expression reading an alias reads
+// its target.
 func specDepRefs(cat *kinds.Catalogue, r *model.Resource) []expr.DepRef {
 	if len(r.Spec) == 0 {
 		return nil
 	}
 	var verbatim []string
+	var aliases map[string]string
 	if k, ok := cat.Lookup(r.Kind); ok {
 		verbatim = k.Verbatim
+		if k.Aliases {
+			aliases = kinds.DepAliases(r.Spec)
+		}
 	}
-	return expr.ScanDeps(r.Spec, "spec", func(key string) bool { return slices.Contains(verbatim, key) })
+	refs := expr.ScanDeps(r.Spec, "spec", func(key string) bool {
+		return slices.Contains(verbatim, key) || (aliases != nil && key == kinds.DepAliasAttr)
+	})
+	if aliases == nil {
+		return refs
+	}
+	out := make([]expr.DepRef, 0, len(aliases)+len(refs))
+	for _, alias := range slices.Sorted(maps.Keys(aliases)) {
+		out = append(out, expr.DepRef{Name: aliases[alias], Path: expr.JoinPath("spec."+kinds.DepAliasAttr, alias)})
+	}
+	for _, ref := range refs {
+		if target, ok := aliases[ref.Name]; ok {
+			ref.Name = target
+		}
+		out = append(out, ref)
+	}
+	return out
 }
 
 // depIndex resolves the names expressions give dependencies to resources

@@ -109,7 +109,9 @@ func buildBuiltin() (*Catalogue, error) {
 			Description: "a resource implemented by a program speaking JSON on stdin/stdout (the Deployster protocol)",
 			Attributes: map[string]AttrKind{
 				"program": Parameter, "image": Parameter, "env": Parameter, "timeout": Parameter, "config": Property,
+				DepAliasAttr: Parameter,
 			},
+			Aliases: true,
 		}, "external.json", externalRules},
 		{Kind{Name: KindGroup, Description: "a Fuel group: orders its member tasks, changes nothing", Structural: true}, "structural.json", nil},
 		{Kind{Name: KindStage, Description: "a Fuel stage: an ordering point, changes nothing", Structural: true}, "structural.json", nil},

@@ -92,6 +92,11 @@ type Kind struct {
 	// them unrendered (pass them as expr.Context.Verbatim) and whoever
 	// writes the file renders them with expr.Render.
 	Verbatim []string `json:"verbatim,omitempty" yaml:"verbatim,omitempty"`
+	// Aliases marks a kind whose DepAliasAttr attribute names dependencies
+	// by alias (Deployster's dependencies: {disk: my_data_disk}): each is
+	// an edge, and the step reads the target's applied state as
+	// .deps.ALIAS ({name, type, state}).
+	Aliases bool `json:"aliases,omitempty" yaml:"aliases,omitempty"`
 }
 
 // LinkSpec describes sub-objects linking an http object to others (pkger

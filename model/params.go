@@ -4,15 +4,21 @@ import "encoding/json"
 
 // ApplyParams are the values an apply or dry-run brings for its package's
 // references: env ref values (plain strings, winning over the server's
-// environment for that execution) and secrets (kept sealed, resolved only
-// inside activities).
+// environment for that execution), secrets (kept sealed, resolved only
+// inside activities) and variables (any JSON value, read by expressions
+// as .vars.NAME or vars.NAME); and its verbose option, sent to external
+// programs.
 type ApplyParams struct {
 	EnvRefs map[string]string `json:"envRefs,omitempty"`
 	Secrets map[string]string `json:"secrets,omitempty"`
+	Vars    map[string]any    `json:"vars,omitempty"`
+	Verbose bool              `json:"verbose,omitempty"`
 }
 
 // Empty reports whether p brings no value.
-func (p ApplyParams) Empty() bool { return len(p.EnvRefs) == 0 && len(p.Secrets) == 0 }
+func (p ApplyParams) Empty() bool {
+	return len(p.EnvRefs) == 0 && len(p.Secrets) == 0 && len(p.Vars) == 0 && !p.Verbose
+}
 
 // ApplyEnvelope is the body of an apply or dry-run that brings parameters:
 // a JSON object with the package under "package" (a JSON document, or a

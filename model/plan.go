@@ -45,6 +45,11 @@ type AttrChange struct {
 	New  any    `json:"new,omitempty" yaml:"new,omitempty"`
 }
 
+// OutputChange is the path of the change that carries what a step's
+// program printed (an external program's actions): New is the text,
+// bounded and redacted.
+const OutputChange = "output"
+
 // PlanStep is one step of a plan.
 type PlanStep struct {
 	ID      string       `json:"id" yaml:"id"` // "kind/name" or "task@node"

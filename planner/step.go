@@ -28,6 +28,9 @@ type StoredStep struct {
 	Ord int `json:"ord"`
 	// Verbatim lists spec keys expression resolution must copy unrendered.
 	Verbatim []string `json:"verbatim,omitempty"`
+	// Aliases marks a kind with dependency aliases (kinds.Kind.Aliases):
+	// resolution gives the spec the aliased dependencies' records.
+	Aliases bool `json:"aliases,omitempty"`
 	// Unit is the index of the unit holding the step.
 	Unit int `json:"unit"`
 	// Exported marks a step whose outputs a dependent's expressions or
@@ -53,6 +56,7 @@ func FromStep(cat *kinds.Catalogue, s *model.Step) (*StoredStep, error) {
 	ss.Base, ss.Spec = strings.ToLower(base), spec
 	if k, ok := cat.Lookup(base); ok {
 		ss.Verbatim = k.Verbatim
+		ss.Aliases = k.Aliases
 	}
 	return ss, nil
 }
@@ -111,5 +115,16 @@ func HasDynamic(v any) bool {
 }
 
 // NeedsResolve reports whether s must be resolved when it runs: it has a
-// condition or a dynamic spec.
-func (s *StoredStep) NeedsResolve() bool { return s.Condition != "" || HasDynamic(s.Spec) }
+// condition, a dynamic spec or dependency aliases.
+func (s *StoredStep) NeedsResolve() bool {
+	return s.Condition != "" || HasDynamic(s.Spec) || s.DepAliases() != nil
+}
+
+// DepAliases are the step's dependency aliases (alias → resource name);
+// nil for a kind without them.
+func (s *StoredStep) DepAliases() map[string]string {
+	if !s.Aliases {
+		return nil
+	}
+	return kinds.DepAliases(s.Spec)
+}

@@ -36,6 +36,8 @@ func (l streamLimit) orDefault() streamLimit {
 type outputCut struct {
 	At      int
 	Dropped int64
+	// Limit is the stream's bound, for the notice (zero: the defaults).
+	Limit streamLimit `json:"-"`
 }
 
 // capture is an io.Writer that keeps the head and the tail of what is
@@ -90,12 +92,17 @@ func (c *capture) result() ([]byte, outputCut) {
 	out = append(out, c.head...)
 	out = append(out, c.ring[c.pos:]...)
 	out = append(out, c.ring[:c.pos]...)
-	return out, outputCut{At: len(c.head), Dropped: c.total - int64(len(out))}
+	return out, outputCut{At: len(c.head), Dropped: c.total - int64(len(out)), Limit: c.limit}
 }
 
 // cutNotice is the line that stands for the dropped middle of a stream.
-func cutNotice(dropped int64) string {
-	return fmt.Sprintf("[… %d bytes cut: only the first %d and the last %d bytes are kept …]", dropped, outputHead, outputTail)
+func cutNotice(dropped int64) string { return outputCut{Dropped: dropped}.notice() }
+
+// notice is the line that stands for the dropped middle, naming the
+// stream's own bounds.
+func (c outputCut) notice() string {
+	l := c.Limit.orDefault()
+	return fmt.Sprintf("[… %d bytes cut: only the first %d and the last %d bytes are kept …]", c.Dropped, l.Head, l.Tail)
 }
 
 // outputText renders a captured stream as valid UTF-8: its whole text, or
@@ -112,7 +119,7 @@ func outputText(b []byte, cut outputCut) string {
 	for i := 0; i < utf8.UTFMax && len(tail) > 0 && !utf8.RuneStart(tail[0]); i++ {
 		tail = tail[1:]
 	}
-	return strings.ToValidUTF8(string(head), "\uFFFD") + "\n" + cutNotice(cut.Dropped) + "\n" + strings.ToValidUTF8(string(tail), "\uFFFD")
+	return strings.ToValidUTF8(string(head), "\uFFFD") + "\n" + cut.notice() + "\n" + strings.ToValidUTF8(string(tail), "\uFFFD")
 }
 
 // lastRuneStart is the index of the byte where b's last character begins.

@@ -40,6 +40,9 @@ type Request struct {
 	// plan (an exec's unless and onlyif): a dry-run's default, since a
 	// guard is a command like any other. Only with Noop.
 	SkipGuards bool `json:"skipGuards,omitempty"`
+	// Verbose asks kinds that run programs for more of their output (the
+	// Deployster protocol's verbose flag).
+	Verbose bool `json:"verbose,omitempty"`
 	// TestPre and TestPost are a Fuel task's lifecycle checks: test_pre
 	// runs before the read (exit 0: already done, nothing to do; not run
 	// when Have is given, nor in a dry-run that runs no guards), test_post
@@ -88,7 +91,7 @@ func (r *Registry) Converge(ctx context.Context, req Request) (Change, error) {
 	}
 	title := strings.ToLower(req.Kind) + "/" + req.Name
 	env := Env{Node: req.Node, Name: req.Name, ObjectID: req.ObjectID, Noop: req.Noop, Intent: req.Intent, Resumed: req.Resumed,
-		SkipGuards: req.Noop && req.SkipGuards, Secrets: req.Secrets, fingerprintKey: r.fingerprintKey}
+		SkipGuards: req.Noop && req.SkipGuards, Secrets: req.Secrets, Verbose: req.Verbose, fingerprintKey: r.fingerprintKey}
 	planner, plans := p.(Planner)
 	if req.Delete && plans {
 		// Kinds that plan their own action (exec, structural) leave no

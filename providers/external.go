@@ -29,8 +29,12 @@ type ExternalOptions struct {
 	Timeout time.Duration
 	// Version is sent to programs as "version" ("1" when empty).
 	Version string
-	// Verbose is sent to programs as "verbose".
+	// Verbose is sent to programs as "verbose" for every step; a step
+	// also sends it when its execution asked for it (Env.Verbose).
 	Verbose bool
+	// PlugsDir holds the plugs programs may ask for, one directory each
+	// (PlugsDir/NAME); empty: none, so a required plug is refused.
+	PlugsDir string
 }
 
 // externalProvider runs resources implemented by programs that speak the
@@ -58,6 +62,7 @@ type externalProvider struct {
 type extInit struct {
 	resp   extInitResponse
 	config *jsonschema.Schema // nil: any object
+	plugs  map[string]extMount
 }
 
 // extInitCall is one init run that concurrent callers share.
@@ -90,6 +95,9 @@ func (*externalProvider) Kind() string { return "external" }
 
 var externalAttrs = map[string]kinds.AttrKind{
 	"program": kinds.Parameter, "image": kinds.Parameter, "env": kinds.Parameter, "timeout": kinds.Parameter,
+	// Aliases of dependencies: a target's name as written, or, once the
+	// step resolved it, the record the program is sent (see depRecords).
+	kinds.DepAliasAttr: kinds.Parameter,
 	// The program judges config against the real thing: a VALID answer
 	// reports config as current, a STALE one its staleState, and the
 	// pending actions are compared with none.
@@ -109,6 +117,9 @@ type extSpec struct {
 	Config  map[string]any
 	Env     map[string]any
 	Timeout time.Duration
+	// Deps are the resolved dependency records by alias: {name, type,
+	// state}; aliases still naming their target are left out.
+	Deps map[string]any
 }
 
 func parseExtSpec(spec model.Spec) (*extSpec, error) {
@@ -160,6 +171,11 @@ func parseExtSpec(spec model.Spec) (*extSpec, error) {
 			return nil, configErrorf("timeout", "%v", err)
 		}
 	}
+	if d, ok := spec[kinds.DepAliasAttr]; ok && d != nil {
+		if s.Deps, err = parseExtDeps(NormalizeValue(d)); err != nil {
+			return nil, err
+		}
+	}
 	if a, ok := spec["actions"]; ok && a != nil {
 		if list, ok := a.([]any); !ok || len(list) > 0 {
 			return nil, configErrorf("actions", "is reported by the program, not set (leave it out)")
@@ -191,6 +207,9 @@ func (*externalProvider) Canonicalize(spec model.Spec) (model.Spec, error) {
 	}
 	if s.Timeout > 0 {
 		out["timeout"] = s.Timeout.String()
+	}
+	if d := NormalizeValue(spec[kinds.DepAliasAttr]); d != nil {
+		out[kinds.DepAliasAttr] = d
 	}
 	return out, nil
 }
@@ -237,12 +256,15 @@ func (p *externalProvider) Apply(ctx context.Context, env Env, want model.Spec, 
 		return r.stateOf(resp), nil
 	}
 	ran := make([]string, 0, len(resp.Actions))
+	log := newCapture(extLogLimit)
 	for _, a := range resp.Actions {
-		if _, err := r.run(ctx, "action "+a.Name, a, r.stateRequest(nil)); err != nil {
+		res, err := r.run(ctx, "action "+a.Name, a, r.stateRequest(nil), extActionOutput)
+		if err != nil {
 			return State{}, err
 		}
-		// What an action prints is its own business and may echo its
-		// config, so it is not logged.
+		writeActionLog(log, a.Name, res)
+		// What an action prints may echo its config: it goes to the
+		// step's result, redacted there, never to the worker's log.
 		slog.DebugContext(ctx, "external action ran", "resource", env.Name, "program", r.name, "action", a.Name)
 		ran = append(ran, a.Name)
 	}
@@ -254,7 +276,11 @@ func (p *externalProvider) Apply(ctx context.Context, env Env, want model.Spec, 
 		return State{}, r.errorf("state after actions", "still STALE after running %s; it now asks for %s",
 			strings.Join(ran, ", "), strings.Join(actionNames(after.Actions), ", "))
 	}
-	return r.stateOf(after), nil
+	st := r.stateOf(after)
+	if kept, cut := log.result(); len(kept) > 0 {
+		st.Log = outputText(kept, cut)
+	}
+	return st, nil
 }
 
 // Delete cannot reach the program's config from a State alone (config may
@@ -287,7 +313,7 @@ func (p *externalProvider) DeleteSpec(ctx context.Context, env Env, want model.S
 	if in.resp.DeleteAction == nil {
 		return &ConfigError{Err: r.errorf("delete", "declares no delete_action, so Cairn cannot delete what it manages")}
 	}
-	if _, err := r.run(ctx, "delete", *in.resp.DeleteAction, r.stateRequest(have.Outputs)); err != nil {
+	if _, err := r.run(ctx, "delete", *in.resp.DeleteAction, r.stateRequest(have.Outputs), extActionOutput); err != nil {
 		return err
 	}
 	after, err := r.state(ctx, in, "state after delete")
@@ -298,6 +324,20 @@ func (p *externalProvider) DeleteSpec(ctx context.Context, env Env, want model.S
 		return r.errorf("state after delete", "still reports the object (status %s) after delete_action", after.Status)
 	}
 	return nil
+}
+
+// Precheck initializes the program (once per program) and checks want's
+// config against its config_schema and its plugs against the plugs
+// directory, without asking for the state: an apply's prepare runs it for
+// every external step before the first action, so a bad config anywhere
+// applies nothing. Its cost is one init run per program.
+func (p *externalProvider) Precheck(ctx context.Context, env Env, want model.Spec) error {
+	r, err := p.runner(env, want)
+	if err != nil {
+		return err
+	}
+	_, err = r.init(ctx)
+	return err
 }
 
 // Reversible reports whether the program declared a delete_action (the
@@ -334,13 +374,13 @@ func (p *externalProvider) Compensate(ctx context.Context, env Env, want model.S
 		if in.resp.DeleteAction == nil {
 			return r.errorf("compensate", "declares no delete_action to remove what was created: %w", ErrIrreversible)
 		}
-		_, err := r.run(ctx, "compensate: delete", *in.resp.DeleteAction, r.stateRequest(ch.After.Outputs))
+		_, err := r.run(ctx, "compensate: delete", *in.resp.DeleteAction, r.stateRequest(ch.After.Outputs), extActionOutput)
 		return err
 	}
 	if in.resp.RestoreAction == nil {
 		return r.errorf("compensate", "declares no restore_action to bring back the previous state: %w", ErrIrreversible)
 	}
-	_, err = r.run(ctx, "compensate: restore", *in.resp.RestoreAction, r.stateRequest(ch.Before.Outputs))
+	_, err = r.run(ctx, "compensate: restore", *in.resp.RestoreAction, r.stateRequest(ch.Before.Outputs), extActionOutput)
 	return err
 }
 
@@ -399,6 +439,9 @@ type extRunner struct {
 	argv []string // program argv resolved on the node; nil for an image
 	dir  string
 	name string // program or image, for messages and the "type" field
+	// plugs are the host directories of the plugs the init answer asked
+	// for, by name (set by init).
+	plugs map[string]extMount
 }
 
 func (p *externalProvider) runner(env Env, want model.Spec) (*extRunner, error) {
@@ -454,18 +497,22 @@ func (s *extSpec) declaredKey() string {
 	return s.Image + "\x00" + strings.Join(s.Program, "\x00")
 }
 
+// cacheKey names a program's init answer: the program and whether it was
+// asked to be verbose, which the init request carries.
 func (r *extRunner) cacheKey() string {
-	return r.spec.Image + "\x00" + strings.Join(r.argv, "\x00")
+	return fmt.Sprintf("%s\x00%s\x00%t", r.spec.Image, strings.Join(r.argv, "\x00"), r.verbose())
 }
+
+func (r *extRunner) verbose() bool { return r.p.opts.Verbose || r.env.Verbose }
 
 func (r *extRunner) typeName() string { return r.name }
 
 func (r *extRunner) initRequest() extInitRequest {
-	return extInitRequest{Name: firstNonEmpty(r.env.Name, "unnamed"), Type: r.typeName(), Version: r.p.opts.Version, Verbose: r.p.opts.Verbose}
+	return extInitRequest{Name: firstNonEmpty(r.env.Name, "unnamed"), Type: r.typeName(), Version: r.p.opts.Version, Verbose: r.verbose()}
 }
 
 func (r *extRunner) stateRequest(state map[string]any) extStateRequest {
-	return extStateRequest{extInitRequest: r.initRequest(), Config: r.spec.Config, State: state}
+	return extStateRequest{extInitRequest: r.initRequest(), Config: r.spec.Config, State: state, Dependencies: r.spec.Deps}
 }
 
 // init returns the program's checked init answer, running it once per
@@ -476,6 +523,7 @@ func (r *extRunner) init(ctx context.Context) (*extInit, error) {
 	if err != nil {
 		return nil, err
 	}
+	r.plugs = in.plugs
 	if in.config != nil {
 		if err := in.config.Validate(NormalizeValue(r.spec.Config)); err != nil {
 			return nil, &ConfigError{Attr: "config", Err: fmt.Errorf("does not match the config_schema of %s: %s", r.name, describeSchemaError(err, r.p.proto.printer))}
@@ -532,16 +580,11 @@ func (r *extRunner) runInit(ctx context.Context) (*extInit, error) {
 		}
 		in.config = sch
 	}
-	names := make([]string, 0, len(resp.Plugs))
-	for name := range resp.Plugs {
-		names = append(names, name)
+	plugs, err := r.p.mountPlugs(resp.Plugs, r.spec.Image != "")
+	if err != nil {
+		return nil, &ConfigError{Err: r.errorf("init", "%w", err)}
 	}
-	slices.Sort(names)
-	for _, name := range names {
-		if !resp.Plugs[name].Optional {
-			return nil, &ConfigError{Err: r.errorf("init", "requires plug %q, and Cairn mounts no plugs", name)}
-		}
-	}
+	in.plugs = plugs
 	return in, nil
 }
 
@@ -589,7 +632,7 @@ func (r *extRunner) stateOf(resp extStateResponse) State {
 // the schema named, decoded into out (and, when doc is given, kept there
 // as decoded JSON).
 func (r *extRunner) call(ctx context.Context, phase string, a extAction, stdin any, schema string, out any, doc *any) error {
-	res, err := r.run(ctx, phase, a, stdin)
+	res, err := r.run(ctx, phase, a, stdin, extProtocolOutput)
 	if err != nil {
 		return err
 	}
@@ -606,10 +649,10 @@ func (r *extRunner) call(ctx context.Context, phase string, a extAction, stdin a
 	return nil
 }
 
-// run runs one step of the program with stdin as its JSON input. A
-// non-zero exit, a timeout and an oversized output are errors naming the
-// program and the phase.
-func (r *extRunner) run(ctx context.Context, phase string, a extAction, stdin any) (commandResult, error) {
+// run runs one step of the program with stdin as its JSON input, keeping
+// what out allows of stdout and stderr. A non-zero exit, a timeout and an
+// oversized protocol answer are errors naming the program and the phase.
+func (r *extRunner) run(ctx context.Context, phase string, a extAction, stdin any, out extOutput) (commandResult, error) {
 	input, err := r.encodeRequest(stdin)
 	if err != nil {
 		return commandResult{}, r.errorf(phase, "%v", err)
@@ -622,10 +665,8 @@ func (r *extRunner) run(ctx context.Context, phase string, a extAction, stdin an
 	if timeout <= 0 {
 		timeout = r.p.opts.Timeout
 	}
-	// Stdout is a protocol message: kept whole up to one byte past the
-	// limit, so an oversized one is refused rather than cut.
-	res, err := runCommand(ctx, command{Argv: argv, Dir: r.dir, Env: commandEnv(r.env.Node, r.spec.Env), Stdin: input, Timeout: timeout,
-		Stdout: streamLimit{Head: extOutputLimit + 1}})
+	res, err := runCommand(ctx, command{Argv: argv, Dir: r.dir, Env: append(commandEnv(r.env.Node, r.spec.Env), r.plugEnv()...), Stdin: input, Timeout: timeout,
+		Stdout: out.Stdout, Stderr: out.Stderr})
 	switch {
 	case errors.Is(err, errTimeout):
 		return res, r.errorf(phase, "timed out after %s; its process group was killed%s", timeout, stderrHint(res.Stderr))
@@ -638,7 +679,7 @@ func (r *extRunner) run(ctx context.Context, phase string, a extAction, stdin an
 		return res, r.errorf(phase, "%v", err)
 	case res.ExitCode != 0:
 		return res, r.errorf(phase, "exited %d%s", res.ExitCode, stderrHint(res.Stderr))
-	case len(res.Stdout) > extOutputLimit:
+	case out.Protocol && len(res.Stdout) > extOutputLimit:
 		return res, &ConfigError{Err: r.errorf(phase, "printed more than %d MiB on stdout", extOutputLimit>>20)}
 	}
 	return res, nil
@@ -680,6 +721,7 @@ func (r *extRunner) command(a extAction) ([]string, error) {
 			// secrets stay out of process listings.
 			argv = append(argv, "-e", k)
 		}
+		argv = append(argv, r.plugVolumes()...)
 		if a.Entrypoint != "" {
 			argv = append(argv, "--entrypoint", a.Entrypoint)
 		}

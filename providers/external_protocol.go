@@ -21,7 +21,8 @@ import (
 //   - init (no extra arguments): {name, type, version, verbose} →
 //     {config_schema?, plugs?, state_action, delete_action?, restore_action?,
 //     list_action?}
-//   - state (state_action.args): the init message plus config →
+//   - state (state_action.args): the init message plus config and the
+//     aliased dependencies ({alias: {name, type, state}}) →
 //     {status: VALID, state} or {status: STALE, staleState?, actions: [...]}
 //   - an action (its args; image and entrypoint optional): the state
 //     message; any output, success is exit status 0
@@ -43,8 +44,10 @@ type extAction struct {
 	Args        []string `json:"args,omitempty"`
 }
 
-// extPlug is a directory an image asks to have mounted (Deployster's
-// plugs). Cairn mounts none, so only optional plugs are accepted.
+// extPlug is a directory a program asks for (Deployster's plugs): Cairn
+// mounts PlugsDir/NAME at container_path for an image and names it in
+// CAIRN_PLUG_<NAME> for a program (see external_plugs.go); a required
+// plug that is not there is refused.
 type extPlug struct {
 	ContainerPath string `json:"container_path,omitempty"`
 	Optional      bool   `json:"optional,omitempty"`
@@ -72,6 +75,9 @@ type extStateRequest struct {
 	Config map[string]any `json:"config"`
 	// State is the state a delete or restore action acts on.
 	State map[string]any `json:"state,omitempty"`
+	// Dependencies are the resource's aliased dependencies, each
+	// {name, type, state} with the state it was applied to.
+	Dependencies map[string]any `json:"dependencies,omitempty"`
 }
 
 type extStateResponse struct {
@@ -160,7 +166,19 @@ var extSchemas = map[string]string{
     "version": {"type": "string", "minLength": 1},
     "verbose": {"type": "boolean"},
     "config": {"type": "object"},
-    "state": {"type": "object"}
+    "state": {"type": "object"},
+    "dependencies": {
+      "type": "object",
+      "additionalProperties": {
+        "type": "object",
+        "properties": {
+          "name": {"type": "string", "minLength": 1},
+          "type": {"type": "string", "minLength": 1},
+          "state": {"type": "object"}
+        },
+        "required": ["name", "type", "state"]
+      }
+    }
   },
   "required": ["name", "type", "version", "verbose", "config"],
   "additionalProperties": false

@@ -37,6 +37,10 @@ type State struct {
 	// Private holds what only the provider needs to restore the state
 	// byte-exact (previous file bytes); never shown, never logged.
 	Private []byte `json:"private,omitempty"`
+	// Log is what the change printed (an external program's actions),
+	// bounded and not yet redacted: shown with the step's result, never
+	// an output dependents read.
+	Log string `json:"log,omitempty"`
 }
 
 // Env is the context one step runs in.
@@ -61,6 +65,8 @@ type Env struct {
 	// Secrets are the secret values the step's spec used: content holding
 	// one is fingerprinted with a keyed hash (see fingerprint.go).
 	Secrets []string
+	// Verbose asks a program for more output (an apply's --verbose).
+	Verbose bool
 	// fingerprintKey is the registry's key for keyed fingerprints.
 	fingerprintKey []byte
 }

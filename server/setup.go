@@ -13,6 +13,7 @@ import (
 	"github.com/cairn-io/cairn/internal/config"
 	"github.com/cairn-io/cairn/internal/fetch"
 	"github.com/cairn-io/cairn/internal/temporalclient"
+	"github.com/cairn-io/cairn/providers"
 	"github.com/cairn-io/cairn/worker"
 )
 
@@ -67,6 +68,7 @@ func NewRuntime(cfg *config.Config, log *slog.Logger) (*Runtime, error) {
 	}
 	registry := worker.DefaultRegistry(cat, nil)
 	worker.RegisterFuel(registry, cfg.RebootCommand, cfg.Hooks)
+	worker.RegisterExternal(registry, providers.ExternalOptions{PlugsDir: cfg.PlugsDir})
 	if rt.Key != nil {
 		// Every worker holding the codec key fingerprints secret content
 		// alike; without it each process keys its own.

@@ -152,6 +152,12 @@ func RegisterFuel(reg *providers.Registry, rebootCommand string, hooks map[strin
 	reg.Register(providers.NewHook(hooks))
 }
 
+// RegisterExternal configures the external kind (its plugs directory,
+// see providers.ExternalOptions).
+func RegisterExternal(reg *providers.Registry, opts providers.ExternalOptions) {
+	reg.Register(providers.NewExternal(opts))
+}
+
 // New returns the control plane's worker: every workflow and activity on
 // the server's task queue. Start it with Start or Run.
 func New(c client.Client, d Deps, o Options) (sdkworker.Worker, error) {

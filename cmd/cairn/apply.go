@@ -22,6 +22,7 @@ func newApplyCmd(a *app) *cobra.Command {
 		bitmask  bool
 		cluster  string
 		pf       paramFlags
+		verbose  bool
 	)
 	cmd := &cobra.Command{
 		Use:   "apply --stack STACK [FILE|DIR...]",
@@ -42,6 +43,7 @@ func newApplyCmd(a *app) *cobra.Command {
 		Example: "  cairn apply --stack web site.yaml\n" +
 			"  cairn apply --stack web --env SITE=prod --secret DB_PASSWORD=… site.yaml\n" +
 			"  cairn apply --stack web --wait=false deploy.jsonnet\n" +
+			"  cairn apply --stack infra --var region=europe-west1 --var-file prod.yaml -v infra.yaml\n" +
 			"  cairn apply --stack web --detailed-exitcodes --on-failure continue site.yaml",
 		Args: cobra.ArbitraryArgs,
 	}
@@ -72,8 +74,9 @@ func newApplyCmd(a *app) *cobra.Command {
 			return err
 		}
 		if doc == nil && !params.Empty() {
-			return fmt.Errorf("--env and --secret go with a package: give its files")
+			return fmt.Errorf("--env, --secret and --var go with a package: give its files")
 		}
+		params.Verbose = verbose
 		ex, err := c.Apply(ctx, st.ID, doc, client.ApplyOptions{OnFailure: model.OnFailure(run.onFailure), Parallelism: run.parallelism, Cluster: cluster,
 			Params: params})
 		if err != nil {
@@ -90,6 +93,7 @@ func newApplyCmd(a *app) *cobra.Command {
 	pf.register(f)
 	f.StringVar(&stackRef, "stack", "", "stack id or name (required)")
 	run.register(f, model.OnFailureRollback)
+	f.BoolVarP(&verbose, "verbose", "v", false, "ask external programs for more output (the protocol's verbose flag)")
 	f.StringVar(&cluster, "cluster", "", "the cluster whose nodes the package's targeted resources run on")
 	f.BoolVar(&detailed, "detailed-exitcode", false, "exit 2 when the apply changed something (0 when it changed nothing, 1 on failure)")
 	f.BoolVar(&bitmask, "detailed-exitcodes", false, "Puppet's exit codes: 0 no changes, 2 changes, 4 failures, 6 changes and failures")

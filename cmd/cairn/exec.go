@@ -174,7 +174,28 @@ func executionDetails(w io.Writer, ex *client.Execution) error {
 		}
 		st.row(s.ID, orDash(s.Node), orDash(string(s.Action)), string(s.Status), fmt.Sprint(s.Attempts), took, orDash(s.Error))
 	}
-	return st.flush()
+	if err := st.flush(); err != nil {
+		return err
+	}
+	printStepOutputs(w, ex.Steps)
+	return nil
+}
+
+// printStepOutputs prints what each step's program printed (its output
+// change), indented under the step's id.
+func printStepOutputs(w io.Writer, steps []model.StepProgress) {
+	for _, s := range steps {
+		for _, c := range s.Changes {
+			text, ok := c.New.(string)
+			if c.Path != model.OutputChange || !ok || text == "" {
+				continue
+			}
+			fmt.Fprintf(w, "\nOutput of %s:\n", s.ID)
+			for _, line := range strings.Split(strings.TrimRight(text, "\n"), "\n") {
+				fmt.Fprintln(w, "  "+line)
+			}
+		}
+	}
 }
 
 func newExecWatchCmd(a *app) *cobra.Command {

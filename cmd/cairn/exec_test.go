@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	"gopkg.in/yaml.v3"
 
 	"github.com/cairn-io/cairn/client"
@@ -164,4 +166,18 @@ func TestExecCommands(t *testing.T) {
 		}
 		s.run("exec", "decide", exID, "--action", "skip", "-o", "json").expect(t, 1).hasErr(t, "409")
 	})
+}
+
+// TestExecShowStepOutput: exec show prints what a step's program printed
+// (its output change) under the step's id.
+func TestExecShowStepOutput(t *testing.T) {
+	ex := &client.Execution{ID: "e1", Kind: model.ExecApply, Status: model.ExecCompleted, Steps: []model.StepProgress{
+		{ID: "external/www-vm", Kind: "external", Name: "www-vm", Status: model.StatusSucceeded,
+			Changes: []model.AttrChange{{Path: "config", New: "x"}, {Path: model.OutputChange, New: "[create]\ncreating www-vm\n"}}},
+		{ID: "file/motd", Kind: "file", Name: "motd", Status: model.StatusSucceeded},
+	}}
+	var b strings.Builder
+	require.NoError(t, executionDetails(&b, ex))
+	assert.Contains(t, b.String(), "\nOutput of external/www-vm:\n  [create]\n  creating www-vm\n")
+	assert.NotContains(t, b.String(), "Output of file/motd")
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/spf13/pflag"
+	"gopkg.in/yaml.v3"
 
 	"github.com/cairn-io/cairn/model"
 )
@@ -17,11 +18,12 @@ import (
 const maxParamsFile = 1 << 20
 
 // paramFlags are the values plan and apply bring for a package's env and
-// secret refs: --env and --secret (KEY=VALUE, repeatable) over
-// --env-file and --secrets-file (KEY=VALUE lines).
+// secret refs and its variables: --env, --secret and --var (KEY=VALUE,
+// repeatable) over --env-file and --secrets-file (KEY=VALUE lines) and
+// --var-file (a YAML or JSON object).
 type paramFlags struct {
-	env, secrets          []string
-	envFile, secretsFiles string
+	env, secrets, vars             []string
+	envFile, secretsFiles, varFile string
 }
 
 func (f *paramFlags) register(fs *pflag.FlagSet) {
@@ -29,6 +31,8 @@ func (f *paramFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.envFile, "env-file", "", "file of KEY=VALUE lines (# comments) for env refs; --env wins over it")
 	fs.StringArrayVar(&f.secrets, "secret", nil, "KEY=VALUE: secret KEY, kept sealed by the server for the stack (repeatable; prefer --secrets-file, command lines are visible to other users)")
 	fs.StringVar(&f.secretsFiles, "secrets-file", "", "file of KEY=VALUE lines (# comments) for secrets; --secret wins over it")
+	fs.StringArrayVar(&f.vars, "var", nil, "NAME=VALUE: variable NAME (a string) for expressions, {{ .vars.NAME }} (repeatable)")
+	fs.StringVar(&f.varFile, "var-file", "", "YAML or JSON object of variables (any values); --var wins over it")
 }
 
 // params builds the parameters from the flags; files first, then flags.
@@ -41,7 +45,41 @@ func (f *paramFlags) params() (model.ApplyParams, error) {
 	if err != nil {
 		return model.ApplyParams{}, err
 	}
-	return model.ApplyParams{EnvRefs: env, Secrets: secrets}, nil
+	vars, err := varValues(f.varFile, f.vars)
+	if err != nil {
+		return model.ApplyParams{}, err
+	}
+	return model.ApplyParams{EnvRefs: env, Secrets: secrets, Vars: vars}, nil
+}
+
+// varValues reads the variables of file (a YAML or JSON object, any
+// values) and then pairs (string values), a later name winning.
+func varValues(file string, pairs []string) (map[string]any, error) {
+	out := map[string]any{}
+	if file != "" {
+		data, err := readParamsFile(file)
+		if err != nil {
+			return nil, err
+		}
+		var doc map[string]any
+		if err := yaml.Unmarshal(data, &doc); err != nil {
+			return nil, fmt.Errorf("%s: want a YAML or JSON object of variables: %w", file, err)
+		}
+		for k, v := range doc {
+			out[k] = v
+		}
+	}
+	for _, p := range pairs {
+		k, v, err := splitParam(p)
+		if err != nil {
+			return nil, fmt.Errorf("--var: %w", err)
+		}
+		out[k] = v
+	}
+	if len(out) == 0 {
+		return nil, nil
+	}
+	return out, nil
 }
 
 // paramValues reads file (if any) and then pairs, a later key winning.

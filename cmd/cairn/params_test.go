@@ -59,3 +59,27 @@ func TestParamFlags(t *testing.T) {
 		require.Error(t, err)
 	})
 }
+
+// TestVarFlags: --var-file is a YAML or JSON object of any values, --var
+// a string that wins over it; a file that is not an object is refused.
+func TestVarFlags(t *testing.T) {
+	dir := t.TempDir()
+	yamlFile := filepath.Join(dir, "vars.yaml")
+	require.NoError(t, os.WriteFile(yamlFile, []byte("region: europe-west1\nsize: 200\nzones: [b, c]\n"), 0o600))
+	p, err := parseParamFlags(t, "--var-file", yamlFile, "--var", "region=us-east1", "--var", "name=www")
+	require.NoError(t, err)
+	assert.Equal(t, map[string]any{"region": "us-east1", "size": 200, "zones": []any{"b", "c"}, "name": "www"}, p.Vars)
+
+	jsonFile := filepath.Join(dir, "vars.json")
+	require.NoError(t, os.WriteFile(jsonFile, []byte(`{"region": "asia-east1"}`), 0o600))
+	p, err = parseParamFlags(t, "--var-file", jsonFile)
+	require.NoError(t, err)
+	assert.Equal(t, map[string]any{"region": "asia-east1"}, p.Vars)
+
+	bad := filepath.Join(dir, "list.yaml")
+	require.NoError(t, os.WriteFile(bad, []byte("- a\n- b\n"), 0o600))
+	_, err = parseParamFlags(t, "--var-file", bad)
+	require.ErrorContains(t, err, "want a YAML or JSON object of variables")
+	_, err = parseParamFlags(t, "--var", "novalue")
+	require.ErrorContains(t, err, "--var")
+}

@@ -57,7 +57,7 @@ func newPlanCmd(a *app) *cobra.Command {
 			return err
 		}
 		if doc == nil && !opts.Params.Empty() {
-			return fmt.Errorf("--env and --secret go with a package: give its files")
+			return fmt.Errorf("--env, --secret and --var go with a package: give its files")
 		}
 		plan, err := dryRun(ctx, c, st.ID, doc, opts, r.poll)
 		if err != nil {
@@ -182,6 +182,9 @@ func printPlan(w io.Writer, pal palette, st *client.Stack, plan *client.DryRun) 
 	}
 	if len(plan.MissingSecrets) > 0 {
 		fmt.Fprintf(w, "%s secrets not found: %s\n", pal.yellow("Warning:"), strings.Join(plan.MissingSecrets, ", "))
+	}
+	if len(plan.MissingVars) > 0 {
+		fmt.Fprintf(w, "%s variables without a value (give them with --var or --var-file): %s\n", pal.yellow("Warning:"), strings.Join(plan.MissingVars, ", "))
 	}
 	sum := plan.Summary
 	if !sum.Changes() {

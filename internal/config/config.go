@@ -53,6 +53,7 @@ var Vars = []Var{
 	{"CAIRN_CONTROL_ROOT", "control-root", "", "confine the control plane's paths to this directory (empty: absolute paths as given)"},
 	{"CAIRN_FILES_DIR", "files-dir", "", "directory copy_files tasks read their sources from on the control plane (empty: copy_files refused)"},
 	{"CAIRN_FILES_LIMIT", "files-limit", "4MiB", "most bytes one copy_files step may read on the control plane, all its files together"},
+	{"CAIRN_PLUGS_DIR", "plugs-dir", "", "directory of the plugs external programs ask for, one subdirectory each (empty: a required plug is refused)"},
 	{"CAIRN_REBOOT_COMMAND", "reboot-command", "shutdown -r now", "agent: the command a reboot task runs (sh -c) before it waits for the agent to come back"},
 	{"CAIRN_HOOK_MOVE_TO_BOOTSTRAP", "hook-move-to-bootstrap", "", "command (sh -c, on the control plane) run for each node of a move_to_bootstrap task"},
 	{"CAIRN_HOOK_ERASE_NODE", "hook-erase-node", "", "command (sh -c, on the control plane) run for each node of an erase_node task"},
@@ -108,6 +109,8 @@ type Config struct {
 	FilesLimit int64
 	// RebootCommand is what an agent's reboot task runs.
 	RebootCommand string
+	// PlugsDir holds the plugs external programs ask for (PlugsDir/NAME).
+	PlugsDir string
 	// Hooks maps each configured provisioning hook (erase_node) to its
 	// command.
 	Hooks             map[string]string
@@ -162,6 +165,7 @@ func Load(vals map[string]string) (*Config, error) {
 		ControlRoot:       vals["CAIRN_CONTROL_ROOT"],
 		FilesDir:          vals["CAIRN_FILES_DIR"],
 		RebootCommand:     vals["CAIRN_REBOOT_COMMAND"],
+		PlugsDir:          vals["CAIRN_PLUGS_DIR"],
 		Hooks:             HookCommands(vals),
 		Cluster:           vals["CAIRN_CLUSTER"],
 		Node:              vals["CAIRN_NODE"],

@@ -1,0 +1,81 @@
+package activities
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/cairn-io/cairn/model"
+	"github.com/cairn-io/cairn/planner"
+	"github.com/cairn-io/cairn/providers"
+)
+
+// precheck runs the kinds' prechecks (an external program's config
+// against its config_schema, its required plugs) over every step of an
+// apply before any unit runs, so one bad resource applies nothing. Each
+// program is initialized once (the provider caches its answer); steps on
+// agents' nodes, deletes, and specs resolved only when they run (refs,
+// expressions, conditions) are checked when they run instead. A failure
+// is a config error naming every resource at fault with its document and
+// line.
+func (a *Activities) precheck(ctx context.Context, execID string, pkg *model.Package, members [][]*planner.StoredStep) error {
+	if a.d.Registry == nil {
+		return nil
+	}
+	kinds := map[string]bool{}
+	for _, k := range a.d.Registry.PrecheckKinds() {
+		kinds[k] = true
+	}
+	if len(kinds) == 0 {
+		return nil
+	}
+	params, err := a.unitParams(ctx, execID, nil)
+	if err != nil {
+		return err
+	}
+	var msgs []string
+	for _, m := range members {
+		for _, s := range m {
+			if !kinds[s.Base] || s.Delete || s.Skipped || s.Node != "" || s.Condition != "" || planner.HasDynamic(s.Spec) {
+				continue
+			}
+			req := providers.Request{Kind: s.Base, Name: s.Name, Spec: s.Spec, Node: a.node(s), Noop: true, Verbose: params.Verbose}
+			err := a.d.Registry.Precheck(ctx, req)
+			if err == nil {
+				continue
+			}
+			if !providers.IsConfigError(err) {
+				return fmt.Errorf("check %s: %w", s.ID, err)
+			}
+			msgs = append(msgs, fmt.Sprintf("%s%s: %v", stepWhere(pkg, s), s.RecordKind+"/"+s.Name, attrPath(err)))
+		}
+	}
+	if len(msgs) > 0 {
+		return configError(fmt.Sprintf("nothing was applied: %d resource(s) failed their kind's check: %s", len(msgs), strings.Join(msgs, "; ")))
+	}
+	return nil
+}
+
+// stepWhere is "document:line:column: " of the resource s was built from,
+// when the package knows it.
+func stepWhere(pkg *model.Package, s *planner.StoredStep) string {
+	if pkg == nil {
+		return ""
+	}
+	r := pkg.Lookup(model.Ref{Kind: s.RecordKind, Name: s.Name})
+	if r == nil || r.Pos.Line == 0 {
+		return ""
+	}
+	return r.Pos.String() + ": "
+}
+
+// attrPath renders a config error with its attribute as a spec path
+// ("spec.config: …").
+func attrPath(err error) string {
+	var ce *providers.ConfigError
+	if errors.As(err, &ce) && ce.Attr != "" && err == error(ce) {
+		return "spec." + ce.Error()
+	}
+	return err.Error()
+}
