@@ -1,0 +1,123 @@
+package starter_test
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/cairn-io/cairn/model"
+	"github.com/cairn-io/cairn/starter"
+)
+
+// restartDocs: a config file and a unit file whose change restarts a
+// service (a refreshOnly exec counting its runs in a log), and a
+// refreshOnly exec nothing ever changes for.
+func restartDocs(dir, conf, unit string) string {
+	return fmt.Sprintf(`apiVersion: cairn/v1
+kind: File
+metadata: {name: conf}
+spec: {path: %[1]s/app.conf, content: %[2]q}
+notify: [Exec/restart]
+---
+apiVersion: cairn/v1
+kind: File
+metadata: {name: unit}
+spec: {path: %[1]s/app.service, content: %[3]q}
+---
+apiVersion: cairn/v1
+kind: Exec
+metadata: {name: restart}
+spec: {command: "echo restart >> %[1]s/restarts.log", refreshOnly: true}
+subscribe: [File/unit]
+---
+apiVersion: cairn/v1
+kind: Exec
+metadata: {name: idle}
+spec: {command: "echo idle >> %[1]s/idle.log", refreshOnly: true}
+`, dir, conf, unit)
+}
+
+func countLines(t *testing.T, path string) int {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if os.IsNotExist(err) {
+		return 0
+	}
+	require.NoError(t, err)
+	return strings.Count(string(b), "\n")
+}
+
+func planStepOf(t *testing.T, p *model.Plan, id string) model.PlanStep {
+	t.Helper()
+	require.NotNil(t, p)
+	for _, s := range p.Steps {
+		if s.ID == id {
+			return s
+		}
+	}
+	t.Fatalf("plan has no step %s", id)
+	return model.PlanStep{}
+}
+
+// Refresh end to end on the dev server, with subscribers in the same unit
+// as their sources and in units of their own: a changed config file
+// restarts its service exactly once, an unchanged one does not, two
+// changed sources still restart once, a refreshOnly exec nothing changed
+// for never runs, and a dry-run marks the restart it would make.
+func TestApplyRefreshesSubscribers(t *testing.T) {
+	h := newHarness(t, harnessOptions{})
+	for _, tt := range []struct {
+		name  string
+		batch int
+	}{{"one unit", 0}, {"a unit per step", 1}} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			restarts, idle := filepath.Join(dir, "restarts.log"), filepath.Join(dir, "idle.log")
+			stack := h.stack("refresh-" + strings.ReplaceAll(tt.name, " ", "-"))
+			run := starter.StackRun{BatchSize: tt.batch}
+
+			done := h.apply(stack.ID, restartDocs(dir, "port=80", "[Service]"), run)
+			mustStatus(t, done, model.ExecCompleted)
+			assert.Equal(t, 1, countLines(t, restarts), "created config and unit restart once")
+			require.NotNil(t, done.Report)
+			assert.Equal(t, 1, done.Report.Refreshed)
+			assert.Equal(t, 2, done.Report.Created)
+			assert.Equal(t, 1, done.Report.Updated, "the restart ran")
+
+			done = h.apply(stack.ID, restartDocs(dir, "port=80", "[Service]"), run)
+			mustStatus(t, done, model.ExecCompleted)
+			assert.Equal(t, 1, countLines(t, restarts), "nothing changed: no restart")
+			assert.Equal(t, 0, done.Report.Refreshed)
+
+			done = h.apply(stack.ID, restartDocs(dir, "port=81", "[Service]"), run)
+			mustStatus(t, done, model.ExecCompleted)
+			assert.Equal(t, 2, countLines(t, restarts), "the changed config restarts once")
+
+			done = h.apply(stack.ID, restartDocs(dir, "port=82", "[Service]\nRestart=always"), run)
+			mustStatus(t, done, model.ExecCompleted)
+			assert.Equal(t, 3, countLines(t, restarts), "two changed sources restart once")
+			assert.Equal(t, 1, done.Report.Refreshed)
+			assert.Equal(t, 0, countLines(t, idle), "a refreshOnly exec nothing changed for never runs")
+
+			plan := h.dryRunWith(stack.ID, restartDocs(dir, "port=83", "[Service]\nRestart=always"), run)
+			mustStatus(t, plan, model.ExecCompleted)
+			require.NotNil(t, plan.Plan)
+			restart := planStepOf(t, plan.Plan, "exec/restart")
+			assert.True(t, restart.Refresh)
+			assert.Equal(t, model.ActionRun, restart.Action)
+			assert.False(t, planStepOf(t, plan.Plan, "exec/idle").Refresh)
+			assert.Equal(t, model.ActionNoop, planStepOf(t, plan.Plan, "exec/idle").Action)
+			assert.Equal(t, 1, plan.Plan.Summary.Refresh)
+			assert.Equal(t, 3, countLines(t, restarts), "a dry-run restarts nothing")
+
+			plan = h.dryRunWith(stack.ID, restartDocs(dir, "port=82", "[Service]\nRestart=always"), run)
+			assert.False(t, planStepOf(t, plan.Plan, "exec/restart").Refresh, "nothing would change")
+			assert.Equal(t, 0, plan.Plan.Summary.Refresh)
+		})
+	}
+}
