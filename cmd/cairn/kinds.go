@@ -143,8 +143,8 @@ func printDescription(w io.Writer, d kinds.Description) error {
 				map[string]string{kinds.MatchEqual: "equal to", kinds.MatchParentPath: "a parent of"}[e.Match], e.From, autoEdgeRefresh(e))
 		}
 	}
-	if d.Structural {
-		return nil
+	if d.Structural || d.Type == kinds.TypeTaskType {
+		return nil // Fuel tasks take no notify or subscribe
 	}
 	fmt.Fprint(w, "\nRefresh: ")
 	if d.Refresh == "" {
