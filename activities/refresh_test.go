@@ -6,13 +6,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/cairn-io/cairn/contract"
+	"github.com/cairn-io/cairn/internal/testenv"
 	"github.com/cairn-io/cairn/model"
 )
 
@@ -50,16 +50,6 @@ subscribe: [Directory/state]
 `, root, conf)
 }
 
-func logLines(t *testing.T, path string) int {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if os.IsNotExist(err) {
-		return 0
-	}
-	require.NoError(t, err)
-	return strings.Count(string(b), "\n")
-}
-
 // Inside one unit the activity settles refreshes from its own steps'
 // results: two changed sources refresh once, an unchanged source refreshes
 // nothing, a retried attempt recalls the refresh rather than running it
@@ -82,14 +72,14 @@ func TestUnitRefreshesSubscribersInTheUnit(t *testing.T) {
 	assert.True(t, got["exec/restart"].Refreshed)
 	assert.Equal(t, model.OutcomeUnchanged, got["exec/reload"].Outcome, "its directory existed")
 	assert.False(t, got["exec/reload"].Refreshed)
-	assert.Equal(t, 1, logLines(t, restarts), "two changed sources refresh once")
-	assert.Equal(t, 0, logLines(t, reloads))
+	assert.Equal(t, 1, testenv.CountLines(t, restarts), "two changed sources refresh once")
+	assert.Equal(t, 0, testenv.CountLines(t, reloads))
 
 	res, err = f.acts.ApplyBatch(context.Background(), contract.UnitInput{ExecutionID: "exec-refresh-1", Unit: u, Rerun: true})
 	require.NoError(t, err)
 	got = outcomes(res)
 	assert.True(t, got["exec/restart"].Refreshed, "recalled with its refresh")
-	assert.Equal(t, 1, logLines(t, restarts), "a retried attempt does not refresh again")
+	assert.Equal(t, 1, testenv.CountLines(t, restarts), "a retried attempt does not refresh again")
 
 	plan = f.prepare(contract.PrepareInput{ExecutionID: "exec-refresh-2", StackID: stack.ID, SnapshotHash: hash})
 	res, err = f.acts.ApplyBatch(context.Background(), contract.UnitInput{ExecutionID: "exec-refresh-2", Unit: plan.Units[0]})
@@ -97,7 +87,7 @@ func TestUnitRefreshesSubscribersInTheUnit(t *testing.T) {
 	got = outcomes(res)
 	assert.Equal(t, model.OutcomeUnchanged, got["exec/restart"].Outcome)
 	assert.False(t, got["exec/restart"].Refreshed)
-	assert.Equal(t, 1, logLines(t, restarts), "nothing changed: no refresh")
+	assert.Equal(t, 1, testenv.CountLines(t, restarts), "nothing changed: no refresh")
 }
 
 // The executor's word for a source in another unit refreshes the step
@@ -117,12 +107,12 @@ func TestUnitRefreshesWhatTheExecutorNames(t *testing.T) {
 	res, err := f.acts.ApplyStep(context.Background(), contract.UnitInput{ExecutionID: "exec-refresh-x", Unit: reload})
 	require.NoError(t, err)
 	assert.False(t, res.Steps[0].Refreshed)
-	assert.Equal(t, 0, logLines(t, filepath.Join(f.root, "reloads.log")))
+	assert.Equal(t, 0, testenv.CountLines(t, filepath.Join(f.root, "reloads.log")))
 
 	res, err = f.acts.ApplyStep(context.Background(), contract.UnitInput{ExecutionID: "exec-refresh-x", Unit: reload, Refresh: []string{"exec/reload"}})
 	require.NoError(t, err)
 	assert.True(t, res.Steps[0].Refreshed)
-	assert.Equal(t, 1, logLines(t, filepath.Join(f.root, "reloads.log")))
+	assert.Equal(t, 1, testenv.CountLines(t, filepath.Join(f.root, "reloads.log")))
 }
 
 // A dry-run marks the steps a changed source would refresh in their plan
@@ -140,7 +130,7 @@ func TestDryRunMarksRefreshInThePlan(t *testing.T) {
 	assert.Equal(t, model.ActionRun, got["exec/restart"].Action)
 	assert.False(t, got["exec/reload"].Refreshed)
 	assert.Equal(t, model.ActionNoop, got["exec/reload"].Action)
-	assert.Equal(t, 0, logLines(t, filepath.Join(f.root, "restarts.log")), "a dry-run runs nothing")
+	assert.Equal(t, 0, testenv.CountLines(t, filepath.Join(f.root, "restarts.log")), "a dry-run runs nothing")
 
 	planStep := func(id string) model.PlanStep {
 		raw, err := f.st.GetStepData(context.Background(), execID, id, contract.DataPlan)

@@ -2,7 +2,6 @@ package starter_test
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -10,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/cairn-io/cairn/internal/testenv"
 	"github.com/cairn-io/cairn/model"
 	"github.com/cairn-io/cairn/starter"
 )
@@ -40,16 +40,6 @@ kind: Exec
 metadata: {name: idle}
 spec: {command: "echo idle >> %[1]s/idle.log", refreshOnly: true}
 `, dir, conf, unit)
-}
-
-func countLines(t *testing.T, path string) int {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if os.IsNotExist(err) {
-		return 0
-	}
-	require.NoError(t, err)
-	return strings.Count(string(b), "\n")
 }
 
 func planStepOf(t *testing.T, p *model.Plan, id string) model.PlanStep {
@@ -83,7 +73,7 @@ func TestApplyRefreshesSubscribers(t *testing.T) {
 
 			done := h.apply(stack.ID, restartDocs(dir, "port=80", "[Service]"), run)
 			mustStatus(t, done, model.ExecCompleted)
-			assert.Equal(t, 1, countLines(t, restarts), "created config and unit restart once")
+			assert.Equal(t, 1, testenv.CountLines(t, restarts), "created config and unit restart once")
 			require.NotNil(t, done.Report)
 			assert.Equal(t, 1, done.Report.Refreshed)
 			assert.Equal(t, 2, done.Report.Created)
@@ -91,18 +81,18 @@ func TestApplyRefreshesSubscribers(t *testing.T) {
 
 			done = h.apply(stack.ID, restartDocs(dir, "port=80", "[Service]"), run)
 			mustStatus(t, done, model.ExecCompleted)
-			assert.Equal(t, 1, countLines(t, restarts), "nothing changed: no restart")
+			assert.Equal(t, 1, testenv.CountLines(t, restarts), "nothing changed: no restart")
 			assert.Equal(t, 0, done.Report.Refreshed)
 
 			done = h.apply(stack.ID, restartDocs(dir, "port=81", "[Service]"), run)
 			mustStatus(t, done, model.ExecCompleted)
-			assert.Equal(t, 2, countLines(t, restarts), "the changed config restarts once")
+			assert.Equal(t, 2, testenv.CountLines(t, restarts), "the changed config restarts once")
 
 			done = h.apply(stack.ID, restartDocs(dir, "port=82", "[Service]\nRestart=always"), run)
 			mustStatus(t, done, model.ExecCompleted)
-			assert.Equal(t, 3, countLines(t, restarts), "two changed sources restart once")
+			assert.Equal(t, 3, testenv.CountLines(t, restarts), "two changed sources restart once")
 			assert.Equal(t, 1, done.Report.Refreshed)
-			assert.Equal(t, 0, countLines(t, idle), "a refreshOnly exec nothing changed for never runs")
+			assert.Equal(t, 0, testenv.CountLines(t, idle), "a refreshOnly exec nothing changed for never runs")
 
 			plan := h.dryRunWith(stack.ID, restartDocs(dir, "port=83", "[Service]\nRestart=always"), run)
 			mustStatus(t, plan, model.ExecCompleted)
@@ -113,7 +103,7 @@ func TestApplyRefreshesSubscribers(t *testing.T) {
 			assert.False(t, planStepOf(t, plan.Plan, "exec/idle").Refresh)
 			assert.Equal(t, model.ActionNoop, planStepOf(t, plan.Plan, "exec/idle").Action)
 			assert.Equal(t, 1, plan.Plan.Summary.Refresh)
-			assert.Equal(t, 3, countLines(t, restarts), "a dry-run restarts nothing")
+			assert.Equal(t, 3, testenv.CountLines(t, restarts), "a dry-run restarts nothing")
 
 			plan = h.dryRunWith(stack.ID, restartDocs(dir, "port=82", "[Service]\nRestart=always"), run)
 			assert.False(t, planStepOf(t, plan.Plan, "exec/restart").Refresh, "nothing would change")
