@@ -139,10 +139,10 @@ func (u *unitRun) blockRest() {
 var aheadKinds = map[string]bool{"file": true, "directory": true, model.TaskGroup: true, model.TaskStage: true, model.TaskSkipped: true}
 
 // plannableAhead lists the steps that can be planned before the unit
-// runs: of a kind in aheadKinds, with nothing resolved at run time, no
-// subscriptions, and
-// depending in the unit only on such steps — a step after a command is
-// planned when its turn comes, since the command may change what it reads.
+// runs: of a kind in aheadKinds, with nothing resolved at run time and no
+// subscriptions, and depending in the unit only on such steps — a step
+// after a command is planned when its turn comes, since the command may
+// change what it reads.
 func (u *unitRun) plannableAhead() []*stepRun {
 	ok := make([]bool, len(u.runs))
 	var out []*stepRun

@@ -143,6 +143,9 @@ func (r *Registry) Converge(ctx context.Context, req Request) (Change, error) {
 	// own is the resource's own change; a refresh may come on top of it.
 	own := ch.Action
 	refresher, refresh := r.refresher(p, req, want, have, &ch)
+	if note := guardNote(have); note != "" && refresh && own == model.ActionNoop {
+		ch.Changes = append(ch.Changes, model.AttrChange{Path: "guard", New: note})
+	}
 	if note := testPreNote(req); note != "" && ch.Action != model.ActionNoop && ch.Action != "" {
 		ch.Changes = append(ch.Changes, model.AttrChange{Path: "test_pre", New: note})
 	}
