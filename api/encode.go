@@ -44,8 +44,8 @@ func (o *object) addRefs(key string, refs []model.Ref) {
 		return
 	}
 	out := make([]any, len(refs))
-	for i, r := range refs {
-		out[i] = r.String()
+	for i, s := range refStrings(refs) {
+		out[i] = s
 	}
 	o.add(key, out)
 }
