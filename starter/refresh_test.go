@@ -2,6 +2,7 @@ package starter_test
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -110,4 +111,51 @@ func TestApplyRefreshesSubscribers(t *testing.T) {
 			assert.Equal(t, 0, plan.Plan.Summary.Refresh)
 		})
 	}
+}
+
+// A refresh is a run like any other: when a later step fails, the apply
+// rolls back and the refreshed exec's undo runs, after the config file it
+// was refreshed by is restored.
+func TestRefreshIsUndoneOnRollback(t *testing.T) {
+	h := newHarness(t, harnessOptions{})
+	dir := t.TempDir()
+	log := filepath.Join(dir, "service.log")
+	docs := func(conf string, fail bool) string {
+		smoke := "true"
+		if fail {
+			smoke = "exit 3"
+		}
+		return fmt.Sprintf(`apiVersion: cairn/v1
+kind: File
+metadata: {name: conf}
+spec: {path: %[1]s/app.conf, content: %[2]q}
+notify: [Exec/restart]
+---
+apiVersion: cairn/v1
+kind: Exec
+metadata: {name: restart}
+spec: {command: "echo restart >> %[1]s/service.log", undo: "echo undo >> %[1]s/service.log", refreshOnly: true}
+---
+apiVersion: cairn/v1
+kind: Exec
+metadata: {name: smoke}
+spec: {command: %[3]q}
+dependsOn: [Exec/restart]
+`, dir, conf, smoke)
+	}
+	stack := h.stack("refresh-rollback")
+	mustStatus(t, h.apply(stack.ID, docs("port=80", false), starter.StackRun{}), model.ExecCompleted)
+	require.Equal(t, 1, testenv.CountLines(t, log))
+
+	e := h.apply(stack.ID, docs("port=81", true), starter.StackRun{})
+	mustStatus(t, e, model.ExecRolledBack)
+	require.NotNil(t, e.Report)
+	assert.True(t, e.Report.RolledBack)
+	assert.Empty(t, e.Report.CompensationFailures)
+	b, err := os.ReadFile(log)
+	require.NoError(t, err)
+	assert.Equal(t, "restart\nrestart\nundo\n", string(b), "the refresh ran once and was undone")
+	conf, err := os.ReadFile(filepath.Join(dir, "app.conf"))
+	require.NoError(t, err)
+	assert.Equal(t, "port=80", string(conf), "the config file is restored")
 }
