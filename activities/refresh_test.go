@@ -143,3 +143,19 @@ func TestDryRunMarksRefreshInThePlan(t *testing.T) {
 	assert.False(t, planStep("exec/reload").Refresh)
 	assert.False(t, planStep("file/conf").Refresh)
 }
+
+// The executor's word is a claim: a step that subscribes to nothing
+// outside its unit is not refreshed because the input says so.
+func TestUnitIgnoresARefreshClaimForAStepWithoutOutsideSources(t *testing.T) {
+	f := newFixture(t)
+	require.NoError(t, os.Mkdir(filepath.Join(f.root, "state"), 0o755))
+	plan := f.prepare(contract.PrepareInput{ExecutionID: "exec-refresh-claim", StackID: f.stack("").ID,
+		SnapshotHash: f.snapshot(refreshDocs(f.root, "v1"))})
+	require.Len(t, plan.Units, 1)
+	res, err := f.acts.ApplyBatch(context.Background(), contract.UnitInput{ExecutionID: "exec-refresh-claim", Unit: plan.Units[0],
+		Refresh: []string{"exec/reload", "file/unit"}})
+	require.NoError(t, err)
+	got := outcomes(res)
+	assert.False(t, got["exec/reload"].Refreshed)
+	assert.Equal(t, 0, testenv.CountLines(t, filepath.Join(f.root, "reloads.log")))
+}

@@ -67,20 +67,24 @@ func (u *unitRun) refreshFrom(in contract.UnitInput) {
 	}
 }
 
-// refreshed reports whether r is refreshed: the executor said so (a step
-// of another unit changed), or a step of this unit it subscribes to
-// changed, as its result (or, on a retried attempt, its record) says.
-// Those steps are its dependencies, so they have finished.
+// refreshed reports whether r is refreshed: a step of this unit it
+// subscribes to changed, as its result (or, on a retried attempt, its
+// record) says — those steps are its dependencies, so they have finished —
+// or the executor said a step of another unit did. The executor's word is
+// a claim: it counts only for a step that subscribes to one outside.
 func (u *unitRun) refreshed(r *stepRun) bool {
-	if u.refresh[r.step.ID] {
-		return true
-	}
+	outside := false
 	for _, src := range r.step.Subscribes {
-		if j, ok := u.index[src]; ok && u.runs[j].res.Notifies(u.noop) {
+		j, ok := u.index[src]
+		if !ok {
+			outside = true
+			continue
+		}
+		if u.runs[j].res.Notifies(u.noop) {
 			return true
 		}
 	}
-	return false
+	return outside && u.refresh[r.step.ID]
 }
 
 // skip marks the steps an operator skipped, unless an earlier attempt
