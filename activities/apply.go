@@ -148,6 +148,7 @@ func (a *Activities) ApplyBatch(ctx context.Context, in contract.UnitInput) (*co
 // together before those outcomes are recorded or returned.
 func (a *Activities) converge(ctx context.Context, in contract.UnitInput, steps []*planner.StoredStep, deferSync bool) ([]*stepRun, error) {
 	u := newUnitRun(steps)
+	u.refreshFrom(in)
 	// A retried attempt (or an operator's retry) may find steps an earlier
 	// attempt already converged, or began to change.
 	if !in.Noop && (rawAttempt(ctx) > 1 || in.Rerun) {
@@ -297,7 +298,7 @@ func (a *Activities) recordOutputs(ctx context.Context, execID string, runs []*s
 // outputs is what r leaves for the stack record and its dependents, with
 // the secrets its spec used redacted: outputs are stored in clear.
 func (r *stepRun) outputs() outputsRecord {
-	return outputsRecord{ID: r.res.ObjectID, Outputs: r.redactedOutputs(), Action: r.res.Action, Outcome: r.res.Outcome, Deleted: r.step.Delete}
+	return outputsRecord{ID: r.res.ObjectID, Outputs: r.redactedOutputs(), Action: r.res.Action, Outcome: r.res.Outcome, Deleted: r.step.Delete, Refreshed: r.res.Refreshed}
 }
 
 // redactedOutputs are the outputs of r's object (an exec's stdout that
@@ -345,7 +346,7 @@ func (a *Activities) recall(ctx context.Context, execID string, runs []*stepRun)
 		err := a.loadJSON(ctx, execID, r.step.ID, contract.DataOutputs, &out)
 		switch {
 		case err == nil:
-			r.res.Action, r.res.Outcome, r.res.ObjectID = out.Action, out.Outcome, out.ID
+			r.res.Action, r.res.Outcome, r.res.ObjectID, r.res.Refreshed = out.Action, out.Outcome, out.ID, out.Refreshed
 			r.plan.After.ID, r.plan.After.Outputs = out.ID, out.Outputs
 			r.done, r.recalled = true, true
 			continue
@@ -400,6 +401,7 @@ func (a *Activities) plan(ctx context.Context, in contract.UnitInput, u *unitRun
 		Resumed: r.prior != nil && r.prior.Action == model.ActionCreate,
 		// Outside a dry-run, the plan is the apply's read: guards run.
 		SkipGuards: in.Noop && in.SkipGuards,
+		Refresh:    u.refreshed(r),
 		Secrets:    r.secrets,
 		Verbose:    r.verbose,
 		TestPre:    s.TestPre,
@@ -413,6 +415,7 @@ func (a *Activities) plan(ctx context.Context, in contract.UnitInput, u *unitRun
 	}
 	r.res.Action = ch.Action
 	r.res.Outcome = model.OutcomeUnchanged
+	r.res.Refreshed = ch.Refreshed
 	r.res.ObjectID = firstNonEmpty(ch.After.ID, ch.Before.ID, s.ObjectID)
 	r.res.Changes = r.show(ch.Changes, maxShownValue)
 	if in.Noop {
@@ -448,7 +451,7 @@ func (a *Activities) apply(ctx context.Context, r *stepRun) {
 		return
 	}
 	r.plan.After = ch.After
-	r.res.Action, r.res.Outcome = ch.Action, ch.Outcome
+	r.res.Action, r.res.Outcome, r.res.Refreshed = ch.Action, ch.Outcome, ch.Refreshed
 	if r.prior != nil && (ch.Action == model.ActionNoop || r.req.Resumed) {
 		// An earlier attempt made the change (a create found again may
 		// still have needed its links): it is this execution's.
@@ -658,6 +661,7 @@ func (a *Activities) recordPlan(ctx context.Context, execID string, runs []*step
 		ps := model.PlanStep{
 			ID: s.ID, Kind: s.RecordKind, Name: s.Name, Node: s.Node, Action: r.res.Action,
 			Changes: r.show(r.plan.Changes, maxPlanValue), Error: r.res.Error, Note: a.planNote(r),
+			Refresh: r.res.Refreshed,
 		}
 		if ps.Action == "" {
 			ps.Action = model.ActionNoop

@@ -50,6 +50,8 @@ type outputsRecord struct {
 	Action  model.Action   `json:"action"`
 	Outcome model.Outcome  `json:"outcome"`
 	Deleted bool           `json:"deleted,omitempty"`
+	// Refreshed marks a step that reacted to a refresh.
+	Refreshed bool `json:"refreshed,omitempty"`
 }
 
 // depOutputs is what expressions see of a dependency: its outputs with its

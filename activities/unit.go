@@ -25,6 +25,10 @@ type unitRun struct {
 	// params are the execution's parameters, read by the first step that
 	// resolves a ref.
 	params paramsLoader
+	// refresh holds the steps the executor found refreshed by steps of
+	// other units; noop says results are plans (a dry-run or noop unit).
+	refresh map[string]bool
+	noop    bool
 }
 
 func newUnitRun(steps []*planner.StoredStep) *unitRun {
@@ -49,6 +53,38 @@ func newUnitRun(steps []*planner.StoredStep) *unitRun {
 	}
 	u.sched = b.Build(dag.Options{Parallelism: len(steps)})
 	return u
+}
+
+// refreshFrom takes the unit input's refreshed steps and noop mode.
+func (u *unitRun) refreshFrom(in contract.UnitInput) {
+	u.noop = in.Noop
+	if len(in.Refresh) == 0 {
+		return
+	}
+	u.refresh = make(map[string]bool, len(in.Refresh))
+	for _, id := range in.Refresh {
+		u.refresh[id] = true
+	}
+}
+
+// refreshed reports whether r is refreshed: a step of this unit it
+// subscribes to changed, as its result (or, on a retried attempt, its
+// record) says — those steps are its dependencies, so they have finished —
+// or the executor said a step of another unit did. The executor's word is
+// a claim: it counts only for a step that subscribes to one outside.
+func (u *unitRun) refreshed(r *stepRun) bool {
+	outside := false
+	for _, src := range r.step.Subscribes {
+		j, ok := u.index[src]
+		if !ok {
+			outside = true
+			continue
+		}
+		if u.runs[j].res.Notifies(u.noop) {
+			return true
+		}
+	}
+	return outside && u.refresh[r.step.ID]
 }
 
 // skip marks the steps an operator skipped, unless an earlier attempt
@@ -107,14 +143,16 @@ func (u *unitRun) blockRest() {
 var aheadKinds = map[string]bool{"file": true, "directory": true, model.TaskGroup: true, model.TaskStage: true, model.TaskSkipped: true}
 
 // plannableAhead lists the steps that can be planned before the unit
-// runs: of a kind in aheadKinds, with nothing resolved at run time, and
-// depending in the unit only on such steps — a step after a command is
-// planned when its turn comes, since the command may change what it reads.
+// runs: of a kind in aheadKinds, with nothing resolved at run time and no
+// subscriptions, and depending in the unit only on such steps — a step
+// after a command is planned when its turn comes, since the command may
+// change what it reads.
 func (u *unitRun) plannableAhead() []*stepRun {
 	ok := make([]bool, len(u.runs))
 	var out []*stepRun
 	for i, r := range u.runs {
-		ok[i] = aheadKinds[r.step.Base] && !r.step.NeedsResolve()
+		// A subscriber waits for its sources' results: they may refresh it.
+		ok[i] = aheadKinds[r.step.Base] && !r.step.NeedsResolve() && len(r.step.Subscribes) == 0
 		for _, j := range u.deps[i] {
 			ok[i] = ok[i] && ok[j]
 		}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/cairn-io/cairn/expr"
 	"github.com/cairn-io/cairn/graphs"
+	"github.com/cairn-io/cairn/model"
 )
 
 // requestSource is the name request bodies carry in error positions.
@@ -153,6 +154,17 @@ type SummaryItem struct {
 	Name         string   `json:"name"`
 	DependsOn    []string `json:"dependsOn,omitempty"`
 	Associations []string `json:"associations,omitempty"`
+	Notify       []string `json:"notify,omitempty"`
+	Subscribe    []string `json:"subscribe,omitempty"`
+}
+
+// refStrings renders references as "Kind/name" (nil for none).
+func refStrings(refs []model.Ref) []string {
+	var out []string
+	for _, r := range refs {
+		out = append(out, r.String())
+	}
+	return out
 }
 
 func summarize(docs *graphs.Documents) PackageSummary {
@@ -168,13 +180,8 @@ func summarize(docs *graphs.Documents) PackageSummary {
 	for i, r := range docs.Package.Resources {
 		sum.Resources++
 		sum.Kinds[r.Kind]++
-		item := SummaryItem{Kind: r.Kind, Name: r.Name}
-		for _, d := range r.DependsOn {
-			item.DependsOn = append(item.DependsOn, d.String())
-		}
-		for _, a := range r.Associations {
-			item.Associations = append(item.Associations, a.String())
-		}
+		item := SummaryItem{Kind: r.Kind, Name: r.Name, DependsOn: refStrings(r.DependsOn),
+			Associations: refStrings(r.Associations), Notify: refStrings(r.Notify), Subscribe: refStrings(r.Subscribe)}
 		sum.Items = append(sum.Items, item)
 		specs[strconv.Itoa(i)] = map[string]any(r.Spec)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 
@@ -50,6 +51,8 @@ var badPackages = []badDocument{
 	{"cycle", "application/yaml", "kind: File\nmetadata: {name: a}\nspec: {path: /a}\ndependsOn: [File/b]\n---\nkind: File\nmetadata: {name: b}\nspec: {path: /b}\ndependsOn: [File/a]\n", 0, "cycle"},
 	{"schema failure", "application/yaml", "kind: File\nmetadata: {name: x}\nspec:\n  path: /a\n  mode: rwx\n", 5, "mode"},
 	{"unknown field", "application/yaml", "kind: File\nmetadata: {name: x}\nspec: {path: /a}\ndependson: [File/y]\n", 4, "dependsOn"},
+	{"missing notify target", "application/yaml", "kind: File\nmetadata: {name: x}\nspec: {path: /a}\nnotify: [Exec/nowhere]\n", 4, "notifies exec/nowhere"},
+	{"missing subscribe target", "application/yaml", "kind: Exec\nmetadata: {name: x}\nspec: {command: \"true\"}\nsubscribe: [File/nowhere]\n", 4, "subscribes to file/nowhere"},
 }
 
 func countSnapshots(t *testing.T, s *testServer, dbURL string) int {
@@ -207,6 +210,18 @@ spec: {command: "echo hi", timeout: 30}
 target: {roles: [web]}
 meta: {retry: 2, delay: 1s}
 associations: [{kind: Label, name: l1}]
+subscribe: [File/motd]
+---
+apiVersion: cairn/v1
+kind: Exec
+metadata: {name: reload}
+spec: {command: "echo reload", refreshOnly: true}
+---
+apiVersion: cairn/v1
+kind: Label
+metadata: {name: l2}
+spec: {name: label_2}
+notify: [Exec/reload, Exec/run]
 `
 	first, err := graphs.Parse(graphs.Options{}, graphs.Source{Name: "in", Data: []byte(doc), Format: graphs.FormatYAML})
 	if err != nil {
@@ -238,7 +253,8 @@ associations: [{kind: Label, name: l1}]
 			}
 			for i, r := range again.Package.Resources {
 				want := first.Package.Resources[i]
-				if r.Ref() != want.Ref() || len(r.DependsOn) != len(want.DependsOn) || len(r.Associations) != len(want.Associations) || r.Meta != want.Meta {
+				if r.Ref() != want.Ref() || len(r.DependsOn) != len(want.DependsOn) || len(r.Associations) != len(want.Associations) || r.Meta != want.Meta ||
+					!slices.Equal(r.Notify, want.Notify) || !slices.Equal(r.Subscribe, want.Subscribe) {
 					t.Fatalf("resource %d: %+v, want %+v", i, r, want)
 				}
 			}

@@ -38,6 +38,18 @@ func (o *object) add(key string, value any) {
 	*o = append(*o, field{key, value})
 }
 
+// addRefs adds a list of references as "Kind/name" strings, unless empty.
+func (o *object) addRefs(key string, refs []model.Ref) {
+	if len(refs) == 0 {
+		return
+	}
+	out := make([]any, len(refs))
+	for i, s := range refStrings(refs) {
+		out[i] = s
+	}
+	o.add(key, out)
+}
+
 // resourceDocument renders one resource.
 func resourceDocument(r *model.Resource) object {
 	apiVersion := r.APIVersion
@@ -48,13 +60,9 @@ func resourceDocument(r *model.Resource) object {
 	if r.Spec != nil {
 		doc.add("spec", map[string]any(r.Spec))
 	}
-	if len(r.DependsOn) > 0 {
-		deps := make([]any, len(r.DependsOn))
-		for i, d := range r.DependsOn {
-			deps[i] = d.String()
-		}
-		doc.add("dependsOn", deps)
-	}
+	doc.addRefs("dependsOn", r.DependsOn)
+	doc.addRefs("notify", r.Notify)
+	doc.addRefs("subscribe", r.Subscribe)
 	if len(r.Associations) > 0 {
 		assoc := make([]any, len(r.Associations))
 		for i, a := range r.Associations {

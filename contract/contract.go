@@ -197,6 +197,26 @@ type Unit struct {
 	ContinueOnError bool   `json:"coe,omitempty"`
 	Group           string `json:"g,omitempty"`
 	Delete          bool   `json:"del,omitempty"`
+	// Subscriptions are the unit's steps that a change of steps in other
+	// units refreshes: the executor, which knows every unit's results,
+	// names the refreshed ones in UnitInput.Refresh. Subscriptions inside
+	// the unit are settled by the activity.
+	Subscriptions []Subscription `json:"sub,omitempty"`
+	// Sources are the unit's steps whose change refreshes steps of other
+	// units; a shard reports those that changed to the shards after it.
+	Sources []string `json:"src,omitempty"`
+}
+
+// Subscription is a step refreshed when one of From changes in the run.
+type Subscription struct {
+	Step string    `json:"s"`
+	From []StepRef `json:"f"`
+}
+
+// StepRef names a step and the unit holding it.
+type StepRef struct {
+	Unit int    `json:"u"`
+	Step string `json:"s"`
 }
 
 // Shard is a contiguous range of units run by one child workflow; its unit
@@ -242,6 +262,9 @@ type UnitInput struct {
 	// Skip lists steps of the unit an operator chose to skip: the activity
 	// reports them skipped and runs the rest of the unit.
 	Skip []string `json:"skip,omitempty"`
+	// Refresh lists steps of the unit a step in another unit refreshes
+	// (it changed, or in a dry-run would): see Unit.Subscriptions.
+	Refresh []string `json:"refresh,omitempty"`
 }
 
 // StepResult is one step's own result. Changes values are truncated and
@@ -263,6 +286,28 @@ type StepResult struct {
 	// MissingEnv and MissingSecrets name unresolved references (dry-run).
 	MissingEnv     []string `json:"missingEnv,omitempty"`
 	MissingSecrets []string `json:"missingSecrets,omitempty"`
+	// Refreshed marks a step that reacted to a refresh (in a dry-run:
+	// would).
+	Refreshed bool `json:"refreshed,omitempty"`
+}
+
+// Notifies reports whether the step's result refreshes the steps that
+// subscribe to it: it created or updated something, or in a plan (noop)
+// would create, update or run. Unchanged, failed, skipped and deleted
+// steps refresh nothing.
+func (r StepResult) Notifies(noop bool) bool {
+	if noop {
+		switch r.Outcome {
+		case model.OutcomeFailed, model.OutcomeSkipped:
+			return false
+		}
+		switch r.Action {
+		case model.ActionCreate, model.ActionUpdate, model.ActionRun:
+			return true
+		}
+		return false
+	}
+	return r.Outcome == model.OutcomeCreated || r.Outcome == model.OutcomeUpdated
 }
 
 // Changed reports whether the step changed something that a compensation
@@ -307,7 +352,7 @@ func (r *UnitResult) Compact() {
 	kept := r.Steps[:0]
 	index := map[[2]string]int{}
 	for _, s := range r.Steps {
-		if s.Error != "" || s.Note != "" || s.Blocked != "" || len(s.Changes) > 0 || s.ObjectID != "" || len(s.MissingEnv) > 0 || len(s.MissingSecrets) > 0 {
+		if s.Error != "" || s.Note != "" || s.Blocked != "" || len(s.Changes) > 0 || s.ObjectID != "" || len(s.MissingEnv) > 0 || len(s.MissingSecrets) > 0 || s.Refreshed {
 			kept = append(kept, s)
 			continue
 		}

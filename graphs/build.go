@@ -22,7 +22,8 @@ import (
 //     Target that selects no node yields no step.
 //   - Kind is that lower-case kind, RecordKind the kind as written; Spec
 //     (a copy), Meta and Associations come from the resource.
-//   - Deps come from dependsOn, associations and the dependencies the
+//   - Deps come from dependsOn, associations, notify (the reverse edge),
+//     subscribe and the dependencies the
 //     spec's expressions read (dep "Kind/name", .deps.NAME; a bare name
 //     shared by several resources orders nothing), and from the catalogue's
 //     auto-edges (a file whose spec.path is under a managed directory's
@@ -30,7 +31,9 @@ import (
 //     strings, only between steps on the same node, and not when the
 //     reverse dependency was declared explicitly. A dependency on a
 //     resource with a copy on the same node links that copy, otherwise
-//     every copy of it.
+//     every copy of it. Subscribes lists the dependencies whose change
+//     refreshes the step: from subscribe, from the notify of others, and
+//     from auto-edges that notify.
 //
 // Steps come in package order, copies in node order. Unknown kinds,
 // references to missing resources, duplicate resources and dependency
@@ -155,7 +158,9 @@ func (b *packageBuild) refKey(ref model.Ref) string {
 
 func (b *packageBuild) linkRefs(r *model.Resource, k *kinds.Kind) {
 	own := b.byKey[strings.ToLower(k.Name)+"/"+r.Name]
-	refs := func(field string, list []model.Ref) {
+	// link calls edge(s, t) for each own step s and each copy t of every
+	// resource the list names (on s's node when it has one there).
+	link := func(field string, list []model.Ref, edge func(s, t *model.Step)) {
 		for _, ref := range list {
 			targets, ok := b.byKey[b.refKey(ref)]
 			if !ok {
@@ -164,13 +169,16 @@ func (b *packageBuild) linkRefs(r *model.Resource, k *kinds.Kind) {
 			}
 			for _, s := range own {
 				for _, t := range sameNodeOrAll(s.Node, targets) {
-					b.deps.add(s, t)
+					edge(s, t)
 				}
 			}
 		}
 	}
+	refs := func(field string, list []model.Ref) { link(field, list, b.deps.add) }
 	refs("dependsOn", r.DependsOn)
 	refs("associations", r.Associations)
+	link("notify", r.Notify, func(s, t *model.Step) { b.deps.subscribe(t, s) })
+	link("subscribe", r.Subscribe, b.deps.subscribe)
 	for _, ref := range specDepRefs(b.cat, r) {
 		targets := b.depIndex.resolve(ref.Name)
 		switch len(targets) {
@@ -184,6 +192,9 @@ func (b *packageBuild) linkRefs(r *model.Resource, k *kinds.Kind) {
 
 // linkAuto adds the catalogue's auto-edges, except one whose reverse was
 // declared explicitly: what the author wrote wins over what is inferred.
+// An edge runs the resource after the matched one (autorequire) or, with
+// direction before, the matched one after it (autobefore); with notify the
+// later one subscribes to the earlier.
 func (b *packageBuild) linkAuto(r *model.Resource, k *kinds.Kind) {
 	own := b.byKey[strings.ToLower(k.Name)+"/"+r.Name]
 	for _, ae := range k.AutoEdges {
@@ -194,8 +205,17 @@ func (b *packageBuild) linkAuto(r *model.Resource, k *kinds.Kind) {
 		index := b.attrValues(ae.Kind, ae.Attr)
 		for _, s := range own {
 			for _, t := range autoEdgeTargets(index[s.Node], from, ae.Match) {
-				if t.Kind+"/"+t.Name != s.Kind+"/"+s.Name && !b.deps.has(t, s) {
-					b.deps.add(s, t)
+				later, earlier := s, t
+				if ae.Before() {
+					later, earlier = t, s
+				}
+				if t.Kind+"/"+t.Name == s.Kind+"/"+s.Name || b.deps.has(earlier, later) {
+					continue
+				}
+				if ae.Notify {
+					b.deps.subscribe(later, earlier)
+				} else {
+					b.deps.add(later, earlier)
 				}
 			}
 		}
@@ -298,6 +318,18 @@ func (e stepEdges) vertex(s *model.Step) { e.g.Add(s.ID) }
 func (e stepEdges) add(from, to *model.Step) {
 	if from != to && e.g.AddEdge(from.ID, to.ID) {
 		from.Deps = append(from.Deps, to.ID)
+	}
+}
+
+// subscribe makes sub depend on src and be refreshed by its change, each
+// once.
+func (e stepEdges) subscribe(sub, src *model.Step) {
+	if sub == src {
+		return
+	}
+	e.add(sub, src)
+	if !slices.Contains(sub.Subscribes, src.ID) {
+		sub.Subscribes = append(sub.Subscribes, src.ID)
 	}
 }
 

@@ -12,7 +12,7 @@ import (
 )
 
 // resourceFields are the top-level fields of a resource document.
-var resourceFields = []string{"apiVersion", "kind", "metadata", "spec", "dependsOn", "associations", "target", "meta"}
+var resourceFields = []string{"apiVersion", "kind", "metadata", "spec", "dependsOn", "associations", "notify", "subscribe", "target", "meta"}
 
 // resourceEntry is a decoded resource with the document it came from.
 type resourceEntry struct {
@@ -23,6 +23,9 @@ type resourceEntry struct {
 	// (associations may come from spec.association(s) or the top level).
 	depPaths   []string
 	assocPaths []string
+	// notifyPaths and subPaths locate each notify and subscribe reference.
+	notifyPaths []string
+	subPaths    []string
 }
 
 // pos is the position of the value at a path inside the resource's
@@ -60,6 +63,11 @@ func (p *parser) resource(d *document) {
 			r.DependsOn, e.depPaths = p.refs(d, v, "dependsOn", r.DependsOn, e.depPaths)
 		case "associations":
 			r.Associations, e.assocPaths = p.refs(d, v, "associations", r.Associations, e.assocPaths)
+		case "notify":
+			r.Notify, e.notifyPaths = p.refs(d, v, "notify", r.Notify, e.notifyPaths)
+		case "subscribe", "subscribedTo":
+			// subscribedTo is accepted as another spelling of subscribe.
+			r.Subscribe, e.subPaths = p.refs(d, v, key, r.Subscribe, e.subPaths)
 		case "target":
 			r.Target = p.target(d, v)
 		case "meta":

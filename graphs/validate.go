@@ -40,6 +40,12 @@ func ValidatePackage(cat *kinds.Catalogue, pkg *model.Package) Errors {
 		for j := range r.Associations {
 			e.assocPaths = append(e.assocPaths, indexPath("associations", j))
 		}
+		for j := range r.Notify {
+			e.notifyPaths = append(e.notifyPaths, indexPath("notify", j))
+		}
+		for j := range r.Subscribe {
+			e.subPaths = append(e.subPaths, indexPath("subscribe", j))
+		}
 		switch _, known := cat.Lookup(r.Kind); {
 		case r.Kind == "":
 			c.add(r.Pos, "kind", "missing kind")
@@ -97,9 +103,10 @@ func ValidateGraph(cat *kinds.Catalogue, g *model.Graph) Errors {
 }
 
 // checkResources reports duplicate identities, references to resources
-// that do not exist (in dependsOn, associations and the dependencies the
-// spec's expressions read), dependency cycles and specs their kind
-// refuses. An expression's dependency is an edge as dependsOn is.
+// that do not exist (in dependsOn, associations, notify, subscribe and the
+// dependencies the spec's expressions read), dependency cycles and specs
+// their kind refuses. An expression's dependency is an edge as dependsOn
+// is; notify is the reverse edge, subscribe the same.
 func checkResources(cat *kinds.Catalogue, entries []*resourceEntry, c *collector) {
 	byKey := make(map[string]*resourceEntry, len(entries))
 	for _, e := range entries {
@@ -124,7 +131,7 @@ func checkResources(cat *kinds.Catalogue, entries []*resourceEntry, c *collector
 		}
 		from := e.r.Ref().Key()
 		g.Add(from)
-		check := func(refs []model.Ref, paths []string, what string) {
+		check := func(refs []model.Ref, paths []string, what string, reverse bool) {
 			for i, ref := range refs {
 				target, ok := byKey[ref.Key()]
 				if !ok {
@@ -135,11 +142,19 @@ func checkResources(cat *kinds.Catalogue, entries []*resourceEntry, c *collector
 					c.add(e.pos(path, false), path, "%s %s: no such resource in the package%s", what, ref, didYouMean(near.near(ref.String())))
 					continue
 				}
-				g.Connect(from, target.r.Ref().Key())
+				if reverse {
+					g.Connect(target.r.Ref().Key(), from)
+				} else {
+					g.Connect(from, target.r.Ref().Key())
+				}
 			}
 		}
-		check(e.r.DependsOn, e.depPaths, "depends on")
-		check(e.r.Associations, e.assocPaths, "associated with")
+		check(e.r.DependsOn, e.depPaths, "depends on", false)
+		check(e.r.Associations, e.assocPaths, "associated with", false)
+		// notify orders its targets after the resource; subscribe orders
+		// the resource after them.
+		check(e.r.Notify, e.notifyPaths, "notifies", true)
+		check(e.r.Subscribe, e.subPaths, "subscribes to", false)
 		for _, ref := range specDepRefs(cat, e.r) {
 			if deps == nil {
 				refs := make([]model.Ref, 0, len(byKey))

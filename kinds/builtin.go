@@ -87,7 +87,10 @@ func buildBuiltin() (*Catalogue, error) {
 			Attributes: map[string]AttrKind{
 				"command": Parameter, "argv": Parameter, "env": Parameter, "cwd": Parameter, "timeout": Parameter,
 				"creates": Parameter, "unless": Parameter, "onlyif": Parameter, "undo": Parameter, "returns": Parameter, "unchangedReturns": Parameter,
+				"refresh": Parameter, "refreshOnly": Parameter,
 			},
+			Refresh: "runs its refresh command, or its command when it has none and did not run already; " +
+				"guards (creates, unless, onlyif) still decide; refreshOnly: true runs only when refreshed",
 			AutoEdges: []AutoEdge{
 				{Kind: KindDirectory, From: "cwd", Attr: "path", Match: MatchEqual},
 				{Kind: KindDirectory, From: "cwd", Attr: "path", Match: MatchParentPath},

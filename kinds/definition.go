@@ -156,11 +156,14 @@ func ParseKindDefinition(doc map[string]any) (Kind, error) {
 		dec := json.NewDecoder(bytes.NewReader(b))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&k.AutoEdges); err != nil {
-			fail("spec.autoEdges", "expected a list of {kind, from, attr, match}: %v", err)
+			fail("spec.autoEdges", "expected a list of {kind, from, attr, match, direction, notify}: %v", err)
 		}
 		for i, e := range k.AutoEdges {
 			if e.Match != MatchParentPath && e.Match != MatchEqual {
 				fail(fmt.Sprintf("spec.autoEdges[%d].match", i), "expected %q or %q, got %q", MatchParentPath, MatchEqual, e.Match)
+			}
+			if e.Direction != "" && e.Direction != DirectionAfter && e.Direction != DirectionBefore {
+				fail(fmt.Sprintf("spec.autoEdges[%d].direction", i), "expected %q or %q, got %q", DirectionAfter, DirectionBefore, e.Direction)
 			}
 		}
 	}

@@ -20,7 +20,10 @@ type Description struct {
 	Structural bool        `json:"structural,omitempty" yaml:"structural,omitempty"`
 	Attributes []Attribute `json:"attributes" yaml:"attributes"`
 	AutoEdges  []AutoEdge  `json:"autoEdges,omitempty" yaml:"autoEdges,omitempty"`
-	TaskTypes  []string    `json:"taskTypes,omitempty" yaml:"taskTypes,omitempty"`
+	// Refresh is what a refreshed resource of the kind does (see
+	// Kind.Refresh); empty: the kind ignores refreshes.
+	Refresh   string   `json:"refresh,omitempty" yaml:"refresh,omitempty"`
+	TaskTypes []string `json:"taskTypes,omitempty" yaml:"taskTypes,omitempty"`
 	// Wrap and Defaults are a derived kind's: the base field its spec goes
 	// into and the base spec it starts from.
 	Wrap     string         `json:"wrap,omitempty" yaml:"wrap,omitempty"`
@@ -86,6 +89,11 @@ func (c *Catalogue) describeKind(e *entry) Description {
 	}
 	if k.Base != "" {
 		d.Type = TypeDerived
+		if base, ok := c.kinds[strings.ToLower(k.Base)]; ok {
+			d.Refresh = base.kind.Refresh
+		}
+	} else {
+		d.Refresh = k.Refresh
 	}
 	var schema map[string]any
 	if e.validator != nil {

@@ -27,16 +27,33 @@ const (
 	Property AttrKind = "property"
 )
 
-// AutoEdge declares that a resource of this kind depends on resources of
+// AutoEdge declares that a resource of this kind relates to resources of
 // kind Kind whose attribute Attr relates to its own attribute From: Match
 // "parent-path" means From is a path under the other's Attr (a file inside a
 // managed directory); "equal" means the values are equal.
+//
+// Direction says which runs first: "after" (the default, Puppet's
+// autorequire) runs this resource after the other, "before" (autobefore)
+// runs it before. Notify makes the edge refresh the one that runs later
+// when the earlier one changes: with "after" this resource subscribes to
+// the other (autosubscribe), with "before" it notifies it (autonotify).
 type AutoEdge struct {
-	Kind  string `json:"kind" yaml:"kind"`
-	From  string `json:"from" yaml:"from"`
-	Attr  string `json:"attr" yaml:"attr"`
-	Match string `json:"match" yaml:"match"`
+	Kind      string `json:"kind" yaml:"kind"`
+	From      string `json:"from" yaml:"from"`
+	Attr      string `json:"attr" yaml:"attr"`
+	Match     string `json:"match" yaml:"match"`
+	Direction string `json:"direction,omitempty" yaml:"direction,omitempty"`
+	Notify    bool   `json:"notify,omitempty" yaml:"notify,omitempty"`
 }
+
+// Auto-edge directions.
+const (
+	DirectionAfter  = "after"
+	DirectionBefore = "before"
+)
+
+// Before reports whether the resource declaring the edge runs first.
+func (e AutoEdge) Before() bool { return e.Direction == DirectionBefore }
 
 // Matches reports whether a resource whose attribute From has value from
 // depends on a resource whose attribute Attr has value attr. Paths compare
@@ -85,6 +102,10 @@ type Kind struct {
 	Associations *LinkSpec `json:"associations,omitempty" yaml:"associations,omitempty"`
 	// Structural kinds (group, stage, skipped) order steps and change nothing.
 	Structural bool `json:"structural,omitempty" yaml:"structural,omitempty"`
+	// Refresh says what a resource of the kind does when refreshed (a
+	// resource it subscribes to, or that notifies it, changed); empty: the
+	// kind ignores refreshes. A derived kind reacts as its base does.
+	Refresh string `json:"refresh,omitempty" yaml:"refresh,omitempty"`
 	// TaskTypes are Fuel task types mapped to this kind ("shell" → exec).
 	TaskTypes []string `json:"taskTypes,omitempty" yaml:"taskTypes,omitempty"`
 	// Verbatim names attributes that are templates of their own (a file's

@@ -65,6 +65,9 @@ type PlanStep struct {
 	// that an apply would not keep its before-state (over the limit), so
 	// its rollback could not restore the previous state.
 	Note string `json:"note,omitempty" yaml:"note,omitempty"`
+	// Refresh marks a step a resource it subscribes to would refresh:
+	// it would change, and this step's kind reacts (an exec runs).
+	Refresh bool `json:"refresh,omitempty" yaml:"refresh,omitempty"`
 }
 
 // Summary counts the steps of a plan by action.
@@ -74,6 +77,9 @@ type Summary struct {
 	Delete int `json:"delete" yaml:"delete"`
 	Run    int `json:"run" yaml:"run"`
 	Noop   int `json:"noop" yaml:"noop"`
+	// Refresh counts the steps that would be refreshed; each is counted
+	// by its action too.
+	Refresh int `json:"refresh" yaml:"refresh"`
 }
 
 // Add counts one action.
@@ -111,6 +117,10 @@ type Report struct {
 	Unchanged int `json:"unchanged" yaml:"unchanged"`
 	Failed    int `json:"failed" yaml:"failed"`
 	Skipped   int `json:"skipped" yaml:"skipped"`
+	// Refreshed counts the steps that were refreshed (a resource they
+	// subscribe to changed) and reacted; each is counted by its outcome
+	// too (an exec that ran is updated).
+	Refreshed int `json:"refreshed" yaml:"refreshed"`
 	// Failures names each failed step with its error; CompensationFailures
 	// each compensation that itself failed during a rollback.
 	Failures             []StepError `json:"failures,omitempty" yaml:"failures,omitempty"`

@@ -42,10 +42,15 @@ type Resource struct {
 	Spec       Spec   `json:"spec,omitempty" yaml:"spec,omitempty"`
 	// DependsOn lists explicit dependencies; Associations are pkger's label
 	// associations, which are dependencies too and are recorded in the stack.
-	DependsOn    []Ref   `json:"dependsOn,omitempty" yaml:"dependsOn,omitempty"`
-	Associations []Ref   `json:"associations,omitempty" yaml:"associations,omitempty"`
-	Target       *Target `json:"target,omitempty" yaml:"target,omitempty"`
-	Meta         Meta    `json:"meta,omitempty" yaml:"meta,omitempty"`
+	DependsOn    []Ref `json:"dependsOn,omitempty" yaml:"dependsOn,omitempty"`
+	Associations []Ref `json:"associations,omitempty" yaml:"associations,omitempty"`
+	// Notify lists resources refreshed when this one changes (Puppet's
+	// notify: they run after it); Subscribe lists resources whose change
+	// refreshes this one (Puppet's subscribe: it runs after them).
+	Notify    []Ref   `json:"notify,omitempty" yaml:"notify,omitempty"`
+	Subscribe []Ref   `json:"subscribe,omitempty" yaml:"subscribe,omitempty"`
+	Target    *Target `json:"target,omitempty" yaml:"target,omitempty"`
+	Meta      Meta    `json:"meta,omitempty" yaml:"meta,omitempty"`
 	// Pos is where the document of this resource starts.
 	Pos Position `json:"-" yaml:"-"`
 }

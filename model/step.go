@@ -19,6 +19,9 @@ type Step struct {
 	// when one member succeeds (Fuel cross_depends policy any).
 	Deps  []string   `json:"deps,omitempty"`
 	AnyOf [][]string `json:"anyOf,omitempty"`
+	// Subscribes are step ids (all among Deps) whose change in this run
+	// refreshes this step: notify, subscribe and notifying auto-edges.
+	Subscribes []string `json:"subscribes,omitempty"`
 	// Delete marks a step that removes a resource which left the package.
 	Delete bool `json:"delete,omitempty"`
 	// ID of the existing object from the stack record (http object id).

@@ -141,7 +141,7 @@ func (b *Builder) AddDeletes(removed []model.StackResource, old *Previous, cur *
 			}
 		}
 		ss.Delete, ss.ObjectID = true, r.ID
-		ss.Deps, ss.AnyOf = nil, nil
+		ss.Deps, ss.AnyOf, ss.Subscribes = nil, nil, nil
 		ss.Condition, ss.Skipped = "", false
 		orig := ss.ID
 		if _, clash := b.byID[ss.ID]; clash {

@@ -3,6 +3,7 @@ package planner
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -128,6 +129,7 @@ func group(mode contract.Mode, order []*StoredStep, size int) ([]contract.Unit, 
 			}
 		}
 	}
+	sources(units)
 	return units, members
 }
 
@@ -153,6 +155,7 @@ func unit(mode contract.Mode, idx int, steps []*StoredStep, unitOf map[string]in
 		u.Deps = append(u.Deps, d)
 	}
 	sort.Ints(u.Deps)
+	u.Subscriptions = subscriptions(idx, steps, unitOf)
 	// A unit's steps all are noop versions or none is: a noop unit only
 	// reads and diffs, and records its plan.
 	u.Meta.Noop = first.Meta.Noop
@@ -175,6 +178,37 @@ func unit(mode contract.Mode, idx int, steps []*StoredStep, unitOf map[string]in
 	}
 	u.Summary = summary(mode, steps)
 	return u
+}
+
+// sources fills in each unit's Sources from the others' Subscriptions.
+func sources(units []contract.Unit) {
+	for i := range units {
+		for _, sub := range units[i].Subscriptions {
+			for _, src := range sub.From {
+				if u := &units[src.Unit]; !slices.Contains(u.Sources, src.Step) {
+					u.Sources = append(u.Sources, src.Step)
+				}
+			}
+		}
+	}
+}
+
+// subscriptions lists the steps of unit idx that steps of other units
+// refresh, with those steps' units; the activity settles the rest.
+func subscriptions(idx int, steps []*StoredStep, unitOf map[string]int) []contract.Subscription {
+	var out []contract.Subscription
+	for _, s := range steps {
+		var from []contract.StepRef
+		for _, src := range s.Subscribes {
+			if su, ok := unitOf[src]; ok && su != idx {
+				from = append(from, contract.StepRef{Unit: su, Step: src})
+			}
+		}
+		if len(from) > 0 {
+			out = append(out, contract.Subscription{Step: s.ID, From: from})
+		}
+	}
+	return out
 }
 
 // summary names what a unit does, each of its steps while they fit:

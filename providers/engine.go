@@ -49,6 +49,9 @@ type Request struct {
 	// after a change is made (non-zero: the change failed).
 	TestPre  *model.TaskCheck `json:"testPre,omitempty"`
 	TestPost *model.TaskCheck `json:"testPost,omitempty"`
+	// Refresh says a resource the step subscribes to changed in this run:
+	// a kind implementing Refresher reacts (an exec runs); others ignore it.
+	Refresh bool `json:"refresh,omitempty"`
 	// Have is the object's current state when the caller has just read it
 	// (a noop Converge of the same request, whose Before it is): Converge
 	// then diffs and applies against it instead of reading again. Nil
@@ -70,6 +73,9 @@ type Change struct {
 	// Irreversible marks a change compensation cannot undo (an exec that
 	// ran without an undo command).
 	Irreversible bool `json:"irreversible,omitempty"`
+	// Refreshed marks a change that is (or, with Noop, would be) the
+	// kind's reaction to a refresh, alone or after its own change.
+	Refreshed bool `json:"refreshed,omitempty"`
 	// Report is one Puppet-style line: "file/motd: content changed
 	// {sha256}… → {sha256}…".
 	Report string `json:"report"`
@@ -137,6 +143,12 @@ func (r *Registry) Converge(ctx context.Context, req Request) (Change, error) {
 			ch.Action = model.ActionNoop
 		}
 	}
+	// own is the resource's own change; a refresh may come on top of it.
+	own := ch.Action
+	refresher, refresh := r.refresher(p, req, want, have, &ch)
+	if note := guardNote(have); note != "" && refresh && own == model.ActionNoop {
+		ch.Changes = append(ch.Changes, model.AttrChange{Path: "guard", New: note})
+	}
 	if note := testPreNote(req); note != "" && ch.Action != model.ActionNoop && ch.Action != "" {
 		ch.Changes = append(ch.Changes, model.AttrChange{Path: "test_pre", New: note})
 	}
@@ -166,12 +178,24 @@ func (r *Registry) Converge(ctx context.Context, req Request) (Change, error) {
 		ch.After = State{ID: have.ID}
 		ch.Outcome = model.OutcomeDeleted
 	default:
-		after, err := p.Apply(ctx, env, want, have)
-		if err != nil {
-			if after.Exists || after.Outputs != nil {
-				ch.After = after // what a failed run left: an exec's exit code and output
+		after := have
+		if own != model.ActionNoop && own != "" {
+			var err error
+			if after, err = p.Apply(ctx, env, want, have); err != nil {
+				if after.Exists || after.Outputs != nil {
+					ch.After = after // what a failed run left: an exec's exit code and output
+				}
+				return failedChange(title, ch, fmt.Errorf("%s: %w", ch.Action, err))
 			}
-			return failedChange(title, ch, fmt.Errorf("%s: %w", ch.Action, err))
+		}
+		if refresh {
+			var err error
+			if after, err = refresher.Refresh(ctx, env, want, after); err != nil {
+				if after.Exists || after.Outputs != nil {
+					ch.After = after
+				}
+				return failedChange(title, ch, fmt.Errorf("refresh: %w", err))
+			}
 		}
 		ch.After = after
 		if err := testPost(ctx, req); err != nil {
@@ -190,6 +214,26 @@ func (r *Registry) Converge(ctx context.Context, req Request) (Change, error) {
 	}
 	ch.Report = report(title, ch)
 	return ch, nil
+}
+
+// refresher decides a refreshed request's reaction: when the kind
+// implements Refresher and says it acts, ch is marked Refreshed and, if
+// the resource's own change was none, takes the refresh's action.
+func (r *Registry) refresher(p Provider, req Request, want model.Spec, have State, ch *Change) (Refresher, bool) {
+	rf, ok := p.(Refresher)
+	if !req.Refresh || req.Delete || !ok {
+		return nil, false
+	}
+	action := rf.RefreshAction(want, have, ch.Action)
+	if action == model.ActionNoop || action == "" {
+		return nil, false
+	}
+	ch.Refreshed = true
+	if ch.Action == model.ActionNoop || ch.Action == "" {
+		ch.Action = action
+		ch.Changes = append(ch.Changes, model.AttrChange{Path: "refresh", New: "a resource it subscribes to changed"})
+	}
+	return rf, true
 }
 
 // Compensate undoes ch, which Converge returned for req, from ch.Before:

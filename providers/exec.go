@@ -53,6 +53,10 @@ var execAttrs = map[string]kinds.AttrKind{
 	// unchangedReturns: exit codes that mean the command ran and changed
 	// nothing (puppet apply --detailed-exitcodes exits 0 then, 2 on changes).
 	"unchangedReturns": kinds.Parameter,
+	// refresh is the command a refresh runs (default: command);
+	// refreshOnly runs the exec only when refreshed.
+	"refresh":     kinds.Parameter,
+	"refreshOnly": kinds.Parameter,
 }
 
 func (execProvider) Attributes() map[string]kinds.AttrKind { return execAttrs }
@@ -94,7 +98,7 @@ func (execProvider) Canonicalize(spec model.Spec) (model.Spec, error) {
 		}
 		out["argv"] = argv
 	}
-	for _, k := range []string{"unless", "onlyif", "undo"} {
+	for _, k := range []string{"unless", "onlyif", "undo", "refresh"} {
 		if _, ok, err := specCommand(spec, k); err != nil {
 			return nil, err
 		} else if ok {
@@ -134,6 +138,15 @@ func (execProvider) Canonicalize(spec model.Spec) (model.Spec, error) {
 		}
 	}
 	out["returns"] = codes
+	switch v := spec["refreshOnly"].(type) {
+	case nil:
+	case bool:
+		if v {
+			out["refreshOnly"] = true
+		}
+	default:
+		return nil, configErrorf("refreshOnly", "want true or false, got %s", jsonType(v))
+	}
 	if v := spec["unchangedReturns"]; v != nil {
 		unchanged, err := canonicalReturns(v)
 		if err != nil {
@@ -288,22 +301,51 @@ func skipped(reason string) State {
 	return State{Exists: true, Outputs: map[string]any{"skipped": reason}}
 }
 
-// Plan runs the command unless a guard held.
-func (execProvider) Plan(_ model.Spec, have State) model.Action {
-	if have.Exists {
+// Plan runs the command unless a guard held or it waits for a refresh
+// (refreshOnly).
+func (execProvider) Plan(want model.Spec, have State) model.Action {
+	if have.Exists || want["refreshOnly"] == true {
 		return model.ActionNoop
 	}
 	return model.ActionRun
+}
+
+// RefreshAction runs the exec on a refresh unless a guard held, or its
+// own run (planned) already is its refresh: it has no refresh command.
+func (execProvider) RefreshAction(want model.Spec, have State, planned model.Action) model.Action {
+	if have.Exists || (planned == model.ActionRun && want["refresh"] == nil) {
+		return model.ActionNoop
+	}
+	return model.ActionRun
+}
+
+// Refresh runs the refresh command, or the command when there is none,
+// as Apply runs the command.
+func (x execProvider) Refresh(ctx context.Context, env Env, want model.Spec, _ State) (State, error) {
+	if want["refresh"] != nil {
+		return x.runChecked(ctx, env, want, "refresh")
+	}
+	return x.runChecked(ctx, env, want, commandAttr(want))
+}
+
+// commandAttr is the attribute holding the command: command or argv.
+func commandAttr(want model.Spec) string {
+	if want["argv"] != nil {
+		return "argv"
+	}
+	return "command"
 }
 
 // Apply runs the command; an exit code outside returns is an error. With
 // unchangedReturns, Outputs["changed"] says whether the exit code was one
 // of them (false) or not (true): the engine reports the former unchanged.
 func (x execProvider) Apply(ctx context.Context, env Env, want model.Spec, _ State) (State, error) {
-	attr := "command"
-	if want["argv"] != nil {
-		attr = "argv"
-	}
+	return x.runChecked(ctx, env, want, commandAttr(want))
+}
+
+// runChecked runs the command in attr and checks its exit code against
+// returns and unchangedReturns.
+func (x execProvider) runChecked(ctx context.Context, env Env, want model.Spec, attr string) (State, error) {
 	res, err := x.run(ctx, env, want, attr)
 	if err != nil {
 		return State{}, err

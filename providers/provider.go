@@ -95,6 +95,22 @@ type Planner interface {
 	Plan(want model.Spec, have State) model.Action
 }
 
+// Refresher reacts to a refresh: a resource the step subscribes to (or
+// that notifies it) changed in this run (Puppet's refresh, mgmt's
+// Refreshable). A kind without it ignores refreshes: the edge only orders.
+type Refresher interface {
+	// RefreshAction is what a refreshed resource does beyond its own
+	// change, planned as action from want and the state read (have):
+	// model.ActionNoop when the refresh asks nothing more (a guard holds,
+	// or its own run already is its refresh), else the action it reports.
+	// It must only decide, never change anything: a dry-run asks it too.
+	RefreshAction(want model.Spec, have State, planned model.Action) model.Action
+	// Refresh reacts, after the resource's own change (if any) left
+	// after; it returns the state it leaves. Called only when
+	// RefreshAction said so, and never in noop.
+	Refresh(ctx context.Context, env Env, want model.Spec, after State) (State, error)
+}
+
 // Compensator undoes a change itself instead of the engine restoring
 // Change.Before: exec runs its undo command.
 type Compensator interface {

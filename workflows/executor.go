@@ -47,6 +47,9 @@ type Executor struct {
 	recreated  map[string]string
 	rolledBack bool
 	final      *Outcome
+	// notifiedOutside are steps of earlier shards that changed and
+	// refresh steps here (see refresh.go).
+	notifiedOutside map[string]bool
 }
 
 // unitState is what the executor knows of a unit beyond its scheduling

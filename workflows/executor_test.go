@@ -61,6 +61,10 @@ type fakeActivities struct {
 	records     []contract.WriteStackRecordInput
 	plans       []contract.StorePlanInput
 	noop        bool
+	// unchanged: steps that find nothing to change; refreshIn: each
+	// single-step unit's UnitInput.Refresh as the executor sent it.
+	unchanged map[string]bool
+	refreshIn map[string][]string
 }
 
 func newFake(units ...contract.Unit) *fakeActivities {
@@ -78,6 +82,8 @@ func newFake(units ...contract.Unit) *fakeActivities {
 		perTask:    map[string]int{},
 		maxPerTask: map[string]int{},
 		queues:     map[string]string{},
+		unchanged:  map[string]bool{},
+		refreshIn:  map[string][]string{},
 	}
 }
 
@@ -170,11 +176,21 @@ func (f *fakeActivities) ApplyStep(ctx context.Context, in contract.UnitInput) (
 			contract.FailureDetails{StepID: in.Unit.Step, Attempt: 1, NothingToUndo: f.untouched[in.Unit.Step]})
 	}
 	action, outcome := model.ActionCreate, model.OutcomeCreated
+	f.mu.Lock()
+	if f.unchanged[in.Unit.Step] {
+		action, outcome = model.ActionNoop, model.OutcomeUnchanged
+	}
+	f.refreshIn[in.Unit.Step] = in.Refresh
+	f.mu.Unlock()
+	refreshed := slices.Contains(in.Refresh, in.Unit.Step)
+	if refreshed {
+		action, outcome = model.ActionRun, model.OutcomeUpdated
+	}
 	if in.Noop {
 		outcome = model.OutcomeUnchanged
 	}
 	return &contract.UnitResult{Attempt: 1, Steps: []contract.StepResult{{
-		StepID: in.Unit.Step, Action: action, Outcome: outcome, ObjectID: "id-" + in.Unit.Step,
+		StepID: in.Unit.Step, Action: action, Outcome: outcome, ObjectID: "id-" + in.Unit.Step, Refreshed: refreshed,
 	}}}, nil
 }
 

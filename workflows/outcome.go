@@ -28,6 +28,10 @@ type Outcome struct {
 	// FailedUnits are the global indexes of units that did not succeed, so
 	// later shards can fail their dependents.
 	FailedUnits []int `json:"failedUnits,omitempty"`
+	// Notified are the steps that changed (in a dry-run: would) and
+	// refresh steps of other units (contract.Unit.Sources), so later
+	// shards can refresh them.
+	Notified []string `json:"notified,omitempty"`
 	// Tolerated lists the failures (also in Report.Failures) that stayed
 	// within their group's fault tolerance and so did not fail the run.
 	Tolerated []model.StepError `json:"tolerated,omitempty"`
@@ -75,6 +79,10 @@ func (e *Executor) outcome() *Outcome {
 				}
 				if r.Action != "" && outcome != model.OutcomeFailed {
 					o.Plan.Add(r.Action)
+					if r.Refreshed {
+						o.Plan.Refresh++
+						o.Report.Refreshed++
+					}
 				}
 				for _, k := range r.MissingEnv {
 					env[k] = true
@@ -83,6 +91,7 @@ func (e *Executor) outcome() *Outcome {
 					secrets[k] = true
 				}
 			}
+			o.Notified = append(o.Notified, e.notified(u, st.results)...)
 			// Steps of a batch that returned fewer results than it holds
 			// never ran.
 			for range max(u.Count-len(st.results), 0) {

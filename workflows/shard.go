@@ -13,12 +13,14 @@ import (
 
 // ShardInput asks a child workflow to run (or undo) one shard of a large
 // plan. The shard's units are in the store; FailedBefore lists units of
-// earlier shards that did not succeed.
+// earlier shards that did not succeed, NotifiedBefore the steps of earlier
+// shards that changed and refresh steps in other units.
 type ShardInput struct {
-	Options      ExecOptions    `json:"options"`
-	Shard        contract.Shard `json:"shard"`
-	FailedBefore []int          `json:"failedBefore,omitempty"`
-	Compensate   bool           `json:"compensate,omitempty"`
+	Options        ExecOptions    `json:"options"`
+	Shard          contract.Shard `json:"shard"`
+	FailedBefore   []int          `json:"failedBefore,omitempty"`
+	NotifiedBefore []string       `json:"notifiedBefore,omitempty"`
+	Compensate     bool           `json:"compensate,omitempty"`
 }
 
 // ShardWorkflow runs one shard with the executor and returns its outcome;
@@ -36,6 +38,7 @@ func ShardWorkflow(ctx workflow.Context, in ShardInput) (*Outcome, error) {
 		return nil, fmt.Errorf("load shard %d: %w", in.Shard.Index, err)
 	}
 	ex := NewExecutor(ctx, in.Options, units, in.FailedBefore)
+	ex.NotifiedOutside(in.NotifiedBefore)
 	if err := ex.Register(ctx); err != nil {
 		return nil, err
 	}
@@ -93,7 +96,7 @@ func (s *shardRun) run(ctx workflow.Context, opts ExecOptions) (*Outcome, error)
 			RetryPolicy:         &temporal.RetryPolicy{MaximumAttempts: 1},
 		})
 		var out Outcome
-		err := workflow.ExecuteChildWorkflow(cctx, ShardWorkflow, ShardInput{Options: opts, Shard: shard, FailedBefore: failedBefore}).Get(loopCtx, &out)
+		err := workflow.ExecuteChildWorkflow(cctx, ShardWorkflow, ShardInput{Options: opts, Shard: shard, FailedBefore: failedBefore, NotifiedBefore: s.merged.Notified}).Get(loopCtx, &out)
 		if err != nil {
 			return nil, fmt.Errorf("shard %d: %w", k, err)
 		}
@@ -160,6 +163,7 @@ func (s *shardRun) merge(out *Outcome) {
 	r.Unchanged += out.Report.Unchanged
 	r.Failed += out.Report.Failed
 	r.Skipped += out.Report.Skipped
+	r.Refreshed += out.Report.Refreshed
 	r.Failures = append(r.Failures, out.Report.Failures...)
 	r.CompensationFailures = append(r.CompensationFailures, out.Report.CompensationFailures...)
 	m.Plan.Create += out.Plan.Create
@@ -167,6 +171,8 @@ func (s *shardRun) merge(out *Outcome) {
 	m.Plan.Delete += out.Plan.Delete
 	m.Plan.Run += out.Plan.Run
 	m.Plan.Noop += out.Plan.Noop
+	m.Plan.Refresh += out.Plan.Refresh
+	m.Notified = append(m.Notified, out.Notified...)
 	m.Failed = m.Failed || out.Failed
 	m.RolledBack = m.RolledBack || out.RolledBack
 	m.Cancelled = m.Cancelled || out.Cancelled

@@ -62,6 +62,7 @@ func (e *Executor) start(actCtx, loopCtx workflow.Context, i int) {
 		SkipGuards:  e.opts.Mode == contract.ModeDryRun && !e.opts.RunGuards,
 		Rerun:       st.runs > 1,
 		Skip:        st.skip,
+		Refresh:     e.refreshed(u),
 	}
 	fut := workflow.ExecuteActivity(workflow.WithActivityOptions(actCtx, e.opts.stepActivityOptions(u)), name, in)
 	workflow.Go(loopCtx, func(c workflow.Context) {

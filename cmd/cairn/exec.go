@@ -152,8 +152,12 @@ func executionDetails(w io.Writer, ex *client.Execution) error {
 		t.row("Temporal UI:", ex.UIURL)
 	}
 	if r := ex.Report; r != nil {
-		t.row("Report:", fmt.Sprintf("%d created, %d updated, %d deleted, %d unchanged, %d failed, %d skipped",
-			r.Created, r.Updated, r.Deleted, r.Unchanged, r.Failed, r.Skipped))
+		line := fmt.Sprintf("%d created, %d updated, %d deleted, %d unchanged, %d failed, %d skipped",
+			r.Created, r.Updated, r.Deleted, r.Unchanged, r.Failed, r.Skipped)
+		if r.Refreshed > 0 {
+			line += fmt.Sprintf(" (%d refreshed)", r.Refreshed)
+		}
+		t.row("Report:", line)
 	}
 	if p := ex.Plan; p != nil {
 		s := p.Summary

@@ -137,10 +137,43 @@ func printDescription(w io.Writer, d kinds.Description) error {
 		}
 	}
 	if len(d.AutoEdges) > 0 {
-		fmt.Fprintln(w, "\nAuto-edges (depends on):")
+		fmt.Fprintln(w, "\nAuto-edges:")
 		for _, e := range d.AutoEdges {
-			fmt.Fprintf(w, "  %s whose %s is %s its %s\n", e.Kind, e.Attr, map[string]string{kinds.MatchEqual: "equal to", kinds.MatchParentPath: "a parent of"}[e.Match], e.From)
+			fmt.Fprintf(w, "  %s %s whose %s is %s its %s%s\n", autoEdgeVerb(e), e.Kind, e.Attr,
+				map[string]string{kinds.MatchEqual: "equal to", kinds.MatchParentPath: "a parent of"}[e.Match], e.From, autoEdgeRefresh(e))
 		}
 	}
+	if d.Structural || d.Type == kinds.TypeTaskType {
+		return nil // Fuel tasks take no notify or subscribe
+	}
+	fmt.Fprint(w, "\nRefresh: ")
+	if d.Refresh == "" {
+		fmt.Fprintln(w, "ignored (a notify or subscribe only orders it)")
+	} else {
+		fmt.Fprintln(w, d.Refresh)
+	}
 	return nil
+}
+
+// autoEdgeVerb says which way an auto-edge orders: Puppet's autorequire
+// (runs after) or autobefore (runs before).
+func autoEdgeVerb(e kinds.AutoEdge) string {
+	if e.Before() {
+		return "runs before"
+	}
+	return "runs after"
+}
+
+// autoEdgeRefresh says whether an auto-edge refreshes: autosubscribe (it
+// is refreshed by the other's change) or autonotify (it refreshes the
+// other).
+func autoEdgeRefresh(e kinds.AutoEdge) string {
+	switch {
+	case !e.Notify:
+		return ""
+	case e.Before():
+		return "; refreshes it when changed (autonotify)"
+	default:
+		return "; refreshed when it changes (autosubscribe)"
+	}
 }

@@ -26,7 +26,10 @@ func TestKindsCommands(t *testing.T) {
 		{"list with a kinds dir", []string{"kinds", "list", "--kinds-dir", platformKinds}, 0, []string{"Label", "derived", "http"}, nil},
 		{"describe a kind", []string{"kinds", "describe", "file"}, 0, []string{
 			"file (kind)", "Task types mapped onto it: upload_file", "path ", "namevar", "checksum", "read_only",
-			"vars", "parameter", "content", "property", "Auto-edges", "directory whose path is a parent of its path"}, nil},
+			"vars", "parameter", "content", "property", "Auto-edges", "runs after directory whose path is a parent of its path",
+			"Refresh: ignored"}, nil},
+		{"describe exec documents its refresh", []string{"kinds", "describe", "exec"}, 0, []string{
+			"refreshOnly", "boolean", "run only when refreshed", "Refresh: runs its refresh command"}, nil},
 		{"describe a task type", []string{"kinds", "describe", "puppet"}, 0, []string{
 			"puppet (task type on exec)", "--detailed-exitcodes", "puppet_manifest", "yes", "the manifest puppet apply runs"}, nil},
 		{"describe exec documents its exit codes", []string{"kinds", "describe", "EXEC"}, 0, []string{"unchangedReturns", "array of integer", "[0]"}, nil},

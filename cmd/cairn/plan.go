@@ -191,9 +191,13 @@ func printPlan(w io.Writer, pal palette, st *client.Stack, plan *client.DryRun) 
 		fmt.Fprintf(w, "%s The stack matches the package (%s unchanged).\n", pal.bold("No changes."), plural(sum.Noop, "resource", "resources"))
 		return
 	}
-	fmt.Fprintf(w, "%s %s to create, %s to update, %s to delete, %s to run, %d unchanged.\n", pal.bold("Plan:"),
+	refresh := ""
+	if sum.Refresh > 0 {
+		refresh = fmt.Sprintf(" (%s refreshed)", countColor(sum.Refresh, pal.cyan))
+	}
+	fmt.Fprintf(w, "%s %s to create, %s to update, %s to delete, %s to run%s, %d unchanged.\n", pal.bold("Plan:"),
 		countColor(sum.Create, pal.green), countColor(sum.Update, pal.yellow), countColor(sum.Delete, pal.red),
-		countColor(sum.Run, pal.cyan), sum.Noop)
+		countColor(sum.Run, pal.cyan), refresh, sum.Noop)
 }
 
 func stepHasError(plan *client.DryRun, id string) bool {
@@ -229,6 +233,9 @@ func planSymbol(pal palette, a model.Action) (string, string) {
 
 func printPlanStep(w io.Writer, pal palette, s model.PlanStep) {
 	sign, what := planSymbol(pal, s.Action)
+	if s.Refresh {
+		what += " (refresh: a resource it subscribes to would change)"
+	}
 	name := s.ID
 	if name == "" {
 		name = s.Kind + "/" + s.Name

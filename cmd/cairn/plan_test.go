@@ -77,6 +77,21 @@ func TestPlan(t *testing.T) {
 			has(t, "~ file/motd will be updated", `~ content = "{sha256}2cf24dba`, `" → "{sha256}`, "Plan: 0 to create, 1 to update, 0 to delete, 0 to run, 1 unchanged.")
 	})
 
+	t.Run("refresh", func(t *testing.T) {
+		restart := "---\napiVersion: cairn/v1\nkind: Exec\nmetadata: {name: restart}\n" +
+			"spec: {command: \"echo restart >> " + root + "/restarts\", refreshOnly: true}\nsubscribe: [File/motd]\n"
+		changed := s.file("site-refresh.yaml", sitePackage(root, "hej")+restart)
+		s.run("plan", "--stack", id, changed, "--detailed-exitcode").expect(t, 2).
+			has(t, "> exec/restart will run (refresh: a resource it subscribes to would change)",
+				"Plan: 0 to create, 1 to update, 0 to delete, 1 to run (1 refreshed), 1 unchanged.")
+		same := s.file("site-same.yaml", sitePackage(root, "hello")+restart)
+		r := s.run("plan", "--stack", id, same, "--detailed-exitcode").expect(t, 0)
+		r.has(t, "No changes.")
+		if strings.Contains(r.stdout, "refresh") {
+			t.Fatalf("nothing changes, yet a refresh:\n%s", r.stdout)
+		}
+	})
+
 	t.Run("delete", func(t *testing.T) {
 		onlyDir := s.file("dir-only.yaml", strings.SplitN(sitePackage(root, "x"), "---", 2)[0])
 		s.run("plan", "--stack", id, onlyDir, "--detailed-exitcode").expect(t, 2).

@@ -380,6 +380,9 @@ func printReport(w io.Writer, pal palette, ex *client.Execution) error {
 			}
 			t.row("  "+c.name+":", n)
 		}
+		if r.Refreshed > 0 {
+			t.row("  refreshed:", pal.cyan(fmt.Sprint(r.Refreshed))+" (counted above too)")
+		}
 		if err := t.flush(); err != nil {
 			return err
 		}

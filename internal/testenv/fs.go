@@ -1,6 +1,7 @@
 package testenv
 
 import (
+	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -36,4 +37,18 @@ func Tree(t testing.TB, root string) map[string]string {
 		t.Fatal(err)
 	}
 	return out
+}
+
+// CountLines is the number of lines in the file at path (0 when it does
+// not exist): how many times a test command appended its line to a log.
+func CountLines(t testing.TB, path string) int {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return 0
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Count(string(b), "\n")
 }
