@@ -42,7 +42,14 @@ func registerUI(e *echo.Echo) {
 		return c.Redirect(http.StatusMovedPermanently, UIPrefix)
 	})
 	e.Add(http.MethodGet, UIPrefix, serveUIFile("ui/index.html"))
-	e.Add(http.MethodGet, UIPrefix+"executions/:id", serveUIFile("ui/execution.html"))
+	execPage := serveUIFile("ui/execution.html")
+	e.Add(http.MethodGet, UIPrefix+"executions/:id", func(c echo.Context) error {
+		// Execution ids have no slash; echo would match a longer path.
+		if strings.Contains(strings.TrimPrefix(c.Request().URL.Path, UIPrefix+"executions/"), "/") {
+			return newError(http.StatusNotFound, "no such page")
+		}
+		return execPage(c)
+	})
 	e.Add(http.MethodGet, UIPrefix+"assets/:file", func(c echo.Context) error {
 		name := c.Param("file")
 		if name == "" || strings.ContainsAny(name, `/\`) || strings.HasPrefix(name, ".") {
