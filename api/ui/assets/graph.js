@@ -299,6 +299,6 @@ export class StepGraph {
     this.selected = id;
     const node = this.cy.getElementById('s:' + id);
     node.addClass('selected');
-    if (centre && node.length) this.cy.animate({ center: { eles: node }, duration: 200 });
+    if (centre && node.length) this.cy.animate({ center: { eles: node }, zoom: Math.max(this.cy.zoom(), 1), duration: 200 });
   }
 }
