@@ -2,18 +2,20 @@
 // laid out by dagre) and keeps it live.
 //
 // Scale: up to collapseAt steps each step is a box. Beyond, steps are
-// grouped by dependency level and node (or kind), at most groupMax to a
-// group, and each group is one box with its counts by state; a click on a
-// group expands it into its steps (and collapses it again). Status changes
-// are queued and applied once per animation frame, in one cytoscape batch,
-// with group counts kept incrementally: O(changes) a frame, whatever the
-// size of the execution. Labels are drawn on the canvas, never parsed as
+// grouped by dependency level and node (or kind) — by level alone, in
+// bands of levels, when that would make over maxBoxes boxes — at most
+// groupMax to a group, and each group is one box with its counts by state;
+// a click on a group expands it into its steps (and collapses it again).
+// Status changes are queued and applied once per animation frame, in one
+// cytoscape batch, with group counts kept incrementally: O(changes) a
+// frame, whatever the size of the execution. Labels are drawn on the canvas, never parsed as
 // markup.
 import cytoscape from './cytoscape.esm.min.mjs';
 import dagre from './dagre.esm.js';
 
 export const collapseAt = 400;
 const groupMax = 400;
+const maxBoxes = 150;
 
 export const states = ['pending', 'running', 'waiting', 'succeeded', 'failed', 'dep_failed', 'skipped',
   'rolled_back', 'canceled'];
@@ -97,10 +99,21 @@ export class StepGraph {
     }
     const level = levels(this.steps);
     const grouped = this.steps.size > collapseAt;
+    // Group by level and node while that makes few boxes; else by level
+    // alone, in bands of levels when there are many.
+    const whereOf = (s) => s.node || s.kind || 'steps';
+    const pairs = new Set();
+    let deepest = 0;
+    for (const s of this.steps.values()) {
+      pairs.add(level.get(s.id) + '|' + whereOf(s));
+      deepest = Math.max(deepest, level.get(s.id));
+    }
+    const byNode = pairs.size <= maxBoxes;
+    const band = byNode ? 1 : Math.max(1, Math.ceil((deepest + 1) / maxBoxes));
     const byKey = new Map();
     for (const s of this.steps.values()) {
-      const lv = level.get(s.id);
-      const where = s.node || s.kind || 'steps';
+      const lv = Math.floor(level.get(s.id) / band) * band;
+      const where = byNode ? whereOf(s) : (band > 1 ? 'levels ' + lv + '–' + (lv + band - 1) : 'all nodes');
       const base = grouped ? 'L' + lv + '|' + where : 'all';
       let n = 0;
       let key = base + '|' + n;
@@ -235,7 +248,6 @@ export class StepGraph {
       layout: { name: 'preset', fit: true, padding: 20 },
       minZoom: 0.02,
       maxZoom: 3,
-      wheelSensitivity: 0.3,
       textureOnViewport: large,
       hideEdgesOnViewport: large,
       pixelRatio: large ? 1 : 'auto',
