@@ -170,7 +170,8 @@ func (a *Activities) persist(ctx context.Context, execID string, units []contrac
 	sort.SliceStable(steps, func(i, j int) bool { return steps[i].Ord < steps[j].Ord })
 	entries := make([]indexEntry, len(steps))
 	for i, s := range steps {
-		entries[i] = indexEntry{ID: s.ID, Kind: s.Kind, RecordKind: s.RecordKind, Name: s.Name, Node: s.Node, Associations: s.Associations, Delete: s.Delete}
+		entries[i] = indexEntry{ID: s.ID, Kind: s.Kind, RecordKind: s.RecordKind, Name: s.Name, Node: s.Node, Associations: s.Associations, Delete: s.Delete,
+			Deps: planner.Deps(&s.Step)}
 	}
 	index, err := json.Marshal(entries)
 	if err != nil {

@@ -24,6 +24,9 @@ type indexEntry struct {
 	Node         string      `json:"node,omitempty"`
 	Associations []model.Ref `json:"a,omitempty"`
 	Delete       bool        `json:"d,omitempty"`
+	// Deps are the steps this one waits for (planner.Deps: dependsOn,
+	// references and any-of members), for the execution's graph.
+	Deps []string `json:"dep,omitempty"`
 }
 
 // beforeRecord is what a step persisted before changing anything (kind

@@ -301,12 +301,16 @@ func (s *server) register(e *echo.Echo, metrics http.Handler) {
 	e.Add(http.MethodGet, "/v1/executions", s.needExec(s.listExecutions))
 	e.Add(http.MethodGet, "/v1/executions/:id", s.needExec(s.getExecution))
 	e.Add(http.MethodGet, "/v1/executions/:id/events", s.needExec(s.executionEvents))
+	e.Add(http.MethodGet, "/v1/executions/:id/graph", s.needExec(s.executionGraph))
 	e.Add(http.MethodPost, "/v1/executions/:id/cancel", s.needExec(s.cancelExecution))
 	e.Add(http.MethodPost, "/v1/executions/:id/retry", s.needExec(s.retryExecution))
 	e.Add(http.MethodPost, "/v1/executions/:id/decision", s.needExec(s.decideExecution))
 
 	// Agents and their node tokens.
 	s.registerAgent(e)
+
+	// The live pages (static, no data without the token).
+	registerUI(e)
 }
 
 // errNoExecutions answers requests that need Temporal when the server runs

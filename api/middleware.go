@@ -149,7 +149,8 @@ func recoverPanics(base *slog.Logger) echo.MiddlewareFunc {
 }
 
 // bearerAuth requires "Authorization: Bearer <token>" on every route but the
-// probes and the agent API (which requires a node token instead). Both sides are hashed before the constant-time compare so neither
+// probes, the live pages' static shell (/ui) and the agent API (which
+// requires a node token instead). Both sides are hashed before the constant-time compare so neither
 // the token's bytes nor its length leak through timing.
 func bearerAuth(token string) echo.MiddlewareFunc {
 	want := sha256.Sum256([]byte(token))
@@ -157,6 +158,11 @@ func bearerAuth(token string) echo.MiddlewareFunc {
 		return func(c echo.Context) error {
 			if openPaths[c.Request().URL.Path] || strings.HasPrefix(c.Path(), agentapi.Prefix) {
 				// The agent API's routes authenticate node tokens themselves.
+				return next(c)
+			}
+			if uiPath(c.Request().URL.Path) && !strings.HasPrefix(c.Path(), "/v1/") {
+				// The live pages' shell carries no data; what they show
+				// they fetch from /v1 with the token.
 				return next(c)
 			}
 			header := c.Request().Header.Get(echo.HeaderAuthorization)

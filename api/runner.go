@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 
+	"github.com/cairn-io/cairn/model"
 	"github.com/cairn-io/cairn/providers"
 	"github.com/cairn-io/cairn/starter"
 	"github.com/cairn-io/cairn/workflows"
@@ -31,6 +32,8 @@ type Executions interface {
 	Retry(ctx context.Context, id string) (*starter.Execution, error)
 	RetryGraph(ctx context.Context, id string) (*starter.Execution, error)
 	Decide(ctx context.Context, id string, req workflows.DecisionRequest) (*workflows.DecisionResult, error)
+	// Graph lists the execution's steps with the steps each waits for.
+	Graph(ctx context.Context, id string) ([]model.StepDeps, error)
 }
 
 // Lister lists existing objects of a kind for export (the providers'
@@ -46,6 +49,8 @@ func (s *server) executionError(err error, id string) error {
 	case errors.As(err, &conflictErr):
 		return &Error{Status: http.StatusConflict, Message: conflictErr.Error(), Cause: err,
 			Extra: map[string]any{"running": conflictErr.Running}}
+	case errors.Is(err, starter.ErrNoGraph):
+		return &Error{Status: http.StatusNotFound, Message: err.Error(), Cause: err}
 	case errors.Is(err, starter.ErrNotFound):
 		return &Error{Status: http.StatusNotFound, Message: fmt.Sprintf("execution %q not found", id), Cause: err}
 	case errors.Is(err, starter.ErrNotWaiting), errors.Is(err, starter.ErrFinished):

@@ -704,6 +704,18 @@ func (c *Client) GetExecution(ctx context.Context, id string) (*Execution, error
 	return orNil(&out, err)
 }
 
+// ExecutionGraph returns an execution's steps, each with the steps it
+// waits for (404 until the execution has prepared its plan).
+func (c *Client) ExecutionGraph(ctx context.Context, id string) ([]model.StepDeps, error) {
+	var out struct {
+		Steps []model.StepDeps `json:"steps"`
+	}
+	if _, err := c.do(ctx, http.MethodGet, "/v1/executions/"+esc(id)+"/graph", nil, nil, &out); err != nil {
+		return nil, err
+	}
+	return out.Steps, nil
+}
+
 // Cancel asks a running execution to stop.
 func (c *Client) Cancel(ctx context.Context, id string) (*Execution, error) {
 	var out Execution

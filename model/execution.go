@@ -59,3 +59,12 @@ type StepProgress struct {
 	StartedAt *Time        `json:"startedAt,omitempty"`
 	EndedAt   *Time        `json:"endedAt,omitempty"`
 }
+
+// StepDeps is one step of an execution's graph: what it is and the steps
+// it waits for, as the plan it runs ordered them.
+type StepDeps struct {
+	ID        string   `json:"id"`
+	Kind      string   `json:"kind"`
+	Node      string   `json:"node,omitempty"`
+	DependsOn []string `json:"dependsOn"`
+}
