@@ -40,6 +40,10 @@ type Execution struct {
 	Error  string               `json:"error,omitempty"`
 	// UIURL is the run's page in the Temporal UI.
 	UIURL string `json:"uiUrl,omitempty"`
+	// Awaiting is "approval" while a plan waits for one; Approval where a
+	// plan's approval stands (who decided, the apply it started).
+	Awaiting string              `json:"awaiting,omitempty"`
+	Approval *workflows.Approval `json:"approval,omitempty"`
 	// failures are a dry-run's failed steps (in the plan answer).
 	failures []model.StepError
 }

@@ -31,6 +31,8 @@ type Executions interface {
 	Retry(ctx context.Context, id string) (*starter.Execution, error)
 	RetryGraph(ctx context.Context, id string) (*starter.Execution, error)
 	Decide(ctx context.Context, id string, req workflows.DecisionRequest) (*workflows.DecisionResult, error)
+	// Approve approves or rejects a plan awaiting approval.
+	Approve(ctx context.Context, id string, req workflows.ApprovalRequest) (*workflows.Approval, error)
 }
 
 // Lister lists existing objects of a kind for export (the providers'
@@ -69,6 +71,7 @@ func fromStarter(e *starter.Execution) *Execution {
 		ID: e.ID, Kind: e.Kind, Status: e.Status, StackID: e.StackID, ClusterID: e.ClusterID, RetryOf: e.RetryOf,
 		WorkflowID: e.WorkflowID, RunID: e.RunID, Namespace: e.Namespace, StartedAt: e.StartedAt, ClosedAt: e.ClosedAt,
 		Steps: e.Steps, Plan: e.Plan, Report: e.Report, Error: e.Error, UIURL: e.UIURL,
+		Awaiting: e.Awaiting, Approval: e.Approval,
 	}
 	if p := e.Progress; p != nil {
 		out.Progress = &Progress{Total: p.Total, Done: p.Done, Running: p.Running, Waiting: p.Waiting}

@@ -41,8 +41,12 @@ type Execution struct {
 	Report *model.Report `json:"report,omitempty"`
 	// DryRun is a finished dry-run's summary as the workflow returned it.
 	DryRun *workflows.DryRunResult `json:"dryRun,omitempty"`
-	Error  string                  `json:"error,omitempty"`
-	UIURL  string                  `json:"uiUrl,omitempty"`
+	// Awaiting is "approval" while a plan waits for one; Approval where a
+	// plan's approval stands.
+	Awaiting string              `json:"awaiting,omitempty"`
+	Approval *workflows.Approval `json:"approval,omitempty"`
+	Error    string              `json:"error,omitempty"`
+	UIURL    string              `json:"uiUrl,omitempty"`
 }
 
 // Finished reports whether the execution has closed.
@@ -94,12 +98,19 @@ func (s *Starter) describe(ctx context.Context, id string, offset, limit int) (*
 	if p, err := s.progress(ctx, wfID, runID, offset, limit); err == nil {
 		e.Progress = p
 		e.Steps = p.Steps
+		e.Approval = p.Approval
 	}
 	switch info.GetStatus() {
 	case enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING:
 		e.Status = model.ExecRunning
 		if e.Progress != nil && len(e.Progress.Waiting) > 0 {
 			e.Status = model.ExecWaiting
+		}
+		if e.Progress != nil && e.Progress.Awaiting != "" {
+			e.Status, e.Awaiting = model.ExecWaiting, e.Progress.Awaiting
+		}
+		if e.Approval != nil {
+			e.Plan = s.storedPlan(ctx, wfID, nil)
 		}
 		return e, nil
 	case enumspb.WORKFLOW_EXECUTION_STATUS_COMPLETED:
@@ -122,12 +133,17 @@ func (s *Starter) result(ctx context.Context, e *Execution) {
 		var res workflows.DryRunResult
 		if err = run.Get(ctx, &res); err == nil {
 			e.DryRun = &res
-			e.Plan = &model.Plan{Summary: res.Summary, MissingEnvRefs: res.MissingEnvRefs, MissingSecrets: res.MissingSecrets}
-			if s.cfg.Store != nil {
-				if plan, perr := activities.ReadPlan(ctx, s.cfg.Store, res.ExecutionID); perr == nil {
-					e.Plan = plan
+			e.Plan = s.storedPlan(ctx, res.ExecutionID, &model.Plan{Summary: res.Summary, MissingEnvRefs: res.MissingEnvRefs, MissingSecrets: res.MissingSecrets})
+			if a := res.Approval; a != nil {
+				e.Approval = a
+				if a.Status == workflows.ApprovalApproved {
+					e.Report = a.Report
+				} else {
+					e.Status = model.ExecRejected
 				}
 			}
+		} else if e.Approval != nil {
+			e.Plan = s.storedPlan(ctx, e.WorkflowID, nil)
 		}
 	case model.ExecGraph:
 		var res workflows.GraphExecutionResult
@@ -165,6 +181,17 @@ func (s *Starter) result(ctx context.Context, e *Execution) {
 	if e.Report == nil && e.Progress != nil && e.Progress.Report != nil {
 		e.Report = e.Progress.Report
 	}
+}
+
+// storedPlan reads a dry-run's plan from the store, or returns fallback
+// (a plan without its steps) when it cannot.
+func (s *Starter) storedPlan(ctx context.Context, execID string, fallback *model.Plan) *model.Plan {
+	if s.cfg.Store != nil {
+		if plan, err := activities.ReadPlan(ctx, s.cfg.Store, execID); err == nil {
+			return plan
+		}
+	}
+	return fallback
 }
 
 // Progress queries an execution's progress: every step's status from
