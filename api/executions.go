@@ -43,7 +43,7 @@ type Execution struct {
 	// Awaiting is "approval" while a plan waits for one; Approval where a
 	// plan's approval stands (who decided, the apply it started).
 	Awaiting string              `json:"awaiting,omitempty"`
-	Approval *workflows.Approval `json:"approval,omitempty"`
+	Approval *model.Approval `json:"approval,omitempty"`
 	// failures are a dry-run's failed steps (in the plan answer).
 	failures []model.StepError
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 
+	"github.com/cairn-io/cairn/model"
 	"github.com/cairn-io/cairn/providers"
 	"github.com/cairn-io/cairn/starter"
 	"github.com/cairn-io/cairn/workflows"
@@ -32,7 +33,7 @@ type Executions interface {
 	RetryGraph(ctx context.Context, id string) (*starter.Execution, error)
 	Decide(ctx context.Context, id string, req workflows.DecisionRequest) (*workflows.DecisionResult, error)
 	// Approve approves or rejects a plan awaiting approval.
-	Approve(ctx context.Context, id string, req workflows.ApprovalRequest) (*workflows.Approval, error)
+	Approve(ctx context.Context, id string, req workflows.ApprovalRequest) (*model.Approval, error)
 }
 
 // Lister lists existing objects of a kind for export (the providers'

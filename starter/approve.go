@@ -12,6 +12,7 @@ import (
 
 	"github.com/cairn-io/cairn/contract"
 	"github.com/cairn-io/cairn/internal/searchattr"
+	"github.com/cairn-io/cairn/model"
 	"github.com/cairn-io/cairn/workflows"
 )
 
@@ -40,7 +41,7 @@ func (e *PlanMovedError) Error() string {
 // stack or a planned resource moved, *ConflictError when another apply of
 // the stack runs (the plan keeps waiting), ErrNotAwaiting otherwise.
 // Cost: the approval plans the package again (a dry-run's reads).
-func (s *Starter) Approve(ctx context.Context, id string, req workflows.ApprovalRequest) (*workflows.Approval, error) {
+func (s *Starter) Approve(ctx context.Context, id string, req workflows.ApprovalRequest) (*model.Approval, error) {
 	wfID, runID := ParseExecutionID(id)
 	desc, err := s.c.DescribeWorkflowExecution(ctx, wfID, runID)
 	if err != nil {
@@ -54,7 +55,7 @@ func (s *Starter) Approve(ctx context.Context, id string, req workflows.Approval
 		Args: []any{req}, WaitForStage: client.WorkflowUpdateStageCompleted,
 	})
 	if err == nil {
-		var res workflows.Approval
+		var res model.Approval
 		if err = h.Get(ctx, &res); err == nil {
 			return &res, nil
 		}

@@ -44,7 +44,7 @@ type Execution struct {
 	// Awaiting is "approval" while a plan waits for one; Approval where a
 	// plan's approval stands.
 	Awaiting string              `json:"awaiting,omitempty"`
-	Approval *workflows.Approval `json:"approval,omitempty"`
+	Approval *model.Approval `json:"approval,omitempty"`
 	Error    string              `json:"error,omitempty"`
 	UIURL    string              `json:"uiUrl,omitempty"`
 }
@@ -136,7 +136,7 @@ func (s *Starter) result(ctx context.Context, e *Execution) {
 			e.Plan = s.storedPlan(ctx, res.ExecutionID, &model.Plan{Summary: res.Summary, MissingEnvRefs: res.MissingEnvRefs, MissingSecrets: res.MissingSecrets})
 			if a := res.Approval; a != nil {
 				e.Approval = a
-				if a.Status == workflows.ApprovalApproved {
+				if a.Status == model.ApprovalApproved {
 					e.Report = a.Report
 				} else {
 					e.Status = model.ExecRejected

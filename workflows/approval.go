@@ -47,19 +47,6 @@ const AwaitingApproval = "approval"
 // maxApprovalComment bounds an approval's comment (bytes).
 const maxApprovalComment = 2000
 
-// ApprovalStatus is where an approval stands.
-type ApprovalStatus string
-
-// Approval statuses.
-const (
-	ApprovalAwaiting ApprovalStatus = "awaiting"
-	ApprovalApproved ApprovalStatus = "approved"
-	ApprovalRejected ApprovalStatus = "rejected"
-	ApprovalExpired  ApprovalStatus = "expired"
-	// ApprovalStale ends a plan that no longer held when approved.
-	ApprovalStale ApprovalStatus = "stale"
-)
-
 // ApprovalSettings make a dry-run wait for approval; Timeout 0 waits
 // until a decision or cancellation.
 type ApprovalSettings struct {
@@ -72,24 +59,6 @@ type ApprovalRequest struct {
 	Approve bool   `json:"approve"`
 	Comment string `json:"comment,omitempty"`
 	By      string `json:"by,omitempty"`
-}
-
-// Approval is a plan's approval as the progress query and the result
-// show it.
-type Approval struct {
-	Status ApprovalStatus `json:"status"`
-	// Base is the stack's last execution when the plan was made.
-	Base     string     `json:"base,omitempty"`
-	Deadline *time.Time `json:"deadline,omitempty"`
-	By       string     `json:"by,omitempty"`
-	Comment  string     `json:"comment,omitempty"`
-	At       *time.Time `json:"at,omitempty"`
-	// Reason says why a plan ended without being applied (what moved).
-	Reason string `json:"reason,omitempty"`
-	// ApplyExecutionID is the apply the approval started; Report its
-	// report once it completed.
-	ApplyExecutionID string        `json:"applyExecutionId,omitempty"`
-	Report           *model.Report `json:"report,omitempty"`
 }
 
 // ApprovedPlan tells an apply it runs a plan approved in execution Plan,
@@ -106,7 +75,7 @@ type approvalRun struct {
 	in     DryRunInput
 	opts   ExecOptions
 	plan   model.Summary
-	state  Approval
+	state  model.Approval
 	busy   bool // an approval is being checked
 	done   bool
 	checks int
@@ -142,10 +111,10 @@ func planMoved(res contract.CheckPlanResult) error {
 // timeout), then, when approved, for the apply it started; it fills in
 // res.Approval. base is the stack's last execution when planning began.
 func awaitApproval(ctx workflow.Context, t *tracker, opts ExecOptions, in DryRunInput, res *DryRunResult, base string) error {
-	a := &approvalRun{in: in, opts: opts, plan: res.Summary, state: Approval{Status: ApprovalAwaiting, Base: base}}
+	a := &approvalRun{in: in, opts: opts, plan: res.Summary, state: model.Approval{Status: model.ApprovalAwaiting, Base: base}}
 	res.Approval = &a.state
 	if len(res.Failures) > 0 || len(res.MissingEnvRefs) > 0 || len(res.MissingSecrets) > 0 {
-		a.end(ctx, ApprovalRejected, "the plan is incomplete (failed steps or missing refs): it cannot be approved")
+		a.end(ctx, model.ApprovalRejected, "the plan is incomplete (failed steps or missing refs): it cannot be approved")
 		return nil
 	}
 	if in.Approval.Timeout > 0 {
@@ -170,7 +139,7 @@ func awaitApproval(ctx workflow.Context, t *tracker, opts ExecOptions, in DryRun
 				return err
 			}
 			if !a.done {
-				a.end(ctx, ApprovalExpired, fmt.Sprintf("no decision within %s", in.Approval.Timeout))
+				a.end(ctx, model.ApprovalExpired, fmt.Sprintf("no decision within %s", in.Approval.Timeout))
 			}
 		}
 	} else if err := workflow.Await(ctx, func() bool { return a.done }); err != nil {
@@ -194,7 +163,7 @@ func (a *approvalRun) validate(req ApprovalRequest) error {
 	if len(req.Comment) > maxApprovalComment {
 		return fmt.Errorf("comment is longer than %d bytes", maxApprovalComment)
 	}
-	if a.state.Status != ApprovalAwaiting {
+	if a.state.Status != model.ApprovalAwaiting {
 		return fmt.Errorf("the plan is not awaiting approval (it is %s)", a.state.Status)
 	}
 	if a.busy {
@@ -208,29 +177,29 @@ func (a *approvalRun) validate(req ApprovalRequest) error {
 // starts the apply; it answers once the apply started, or with
 // PlanMovedType (the plan ended as stale) or StackBusyType (it keeps
 // waiting).
-func (a *approvalRun) decide(ctx workflow.Context, req ApprovalRequest) (Approval, error) {
+func (a *approvalRun) decide(ctx workflow.Context, req ApprovalRequest) (model.Approval, error) {
 	a.busy = true
 	defer func() { a.busy = false }()
 	if !req.Approve {
 		a.decided(ctx, req)
-		a.end(ctx, ApprovalRejected, "")
+		a.end(ctx, model.ApprovalRejected, "")
 		return a.state, nil
 	}
 	moved, err := a.recheck(ctx)
 	if err != nil {
-		return Approval{}, err
+		return model.Approval{}, err
 	}
 	if !moved.Holds() {
 		a.decided(ctx, req)
-		a.end(ctx, ApprovalStale, moved.String())
-		return Approval{}, planMoved(moved)
+		a.end(ctx, model.ApprovalStale, moved.String())
+		return model.Approval{}, planMoved(moved)
 	}
 	id, err := a.startApply(ctx)
 	if err != nil {
-		return Approval{}, err
+		return model.Approval{}, err
 	}
 	a.decided(ctx, req)
-	a.state.Status, a.state.ApplyExecutionID = ApprovalApproved, id
+	a.state.Status, a.state.ApplyExecutionID = model.ApprovalApproved, id
 	a.done = true
 	a.details(ctx)
 	return a.state, nil
@@ -242,7 +211,7 @@ func (a *approvalRun) decided(ctx workflow.Context, req ApprovalRequest) {
 }
 
 // end closes the approval without applying anything.
-func (a *approvalRun) end(ctx workflow.Context, status ApprovalStatus, reason string) {
+func (a *approvalRun) end(ctx workflow.Context, status model.ApprovalStatus, reason string) {
 	a.state.Status, a.state.Reason = status, reason
 	a.done = true
 	a.details(ctx)
@@ -330,7 +299,7 @@ func (a *approvalRun) details(ctx workflow.Context) {
 		p.Create, p.Update, p.Delete, p.Run, p.Noop)
 	s := a.state
 	switch s.Status {
-	case ApprovalAwaiting:
+	case model.ApprovalAwaiting:
 		line += "awaiting approval"
 		if s.Deadline != nil {
 			line += " until " + s.Deadline.UTC().Format(time.RFC3339)
@@ -338,7 +307,7 @@ func (a *approvalRun) details(ctx workflow.Context) {
 		if a.busy {
 			line += " (checking an approval)"
 		}
-	case ApprovalApproved:
+	case model.ApprovalApproved:
 		line += "approved" + byWhom(s.By) + "; applied by " + s.ApplyExecutionID
 		if s.Report != nil {
 			line += "; done"

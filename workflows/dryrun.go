@@ -33,7 +33,7 @@ type DryRunResult struct {
 	MissingSecrets []string          `json:"missingSecrets"`
 	Failures       []model.StepError `json:"failures,omitempty"`
 	// Approval is how a plan awaiting approval ended.
-	Approval *Approval `json:"approval,omitempty"`
+	Approval *model.Approval `json:"approval,omitempty"`
 }
 
 // DryRunWorkflow reads and diffs every step without changing anything (no

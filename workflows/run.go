@@ -101,7 +101,7 @@ func (t *tracker) progress(offset, limit int) (*Progress, error) {
 	if err == nil && t.approval != nil {
 		state := t.approval.state
 		p.Approval = &state
-		if state.Status == ApprovalAwaiting {
+		if state.Status == model.ApprovalAwaiting {
 			p.Status, p.Awaiting = model.ExecWaiting, AwaitingApproval
 		}
 	}
