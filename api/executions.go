@@ -42,7 +42,7 @@ type Execution struct {
 	UIURL string `json:"uiUrl,omitempty"`
 	// Awaiting is "approval" while a plan waits for one; Approval where a
 	// plan's approval stands (who decided, the apply it started).
-	Awaiting string              `json:"awaiting,omitempty"`
+	Awaiting string          `json:"awaiting,omitempty"`
 	Approval *model.Approval `json:"approval,omitempty"`
 	// failures are a dry-run's failed steps (in the plan answer).
 	failures []model.StepError

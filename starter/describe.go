@@ -43,10 +43,10 @@ type Execution struct {
 	DryRun *workflows.DryRunResult `json:"dryRun,omitempty"`
 	// Awaiting is "approval" while a plan waits for one; Approval where a
 	// plan's approval stands.
-	Awaiting string              `json:"awaiting,omitempty"`
+	Awaiting string          `json:"awaiting,omitempty"`
 	Approval *model.Approval `json:"approval,omitempty"`
-	Error    string              `json:"error,omitempty"`
-	UIURL    string              `json:"uiUrl,omitempty"`
+	Error    string          `json:"error,omitempty"`
+	UIURL    string          `json:"uiUrl,omitempty"`
 }
 
 // Finished reports whether the execution has closed.

@@ -26,7 +26,7 @@ type Progress struct {
 	// Awaiting is "approval" while a plan waits for one; Approval where
 	// a plan's approval stands.
 	Awaiting string               `json:"awaiting,omitempty"`
-	Approval *model.Approval            `json:"approval,omitempty"`
+	Approval *model.Approval      `json:"approval,omitempty"`
 	Offset   int                  `json:"offset"`
 	Entries  int                  `json:"entries"` // step entries in all
 	Steps    []model.StepProgress `json:"steps"`
