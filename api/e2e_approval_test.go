@@ -93,8 +93,9 @@ func TestE2EApprovedPlanAppliesWhatItShowed(t *testing.T) {
 	conf, err := os.ReadFile(filepath.Join(dir, "app", "app.conf"))
 	require.NoError(t, err)
 	assert.Equal(t, "port = 80\n", string(conf))
-	rec := h.stackJSON(st.ID)
-	assert.Equal(t, `"`+res.ApplyExecutionID+`"`, string(rec["lastExecutionId"]))
+	rec, err := h.store.GetStack(ctx, st.ID)
+	require.NoError(t, err)
+	assert.Equal(t, res.ApplyExecutionID, rec.LastExecutionID)
 	assert.NotContains(t, h.logs.String(), "alice-t0ken-approves", "the token reached the log")
 
 	_, err = alice.Approve(ctx, plan.ID, "")
