@@ -98,7 +98,7 @@ type DecisionResult struct {
 var executionKinds = []model.ExecutionKind{model.ExecApply, model.ExecDryRun, model.ExecGraph, model.ExecDestroy}
 
 var executionStatuses = []model.ExecutionStatus{
-	model.ExecRunning, model.ExecWaiting, model.ExecCompleted, model.ExecFailed, model.ExecRolledBack, model.ExecCanceled,
+	model.ExecRunning, model.ExecWaiting, model.ExecCompleted, model.ExecFailed, model.ExecRolledBack, model.ExecCanceled, model.ExecRejected,
 }
 
 var onFailures = []model.OnFailure{model.OnFailureRollback, model.OnFailureStop, model.OnFailureContinue, model.OnFailurePause}

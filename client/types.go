@@ -35,6 +35,8 @@ type Stack struct {
 	Config       map[string]any        `json:"config"`
 	Resources    []model.StackResource `json:"resources"`
 	SnapshotHash string                `json:"snapshotHash,omitempty"`
+	// LastExecutionID is the apply or destroy that last wrote the record.
+	LastExecutionID string `json:"lastExecutionId,omitempty"`
 }
 
 // PackageSummary describes a valid package: its resources by kind, what

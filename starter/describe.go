@@ -308,6 +308,11 @@ type Filter struct {
 // List returns executions (newest first, the visibility store's default
 // order) with the next page token. Closed executions that rolled back are
 // listed as failed: visibility does not tell them apart; Describe does.
+// Plans awaiting approval, and those that ended rejected (rejected,
+// expired or stale), are told apart by the CairnApproval search
+// attribute: waiting with Awaiting "approval", and rejected. A step paused
+// for a decision is not in visibility: such executions list as running,
+// and status waiting selects every running execution.
 func (s *Starter) List(ctx context.Context, f Filter) ([]*Execution, []byte, error) {
 	var q []string
 	types := make([]string, 0, len(workflowKinds))
@@ -324,12 +329,19 @@ func (s *Starter) List(ctx context.Context, f Filter) ([]*Execution, []byte, err
 	if f.Kind != "" {
 		q = append(q, searchattr.Kind.GetName()+" = "+quote(string(f.Kind)))
 	}
+	approval := searchattr.Approval.GetName()
 	switch f.Status {
 	case "":
-	case model.ExecRunning, model.ExecWaiting:
+	case model.ExecRunning:
+		q = append(q, "ExecutionStatus = 'Running'", "("+approval+" IS NULL OR "+approval+" != "+quote(string(model.ApprovalAwaiting))+")")
+	case model.ExecWaiting:
 		q = append(q, "ExecutionStatus = 'Running'")
 	case model.ExecCompleted:
-		q = append(q, "ExecutionStatus = 'Completed'")
+		q = append(q, "ExecutionStatus = 'Completed'", "("+approval+" IS NULL OR "+approval+" = "+quote(string(model.ApprovalApproved))+")")
+	case model.ExecRejected:
+		// Plans that ended without being applied.
+		q = append(q, "ExecutionStatus = 'Completed'", approval+" IN ("+quote(string(model.ApprovalRejected))+", "+
+			quote(string(model.ApprovalExpired))+", "+quote(string(model.ApprovalStale))+")")
 	case model.ExecFailed, model.ExecRolledBack:
 		q = append(q, "ExecutionStatus IN ('Failed', 'Terminated', 'TimedOut')")
 	case model.ExecCanceled:
@@ -374,6 +386,7 @@ func (s *Starter) List(ctx context.Context, f Filter) ([]*Execution, []byte, err
 		default:
 			e.Status = model.ExecFailed
 		}
+		listedApproval(e, model.ApprovalStatus(keyword(sa[approval])))
 		if t := info.GetCloseTime(); t != nil && e.Status != model.ExecRunning {
 			at := t.AsTime()
 			e.ClosedAt = &at
@@ -381,6 +394,19 @@ func (s *Starter) List(ctx context.Context, f Filter) ([]*Execution, []byte, err
 		out = append(out, e)
 	}
 	return out, resp.GetNextPageToken(), nil
+}
+
+// listedApproval sets a listed execution's status from its approval's: a
+// running plan awaiting approval is waiting for it, a completed plan that
+// was not approved is rejected.
+func listedApproval(e *Execution, a model.ApprovalStatus) {
+	switch {
+	case a == "":
+	case e.Status == model.ExecRunning && a == model.ApprovalAwaiting:
+		e.Status, e.Awaiting = model.ExecWaiting, workflows.AwaitingApproval
+	case e.Status == model.ExecCompleted && a != model.ApprovalApproved && a != model.ApprovalAwaiting:
+		e.Status = model.ExecRejected
+	}
 }
 
 // Retry starts a failed execution again with the same input, as a new

@@ -80,6 +80,9 @@ type approvalRun struct {
 	done   bool
 	checks int
 	child  workflow.ChildWorkflowFuture
+	// shown is the status last written to the CairnApproval search
+	// attribute.
+	shown model.ApprovalStatus
 }
 
 // stackBase reads the stack's last execution, before planning.
@@ -292,8 +295,17 @@ func (a *approvalRun) startApply(ctx workflow.Context) (string, error) {
 	return we.ID + "." + we.RunID, nil
 }
 
-// details shows where the approval stands in the Temporal UI.
+// details shows where the approval stands in the Temporal UI, and in
+// the CairnApproval search attribute (so lists can filter plans awaiting
+// approval and rejected ones) whenever its status changed.
 func (a *approvalRun) details(ctx workflow.Context) {
+	if a.state.Status != a.shown {
+		if err := workflow.UpsertTypedSearchAttributes(ctx, searchattr.Approval.ValueSet(string(a.state.Status))); err != nil {
+			workflow.GetLogger(ctx).Warn("approval search attribute not updated", "error", err)
+		} else {
+			a.shown = a.state.Status
+		}
+	}
 	p := a.plan
 	line := fmt.Sprintf("plan: %d to create, %d to update, %d to delete, %d to run, %d unchanged; ",
 		p.Create, p.Update, p.Delete, p.Run, p.Noop)
