@@ -19,6 +19,9 @@ const aliceToken = "alice-cli-t0ken"
 // awaitsApproval is the line apply --approve-required ends its plan with.
 var awaitsApproval = regexp.MustCompile(`Execution (\S+) awaits approval`)
 
+// applyingAs finds the apply exec approve started.
+var applyingAs = regexp.MustCompile(`applying as (\S+);`)
+
 // planForApproval runs apply --approve-required of pkg on the stack and
 // returns the plan's execution id and the command's result.
 func (s *apiServer) planForApproval(t *testing.T, stack, pkg string, code int, extra ...string) (string, cliResult) {
@@ -84,7 +87,7 @@ func TestApprovedPlanCLI(t *testing.T) {
 
 		r = s.asAlice("exec", "approve", id, "--comment", "ship it").expect(t, 0)
 		r.has(t, id+" approved by alice", "applying as stack-"+stack+".")
-		applyID := regexp.MustCompile(`applying as (\S+);`).FindStringSubmatch(r.stdout)[1]
+		applyID := applyingAs.FindStringSubmatch(r.stdout)[1]
 		s.run("exec", "watch", applyID).expect(t, 0).has(t, "Apply completed")
 		assert.Equal(t, "hello", readFile(t, root+"/site/motd"))
 
