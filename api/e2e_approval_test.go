@@ -181,7 +181,48 @@ func TestE2ERejectedAndExpiredPlansChangeNothing(t *testing.T) {
 		mustStatus(t, ended, model.ExecRejected)
 		assert.Equal(t, model.ApprovalExpired, ended.Approval.Status)
 		assert.NoDirExists(t, filepath.Join(dir, "app"))
+
+		// Listed as rejected, not as completed.
+		listed := func(status model.ExecutionStatus) map[string]model.ExecutionStatus {
+			list, err := h.client.ListExecutions(ctx, client.ExecutionFilter{Stack: st.ID, Status: status})
+			require.NoError(t, err)
+			out := map[string]model.ExecutionStatus{}
+			for _, e := range list.Executions {
+				out[e.ID] = e.Status
+			}
+			return out
+		}
+		waitUntil(t, "the expired plan listed as rejected", func() bool { return listed(model.ExecRejected)[plan.ID] == model.ExecRejected })
+		assert.NotContains(t, listed(model.ExecCompleted), plan.ID)
 	})
+}
+
+func TestE2EPlanAwaitingApprovalListedAsWaiting(t *testing.T) {
+	h, _ := approvalCairn(t)
+	ctx := ctxTimeout(t, 3*time.Minute)
+	st, err := h.client.CreateStack(ctx, client.StackInput{Name: "listed"})
+	require.NoError(t, err)
+	plan := planForApproval(t, h.client, st.ID, filesPackage(t.TempDir(), "x\n"), 0)
+
+	var got *client.Execution
+	waitUntil(t, "the plan listed as waiting", func() bool {
+		list, err := h.client.ListExecutions(ctx, client.ExecutionFilter{Stack: st.ID, Status: model.ExecWaiting})
+		require.NoError(t, err)
+		for i := range list.Executions {
+			if e := &list.Executions[i]; e.ID == plan.ID && e.Awaiting != "" {
+				got = e
+			}
+		}
+		return got != nil
+	})
+	assert.Equal(t, model.ExecWaiting, got.Status)
+	assert.Equal(t, "approval", got.Awaiting)
+	assert.Equal(t, model.ExecDryRun, got.Kind)
+	running, err := h.client.ListExecutions(ctx, client.ExecutionFilter{Stack: st.ID, Status: model.ExecRunning})
+	require.NoError(t, err)
+	for _, e := range running.Executions {
+		assert.NotEqual(t, plan.ID, e.ID, "a plan awaiting approval listed as running")
+	}
 }
 
 // assertStatus requires err to be an API error with the status.
