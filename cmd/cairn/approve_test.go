@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -110,7 +111,13 @@ func TestApprovedPlanCLI(t *testing.T) {
 		require.NoError(t, os.Mkdir(root, 0o755))
 		id, _ := s.planForApproval(t, stack, s.file("rejected.yaml", sitePackage(root, "no")), 0)
 
+		// A watch of the waiting plan says how to decide, then follows it
+		// to its end.
+		watched := make(chan cliResult, 1)
+		go func() { watched <- runCairn(t, "exec", "watch", id, "--server", s.url, "--token", "tok") }()
+		time.Sleep(time.Second)
 		s.asAlice("exec", "reject", id, "--comment", "not today").expect(t, 0).has(t, id+" rejected by alice")
+		(<-watched).expect(t, 1).has(t, "awaiting approval: approve with: cairn exec approve "+id, "Dry-run rejected")
 		ended := s.waitExecution(id, "closed", (*client.Execution).Finished)
 		assert.Equal(t, model.ExecRejected, ended.Status)
 		s.run("exec", "show", id).expect(t, 0).has(t, "rejected", "Approval:", "rejected by alice", "not today")
