@@ -45,6 +45,9 @@ type Config struct {
 	// Token, when set, is required as "Authorization: Bearer <token>" on
 	// every route but /healthz and /readyz.
 	Token string
+	// Tokens are named bearer tokens (name → token), accepted besides
+	// Token; the name of the one used is recorded as who approved a plan.
+	Tokens map[string]string
 	// BodyLimit caps request bodies (413 beyond it).
 	BodyLimit int64
 	// AllowedOrigins are browser origins (scheme://host[:port]) allowed to
@@ -241,9 +244,10 @@ func New(cfg Config, deps Deps) (*echo.Echo, error) {
 	e.Server.MaxHeaderBytes = 1 << 20
 
 	e.Use(observe(logger, metrics), recoverPanics(logger))
-	e.Use(guardBrowsers(&browserPolicy{loopbackOnly: cfg.Token == "", api: apiOrigins, codec: codecOrigins}))
-	if cfg.Token != "" {
-		e.Use(bearerAuth(cfg.Token))
+	auth := cfg.Token != "" || len(cfg.Tokens) > 0
+	e.Use(guardBrowsers(&browserPolicy{loopbackOnly: !auth, api: apiOrigins, codec: codecOrigins}))
+	if auth {
+		e.Use(bearerAuth(cfg.Token, cfg.Tokens))
 	}
 	e.Use(limitBody(cfg.BodyLimit, cfg.CodecBodyLimit), requireBodyType())
 
@@ -305,6 +309,8 @@ func (s *server) register(e *echo.Echo, metrics http.Handler) {
 	e.Add(http.MethodPost, "/v1/executions/:id/cancel", s.needExec(s.cancelExecution))
 	e.Add(http.MethodPost, "/v1/executions/:id/retry", s.needExec(s.retryExecution))
 	e.Add(http.MethodPost, "/v1/executions/:id/decision", s.needExec(s.decideExecution))
+	e.Add(http.MethodPost, "/v1/executions/:id/approve", s.needExec(s.approveExecution))
+	e.Add(http.MethodPost, "/v1/executions/:id/reject", s.needExec(s.rejectExecution))
 
 	// Agents and their node tokens.
 	s.registerAgent(e)

@@ -40,6 +40,10 @@ type Execution struct {
 	Error  string               `json:"error,omitempty"`
 	// UIURL is the run's page in the Temporal UI.
 	UIURL string `json:"uiUrl,omitempty"`
+	// Awaiting is "approval" while a plan waits for one; Approval where a
+	// plan's approval stands (who decided, the apply it started).
+	Awaiting string          `json:"awaiting,omitempty"`
+	Approval *model.Approval `json:"approval,omitempty"`
 	// failures are a dry-run's failed steps (in the plan answer).
 	failures []model.StepError
 }
@@ -94,7 +98,7 @@ type DecisionResult struct {
 var executionKinds = []model.ExecutionKind{model.ExecApply, model.ExecDryRun, model.ExecGraph, model.ExecDestroy}
 
 var executionStatuses = []model.ExecutionStatus{
-	model.ExecRunning, model.ExecWaiting, model.ExecCompleted, model.ExecFailed, model.ExecRolledBack, model.ExecCanceled,
+	model.ExecRunning, model.ExecWaiting, model.ExecCompleted, model.ExecFailed, model.ExecRolledBack, model.ExecCanceled, model.ExecRejected,
 }
 
 var onFailures = []model.OnFailure{model.OnFailureRollback, model.OnFailureStop, model.OnFailureContinue, model.OnFailurePause}

@@ -7,8 +7,10 @@ import (
 	"encoding/hex"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net/http"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -148,12 +150,38 @@ func recoverPanics(base *slog.Logger) echo.MiddlewareFunc {
 	}
 }
 
+// principalKey holds the name of the named token a request used.
+const principalKey = "cairn.principal"
+
+// principal is the name of the named token the request used; "" for the
+// anonymous token or none.
+func principal(c echo.Context) string {
+	name, _ := c.Get(principalKey).(string)
+	return name
+}
+
+// bearer is one accepted token: its hash, and its name ("" for the
+// anonymous token).
+type bearer struct {
+	name string
+	sum  [sha256.Size]byte
+}
+
 // bearerAuth requires "Authorization: Bearer <token>" on every route but the
 // probes, the live pages' static shell (/ui) and the agent API (which
-// requires a node token instead). Both sides are hashed before the constant-time compare so neither
-// the token's bytes nor its length leak through timing.
-func bearerAuth(token string) echo.MiddlewareFunc {
-	want := sha256.Sum256([]byte(token))
+// requires a node token instead): token
+// (anonymous) or one of named, whose name the request then carries
+// (principal). Both sides are hashed before the constant-time compares,
+// and every accepted token is compared, so neither a token's bytes, its
+// length nor which one matched leak through timing.
+func bearerAuth(token string, named map[string]string) echo.MiddlewareFunc {
+	var want []bearer
+	if token != "" {
+		want = append(want, bearer{sum: sha256.Sum256([]byte(token))})
+	}
+	for _, name := range slices.Sorted(maps.Keys(named)) {
+		want = append(want, bearer{name: name, sum: sha256.Sum256([]byte(named[name]))})
+	}
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
 			if openPaths[c.Request().URL.Path] || strings.HasPrefix(c.Path(), agentapi.Prefix) {
@@ -171,8 +199,17 @@ func bearerAuth(token string) echo.MiddlewareFunc {
 				return newError(http.StatusUnauthorized, "missing bearer token")
 			}
 			got := sha256.Sum256([]byte(strings.TrimSpace(given)))
-			if subtle.ConstantTimeCompare(got[:], want[:]) != 1 {
+			match := -1
+			for i := range want {
+				if subtle.ConstantTimeCompare(got[:], want[i].sum[:]) == 1 {
+					match = i
+				}
+			}
+			if match < 0 {
 				return newError(http.StatusUnauthorized, "invalid bearer token")
+			}
+			if name := want[match].name; name != "" {
+				c.Set(principalKey, name)
 			}
 			return next(c)
 		}

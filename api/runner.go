@@ -34,6 +34,8 @@ type Executions interface {
 	Decide(ctx context.Context, id string, req workflows.DecisionRequest) (*workflows.DecisionResult, error)
 	// Graph lists the execution's steps with the steps each waits for.
 	Graph(ctx context.Context, id string) ([]model.StepDeps, error)
+	// Approve approves or rejects a plan awaiting approval.
+	Approve(ctx context.Context, id string, req workflows.ApprovalRequest) (*model.Approval, error)
 }
 
 // Lister lists existing objects of a kind for export (the providers'
@@ -74,6 +76,7 @@ func fromStarter(e *starter.Execution) *Execution {
 		ID: e.ID, Kind: e.Kind, Status: e.Status, StackID: e.StackID, ClusterID: e.ClusterID, RetryOf: e.RetryOf,
 		WorkflowID: e.WorkflowID, RunID: e.RunID, Namespace: e.Namespace, StartedAt: e.StartedAt, ClosedAt: e.ClosedAt,
 		Steps: e.Steps, Plan: e.Plan, Report: e.Report, Error: e.Error, UIURL: e.UIURL,
+		Awaiting: e.Awaiting, Approval: e.Approval,
 	}
 	if p := e.Progress; p != nil {
 		out.Progress = &Progress{Total: p.Total, Done: p.Done, Running: p.Running, Waiting: p.Waiting}

@@ -162,9 +162,14 @@ func (s *server) stackOf(c echo.Context) (*model.Stack, error) {
 
 // applyStack validates the package, stores it as a snapshot and starts an
 // apply of it: 202 with the execution, or with wait=true 200 with the
-// finished execution and its report.
+// finished execution and its report. With approve=required it starts a
+// plan that awaits approval instead, answering 202 with it once planned.
 func (s *server) applyStack(c echo.Context) error {
 	wait, err := queryBool(c, "wait")
+	if err != nil {
+		return err
+	}
+	approval, err := approvalParam(c)
 	if err != nil {
 		return err
 	}
@@ -199,8 +204,17 @@ func (s *server) applyStack(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	ex, err := s.exec.StartApply(c.Request().Context(), starter.StackRun{StackID: st.ID, SnapshotHash: body.hash, URLs: body.urls, ClusterID: clusterID,
-		OnFailure: onFailure, Parallelism: parallelism, Params: ref})
+	run := starter.StackRun{StackID: st.ID, SnapshotHash: body.hash, URLs: body.urls, ClusterID: clusterID,
+		OnFailure: onFailure, Parallelism: parallelism, Params: ref}
+	if approval != nil {
+		run.Approval = approval
+		ex, err := s.exec.StartDryRun(c.Request().Context(), run)
+		if err != nil {
+			return s.executionError(err, "")
+		}
+		return s.answerAwaiting(c, fromStarter(ex))
+	}
+	ex, err := s.exec.StartApply(c.Request().Context(), run)
 	if err != nil {
 		return s.executionError(err, "")
 	}

@@ -32,6 +32,8 @@ type StackRecord struct {
 	Config       map[string]any        `json:"config"`
 	Resources    []model.StackResource `json:"resources"`
 	SnapshotHash string                `json:"snapshotHash,omitempty"`
+	// LastExecutionID is the apply or destroy that last wrote the record.
+	LastExecutionID string `json:"lastExecutionId,omitempty"`
 }
 
 func stackRecord(st *model.Stack) StackRecord {
@@ -39,6 +41,7 @@ func stackRecord(st *model.Stack) StackRecord {
 		ID: st.ID, StackID: st.ID, Name: st.Name, Description: st.Description,
 		URLs: st.URLs, CreatedAt: st.CreatedAt, UpdatedAt: st.UpdatedAt,
 		Config: map[string]any{}, Resources: st.Resources, SnapshotHash: st.SnapshotHash,
+		LastExecutionID: st.LastExecutionID,
 	}
 	if r.URLs == nil {
 		r.URLs = []string{}

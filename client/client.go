@@ -464,6 +464,12 @@ func (c *Client) Apply(ctx context.Context, stackID string, doc *Document, opts 
 	if opts.Cluster != "" {
 		r.query.Set("cluster", opts.Cluster)
 	}
+	if opts.ApproveRequired {
+		r.query.Set("approve", "required")
+		if opts.ApprovalTimeout > 0 {
+			r.query.Set("approvalTimeout", opts.ApprovalTimeout.String())
+		}
+	}
 	var out Execution
 	if _, err := c.roundTrip(ctx, r, &out); err != nil {
 		return nil, err
@@ -727,6 +733,24 @@ func (c *Client) Cancel(ctx context.Context, id string) (*Execution, error) {
 func (c *Client) Retry(ctx context.Context, id string) (*Execution, error) {
 	var out Execution
 	_, err := c.do(ctx, http.MethodPost, "/v1/executions/"+esc(id)+"/retry", nil, nil, &out)
+	return orNil(&out, err)
+}
+
+// Approve approves a plan awaiting approval: it answers once the plan was
+// found to hold and its apply started (Approval.ApplyExecutionID); a plan
+// that moved answers 409 naming what moved.
+func (c *Client) Approve(ctx context.Context, id, comment string) (*model.Approval, error) {
+	return c.approval(ctx, id, "approve", comment)
+}
+
+// Reject rejects a plan awaiting approval; it ends having changed nothing.
+func (c *Client) Reject(ctx context.Context, id, comment string) (*model.Approval, error) {
+	return c.approval(ctx, id, "reject", comment)
+}
+
+func (c *Client) approval(ctx context.Context, id, verb, comment string) (*model.Approval, error) {
+	var out model.Approval
+	_, err := c.do(ctx, http.MethodPost, "/v1/executions/"+esc(id)+"/"+verb, nil, map[string]string{"comment": comment}, &out)
 	return orNil(&out, err)
 }
 

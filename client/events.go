@@ -114,6 +114,12 @@ func decodeEvent(ev *Event, data string) error {
 
 // Wait polls an execution every interval until it finishes.
 func (c *Client) Wait(ctx context.Context, id string, interval time.Duration) (*Execution, error) {
+	return c.WaitFor(ctx, id, interval, (*Execution).Finished)
+}
+
+// WaitFor polls an execution every interval until cond holds (or ctx
+// ends) and returns it.
+func (c *Client) WaitFor(ctx context.Context, id string, interval time.Duration, cond func(*Execution) bool) (*Execution, error) {
 	if interval <= 0 {
 		interval = 500 * time.Millisecond
 	}
@@ -124,7 +130,7 @@ func (c *Client) Wait(ctx context.Context, id string, interval time.Duration) (*
 		if err != nil {
 			return nil, err
 		}
-		if ex.Finished() {
+		if cond(ex) {
 			return ex, nil
 		}
 		select {

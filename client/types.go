@@ -1,6 +1,8 @@
 package client
 
 import (
+	"time"
+
 	"github.com/cairn-io/cairn/model"
 )
 
@@ -33,6 +35,8 @@ type Stack struct {
 	Config       map[string]any        `json:"config"`
 	Resources    []model.StackResource `json:"resources"`
 	SnapshotHash string                `json:"snapshotHash,omitempty"`
+	// LastExecutionID is the apply or destroy that last wrote the record.
+	LastExecutionID string `json:"lastExecutionId,omitempty"`
 }
 
 // PackageSummary describes a valid package: its resources by kind, what
@@ -75,6 +79,11 @@ type ApplyOptions struct {
 	// Params are env ref values and secrets for this apply; when given,
 	// the package is sent in an apply envelope.
 	Params model.ApplyParams
+	// ApproveRequired plans the apply and waits for its approval
+	// (Approve) instead of applying; ApprovalTimeout, when positive, ends
+	// the plan unapplied after that long.
+	ApproveRequired bool
+	ApprovalTimeout time.Duration
 }
 
 // ExportSelector picks objects of the given kinds.
@@ -167,6 +176,10 @@ type Execution struct {
 	Report     *model.Report         `json:"report,omitempty"`
 	Error      string                `json:"error,omitempty"`
 	UIURL      string                `json:"uiUrl,omitempty"`
+	// Awaiting is "approval" while a plan waits for one; Approval where a
+	// plan's approval stands.
+	Awaiting string          `json:"awaiting,omitempty"`
+	Approval *model.Approval `json:"approval,omitempty"`
 }
 
 // Finished reports whether the execution has closed.

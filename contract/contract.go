@@ -28,6 +28,7 @@ const (
 	StorePlanName        = "StorePlan"
 	FetchPackageName     = "FetchPackage"
 	RemoveStackName      = "RemoveStack"
+	CheckPlanName        = "CheckPlan"
 )
 
 // Error types carried by application errors.
@@ -48,6 +49,9 @@ const (
 	// it is stopping: Temporal retries it on another worker at once, and
 	// it is never a step's failure nor counts against a step's retries.
 	WorkerStoppingType = "WorkerStopping"
+	// PlanMovedType marks an approved plan that no longer holds: the stack
+	// or a resource it touches moved since it was made. Nothing was changed.
+	PlanMovedType = "PlanMoved"
 )
 
 // ErrWorkerStopping is the cause of an activity's context cancelled
@@ -541,4 +545,51 @@ type RecordGraphRunsInput struct {
 // RecordGraphRunsResult counts the runs recorded.
 type RecordGraphRunsResult struct {
 	Recorded int `json:"recorded"`
+}
+
+// CheckPlanInput asks whether an approved plan still holds: the stack's
+// record must still be the one written by Base (the last execution when
+// the plan was made, "" before the first), and, when Now is set, the plan
+// made again (execution Now) must show every step as Planned did.
+type CheckPlanInput struct {
+	StackID string `json:"stackId"`
+	Base    string `json:"base"`
+	Planned string `json:"planned,omitempty"`
+	Now     string `json:"now,omitempty"`
+}
+
+// CheckPlanResult says what moved since the plan, nothing when it holds.
+// Base is the stack's last execution now. Moved lists at most
+// MaxMovedSteps step ids, each with what changed ("file/a: planned update,
+// now noop"); MovedCount counts them all.
+type CheckPlanResult struct {
+	Base       string   `json:"base"`
+	MovedBy    string   `json:"movedBy,omitempty"`
+	Moved      []string `json:"moved,omitempty"`
+	MovedCount int      `json:"movedCount,omitempty"`
+}
+
+// MaxMovedSteps bounds the steps CheckPlanResult names.
+const MaxMovedSteps = 20
+
+// Holds reports whether nothing moved.
+func (r CheckPlanResult) Holds() bool { return r.MovedBy == "" && r.MovedCount == 0 }
+
+// String says what moved, in one line.
+func (r CheckPlanResult) String() string {
+	var parts []string
+	if r.MovedBy != "" {
+		parts = append(parts, "execution "+r.MovedBy+" was recorded on the stack since the plan")
+	}
+	if r.MovedCount > 0 {
+		s := fmt.Sprintf("%d planned step(s) read differently now: %s", r.MovedCount, strings.Join(r.Moved, "; "))
+		if r.MovedCount > len(r.Moved) {
+			s += fmt.Sprintf("; and %d more", r.MovedCount-len(r.Moved))
+		}
+		parts = append(parts, s)
+	}
+	if len(parts) == 0 {
+		return "the plan holds"
+	}
+	return strings.Join(parts, "; ")
 }

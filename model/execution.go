@@ -20,6 +20,9 @@ const (
 	ExecFailed     ExecutionStatus = "failed"
 	ExecRolledBack ExecutionStatus = "rolled_back"
 	ExecCanceled   ExecutionStatus = "canceled"
+	// ExecRejected ends a plan awaiting approval that was rejected, timed
+	// out or no longer held when approved: nothing was changed.
+	ExecRejected ExecutionStatus = "rejected"
 )
 
 // OnFailure decides what an execution does when a step fails.

@@ -21,6 +21,10 @@ type Stack struct {
 	// (whether or not it changed anything); empty before the first apply.
 	// The next apply reads removed resources' specs from it.
 	SnapshotHash string `json:"snapshotHash,omitempty" yaml:"snapshotHash,omitempty"`
+	// LastExecutionID is the execution that last wrote the record (an
+	// apply or destroy); empty before the first. An approved plan is
+	// refused when it is not the one the plan was made against.
+	LastExecutionID string `json:"lastExecutionId,omitempty" yaml:"lastExecutionId,omitempty"`
 }
 
 // StackResource is the record of one resource a stack manages.

@@ -53,7 +53,7 @@ func Run(ctx context.Context, cfg *config.Config, log *slog.Logger, o Options) e
 		log = slog.New(slog.DiscardHandler)
 	}
 	if o.API {
-		if err := api.CheckListen(cfg.APIAddr, cfg.APIToken); err != nil {
+		if err := api.CheckListen(cfg.APIAddr, cfg.APIToken != "" || len(cfg.APITokens) > 0); err != nil {
 			return err
 		}
 	}
@@ -172,7 +172,7 @@ func Run(ctx context.Context, cfg *config.Config, log *slog.Logger, o Options) e
 		}
 	}
 	e, err := api.New(api.Config{
-		Token: cfg.APIToken, BodyLimit: cfg.BodyLimit, TemporalUIURL: cfg.TemporalUIURL,
+		Token: cfg.APIToken, Tokens: cfg.APITokens, BodyLimit: cfg.BodyLimit, TemporalUIURL: cfg.TemporalUIURL,
 		TemporalNamespace: cfg.TemporalNamespace, AllowedURLSchemes: cfg.FetchSchemes, FetchDir: cfg.FetchDir,
 		AllowedOrigins: cfg.AllowedOrigins, CodecOrigins: cfg.CodecOrigins, CodecBodyLimit: cfg.CodecBodyLimit,
 	}, api.Deps{
@@ -195,7 +195,7 @@ func Run(ctx context.Context, cfg *config.Config, log *slog.Logger, o Options) e
 	srv.Handler = e
 	serveDone := make(chan error, 1)
 	go func() { serveDone <- srv.Serve(ln) }()
-	log.Info("API listening", "addr", ln.Addr().String(), "auth", cfg.APIToken != "")
+	log.Info("API listening", "addr", ln.Addr().String(), "auth", cfg.APIToken != "" || len(cfg.APITokens) > 0)
 	if o.Ready != nil {
 		o.Ready(ln.Addr().String())
 	}

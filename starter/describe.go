@@ -41,8 +41,12 @@ type Execution struct {
 	Report *model.Report `json:"report,omitempty"`
 	// DryRun is a finished dry-run's summary as the workflow returned it.
 	DryRun *workflows.DryRunResult `json:"dryRun,omitempty"`
-	Error  string                  `json:"error,omitempty"`
-	UIURL  string                  `json:"uiUrl,omitempty"`
+	// Awaiting is "approval" while a plan waits for one; Approval where a
+	// plan's approval stands.
+	Awaiting string          `json:"awaiting,omitempty"`
+	Approval *model.Approval `json:"approval,omitempty"`
+	Error    string          `json:"error,omitempty"`
+	UIURL    string          `json:"uiUrl,omitempty"`
 }
 
 // Finished reports whether the execution has closed.
@@ -94,12 +98,19 @@ func (s *Starter) describe(ctx context.Context, id string, offset, limit int) (*
 	if p, err := s.progress(ctx, wfID, runID, offset, limit); err == nil {
 		e.Progress = p
 		e.Steps = p.Steps
+		e.Approval = p.Approval
 	}
 	switch info.GetStatus() {
 	case enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING:
 		e.Status = model.ExecRunning
 		if e.Progress != nil && len(e.Progress.Waiting) > 0 {
 			e.Status = model.ExecWaiting
+		}
+		if e.Progress != nil && e.Progress.Awaiting != "" {
+			e.Status, e.Awaiting = model.ExecWaiting, e.Progress.Awaiting
+		}
+		if e.Approval != nil {
+			e.Plan = s.storedPlan(ctx, wfID, nil)
 		}
 		return e, nil
 	case enumspb.WORKFLOW_EXECUTION_STATUS_COMPLETED:
@@ -122,12 +133,17 @@ func (s *Starter) result(ctx context.Context, e *Execution) {
 		var res workflows.DryRunResult
 		if err = run.Get(ctx, &res); err == nil {
 			e.DryRun = &res
-			e.Plan = &model.Plan{Summary: res.Summary, MissingEnvRefs: res.MissingEnvRefs, MissingSecrets: res.MissingSecrets}
-			if s.cfg.Store != nil {
-				if plan, perr := activities.ReadPlan(ctx, s.cfg.Store, res.ExecutionID); perr == nil {
-					e.Plan = plan
+			e.Plan = s.storedPlan(ctx, res.ExecutionID, &model.Plan{Summary: res.Summary, MissingEnvRefs: res.MissingEnvRefs, MissingSecrets: res.MissingSecrets})
+			if a := res.Approval; a != nil {
+				e.Approval = a
+				if a.Status == model.ApprovalApproved {
+					e.Report = a.Report
+				} else {
+					e.Status = model.ExecRejected
 				}
 			}
+		} else if e.Approval != nil {
+			e.Plan = s.storedPlan(ctx, e.WorkflowID, nil)
 		}
 	case model.ExecGraph:
 		var res workflows.GraphExecutionResult
@@ -165,6 +181,17 @@ func (s *Starter) result(ctx context.Context, e *Execution) {
 	if e.Report == nil && e.Progress != nil && e.Progress.Report != nil {
 		e.Report = e.Progress.Report
 	}
+}
+
+// storedPlan reads a dry-run's plan from the store, or returns fallback
+// (a plan without its steps) when it cannot.
+func (s *Starter) storedPlan(ctx context.Context, execID string, fallback *model.Plan) *model.Plan {
+	if s.cfg.Store != nil {
+		if plan, err := activities.ReadPlan(ctx, s.cfg.Store, execID); err == nil {
+			return plan
+		}
+	}
+	return fallback
 }
 
 // Progress queries an execution's progress: every step's status from
@@ -281,6 +308,11 @@ type Filter struct {
 // List returns executions (newest first, the visibility store's default
 // order) with the next page token. Closed executions that rolled back are
 // listed as failed: visibility does not tell them apart; Describe does.
+// Plans awaiting approval, and those that ended rejected (rejected,
+// expired or stale), are told apart by the CairnApproval search
+// attribute: waiting with Awaiting "approval", and rejected. A step paused
+// for a decision is not in visibility: such executions list as running,
+// and status waiting selects every running execution.
 func (s *Starter) List(ctx context.Context, f Filter) ([]*Execution, []byte, error) {
 	var q []string
 	types := make([]string, 0, len(workflowKinds))
@@ -297,12 +329,19 @@ func (s *Starter) List(ctx context.Context, f Filter) ([]*Execution, []byte, err
 	if f.Kind != "" {
 		q = append(q, searchattr.Kind.GetName()+" = "+quote(string(f.Kind)))
 	}
+	approval := searchattr.Approval.GetName()
 	switch f.Status {
 	case "":
-	case model.ExecRunning, model.ExecWaiting:
+	case model.ExecRunning:
+		q = append(q, "ExecutionStatus = 'Running'", "("+approval+" IS NULL OR "+approval+" != "+quote(string(model.ApprovalAwaiting))+")")
+	case model.ExecWaiting:
 		q = append(q, "ExecutionStatus = 'Running'")
 	case model.ExecCompleted:
-		q = append(q, "ExecutionStatus = 'Completed'")
+		q = append(q, "ExecutionStatus = 'Completed'", "("+approval+" IS NULL OR "+approval+" = "+quote(string(model.ApprovalApproved))+")")
+	case model.ExecRejected:
+		// Plans that ended without being applied.
+		q = append(q, "ExecutionStatus = 'Completed'", approval+" IN ("+quote(string(model.ApprovalRejected))+", "+
+			quote(string(model.ApprovalExpired))+", "+quote(string(model.ApprovalStale))+")")
 	case model.ExecFailed, model.ExecRolledBack:
 		q = append(q, "ExecutionStatus IN ('Failed', 'Terminated', 'TimedOut')")
 	case model.ExecCanceled:
@@ -347,6 +386,7 @@ func (s *Starter) List(ctx context.Context, f Filter) ([]*Execution, []byte, err
 		default:
 			e.Status = model.ExecFailed
 		}
+		listedApproval(e, model.ApprovalStatus(keyword(sa[approval])))
 		if t := info.GetCloseTime(); t != nil && e.Status != model.ExecRunning {
 			at := t.AsTime()
 			e.ClosedAt = &at
@@ -354,6 +394,19 @@ func (s *Starter) List(ctx context.Context, f Filter) ([]*Execution, []byte, err
 		out = append(out, e)
 	}
 	return out, resp.GetNextPageToken(), nil
+}
+
+// listedApproval sets a listed execution's status from its approval's: a
+// running plan awaiting approval is waiting for it, a completed plan that
+// was not approved is rejected.
+func listedApproval(e *Execution, a model.ApprovalStatus) {
+	switch {
+	case a == "":
+	case e.Status == model.ExecRunning && a == model.ApprovalAwaiting:
+		e.Status, e.Awaiting = model.ExecWaiting, workflows.AwaitingApproval
+	case e.Status == model.ExecCompleted && a != model.ApprovalApproved && a != model.ApprovalAwaiting:
+		e.Status = model.ExecRejected
+	}
 }
 
 // Retry starts a failed execution again with the same input, as a new

@@ -105,6 +105,9 @@ type StackRun struct {
 	// Params names the execution's parameters in the store (see
 	// contract.ParamsExecution); the workflow carries the name only.
 	Params string
+	// Approval has a dry-run wait for approval and apply its plan once
+	// approved (an approved plan).
+	Approval *workflows.ApprovalSettings
 }
 
 // Workflow ids: one apply or destroy per stack at a time (the workflows
@@ -199,7 +202,11 @@ func (s *Starter) StartDryRun(ctx context.Context, run StackRun) (*Execution, er
 	st := s.settings(run)
 	st.ExecutionID = id
 	summary := fmt.Sprintf("dry-run of %s on stack %s", packageName(run), run.StackID)
-	in := workflows.DryRunInput{Settings: st, StackID: run.StackID, SnapshotHash: run.SnapshotHash, URLs: urlsUnlessSnapshot(run), Params: run.Params}
+	if run.Approval != nil {
+		summary = fmt.Sprintf("plan of %s on stack %s, applied once approved", packageName(run), run.StackID)
+	}
+	in := workflows.DryRunInput{Settings: st, StackID: run.StackID, SnapshotHash: run.SnapshotHash, URLs: urlsUnlessSnapshot(run), Params: run.Params,
+		Approval: run.Approval}
 	return s.start(ctx, model.ExecDryRun, run, s.options(id, model.ExecDryRun, run, summary, false), workflows.DryRunWorkflow, in)
 }
 

@@ -10,7 +10,10 @@ import (
 	"github.com/cairn-io/cairn/model"
 )
 
-const stackColumns = `id, name, description, urls, resources, snapshot_hash, created_at, updated_at`
+const (
+	stackInsertColumns = `id, name, description, urls, resources, snapshot_hash, created_at, updated_at`
+	stackColumns       = stackInsertColumns + `, last_exec_id`
+)
 
 func (s *sqlStore) CreateStack(ctx context.Context, st *model.Stack) error {
 	if st.ID == "" {
@@ -25,7 +28,7 @@ func (s *sqlStore) CreateStack(ctx context.Context, st *model.Stack) error {
 		return fmt.Errorf("create stack %q: resources: %w", st.ID, err)
 	}
 	at := now()
-	res, err := s.w.ExecContext(ctx, `INSERT INTO stacks (`+stackColumns+`)
+	res, err := s.w.ExecContext(ctx, `INSERT INTO stacks (`+stackInsertColumns+`)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $7) ON CONFLICT (id) DO NOTHING`,
 		st.ID, st.Name, st.Description, string(urls), string(resources), st.SnapshotHash, s.d.timeArg(at))
 	if err != nil {
@@ -139,7 +142,7 @@ func scanStack(row scanner) (*model.Stack, error) {
 	var st model.Stack
 	var urls, resources string
 	if err := row.Scan(&st.ID, &st.Name, &st.Description, &urls, &resources, &st.SnapshotHash,
-		timeCol{&st.CreatedAt}, timeCol{&st.UpdatedAt}); err != nil {
+		timeCol{&st.CreatedAt}, timeCol{&st.UpdatedAt}, &st.LastExecutionID); err != nil {
 		return nil, err
 	}
 	if err := json.Unmarshal([]byte(urls), &st.URLs); err != nil {

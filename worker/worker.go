@@ -236,5 +236,6 @@ func RegisterActivities(r sdkworker.ActivityRegistry, a *activities.Activities, 
 		reg(a.StorePlan, contract.StorePlanName)
 		reg(a.FetchPackage, contract.FetchPackageName)
 		reg(a.RemoveStack, contract.RemoveStackName)
+		reg(a.CheckPlan, contract.CheckPlanName)
 	}
 }

@@ -19,6 +19,9 @@ type ApplyInput struct {
 	URLs         []string `json:"urls,omitempty"`
 	// Params names the parameters in the store (contract.ParamsExecution).
 	Params string `json:"params,omitempty"`
+	// Approved, when set, is the plan this apply carries out: it runs
+	// only if the stack's record is still the plan's base.
+	Approved *ApprovedPlan `json:"approved,omitempty"`
 }
 
 // ApplyResult is a finished apply or destroy.
@@ -42,6 +45,17 @@ func ApplyWorkflow(ctx workflow.Context, in ApplyInput) (*ApplyResult, error) {
 	t, err := newTracker(ctx, opts.ExecutionID)
 	if err != nil {
 		return nil, err
+	}
+	if in.Approved != nil {
+		// Under the lock now: nothing can land between this check and
+		// the changes.
+		res, err := checkPlan(ctx, opts, contract.CheckPlanInput{StackID: in.StackID, Base: in.Approved.Base})
+		if err != nil {
+			return nil, err
+		}
+		if !res.Holds() {
+			return nil, planMoved(res)
+		}
 	}
 	if in.SnapshotHash == "" && len(in.URLs) > 0 {
 		if in.SnapshotHash, err = fetchPackage(ctx, opts, in.StackID, in.URLs, false); err != nil {

@@ -18,6 +18,9 @@ type DryRunInput struct {
 	URLs         []string `json:"urls,omitempty"`
 	// Params names the parameters in the store (contract.ParamsExecution).
 	Params string `json:"params,omitempty"`
+	// Approval, when set, has the plan wait for approval and, approved,
+	// applied (see approval.go).
+	Approval *ApprovalSettings `json:"approval,omitempty"`
 }
 
 // DryRunResult is a plan's summary; the plan's steps are in the store
@@ -29,11 +32,14 @@ type DryRunResult struct {
 	MissingEnvRefs []string          `json:"missingEnvRefs"`
 	MissingSecrets []string          `json:"missingSecrets"`
 	Failures       []model.StepError `json:"failures,omitempty"`
+	// Approval is how a plan awaiting approval ended.
+	Approval *model.Approval `json:"approval,omitempty"`
 }
 
 // DryRunWorkflow reads and diffs every step without changing anything (no
 // stack lock is taken) and stores the plan. It runs only under a dry-run
-// id of its stack (DryRunWorkflowID).
+// id of its stack (DryRunWorkflowID). With in.Approval it then waits for
+// the plan's approval and applies it (awaitApproval).
 func DryRunWorkflow(ctx workflow.Context, in DryRunInput) (*DryRunResult, error) {
 	if err := checkDryRun(ctx, in.Settings, in.StackID); err != nil {
 		return nil, err
@@ -44,8 +50,16 @@ func DryRunWorkflow(ctx workflow.Context, in DryRunInput) (*DryRunResult, error)
 	if err != nil {
 		return nil, err
 	}
+	var base string
+	if in.Approval != nil {
+		// Read before planning: an apply landing in between makes the
+		// approval refuse, never pass.
+		if base, err = stackBase(ctx, opts, in.StackID); err != nil {
+			return nil, err
+		}
+	}
 	if in.SnapshotHash == "" && len(in.URLs) > 0 {
-		if in.SnapshotHash, err = fetchPackage(ctx, opts, in.StackID, in.URLs, true); err != nil {
+		if in.SnapshotHash, err = fetchPackage(ctx, opts, in.StackID, in.URLs, in.Approval == nil); err != nil {
 			return nil, err
 		}
 	}
@@ -73,6 +87,12 @@ func DryRunWorkflow(ctx workflow.Context, in DryRunInput) (*DryRunResult, error)
 	}).Get(ctx, nil)
 	if err != nil {
 		return nil, err
+	}
+	if in.Approval != nil && !out.Cancelled {
+		if err := awaitApproval(ctx, t, opts, in, res, base); err != nil {
+			t.finish(ctx, out)
+			return nil, err
+		}
 	}
 	t.finish(ctx, out)
 	if out.Cancelled {

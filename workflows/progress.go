@@ -23,10 +23,14 @@ type Progress struct {
 	Done        int                   `json:"done"`    // steps finished
 	Running     int                   `json:"running"` // units in flight
 	Waiting     []string              `json:"waiting,omitempty"`
-	Offset      int                   `json:"offset"`
-	Entries     int                   `json:"entries"` // step entries in all
-	Steps       []model.StepProgress  `json:"steps"`
-	Report      *model.Report         `json:"report,omitempty"`
+	// Awaiting is "approval" while a plan waits for one; Approval where
+	// a plan's approval stands.
+	Awaiting string               `json:"awaiting,omitempty"`
+	Approval *model.Approval      `json:"approval,omitempty"`
+	Offset   int                  `json:"offset"`
+	Entries  int                  `json:"entries"` // step entries in all
+	Steps    []model.StepProgress `json:"steps"`
+	Report   *model.Report        `json:"report,omitempty"`
 	// Shard is set on a sharded execution: the running shard's workflow
 	// answers for its steps and takes decisions.
 	Shard *ShardProgress `json:"shard,omitempty"`

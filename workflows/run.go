@@ -70,6 +70,8 @@ type tracker struct {
 	ex     *Executor
 	shards *shardRun
 	final  *Outcome
+	// approval is set while and after a plan awaits approval.
+	approval *approvalRun
 }
 
 func newTracker(ctx workflow.Context, execID string) (*tracker, error) {
@@ -95,6 +97,18 @@ func newTracker(ctx workflow.Context, execID string) (*tracker, error) {
 }
 
 func (t *tracker) progress(offset, limit int) (*Progress, error) {
+	p, err := t.stepProgress(offset, limit)
+	if err == nil && t.approval != nil {
+		state := t.approval.state
+		p.Approval = &state
+		if state.Status == model.ApprovalAwaiting {
+			p.Status, p.Awaiting = model.ExecWaiting, AwaitingApproval
+		}
+	}
+	return p, err
+}
+
+func (t *tracker) stepProgress(offset, limit int) (*Progress, error) {
 	switch {
 	case t.ex != nil:
 		p := t.ex.Progress(offset, limit)

@@ -23,6 +23,7 @@ func newApplyCmd(a *app) *cobra.Command {
 		cluster  string
 		pf       paramFlags
 		verbose  bool
+		approval approvalFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "apply --stack STACK [FILE|DIR...]",
@@ -39,18 +40,26 @@ func newApplyCmd(a *app) *cobra.Command {
 			"the apply changed something. With --detailed-exitcodes, Puppet's bitmask: 0 nothing\n" +
 			"changed and nothing failed, 2 changes, 4 failed steps, 6 changes and failed steps (1\n" +
 			"when the execution ended with no failed step, as on cancel); changes a rollback undid\n" +
-			"do not count.",
+			"do not count.\n\n" +
+			"--approve-required plans instead and waits for an approval: it prints the plan as\n" +
+			"`cairn plan` does and the execution id, and returns (exit codes as plan's, with\n" +
+			"--detailed-exitcode(s) 2 when the plan has changes); `cairn exec approve ID` applies\n" +
+			"exactly that plan, `cairn exec reject ID` ends it.",
 		Example: "  cairn apply --stack web site.yaml\n" +
 			"  cairn apply --stack web --env SITE=prod --secret DB_PASSWORD=… site.yaml\n" +
 			"  cairn apply --stack web --wait=false deploy.jsonnet\n" +
 			"  cairn apply --stack infra --var region=europe-west1 --var-file prod.yaml -v infra.yaml\n" +
-			"  cairn apply --stack web --detailed-exitcodes --on-failure continue site.yaml",
+			"  cairn apply --stack web --detailed-exitcodes --on-failure continue site.yaml\n" +
+			"  cairn apply --stack web --approve-required --approval-timeout 72h site.yaml",
 		Args: cobra.ArbitraryArgs,
 	}
 	r := newRemote(a, cmd, formatTable)
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		ctx := cmd.Context()
 		if err := run.check(); err != nil {
+			return err
+		}
+		if err := approval.check(); err != nil {
 			return err
 		}
 		c, err := r.client()
@@ -78,13 +87,16 @@ func newApplyCmd(a *app) *cobra.Command {
 		}
 		params.Verbose = verbose
 		ex, err := c.Apply(ctx, st.ID, doc, client.ApplyOptions{OnFailure: model.OnFailure(run.onFailure), Parallelism: run.parallelism, Cluster: cluster,
-			Params: params})
+			Params: params, ApproveRequired: approval.required, ApprovalTimeout: approval.timeout})
 		if err != nil {
 			var names func(client.ErrorDetail) client.ErrorDetail
 			if pl != nil {
 				names = pl.detailNames
 			}
 			return apiFailure(a, err, names)
+		}
+		if approval.required {
+			return r.awaitingApproval(ctx, c, st, ex, detailed || bitmask)
 		}
 		return r.started(ctx, c, ex, run.wait, newExitMode(detailed, bitmask))
 	}
@@ -94,6 +106,7 @@ func newApplyCmd(a *app) *cobra.Command {
 	f.StringVar(&stackRef, "stack", "", "stack id or name (required)")
 	run.register(f, model.OnFailureRollback)
 	f.BoolVarP(&verbose, "verbose", "v", false, "ask external programs for more output (the protocol's verbose flag)")
+	approval.register(cmd)
 	f.StringVar(&cluster, "cluster", "", "the cluster whose nodes the package's targeted resources run on")
 	f.BoolVar(&detailed, "detailed-exitcode", false, "exit 2 when the apply changed something (0 when it changed nothing, 1 on failure)")
 	f.BoolVar(&bitmask, "detailed-exitcodes", false, "Puppet's exit codes: 0 no changes, 2 changes, 4 failures, 6 changes and failures")

@@ -16,10 +16,10 @@ func newExecCmd(a *app) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:     "exec",
 		Aliases: []string{"execution", "executions"},
-		Short:   "List, show, watch, retry, cancel and decide executions (Temporal workflows)",
+		Short:   "List, show, watch, retry, cancel, decide, approve and reject executions (Temporal workflows)",
 	}
 	cmd.AddCommand(newExecListCmd(a), newExecShowCmd(a), newExecWatchCmd(a), newExecRetryCmd(a),
-		newExecCancelCmd(a), newExecDecideCmd(a))
+		newExecCancelCmd(a), newExecDecideCmd(a), newExecApproveCmd(a), newExecRejectCmd(a))
 	return cmd
 }
 
@@ -72,7 +72,7 @@ func newExecListCmd(a *app) *cobra.Command {
 	fs.StringVar(&stackRef, "stack", "", "executions of this stack (id or name)")
 	fs.StringVar(&f.Cluster, "cluster", "", "executions on this cluster")
 	fs.StringVar(&kind, "kind", "", "apply, dry-run, graph or destroy")
-	fs.StringVar(&status, "status", "", "running, waiting, completed, failed, rolled_back or canceled")
+	fs.StringVar(&status, "status", "", "running, waiting, completed, failed, rolled_back, canceled or rejected (plans that ended unapplied)")
 	fs.IntVar(&f.Limit, "limit", 0, "at most this many (default: the server's page size)")
 	fs.StringVar(&f.PageToken, "page-token", "", "continue a previous listing")
 	return cmd
@@ -81,7 +81,7 @@ func newExecListCmd(a *app) *cobra.Command {
 func executionTable(w io.Writer, list []client.Execution) error {
 	t := newTable(w, "ID", "KIND", "STATUS", "TARGET", "STARTED", "DURATION")
 	for _, e := range list {
-		t.row(e.ID, string(e.Kind), string(e.Status), executionTarget(&e), formatTimePtr(e.StartedAt), executionDuration(&e))
+		t.row(e.ID, string(e.Kind), listedStatus(&e), executionTarget(&e), formatTimePtr(e.StartedAt), executionDuration(&e))
 	}
 	return t.flush()
 }
@@ -107,7 +107,7 @@ func executionDuration(e *client.Execution) string {
 func newExecShowCmd(a *app) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "show ID",
-		Short: "Show an execution: status, every step, and its report or plan",
+		Short: "Show an execution: status, every step, its report or plan, and a plan's approval",
 		Args:  cobra.ExactArgs(1),
 	}
 	r := newRemote(a, cmd, formatTable)
@@ -130,6 +130,7 @@ func executionDetails(w io.Writer, ex *client.Execution) error {
 	t.row("ID:", ex.ID)
 	t.row("Kind:", string(ex.Kind))
 	t.row("Status:", string(ex.Status))
+	approvalRows(t, ex)
 	t.row("Target:", executionTarget(ex))
 	if ex.RetryOf != "" {
 		t.row("Retry of:", ex.RetryOf)
@@ -166,6 +167,7 @@ func executionDetails(w io.Writer, ex *client.Execution) error {
 	if err := t.flush(); err != nil {
 		return err
 	}
+	approvalPlan(w, ex)
 	if len(ex.Steps) == 0 {
 		return nil
 	}

@@ -102,19 +102,25 @@ func dryRun(ctx context.Context, c *client.Client, stackID string, doc *client.D
 	if err != nil {
 		return nil, err
 	}
-	if done.Plan == nil {
-		msg := "the dry-run " + done.ID + " did not produce a plan"
-		if done.Error != "" {
-			msg += ": " + done.Error
+	return planOf(done)
+}
+
+// planOf is the plan a dry-run execution shows (its steps, summary and
+// failures); an error when it has none.
+func planOf(ex *client.Execution) (*client.DryRun, error) {
+	if ex.Plan == nil {
+		msg := "the dry-run " + ex.ID + " did not produce a plan"
+		if ex.Error != "" {
+			msg += ": " + ex.Error
 		}
 		return nil, fmt.Errorf("%s", msg)
 	}
 	out := &client.DryRun{
-		ExecutionID: done.ID, Summary: done.Plan.Summary, Diff: done.Plan.Steps,
-		MissingEnvRefs: done.Plan.MissingEnvRefs, MissingSecrets: done.Plan.MissingSecrets,
+		ExecutionID: ex.ID, Summary: ex.Plan.Summary, Diff: ex.Plan.Steps,
+		MissingEnvRefs: ex.Plan.MissingEnvRefs, MissingSecrets: ex.Plan.MissingSecrets,
 	}
-	if done.Report != nil {
-		out.Failures = done.Report.Failures
+	if ex.Report != nil && ex.Approval == nil {
+		out.Failures = ex.Report.Failures
 	}
 	return out, nil
 }
@@ -144,13 +150,19 @@ func planStepErrors(plan *client.DryRun) int {
 // printPlan renders a plan the way Terraform does: one block per step
 // that changes something, with its attributes, then the summary.
 func printPlan(w io.Writer, pal palette, st *client.Stack, plan *client.DryRun) {
+	fmt.Fprintf(w, "Stack %s (%s), dry-run %s\n\n", st.Name, st.ID, plan.ExecutionID)
+	printPlanBody(w, pal, plan)
+}
+
+// printPlanBody renders a plan's steps that change something, its errors
+// and warnings, and its summary line.
+func printPlanBody(w io.Writer, pal palette, plan *client.DryRun) {
 	changing := 0
 	for _, s := range plan.Diff {
 		if s.Action != model.ActionNoop && s.Action != "" {
 			changing++
 		}
 	}
-	fmt.Fprintf(w, "Stack %s (%s), dry-run %s\n\n", st.Name, st.ID, plan.ExecutionID)
 	if changing > 0 {
 		fmt.Fprintln(w, "Cairn will perform the following actions:")
 		fmt.Fprintln(w)

@@ -113,6 +113,8 @@ type progress struct {
 	done       map[string]bool
 	drawn      bool // the live bar is on screen
 	waiting    map[string]bool
+	// awaiting is what the execution was last said to await ("approval").
+	awaiting string
 }
 
 func newProgress(w io.Writer, live bool, pal palette, id string) *progress {
@@ -130,6 +132,14 @@ func (p *progress) status(ex *client.Execution) {
 }
 
 func (p *progress) counts(ex *client.Execution) {
+	if ex.Awaiting != p.awaiting {
+		p.awaiting = ex.Awaiting
+		if ex.Awaiting == "approval" {
+			p.clear()
+			fmt.Fprintf(p.w, "%s approval: approve with: cairn exec approve %s; reject with: cairn exec reject %s\n",
+				p.pal.yellow("awaiting"), p.id, p.id)
+		}
+	}
 	if ex.Progress != nil {
 		p.total = max(p.total, ex.Progress.Total)
 		p.totalKnown = p.totalKnown || ex.Progress.Total > 0

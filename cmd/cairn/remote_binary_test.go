@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
 )
 
@@ -22,7 +21,7 @@ func TestBinaryAgainstServer(t *testing.T) {
 	if out, err := exec.Command(goTool, "build", "-o", bin, ".").CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
-	s := newAPIServer(t, apiServerOptions{temporal: true, token: "bin-token"})
+	s := newAPIServer(t, apiServerOptions{temporal: true, token: "bin-token", tokens: map[string]string{"alice": aliceToken}})
 	s.stack("web")
 	root := s.path("target")
 	if err := os.Mkdir(root, 0o755); err != nil {
@@ -45,32 +44,52 @@ func TestBinaryAgainstServer(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var stdout, stderr bytes.Buffer
-			cmd := exec.Command(bin, tt.args...)
-			cmd.Env = append(os.Environ(), envServer+"="+s.url, envToken+"="+tt.token, "NO_COLOR=")
-			cmd.Stdout, cmd.Stderr = &stdout, &stderr
-			err := cmd.Run()
-			code := 0
-			var ee *exec.ExitError
-			if errors.As(err, &ee) {
-				code = ee.ExitCode()
-			} else if err != nil {
-				t.Fatal(err)
-			}
-			if code != tt.code {
-				t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, tt.code, &stdout, &stderr)
-			}
-			for _, w := range tt.stdout {
-				if !strings.Contains(stdout.String(), w) {
-					t.Fatalf("stdout lacks %q:\n%s", w, &stdout)
-				}
-			}
-			if !strings.Contains(stderr.String(), tt.stderr) {
-				t.Fatalf("stderr lacks %q:\n%s", tt.stderr, &stderr)
-			}
+			r := runBinary(t, bin, s.url, tt.token, tt.args...).expect(t, tt.code)
+			r.has(t, tt.stdout...)
+			r.hasErr(t, tt.stderr)
 		})
 	}
 	if readFile(t, root+"/site/motd") != "hello" {
 		t.Fatal("the binary's apply did not write the file")
 	}
+
+	t.Run("approved and rejected plans", func(t *testing.T) {
+		changed := s.file("site2.yaml", sitePackage(root, "bonjour"))
+		plan := func() string {
+			r := runBinary(t, bin, s.url, "bin-token", "apply", "--stack", "web", changed, "--approve-required", "--detailed-exitcodes").expect(t, 2)
+			r.has(t, "~ file/motd will be updated", "awaits approval")
+			return awaitsApproval.FindStringSubmatch(r.stdout)[1]
+		}
+		rejected := plan()
+		runBinary(t, bin, s.url, aliceToken, "exec", "reject", rejected, "--comment", "no").expect(t, 0).has(t, rejected+" rejected by alice")
+		runBinary(t, bin, s.url, aliceToken, "exec", "reject", rejected).expect(t, 1).hasErr(t, "409")
+		if readFile(t, root+"/site/motd") != "hello" {
+			t.Fatal("a rejected plan changed the file")
+		}
+		approved := plan()
+		r := runBinary(t, bin, s.url, aliceToken, "exec", "approve", approved).expect(t, 0).has(t, approved+" approved by alice", "applying as ")
+		runBinary(t, bin, s.url, "bin-token", "exec", "watch", applyingAs.FindStringSubmatch(r.stdout)[1]).expect(t, 0).has(t, "Apply completed")
+		if readFile(t, root+"/site/motd") != "bonjour" {
+			t.Fatal("the approved plan did not write the file")
+		}
+	})
+}
+
+// runBinary runs the built cairn with the server and token in its
+// environment, as a user would.
+func runBinary(t *testing.T, bin, server, token string, args ...string) cliResult {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	cmd := exec.Command(bin, args...)
+	cmd.Env = append(os.Environ(), envServer+"="+server, envToken+"="+token, "NO_COLOR=")
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	code := 0
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return cliResult{code: code, stdout: stdout.String(), stderr: stderr.String()}
 }

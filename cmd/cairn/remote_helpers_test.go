@@ -48,6 +48,8 @@ type apiServer struct {
 type apiServerOptions struct {
 	temporal bool
 	token    string
+	// tokens are named tokens (name → token) accepted besides token.
+	tokens map[string]string
 	// front wraps the API handler.
 	front func(http.Handler) http.Handler
 }
@@ -68,7 +70,7 @@ func newAPIServer(t *testing.T, o apiServerOptions) *apiServer {
 	s := &apiServer{t: t, token: o.token, dir: dir, store: st}
 	cat := kinds.Builtin()
 	deps := api.Deps{Store: st, Catalogue: cat, Registry: worker.DefaultRegistry(cat, nil)}
-	cfg := api.Config{Token: o.token, WaitTimeout: 2 * time.Minute, EventsPollInterval: 100 * time.Millisecond, EventsHeartbeat: time.Second}
+	cfg := api.Config{Token: o.token, Tokens: o.tokens, WaitTimeout: 2 * time.Minute, EventsPollInterval: 100 * time.Millisecond, EventsHeartbeat: time.Second}
 	if o.temporal {
 		dev := testenv.Temporal(t)
 		queue := "cairn-cli-" + randomSuffix()

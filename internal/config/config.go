@@ -41,6 +41,7 @@ var Vars = []Var{
 	{"CAIRN_DATABASE_URL", "database-url", "", "postgres://… for PostgreSQL; empty for SQLite in the data dir"},
 	{"CAIRN_API_ADDR", "api-addr", "127.0.0.1:8080", "HTTP API listen address"},
 	{"CAIRN_API_TOKEN", "api-token", "", "bearer token required by the API (required to listen beyond loopback)"},
+	{"CAIRN_API_TOKENS", "api-tokens", "", "named bearer tokens (name:token, comma-separated); the name is recorded as who approved a plan"},
 	{"CAIRN_BODY_LIMIT", "body-limit", "10MB", "largest request body the API accepts"},
 	{"CAIRN_ALLOWED_ORIGINS", "allowed-origins", "", "browser origins (scheme://host:port, comma-separated) allowed to call the API across origins"},
 	{"CAIRN_CODEC_ORIGINS", "codec-origins", "http://127.0.0.1:8233,http://localhost:8233", "the Temporal UI's origins, allowed to call the codec endpoint /codec"},
@@ -92,18 +93,20 @@ type Config struct {
 	DatabaseURL       string
 	APIAddr           string
 	APIToken          string
-	BodyLimit         int64
-	AllowedOrigins    []string
-	CodecOrigins      []string
-	CodecBodyLimit    int64
-	CodecKey          string
-	SecretsFile       string
-	KindsDir          string
-	FetchSchemes      []string
-	FetchDir          string
-	ControlRoot       string
-	Parallelism       int
-	BeforeStateLimit  int
+	// APITokens are named bearer tokens, by name (CAIRN_API_TOKENS).
+	APITokens        map[string]string
+	BodyLimit        int64
+	AllowedOrigins   []string
+	CodecOrigins     []string
+	CodecBodyLimit   int64
+	CodecKey         string
+	SecretsFile      string
+	KindsDir         string
+	FetchSchemes     []string
+	FetchDir         string
+	ControlRoot      string
+	Parallelism      int
+	BeforeStateLimit int
 	// FilesDir confines copy_files sources; FilesLimit bounds one step's.
 	FilesDir   string
 	FilesLimit int64
@@ -177,6 +180,9 @@ func Load(vals map[string]string) (*Config, error) {
 		ShutdownTimeout:   10 * time.Second,
 	}
 	var err error
+	if c.APITokens, err = ParseNamedTokens(vals["CAIRN_API_TOKENS"]); err != nil {
+		return nil, fmt.Errorf("CAIRN_API_TOKENS: %w", err)
+	}
 	if c.Temporal, err = loadTemporalSecurity(vals); err != nil {
 		return nil, err
 	}
@@ -321,4 +327,33 @@ func ParseSize(s string) (int64, error) {
 		return 0, fmt.Errorf("want a size like 10MB, got %q", s)
 	}
 	return n * mult, nil
+}
+
+// ParseNamedTokens reads "name:token,name:token": names are letters,
+// digits and ".-_@", unique; tokens non-empty and unique. Errors never
+// quote a token.
+func ParseNamedTokens(s string) (map[string]string, error) {
+	out := map[string]string{}
+	seen := map[string]bool{}
+	for i, entry := range list(s) {
+		name, token, ok := strings.Cut(entry, ":")
+		name, token = strings.TrimSpace(name), strings.TrimSpace(token)
+		if !ok || name == "" || token == "" {
+			return nil, fmt.Errorf("entry %d: want name:token", i+1)
+		}
+		if strings.TrimLeft(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-_@") != "" {
+			return nil, fmt.Errorf("entry %d: name %q: use letters, digits and .-_@", i+1, name)
+		}
+		if _, dup := out[name]; dup {
+			return nil, fmt.Errorf("entry %d: name %q given twice", i+1, name)
+		}
+		if seen[token] {
+			return nil, fmt.Errorf("entry %d (%s): the token is another name's too", i+1, name)
+		}
+		out[name], seen[token] = token, true
+	}
+	if len(out) == 0 {
+		return nil, nil
+	}
+	return out, nil
 }

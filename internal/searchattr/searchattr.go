@@ -14,6 +14,9 @@ var (
 	Cluster   = temporal.NewSearchAttributeKeyKeyword("CairnCluster")   // cluster id
 	GraphType = temporal.NewSearchAttributeKeyKeyword("CairnGraphType") // graph type(s)
 	RetryOf   = temporal.NewSearchAttributeKeyKeyword("CairnRetryOf")   // execution id retried
+	// Approval is where a plan awaiting approval stands (awaiting,
+	// approved, rejected, expired, stale); absent on other executions.
+	Approval = temporal.NewSearchAttributeKeyKeyword("CairnApproval")
 )
 
 // All lists every key with its type, for registration.
@@ -24,6 +27,7 @@ func All() map[string]enums.IndexedValueType {
 		Cluster.GetName():   enums.INDEXED_VALUE_TYPE_KEYWORD,
 		GraphType.GetName(): enums.INDEXED_VALUE_TYPE_KEYWORD,
 		RetryOf.GetName():   enums.INDEXED_VALUE_TYPE_KEYWORD,
+		Approval.GetName():  enums.INDEXED_VALUE_TYPE_KEYWORD,
 	}
 }
 

@@ -1,0 +1,34 @@
+package model
+
+import "time"
+
+// ApprovalStatus is where a plan awaiting approval stands.
+type ApprovalStatus string
+
+// Approval statuses.
+const (
+	ApprovalAwaiting ApprovalStatus = "awaiting"
+	ApprovalApproved ApprovalStatus = "approved"
+	ApprovalRejected ApprovalStatus = "rejected"
+	ApprovalExpired  ApprovalStatus = "expired"
+	// ApprovalStale ends a plan that no longer held when approved.
+	ApprovalStale ApprovalStatus = "stale"
+)
+
+// Approval is where a plan awaiting approval stands: who decided, when,
+// why it ended unapplied, the apply it started and that apply's report.
+type Approval struct {
+	Status ApprovalStatus `json:"status"`
+	// Base is the stack's last execution when the plan was made.
+	Base     string     `json:"base,omitempty"`
+	Deadline *time.Time `json:"deadline,omitempty"`
+	By       string     `json:"by,omitempty"`
+	Comment  string     `json:"comment,omitempty"`
+	At       *time.Time `json:"at,omitempty"`
+	// Reason says why a plan ended without being applied (what moved).
+	Reason string `json:"reason,omitempty"`
+	// ApplyExecutionID is the apply the approval started; Report its
+	// report once it completed.
+	ApplyExecutionID string  `json:"applyExecutionId,omitempty"`
+	Report           *Report `json:"report,omitempty"`
+}

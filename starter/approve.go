@@ -1,0 +1,92 @@
+package starter
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"go.temporal.io/api/serviceerror"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/temporal"
+
+	"github.com/cairn-io/cairn/contract"
+	"github.com/cairn-io/cairn/internal/searchattr"
+	"github.com/cairn-io/cairn/model"
+	"github.com/cairn-io/cairn/workflows"
+)
+
+// Errors of Approve (wrapped).
+var (
+	// ErrNotAwaiting says the execution is not a plan awaiting approval.
+	ErrNotAwaiting = errors.New("not awaiting approval")
+	// ErrInvalidApproval says the request itself is refused.
+	ErrInvalidApproval = errors.New("invalid approval")
+)
+
+// PlanMovedError refuses an approval whose plan no longer holds; the
+// execution ended, having changed nothing.
+type PlanMovedError struct {
+	Execution string
+	Moved     contract.CheckPlanResult
+}
+
+func (e *PlanMovedError) Error() string {
+	return fmt.Sprintf("the plan of %s no longer holds: %s", e.Execution, e.Moved.String())
+}
+
+// Approve answers a plan awaiting approval (req.Approve false rejects it).
+// An approval returns once the plan was checked and its apply started
+// (Approval.ApplyExecutionID); it fails with *PlanMovedError when the
+// stack or a planned resource moved, *ConflictError when another apply of
+// the stack runs (the plan keeps waiting), ErrNotAwaiting otherwise.
+// Cost: the approval plans the package again (a dry-run's reads).
+func (s *Starter) Approve(ctx context.Context, id string, req workflows.ApprovalRequest) (*model.Approval, error) {
+	wfID, runID := ParseExecutionID(id)
+	desc, err := s.c.DescribeWorkflowExecution(ctx, wfID, runID)
+	if err != nil {
+		return nil, notFoundOr(err, id)
+	}
+	if err := s.ours(desc.GetWorkflowExecutionInfo(), id); err != nil {
+		return nil, err
+	}
+	h, err := s.c.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
+		WorkflowID: wfID, RunID: runID, UpdateName: workflows.ApprovalUpdate,
+		Args: []any{req}, WaitForStage: client.WorkflowUpdateStageCompleted,
+	})
+	if err == nil {
+		var res model.Approval
+		if err = h.Get(ctx, &res); err == nil {
+			return &res, nil
+		}
+	}
+	var app *temporal.ApplicationError
+	if errors.As(err, &app) {
+		switch app.Type() {
+		case contract.PlanMovedType:
+			moved := &PlanMovedError{Execution: id}
+			if app.HasDetails() {
+				_ = app.Details(&moved.Moved)
+			}
+			return nil, moved
+		case workflows.StackBusyType:
+			stack := keyword(desc.GetWorkflowExecutionInfo().GetSearchAttributes().GetIndexedFields()[searchattr.Stack.GetName()])
+			running := stackWorkflowID(stack)
+			if d, derr := s.c.DescribeWorkflowExecution(ctx, running, ""); derr == nil {
+				running = ExecutionID(running, d.GetWorkflowExecutionInfo().GetExecution().GetRunId())
+			}
+			return nil, &ConflictError{Running: running, Target: "stack " + stack}
+		}
+	}
+	msg := err.Error()
+	var done *serviceerror.NotFound
+	switch {
+	case strings.Contains(msg, "not awaiting approval"), strings.Contains(msg, "unknown update"):
+		return nil, fmt.Errorf("%w: %s", ErrNotAwaiting, workflows.ErrorMessage(err))
+	case strings.Contains(msg, "comment is longer"):
+		return nil, fmt.Errorf("%w: %s", ErrInvalidApproval, workflows.ErrorMessage(err))
+	case errors.As(err, &done), strings.Contains(msg, "workflow execution already completed"):
+		return nil, fmt.Errorf("%w: %s", ErrFinished, id)
+	}
+	return nil, err
+}
