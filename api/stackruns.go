@@ -89,7 +89,7 @@ func (s *server) stackPackage(c echo.Context, st *model.Stack, withSummary, allo
 		if len(details) > 0 {
 			return stackBody{}, invalid("the stack's URLs cannot be read", details)
 		}
-		return stackBody{urls: st.URLs, params: params}, nil
+		return stackBody{urls: st.URLs, params: params, given: given}, nil
 	}
 	sources := []graphs.Source{*src}
 	docs, err := graphs.Parse(s.parseOptions(), sources...)

@@ -56,9 +56,6 @@ func newPlanCmd(a *app) *cobra.Command {
 		if opts.Params, err = pf.params(); err != nil {
 			return err
 		}
-		if doc == nil && !opts.Params.Empty() {
-			return fmt.Errorf("--env, --secret and --var go with a package: give its files")
-		}
 		plan, err := dryRun(ctx, c, st.ID, doc, opts, r.poll)
 		if err != nil {
 			var names func(client.ErrorDetail) client.ErrorDetail
