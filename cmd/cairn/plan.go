@@ -174,14 +174,9 @@ func printPlan(w io.Writer, pal palette, st *client.Stack, plan *client.DryRun) 
 			fmt.Fprintf(w, "%s %s: %s\n", pal.red("Error:"), f.Step, f.Error)
 		}
 	}
-	if len(plan.MissingEnvRefs) > 0 {
-		fmt.Fprintf(w, "%s environment references without a value: %s\n", pal.yellow("Warning:"), strings.Join(plan.MissingEnvRefs, ", "))
-	}
+	printMissing(w, pal, plan.MissingEnvRefs, "", plan.MissingVars)
 	if len(plan.MissingSecrets) > 0 {
 		fmt.Fprintf(w, "%s secrets not found: %s\n", pal.yellow("Warning:"), strings.Join(plan.MissingSecrets, ", "))
-	}
-	if len(plan.MissingVars) > 0 {
-		fmt.Fprintf(w, "%s variables without a value (give them with --var or --var-file): %s\n", pal.yellow("Warning:"), strings.Join(plan.MissingVars, ", "))
 	}
 	sum := plan.Summary
 	if !sum.Changes() {
@@ -276,4 +271,16 @@ func formatValue(v any) string {
 		return fmt.Sprint(v)
 	}
 	return string(data)
+}
+
+// printMissing warns of the env refs and variables a package reads that
+// have no value (envWhere, when set, says where else a value may come
+// from), as plan and validate list them.
+func printMissing(w io.Writer, pal palette, env []string, envWhere string, vars []string) {
+	if len(env) > 0 {
+		fmt.Fprintf(w, "%s environment references without a value%s: %s\n", pal.yellow("Warning:"), envWhere, strings.Join(env, ", "))
+	}
+	if len(vars) > 0 {
+		fmt.Fprintf(w, "%s variables without a value (give them with --var or --var-file): %s\n", pal.yellow("Warning:"), strings.Join(vars, ", "))
+	}
 }
