@@ -103,6 +103,8 @@ type Activities struct {
 	d      Deps
 	log    *slog.Logger
 	parsed snapshotCache
+	// params keeps, on an agent, the parameters of its executions.
+	params *ttlCache[model.ApplyParams]
 }
 
 // New returns the activities over deps.
@@ -120,7 +122,8 @@ func New(d Deps) *Activities {
 	if d.BeforeStateLimit <= 0 {
 		d.BeforeStateLimit = DefaultBeforeStateLimit
 	}
-	return &Activities{d: d, log: log}
+	return &Activities{d: d, log: log, parsed: newSnapshotCache(),
+		params: newTTLCache[model.ApplyParams](paramsCacheEntries, paramsCacheTTL)}
 }
 
 // configError is an application error no retry can fix.

@@ -3,9 +3,11 @@ package activities
 import (
 	"context"
 	"encoding/json"
+	"maps"
 	"slices"
 
 	"github.com/cairn-io/cairn/contract"
+	"github.com/cairn-io/cairn/expr"
 	"github.com/cairn-io/cairn/model"
 	"github.com/cairn-io/cairn/planner"
 )
@@ -26,6 +28,7 @@ func (a *Activities) writeGrants(ctx context.Context, execID, cluster string, no
 	}
 	grants := map[string]*contract.NodeGrant{}
 	deps := map[string]map[string]bool{}
+	refs := map[string]*paramRefs{}
 	for i, u := range units {
 		node := u.Node
 		if !agents[node] {
@@ -34,7 +37,7 @@ func (a *Activities) writeGrants(ctx context.Context, execID, cluster string, no
 		g := grants[node]
 		if g == nil {
 			g = &contract.NodeGrant{Cluster: cluster, Node: node, Steps: []string{}}
-			grants[node], deps[node] = g, map[string]bool{}
+			grants[node], deps[node], refs[node] = g, map[string]bool{}, newParamRefs()
 		}
 		if u.Batch {
 			g.Units = append(g.Units, contract.UnitKey(u.Index))
@@ -44,6 +47,7 @@ func (a *Activities) writeGrants(ctx context.Context, execID, cluster string, no
 			for _, d := range planner.Deps(&s.Step) {
 				deps[node][d] = true
 			}
+			refs[node].add(&s.Step)
 		}
 	}
 	raw := make(map[string][]byte, len(grants))
@@ -52,6 +56,7 @@ func (a *Activities) writeGrants(ctx context.Context, execID, cluster string, no
 			g.Deps = append(g.Deps, d)
 		}
 		slices.Sort(g.Deps)
+		g.EnvRefs, g.Secrets = refs[node].sorted()
 		b, err := json.Marshal(g)
 		if err != nil {
 			return err
@@ -59,4 +64,30 @@ func (a *Activities) writeGrants(ctx context.Context, execID, cluster string, no
 		raw[node] = b
 	}
 	return a.d.Store.PutStepDataBatch(ctx, execID, contract.DataNodeGrant, raw)
+}
+
+// paramRefs are the env refs and secrets a node's steps read by name: the
+// parameters the agent API gives that node. A name computed at run time
+// (env .vars.key) is not seen; such a step reads the agent's own
+// environment and secrets, as every step on an agent did before.
+type paramRefs struct{ env, secrets map[string]bool }
+
+func newParamRefs() *paramRefs {
+	return &paramRefs{env: map[string]bool{}, secrets: map[string]bool{}}
+}
+
+// add notes what s's spec and condition read.
+func (r *paramRefs) add(s *model.Step) {
+	env, secrets, _ := expr.Scan(s.Spec)
+	condEnv, condSecrets, _ := expr.ScanCondition(s.Condition)
+	for _, k := range slices.Concat(env, condEnv) {
+		r.env[k] = true
+	}
+	for _, k := range slices.Concat(secrets, condSecrets) {
+		r.secrets[k] = true
+	}
+}
+
+func (r *paramRefs) sorted() (env, secrets []string) {
+	return slices.Sorted(maps.Keys(r.env)), slices.Sorted(maps.Keys(r.secrets))
 }

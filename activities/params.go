@@ -40,27 +40,44 @@ type paramsLoader struct {
 }
 
 // load returns the execution's parameters; none when it was given none.
-// They are read on the control plane only: an agent resolves refs from its
-// own environment and secrets.
 func (l *paramsLoader) load(ctx context.Context, a *Activities, execID string) (model.ApplyParams, error) {
-	l.once.Do(func() {
-		if a.d.Store == nil {
-			return
-		}
-		data, err := a.d.Store.GetStepData(ctx, execID, contract.ParamsKey, contract.DataParams)
-		if notFound(err) {
-			return
-		}
-		if err != nil {
-			l.err = fmt.Errorf("read parameters: %w", err)
-			return
-		}
-		if err := json.Unmarshal(data, &l.params); err != nil {
-			// The record may hold secrets: say nothing of its bytes.
-			l.err = fmt.Errorf("parameters of %s do not decode", execID)
-		}
-	})
+	l.once.Do(func() { l.params, l.err = a.readParams(ctx, execID) })
 	return l.params, l.err
+}
+
+// readParams reads the execution's parameters: from the store on the
+// control plane; on an agent through the agent API, which gives the node
+// the env refs and secrets its steps read by name and every variable,
+// kept per execution (a cache bounded in entries and time) since each of
+// the node's units asks.
+func (a *Activities) readParams(ctx context.Context, execID string) (model.ApplyParams, error) {
+	src := StepData(a.d.Store)
+	agent := a.d.Store == nil
+	if agent {
+		if a.d.Steps == nil {
+			return model.ApplyParams{}, nil
+		}
+		if p, ok := a.params.get(execID); ok {
+			return p, nil
+		}
+		src = a.d.Steps
+	}
+	var p model.ApplyParams
+	data, err := src.GetStepData(ctx, execID, contract.ParamsKey, contract.DataParams)
+	switch {
+	case notFound(err):
+	case err != nil:
+		return p, fmt.Errorf("read parameters: %w", err)
+	default:
+		if err := json.Unmarshal(data, &p); err != nil {
+			// The record may hold secrets: say nothing of its bytes.
+			return model.ApplyParams{}, fmt.Errorf("parameters of %s do not decode", execID)
+		}
+	}
+	if agent {
+		a.params.put(execID, p)
+	}
+	return p, nil
 }
 
 // lookups are the env and secret lookups of an execution: its parameters

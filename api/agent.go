@@ -4,6 +4,7 @@ import (
 	"crypto/subtle"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 
@@ -19,9 +20,10 @@ import (
 // each request presents a node token (agentapi.NewToken, issued by
 // POST /v1/clusters/{id}/nodes/{node}/token and kept as a hash), and the
 // answer covers only the step data the execution's grant gives that node
-// (contract.NodeGrant): the records of its own steps and units, and the
-// outputs of the steps they depend on. Anything else is 403, whether or
-// not it exists.
+// (contract.NodeGrant): the records of its own steps and units, the
+// outputs of the steps they depend on, and of the execution's parameters
+// the env refs and secrets its steps read by name with every variable
+// (agentParams). Anything else is 403, whether or not it exists.
 
 const agentNodeKey = "cairn.agent.node"
 
@@ -36,6 +38,7 @@ var agentReads = map[string]func(g *grantSet, key string) bool{
 	contract.DataPlan:        func(g *grantSet, k string) bool { return g.steps[k] },
 	contract.DataCompensated: func(g *grantSet, k string) bool { return g.steps[k] },
 	contract.DataOutputs:     func(g *grantSet, k string) bool { return g.steps[k] || g.deps[k] },
+	contract.DataParams:      func(g *grantSet, k string) bool { return k == contract.ParamsKey && len(g.steps) > 0 },
 }
 
 // agentWrites are the kinds a node may write, for its own steps only.
@@ -142,7 +145,39 @@ func (s *server) agentGetData(c echo.Context) error {
 	if err != nil {
 		return storeError(err, kind+" record")
 	}
+	if kind == contract.DataParams {
+		if data, err = agentParams(data, g); err != nil {
+			return internalError(fmt.Errorf("parameters of %s: %w", execID, err))
+		}
+	}
 	return c.Blob(http.StatusOK, echo.MIMEOctetStream, data)
+}
+
+// agentParams is what a node is given of an execution's parameters (a
+// model.ApplyParams record): the env ref values and secrets its steps read
+// by name, every variable (a template may read them at its top level,
+// which no scan sees; they are not secret) and the verbose option. The
+// answer travels only in this response: nothing of it is logged.
+func agentParams(data []byte, g *grantSet) ([]byte, error) {
+	var p model.ApplyParams
+	if err := json.Unmarshal(data, &p); err != nil {
+		// The record holds secrets: say nothing of its bytes.
+		return nil, errors.New("the record does not decode")
+	}
+	p.EnvRefs = keysIn(p.EnvRefs, g.env)
+	p.Secrets = keysIn(p.Secrets, g.secrets)
+	return json.Marshal(p)
+}
+
+// keysIn is m's entries whose keys are in keep.
+func keysIn(m map[string]string, keep map[string]bool) map[string]string {
+	out := make(map[string]string, len(keep))
+	for k, v := range m {
+		if keep[k] {
+			out[k] = v
+		}
+	}
+	return out
 }
 
 // agentPutData writes records of the node's own steps: a JSON object of

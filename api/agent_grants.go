@@ -21,6 +21,8 @@ const (
 // grantSet is a contract.NodeGrant as sets.
 type grantSet struct {
 	steps, units, deps map[string]bool
+	// env and secrets are the parameters the node's steps read by name.
+	env, secrets map[string]bool
 }
 
 func newGrantSet(g *contract.NodeGrant) *grantSet {
@@ -31,10 +33,12 @@ func newGrantSet(g *contract.NodeGrant) *grantSet {
 		}
 		return m
 	}
-	return &grantSet{steps: set(g.Steps), units: set(g.Units), deps: set(g.Deps)}
+	return &grantSet{steps: set(g.Steps), units: set(g.Units), deps: set(g.Deps), env: set(g.EnvRefs), secrets: set(g.Secrets)}
 }
 
-func (g *grantSet) size() int { return len(g.steps) + len(g.units) + len(g.deps) }
+func (g *grantSet) size() int {
+	return len(g.steps) + len(g.units) + len(g.deps) + len(g.env) + len(g.secrets)
+}
 
 // errNoGrant: the execution gives the node nothing.
 var errNoGrant = errors.New("no grant")

@@ -19,10 +19,16 @@ const (
 	maxParamKeyBytes = 256
 )
 
+// envelopeParamKeys are the keys of an envelope's parameters
+// (model.ApplyParams): an object of these only is an envelope without a
+// package, since a package document names a kind.
+var envelopeParamKeys = map[string]bool{"envRefs": true, "secrets": true, "vars": true, "verbose": true}
+
 // unwrapEnvelope recognises an apply envelope by content, as pkger does: a
-// JSON object with a "package" key. It returns the package as a source of
-// its own and the parameters beside it; any other body is the package
-// itself, with no parameters.
+// JSON object with a "package" key, or with parameter keys only (then the
+// package is the stack's URLs and the source returned is nil). It returns
+// the package as a source of its own and the parameters beside it; any
+// other body is the package itself, with no parameters.
 func unwrapEnvelope(src *graphs.Source) (*graphs.Source, model.ApplyParams, error) {
 	if src == nil || src.Format != graphs.FormatJSON {
 		return src, model.ApplyParams{}, nil
@@ -35,7 +41,8 @@ func unwrapEnvelope(src *graphs.Source) (*graphs.Source, model.ApplyParams, erro
 	if err := json.Unmarshal(trimmed, &keys); err != nil {
 		return src, model.ApplyParams{}, nil // the parse names the error with its line
 	}
-	if _, ok := keys["package"]; !ok {
+	_, hasPackage := keys["package"]
+	if !hasPackage && !onlyParamKeys(keys) {
 		return src, model.ApplyParams{}, nil
 	}
 	dec := json.NewDecoder(bytes.NewReader(trimmed))
@@ -45,14 +52,27 @@ func unwrapEnvelope(src *graphs.Source) (*graphs.Source, model.ApplyParams, erro
 		// The decoder's message names the field and the type, never a value.
 		return nil, model.ApplyParams{}, badRequest("apply envelope: %v (want {\"package\": …, \"envRefs\": {KEY: string}, \"secrets\": {KEY: string}, \"vars\": {NAME: value}, \"verbose\": bool})", err)
 	}
+	if err := checkParams(env.ApplyParams); err != nil {
+		return nil, model.ApplyParams{}, err
+	}
+	if !hasPackage {
+		return nil, env.ApplyParams, nil
+	}
 	pkg, err := envelopePackage(env.Package)
 	if err != nil {
 		return nil, model.ApplyParams{}, err
 	}
-	if err := checkParams(env.ApplyParams); err != nil {
-		return nil, model.ApplyParams{}, err
-	}
 	return pkg, env.ApplyParams, nil
+}
+
+// onlyParamKeys reports whether keys are some parameters' and nothing else.
+func onlyParamKeys(keys map[string]json.RawMessage) bool {
+	for k := range keys {
+		if !envelopeParamKeys[k] {
+			return false
+		}
+	}
+	return len(keys) > 0
 }
 
 // envelopePackage is the envelope's package: a JSON document (object or

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/cairn-io/cairn/graphs"
+	"github.com/cairn-io/cairn/model"
 )
 
 func TestUnwrapEnvelope(t *testing.T) {
@@ -42,7 +43,26 @@ func TestUnwrapEnvelope(t *testing.T) {
 		assert.Equal(t, "kind: Directory\n", string(out.Data))
 		assert.Equal(t, "prod", p.EnvRefs["SITE"])
 	})
+	t.Run("parameters without a package: the stack's URLs", func(t *testing.T) {
+		out, p, err := unwrapEnvelope(src(graphs.FormatJSON, `{"envRefs": {"SITE": "prod"}, "vars": {"region": "eu"}, "verbose": true}`))
+		require.NoError(t, err)
+		assert.Nil(t, out)
+		assert.Equal(t, model.ApplyParams{EnvRefs: map[string]string{"SITE": "prod"}, Vars: map[string]any{"region": "eu"}, Verbose: true}, p)
+		out, p, err = unwrapEnvelope(src(graphs.FormatJSON, `{"verbose": true}`))
+		require.NoError(t, err)
+		assert.Nil(t, out)
+		assert.True(t, p.Verbose)
+	})
+	t.Run("an object with any other key is a package", func(t *testing.T) {
+		in := src(graphs.FormatJSON, `{"kind": "Directory", "vars": {"a": 1}}`)
+		out, p, err := unwrapEnvelope(in)
+		require.NoError(t, err)
+		assert.Same(t, in, out)
+		assert.True(t, p.Empty())
+	})
 	bad := []struct{ name, body, want string }{
+		{"bad parameters without a package", `{"envRefs": {"CAIRN_CODEC_KEY": "x"}}`, "CAIRN_"},
+		{"parameters of the wrong type without a package", `{"verbose": "yes"}`, "verbose"},
 		{"null package", `{"package": null}`, `"package" is empty`},
 		{"empty string package", `{"package": "  "}`, `"package" is empty`},
 		{"number package", `{"package": 3}`, "must be a JSON document or a string"},

@@ -7,13 +7,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"maps"
 	"net/http"
 	"sort"
-	"strconv"
 
 	"github.com/cairn-io/cairn/contract"
-	"github.com/cairn-io/cairn/expr"
 	"github.com/cairn-io/cairn/graphs"
 	"github.com/cairn-io/cairn/model"
 	"github.com/cairn-io/cairn/store"
@@ -59,14 +56,7 @@ func (s *server) checkSecretsSealed(p model.ApplyParams) error {
 // value and have none: not in p, nor in the server's environment or
 // secrets.
 func (s *server) missingRefs(docs *graphs.Documents, p model.ApplyParams) (env, secrets []string) {
-	if docs == nil || docs.Package == nil {
-		return nil, nil
-	}
-	specs := make(map[string]any, len(docs.Package.Resources))
-	for i, r := range docs.Package.Resources {
-		specs[strconv.Itoa(i)] = map[string]any(r.Spec)
-	}
-	needEnv, needSecrets := expr.Required(specs)
+	needEnv, needSecrets := docs.RequiredRefs()
 	for _, k := range needEnv {
 		if _, ok := p.EnvRefs[k]; ok {
 			continue
@@ -84,37 +74,6 @@ func (s *server) missingRefs(docs *graphs.Documents, p model.ApplyParams) (env, 
 		}
 	}
 	return env, secrets
-}
-
-// missingVars lists the variables docs' package reads (.vars.NAME) that
-// p does not give. A kind's verbatim attributes are templates of their
-// own, rendered with the resource's vars (a file's template), and are
-// skipped.
-func missingVars(docs *graphs.Documents, p model.ApplyParams) []string {
-	if docs == nil || docs.Package == nil {
-		return nil
-	}
-	var out []string
-	seen := map[string]bool{}
-	for _, r := range docs.Package.Resources {
-		spec := r.Spec
-		if docs.Catalogue != nil {
-			if k, ok := docs.Catalogue.Lookup(r.Kind); ok && len(k.Verbatim) > 0 {
-				spec = maps.Clone(spec)
-				for _, key := range k.Verbatim {
-					delete(spec, key)
-				}
-			}
-		}
-		for _, k := range expr.Vars(spec) {
-			if _, ok := p.Vars[k]; !ok && !seen[k] {
-				seen[k] = true
-				out = append(out, k)
-			}
-		}
-	}
-	sort.Strings(out)
-	return out
 }
 
 // errMissingRefs is the 422 of an apply whose package refers to values it

@@ -89,7 +89,7 @@ func (s *server) stackPackage(c echo.Context, st *model.Stack, withSummary, allo
 		if len(details) > 0 {
 			return stackBody{}, invalid("the stack's URLs cannot be read", details)
 		}
-		return stackBody{urls: st.URLs, params: params}, nil
+		return stackBody{urls: st.URLs, params: params, given: given}, nil
 	}
 	sources := []graphs.Source{*src}
 	docs, err := graphs.Parse(s.parseOptions(), sources...)
@@ -107,7 +107,7 @@ func (s *server) stackPackage(c echo.Context, st *model.Stack, withSummary, allo
 			Message: "the package has no resources: applying it would delete everything the stack holds; delete the stack to do that"}})
 	}
 	missingEnv, missingSecrets := s.missingRefs(docs, params)
-	missingVars := missingVars(docs, params)
+	missingVars := docs.MissingVars(params.Vars)
 	if len(docs.Graphs) > 0 {
 		return stackBody{}, invalid("package is invalid", []ErrorDetail{{Document: sources[0].Name,
 			Message: "graphs are uploaded to a release, cluster or plugin, not applied to a stack"}})

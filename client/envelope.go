@@ -9,30 +9,41 @@ import (
 )
 
 // withParams wraps doc in an apply envelope carrying p; doc as it is when
-// p is empty. A JSON document is nested as JSON, YAML as a string.
+// p is empty. A JSON document is nested as JSON, YAML as a string; with
+// no doc the envelope has no package, which applies the stack's URLs.
 func withParams(doc *Document, p model.ApplyParams) (*Document, error) {
-	if doc == nil || p.Empty() {
+	if p.Empty() {
 		return doc, nil
 	}
 	env := model.ApplyEnvelope{ApplyParams: p}
-	switch strings.ToLower(doc.Format) {
-	case "json":
-		if !json.Valid(doc.Data) {
-			return nil, fmt.Errorf("package is not valid JSON")
-		}
-		env.Package = json.RawMessage(doc.Data)
-	case "yaml", "yml", "":
-		b, err := json.Marshal(string(doc.Data))
+	if doc != nil {
+		pkg, err := envelopePackage(doc)
 		if err != nil {
-			return nil, fmt.Errorf("encode package: %w", err)
+			return nil, err
 		}
-		env.Package = b
-	default:
-		return nil, fmt.Errorf("parameters go with a YAML or JSON package, not %s: evaluate it to JSON first", doc.Format)
+		env.Package = pkg
 	}
 	b, err := json.Marshal(env)
 	if err != nil {
 		return nil, fmt.Errorf("encode apply envelope: %w", err)
 	}
 	return &Document{Data: b, Format: "json"}, nil
+}
+
+// envelopePackage is doc as an envelope's "package".
+func envelopePackage(doc *Document) (json.RawMessage, error) {
+	switch strings.ToLower(doc.Format) {
+	case "json":
+		if !json.Valid(doc.Data) {
+			return nil, fmt.Errorf("package is not valid JSON")
+		}
+		return json.RawMessage(doc.Data), nil
+	case "yaml", "yml", "":
+		b, err := json.Marshal(string(doc.Data))
+		if err != nil {
+			return nil, fmt.Errorf("encode package: %w", err)
+		}
+		return b, nil
+	}
+	return nil, fmt.Errorf("parameters go with a YAML or JSON package, not %s: evaluate it to JSON first", doc.Format)
 }

@@ -31,6 +31,15 @@ func TestWithParams(t *testing.T) {
 		require.NoError(t, json.Unmarshal(out.Data, &env))
 		assert.JSONEq(t, `[{"kind": "File"}]`, string(env.Package))
 	})
+	t.Run("no document: parameters alone, for the stack's URLs", func(t *testing.T) {
+		out, err := withParams(nil, model.ApplyParams{Vars: map[string]any{"region": "eu"}, Verbose: true})
+		require.NoError(t, err)
+		assert.Equal(t, "json", out.Format)
+		assert.JSONEq(t, `{"vars": {"region": "eu"}, "verbose": true}`, string(out.Data))
+		none, err := withParams(nil, model.ApplyParams{})
+		require.NoError(t, err)
+		assert.Nil(t, none)
+	})
 	t.Run("Jsonnet is refused", func(t *testing.T) {
 		_, err := withParams(&Document{Data: []byte(`{}`), Format: "jsonnet"}, p)
 		require.ErrorContains(t, err, "evaluate it to JSON")

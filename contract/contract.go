@@ -122,6 +122,12 @@ type NodeGrant struct {
 	// Deps are steps elsewhere that the node's steps depend on: their
 	// outputs (read only), for expressions over them.
 	Deps []string `json:"deps,omitempty"`
+	// EnvRefs and Secrets are the env refs and secrets the node's steps
+	// read by name (expr.Scan of their specs and conditions): of the
+	// execution's parameters (DataParams), the agent API gives the node
+	// these env ref values and secrets only, and every variable.
+	EnvRefs []string `json:"envRefs,omitempty"`
+	Secrets []string `json:"secrets,omitempty"`
 }
 
 // PlanSummaryKey is the step id of the DataPlanSummary record; IndexKey of

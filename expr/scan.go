@@ -1,6 +1,7 @@
 package expr
 
 import (
+	"strings"
 	"text/template/parse"
 )
 
@@ -143,6 +144,16 @@ func ScanString(src string) (env, secrets, deps []string) {
 	s := scanner{env: stringSet{}, secrets: stringSet{}, deps: stringSet{}, vars: stringSet{}}
 	s.template(src)
 	return s.env.sorted(), s.secrets.sorted(), s.deps.sorted()
+}
+
+// ScanCondition is Scan for a condition's source, a bare pipeline or a
+// template (see Condition).
+func ScanCondition(src string) (env, secrets, deps []string) {
+	src = strings.TrimSpace(src)
+	if src == "" {
+		return nil, nil, nil
+	}
+	return ScanString(conditionSource(src))
 }
 
 type scanner struct {

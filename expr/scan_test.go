@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestScanAndRequired(t *testing.T) {
@@ -21,4 +22,17 @@ func TestScanAndRequired(t *testing.T) {
 	env, secrets = Required(spec)
 	assert.Equal(t, []string{"GROUP", "SITE"}, env, "refs with a default need no value")
 	assert.Equal(t, []string{"DB_PASSWORD", "TOKEN"}, secrets)
+}
+
+// A condition is scanned as it is evaluated: bare or as a template.
+func TestScanCondition(t *testing.T) {
+	for _, src := range []string{`eq (env "SITE") (secret "K")`, `{{ eq (env "SITE") (secret "K") }}`} {
+		env, secrets, _ := ScanCondition(src)
+		require.Equal(t, []string{"SITE"}, env, src)
+		require.Equal(t, []string{"K"}, secrets, src)
+	}
+	env, secrets, deps := ScanCondition("  ")
+	require.Empty(t, env)
+	require.Empty(t, secrets)
+	require.Empty(t, deps)
 }

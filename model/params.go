@@ -22,8 +22,10 @@ func (p ApplyParams) Empty() bool {
 
 // ApplyEnvelope is the body of an apply or dry-run that brings parameters:
 // a JSON object with the package under "package" (a JSON document, or a
-// string holding YAML or JSON) and the parameters beside it.
+// string holding YAML or JSON) and the parameters beside it. Without
+// "package" (an object of parameters only) the package is the stack's
+// URLs.
 type ApplyEnvelope struct {
-	Package json.RawMessage `json:"package"`
+	Package json.RawMessage `json:"package,omitempty"`
 	ApplyParams
 }

@@ -31,7 +31,7 @@ func newApplyCmd(a *app) *cobra.Command {
 		Long: "Apply sends the package to the server, which starts an apply execution of it on the\n" +
 			"stack: resources are created or updated in dependency order, resources that left the\n" +
 			"package are deleted, and a failure rolls back what was changed (--on-failure). Without\n" +
-			"files the stack's URLs are applied. Jsonnet is evaluated here, with imports relative\n" +
+			"files the stack's URLs are applied (with the parameters given). Jsonnet is evaluated here, with imports relative\n" +
 			"to the importing file.\n\n" +
 			"Apply shows a live progress bar and a line per step, then a report of what was created,\n" +
 			"updated, deleted, unchanged, failed and skipped. --wait=false prints the execution id\n" +
@@ -81,9 +81,6 @@ func newApplyCmd(a *app) *cobra.Command {
 		params, err := pf.params()
 		if err != nil {
 			return err
-		}
-		if doc == nil && !params.Empty() {
-			return fmt.Errorf("--env, --secret and --var go with a package: give its files")
 		}
 		params.Verbose = verbose
 		ex, err := c.Apply(ctx, st.ID, doc, client.ApplyOptions{OnFailure: model.OnFailure(run.onFailure), Parallelism: run.parallelism, Cluster: cluster,

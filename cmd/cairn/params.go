@@ -27,10 +27,16 @@ type paramFlags struct {
 }
 
 func (f *paramFlags) register(fs *pflag.FlagSet) {
-	fs.StringArrayVar(&f.env, "env", nil, "KEY=VALUE: a value for env ref KEY for this execution, over the server's environment (repeatable)")
-	fs.StringVar(&f.envFile, "env-file", "", "file of KEY=VALUE lines (# comments) for env refs; --env wins over it")
+	f.registerEnvAndVars(fs)
 	fs.StringArrayVar(&f.secrets, "secret", nil, "KEY=VALUE: secret KEY, kept sealed by the server for the stack (repeatable; prefer --secrets-file, command lines are visible to other users)")
 	fs.StringVar(&f.secretsFiles, "secrets-file", "", "file of KEY=VALUE lines (# comments) for secrets; --secret wins over it")
+}
+
+// registerEnvAndVars registers the flags of env ref values and variables
+// alone (validate's: it has no use for secrets).
+func (f *paramFlags) registerEnvAndVars(fs *pflag.FlagSet) {
+	fs.StringArrayVar(&f.env, "env", nil, "KEY=VALUE: a value for env ref KEY for this execution, over the server's environment (repeatable)")
+	fs.StringVar(&f.envFile, "env-file", "", "file of KEY=VALUE lines (# comments) for env refs; --env wins over it")
 	fs.StringArrayVar(&f.vars, "var", nil, "NAME=VALUE: variable NAME (a string) for expressions, {{ .vars.NAME }} (repeatable)")
 	fs.StringVar(&f.varFile, "var-file", "", "YAML or JSON object of variables (any values); --var wins over it")
 }

@@ -56,9 +56,6 @@ func newPlanCmd(a *app) *cobra.Command {
 		if opts.Params, err = pf.params(); err != nil {
 			return err
 		}
-		if doc == nil && !opts.Params.Empty() {
-			return fmt.Errorf("--env, --secret and --var go with a package: give its files")
-		}
 		plan, err := dryRun(ctx, c, st.ID, doc, opts, r.poll)
 		if err != nil {
 			var names func(client.ErrorDetail) client.ErrorDetail
@@ -189,14 +186,9 @@ func printPlanBody(w io.Writer, pal palette, plan *client.DryRun) {
 			fmt.Fprintf(w, "%s %s: %s\n", pal.red("Error:"), f.Step, f.Error)
 		}
 	}
-	if len(plan.MissingEnvRefs) > 0 {
-		fmt.Fprintf(w, "%s environment references without a value: %s\n", pal.yellow("Warning:"), strings.Join(plan.MissingEnvRefs, ", "))
-	}
+	printMissing(w, pal, plan.MissingEnvRefs, "", plan.MissingVars)
 	if len(plan.MissingSecrets) > 0 {
 		fmt.Fprintf(w, "%s secrets not found: %s\n", pal.yellow("Warning:"), strings.Join(plan.MissingSecrets, ", "))
-	}
-	if len(plan.MissingVars) > 0 {
-		fmt.Fprintf(w, "%s variables without a value (give them with --var or --var-file): %s\n", pal.yellow("Warning:"), strings.Join(plan.MissingVars, ", "))
 	}
 	sum := plan.Summary
 	if !sum.Changes() {
@@ -291,4 +283,16 @@ func formatValue(v any) string {
 		return fmt.Sprint(v)
 	}
 	return string(data)
+}
+
+// printMissing warns of the env refs and variables a package reads that
+// have no value (envWhere, when set, says where else a value may come
+// from), as plan and validate list them.
+func printMissing(w io.Writer, pal palette, env []string, envWhere string, vars []string) {
+	if len(env) > 0 {
+		fmt.Fprintf(w, "%s environment references without a value%s: %s\n", pal.yellow("Warning:"), envWhere, strings.Join(env, ", "))
+	}
+	if len(vars) > 0 {
+		fmt.Fprintf(w, "%s variables without a value (give them with --var or --var-file): %s\n", pal.yellow("Warning:"), strings.Join(vars, ", "))
+	}
 }

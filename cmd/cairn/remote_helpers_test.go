@@ -16,6 +16,7 @@ import (
 
 	"github.com/cairn-io/cairn/api"
 	"github.com/cairn-io/cairn/client"
+	"github.com/cairn-io/cairn/internal/fetch"
 	"github.com/cairn-io/cairn/internal/testenv"
 	"github.com/cairn-io/cairn/kinds"
 	"github.com/cairn-io/cairn/model"
@@ -52,6 +53,9 @@ type apiServerOptions struct {
 	tokens map[string]string
 	// front wraps the API handler.
 	front func(http.Handler) http.Handler
+	// sealKey, when set, seals the store, which lets applies bring
+	// secrets.
+	sealKey []byte
 }
 
 func newAPIServer(t *testing.T, o apiServerOptions) *apiServer {
@@ -67,6 +71,11 @@ func newAPIServer(t *testing.T, o apiServerOptions) *apiServer {
 		t.Fatalf("open store: %v", err)
 	}
 	t.Cleanup(func() { _ = st.Close() })
+	if o.sealKey != nil {
+		if st, err = store.WithSealer(st, o.sealKey); err != nil {
+			t.Fatal(err)
+		}
+	}
 	s := &apiServer{t: t, token: o.token, dir: dir, store: st}
 	cat := kinds.Builtin()
 	deps := api.Deps{Store: st, Catalogue: cat, Registry: worker.DefaultRegistry(cat, nil)}
@@ -74,7 +83,8 @@ func newAPIServer(t *testing.T, o apiServerOptions) *apiServer {
 	if o.temporal {
 		dev := testenv.Temporal(t)
 		queue := "cairn-cli-" + randomSuffix()
-		wdeps := worker.Deps{Store: st, Catalogue: cat}
+		// Stacks' URLs are read over http(s), as by default.
+		wdeps := worker.Deps{Store: st, Catalogue: cat, Fetch: fetch.New(fetch.Options{})}
 		wopts := worker.Options{TaskQueue: queue}
 		w, err := worker.New(dev.Client, wdeps, wopts)
 		if err != nil {

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -18,26 +19,41 @@ import (
 )
 
 func newValidateCmd(a *app) *cobra.Command {
-	var df documentFlags
+	var (
+		df documentFlags
+		pf paramFlags
+	)
 	cmd := &cobra.Command{
 		Use:   "validate FILE|DIR...",
 		Short: "Validate packages and graphs offline, reporting every error at once",
 		Long: "Validate reads YAML, JSON and Jsonnet documents (a directory contributes its\n" +
 			"*.yaml, *.yml, *.json and *.jsonnet files) as one package plus its graphs, and\n" +
 			"reports every problem as FILE:LINE:COL: PATH: message. Jsonnet imports resolve\n" +
-			"relative to the importing file's directory and may not leave it.",
-		Example: "  cairn validate examples/motd.yaml\n  cairn validate --ext-var site=lab deploy.jsonnet",
-		Args:    cobra.MinimumNArgs(1),
+			"relative to the importing file's directory and may not leave it.\n\n" +
+			"It then warns of the variables and environment references the package reads that\n" +
+			"have no value, as a plan does: give them with --var/--var-file and --env/--env-file\n" +
+			"as you would to apply (an env ref may also come from the server's environment).",
+		Example: "  cairn validate examples/motd.yaml\n  cairn validate --ext-var site=lab deploy.jsonnet\n" +
+			"  cairn validate --var-file prod.yaml --env SITE=prod site.yaml",
+		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			params, err := pf.params()
+			if err != nil {
+				return err
+			}
 			docs, err := df.parse(a, args)
 			if err != nil {
 				return err
 			}
 			fmt.Fprintln(a.stdout, summary(docs))
+			env, _ := docs.docs.RequiredRefs()
+			env = slices.DeleteFunc(env, func(k string) bool { _, ok := params.EnvRefs[k]; return ok })
+			printMissing(a.stdout, palette{}, env, " here (the server's environment may have them)", docs.docs.MissingVars(params.Vars))
 			return nil
 		},
 	}
 	df.register(cmd.Flags())
+	pf.registerEnvAndVars(cmd.Flags())
 	cmd.Flags().BoolVar(&df.partial, "partial", false, "read graph layers: tasks may omit their type, references are checked after merging")
 	return cmd
 }

@@ -9,7 +9,8 @@ const (
 	PathNode = "/v1/agent/node"
 	// PathData reads one record (GET ?execution=&kind=&key=, the raw
 	// bytes) or writes records (POST ?execution=&kind=, a JSON object of
-	// key to base64 bytes).
+	// key to base64 bytes). Kind "params" with an empty key reads the
+	// execution's parameters as given to the node (a model.ApplyParams).
 	PathData = "/v1/agent/data"
 	// Prefix is common to every route of the agent API.
 	Prefix = "/v1/agent/"
