@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/http"
 
 	"go.temporal.io/sdk/temporal"
 
@@ -103,6 +104,8 @@ type Activities struct {
 	d      Deps
 	log    *slog.Logger
 	parsed snapshotCache
+	// hookHTTP delivers webhooks (see DeliverHook).
+	hookHTTP *http.Client
 }
 
 // New returns the activities over deps.
@@ -120,7 +123,7 @@ func New(d Deps) *Activities {
 	if d.BeforeStateLimit <= 0 {
 		d.BeforeStateLimit = DefaultBeforeStateLimit
 	}
-	return &Activities{d: d, log: log}
+	return &Activities{d: d, log: log, hookHTTP: newHookClient()}
 }
 
 // configError is an application error no retry can fix.

@@ -93,7 +93,7 @@ func newCairn(t *testing.T, o cairnOptions) *cairn {
 	if err := s.EnsureSearchAttributes(ctx); err != nil {
 		t.Fatal(err)
 	}
-	e, err := New(cfg, Deps{Store: st, Executions: s, Catalogue: cat, Registry: worker.DefaultRegistry(cat, nil), Logger: newTestLogger(h.logs), Env: h.lookupEnv,
+	e, err := New(cfg, Deps{Store: st, Executions: s, Drift: s, Catalogue: cat, Registry: worker.DefaultRegistry(cat, nil), Logger: newTestLogger(h.logs), Env: h.lookupEnv,
 		Ready: func(ctx context.Context) error { _, err := dev.Client.CheckHealth(ctx, nil); return err }})
 	if err != nil {
 		t.Fatal(err)

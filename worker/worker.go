@@ -211,6 +211,7 @@ func workerOptions(o Options) sdkworker.Options {
 func RegisterWorkflows(r sdkworker.WorkflowRegistry) {
 	for _, wf := range []any{
 		workflows.ApplyWorkflow, workflows.DryRunWorkflow, workflows.DestroyWorkflow, workflows.ShardWorkflow,
+		workflows.DriftCheckWorkflow,
 	} {
 		r.RegisterWorkflowWithOptions(wf, workflow.RegisterOptions{})
 	}
@@ -230,5 +231,10 @@ func RegisterActivities(r sdkworker.ActivityRegistry, a *activities.Activities, 
 		reg(a.StorePlan, contract.StorePlanName)
 		reg(a.FetchPackage, contract.FetchPackageName)
 		reg(a.RemoveStack, contract.RemoveStackName)
+		reg(a.MatchHooks, contract.MatchHooksName)
+		reg(a.DeliverHook, contract.DeliverHookName)
+		reg(a.LoadDriftTarget, contract.LoadDriftTargetName)
+		reg(a.RecordDrift, contract.RecordDriftName)
+		reg(a.RecordDriftRepair, contract.RecordDriftRepairName)
 	}
 }

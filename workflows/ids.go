@@ -3,6 +3,7 @@ package workflows
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
@@ -19,6 +20,7 @@ const (
 	dryRunIDPrefix      = "dryrun-"
 	graphIDPrefix       = "graph-"
 	graphDryRunIDPrefix = "graph-dryrun-"
+	driftIDPrefix       = "drift-"
 )
 
 // UntrustedInputType marks the failure of an execution whose id, queue or
@@ -30,6 +32,11 @@ func StackWorkflowID(stackID string) string { return stackIDPrefix + stackID }
 
 // DryRunWorkflowID is the id of a dry-run of a stack; nonce is a UUID.
 func DryRunWorkflowID(stackID, nonce string) string { return dryRunIDPrefix + stackID + "-" + nonce }
+
+// DriftScheduleID is the id of a stack's drift schedule. Temporal starts
+// each of its checks under this id, "-" and the time it was due (RFC 3339,
+// UTC).
+func DriftScheduleID(stackID string) string { return driftIDPrefix + stackID }
 
 // GraphWorkflowID is the id of a graph execution of a cluster: the
 // cluster's lock.
@@ -50,6 +57,8 @@ func IsExecutionWorkflowID(workflowType, id string) bool {
 		return len(id) > len(dryRunIDPrefix) && strings.HasPrefix(id, dryRunIDPrefix) && hasNonce(id)
 	case "GraphExecutionWorkflow":
 		return len(id) > len(graphIDPrefix) && strings.HasPrefix(id, graphIDPrefix)
+	case "DriftCheckWorkflow":
+		return len(id) > len(driftIDPrefix) && strings.HasPrefix(id, driftIDPrefix)
 	}
 	return false
 }
@@ -106,6 +115,24 @@ func checkDryRun(ctx workflow.Context, s Settings, stackID string) error {
 		return untrusted("workflow id %q is not the id of a dry-run of stack %s (%s-<uuid>)", id, stackID, prefix)
 	}
 	return checkSettings(ctx, s)
+}
+
+// checkDriftRun refuses a drift check of stackID whose workflow id is not
+// one its stack's schedule gives its checks: DriftScheduleID, "-" and an
+// RFC 3339 time.
+func checkDriftRun(ctx workflow.Context, stackID string) error {
+	id := workflow.GetInfo(ctx).WorkflowExecution.ID
+	if stackID == "" {
+		return untrusted("no stack id in the input")
+	}
+	prefix := DriftScheduleID(stackID) + "-"
+	if !strings.HasPrefix(id, prefix) {
+		return untrusted("workflow id %q is not the id of a drift check of stack %s (%s<time>)", id, stackID, prefix)
+	}
+	if _, err := time.Parse(time.RFC3339, id[len(prefix):]); err != nil {
+		return untrusted("workflow id %q is not the id of a drift check of stack %s (%s<time>)", id, stackID, prefix)
+	}
+	return nil
 }
 
 // checkGraphRun refuses a graph execution whose workflow id is not its

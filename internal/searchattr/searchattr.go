@@ -7,13 +7,16 @@ import (
 	"go.temporal.io/sdk/temporal"
 )
 
-// Keys of Cairn's search attributes. All are keywords.
+// Keys of Cairn's search attributes: keywords, and Drift, a bool.
 var (
 	Kind      = temporal.NewSearchAttributeKeyKeyword("CairnKind")      // apply, dry-run, graph, destroy
 	Stack     = temporal.NewSearchAttributeKeyKeyword("CairnStack")     // stack id
 	Cluster   = temporal.NewSearchAttributeKeyKeyword("CairnCluster")   // cluster id
 	GraphType = temporal.NewSearchAttributeKeyKeyword("CairnGraphType") // graph type(s)
 	RetryOf   = temporal.NewSearchAttributeKeyKeyword("CairnRetryOf")   // execution id retried
+	// Drift marks a drift check that found the stack drifted (false when
+	// it found none), so `CairnDrift = true` lists drifted stacks.
+	Drift = temporal.NewSearchAttributeKeyBool("CairnDrift")
 )
 
 // All lists every key with its type, for registration.
@@ -24,6 +27,7 @@ func All() map[string]enums.IndexedValueType {
 		Cluster.GetName():   enums.INDEXED_VALUE_TYPE_KEYWORD,
 		GraphType.GetName(): enums.INDEXED_VALUE_TYPE_KEYWORD,
 		RetryOf.GetName():   enums.INDEXED_VALUE_TYPE_KEYWORD,
+		Drift.GetName():     enums.INDEXED_VALUE_TYPE_BOOL,
 	}
 }
 
@@ -31,8 +35,12 @@ func All() map[string]enums.IndexedValueType {
 // (`temporal server start-dev --search-attribute NAME=Keyword`).
 func DevServerArgs() []string {
 	var args []string
-	for name := range All() {
-		args = append(args, "--search-attribute", name+"=Keyword")
+	for name, typ := range All() {
+		t := "Keyword"
+		if typ == enums.INDEXED_VALUE_TYPE_BOOL {
+			t = "Bool"
+		}
+		args = append(args, "--search-attribute", name+"="+t)
 	}
 	return args
 }
