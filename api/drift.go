@@ -88,7 +88,7 @@ func (s *server) setDrift(c echo.Context, set model.DriftSettings) error {
 	if err := s.drift.SetDrift(ctx, id, set); err != nil {
 		return driftError(err, id)
 	}
-	return s.answerDrift(c, id)
+	return s.answerDrift(c, id, &set)
 }
 
 // getDrift shows a stack's drift schedule and its last check.
@@ -97,14 +97,26 @@ func (s *server) getDrift(c echo.Context) error {
 	if _, err := s.store.GetStack(c.Request().Context(), id); err != nil {
 		return storeError(err, fmt.Sprintf("stack %q", id))
 	}
-	return s.answerDrift(c, id)
+	return s.answerDrift(c, id, nil)
 }
 
-func (s *server) answerDrift(c echo.Context, id string) error {
+// answerDrift shows the stack's schedule and last check. A schedule just
+// set answers with the settings given: Temporal applies a pause as a
+// signal, which its description may not show yet.
+func (s *server) answerDrift(c echo.Context, id string, set *model.DriftSettings) error {
 	ctx := c.Request().Context()
 	d, err := s.drift.DescribeDrift(ctx, id)
 	if err != nil {
 		return driftError(err, id)
+	}
+	if set != nil {
+		d.DriftSettings = *set
+		if d.Overlap == "" {
+			d.Overlap = starter.DefaultOverlap
+		}
+		if d.Paused {
+			d.NextCheckAt = nil
+		}
 	}
 	rec, err := s.store.GetDrift(ctx, id)
 	switch {

@@ -24,20 +24,9 @@ const (
 	hookFingerprintLn = 16
 )
 
-// HooksInput is the body of PUT /v1/stacks/{id}/hooks: the stack's whole
-// list of hooks.
-type HooksInput struct {
-	Hooks []model.Hook `json:"hooks"`
-}
-
-// HooksList is how the API shows a stack's hooks: secrets only by their
-// fingerprints.
-type HooksList struct {
-	Hooks []model.HookView `json:"hooks"`
-}
-
-func hookViews(hooks []model.Hook) HooksList {
-	out := HooksList{Hooks: make([]model.HookView, 0, len(hooks))}
+// hookViews shows hooks with their secrets' fingerprints only.
+func hookViews(hooks []model.Hook) model.HookViews {
+	out := model.HookViews{Hooks: make([]model.HookView, 0, len(hooks))}
 	for _, h := range hooks {
 		v := model.HookView{ID: h.ID, URL: h.URL, Events: h.Events, DryRuns: h.DryRuns}
 		if h.Secret != "" {
@@ -87,7 +76,7 @@ func (s *server) checkHooks(hooks []model.Hook) []ErrorDetail {
 func (s *server) putHooks(c echo.Context) error {
 	ctx := c.Request().Context()
 	id := c.Param("id")
-	var in HooksInput
+	var in model.Hooks
 	if err := decodeJSON(c, &in, false); err != nil {
 		return err
 	}

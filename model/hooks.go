@@ -60,3 +60,13 @@ type HookEvent struct {
 	// diffs are in GET /v1/stacks/{id}/drift).
 	Drifted []string `json:"drifted,omitempty"`
 }
+
+// Hooks is the body of PUT /v1/stacks/{id}/hooks: a stack's whole list.
+type Hooks struct {
+	Hooks []Hook `json:"hooks"`
+}
+
+// HookViews is how the hooks routes answer: secrets by fingerprint only.
+type HookViews struct {
+	Hooks []HookView `json:"hooks"`
+}

@@ -98,11 +98,16 @@ func (s *Starter) SetDrift(ctx context.Context, stackID string, set model.DriftS
 			sched.Policy = &client.SchedulePolicies{}
 		}
 		sched.Policy.Overlap = overlap
+		if sched.State == nil {
+			sched.State = &client.ScheduleState{}
+		}
+		sched.State.Paused = set.Paused
 		return &client.ScheduleUpdate{Schedule: &sched}, nil
 	}})
 	if err != nil {
 		return fmt.Errorf("update drift schedule of stack %s: %w", stackID, err)
 	}
+	// The update may keep the paused state as it was: say it again.
 	if set.Paused {
 		err = h.Pause(ctx, client.SchedulePauseOptions{Note: "paused through Cairn"})
 	} else {
