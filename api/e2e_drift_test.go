@@ -319,4 +319,3 @@ func TestE2EDriftAndHooksRefuseBadInput(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
-
