@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 
+	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/cairn-io/cairn/contract"
@@ -88,6 +89,14 @@ type Deps struct {
 	// sources (0 means DefaultFilesLimit).
 	FilesDir   string
 	FilesLimit int64
+	// Schedules deletes the drift schedule of a stack that is gone (see
+	// RemoveStack, LoadDriftTarget); nil on a node worker, which never
+	// runs those.
+	Schedules client.ScheduleClient
+	// HooksAllowPrivate lets webhooks be delivered to loopback, private,
+	// link-local and unspecified addresses, which are refused by default
+	// (see hookDialControl).
+	HooksAllowPrivate bool
 }
 
 // DefaultStepConcurrency is the default of Deps.StepConcurrency.
@@ -123,7 +132,7 @@ func New(d Deps) *Activities {
 	if d.BeforeStateLimit <= 0 {
 		d.BeforeStateLimit = DefaultBeforeStateLimit
 	}
-	return &Activities{d: d, log: log, hookHTTP: newHookClient()}
+	return &Activities{d: d, log: log, hookHTTP: newHookClient(d.HooksAllowPrivate)}
 }
 
 // configError is an application error no retry can fix.

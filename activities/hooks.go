@@ -7,16 +7,20 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/cairn-io/cairn/contract"
 	"github.com/cairn-io/cairn/model"
 	"github.com/cairn-io/cairn/store"
+	"go.temporal.io/sdk/temporal"
 )
 
 // Webhook delivery headers. The signature is HMAC-SHA256, keyed with the
@@ -61,45 +65,77 @@ func CheckHookURL(raw string) error {
 	return nil
 }
 
-// MatchHooks names the stack's hooks that want an event. One store read.
-func (a *Activities) MatchHooks(ctx context.Context, in contract.MatchHooksInput) (*contract.MatchHooksResult, error) {
-	hooks, err := store.Hooks(ctx, a.d.Store, in.StackID)
+// errHookAddress marks a delivery refused for its receiver's address.
+var errHookAddress = errors.New("webhook address refused")
+
+// DeliverHooks sends an event to each of the stack's hooks that wants it,
+// all at once, each tried once, and names those that failed for the
+// caller to retry one by one (DeliverHook). Hooks and secrets are read
+// from the store (one read), never from the input. A hook refused for its
+// URL or address is not retried.
+func (a *Activities) DeliverHooks(ctx context.Context, in contract.DeliverHooksInput) (*contract.DeliverHooksResult, error) {
+	hooks, err := store.Hooks(ctx, a.d.Store, in.Event.StackID)
 	if err != nil {
 		return nil, err
 	}
-	out := &contract.MatchHooksResult{HookIDs: []string{}}
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	out := &contract.DeliverHooksResult{Failed: []string{}}
 	for _, h := range hooks {
-		if h.Wants(in.Type, in.DryRun) {
-			out.HookIDs = append(out.HookIDs, h.ID)
+		if !h.Wants(in.Event.Type, in.DryRun) {
+			continue
 		}
+		wg.Go(func() {
+			err := a.deliver(ctx, h, in.Event)
+			if err == nil {
+				return
+			}
+			a.log.Warn("hook not reached", "stack", in.Event.StackID, "hook", h.ID, "event", in.Event.ID, "error", err)
+			if isConfigError(err) {
+				return
+			}
+			mu.Lock()
+			out.Failed = append(out.Failed, h.ID)
+			mu.Unlock()
+		})
 	}
+	wg.Wait()
+	slices.Sort(out.Failed)
 	return out, nil
 }
 
 // DeliverHook POSTs an event to one hook of a stack, signed with the
 // hook's secret read from the store (never from the input). A hook removed
 // meanwhile gets nothing. Anything but a 2xx answer within hookTimeout is
-// an error Temporal retries; the answer's body is read up to
-// hookResponseLimit and dropped. Redirects are not followed.
+// an error Temporal retries; a URL or address refused is not.
 func (a *Activities) DeliverHook(ctx context.Context, in contract.DeliverHookInput) error {
-	hooks, err := store.Hooks(ctx, a.d.Store, in.StackID)
+	hooks, err := store.Hooks(ctx, a.d.Store, in.Event.StackID)
 	if err != nil {
 		return err
 	}
-	var hook *model.Hook
-	for i := range hooks {
-		if hooks[i].ID == in.HookID {
-			hook = &hooks[i]
+	for _, h := range hooks {
+		if h.ID == in.HookID {
+			return a.deliver(ctx, h, in.Event)
 		}
 	}
-	if hook == nil {
-		a.log.Info("hook gone before delivery", "stack", in.StackID, "hook", in.HookID, "event", in.Event.ID)
-		return nil
-	}
+	a.log.Info("hook gone before delivery", "stack", in.Event.StackID, "hook", in.HookID, "event", in.Event.ID)
+	return nil
+}
+
+// isConfigError reports whether err is one no retry can fix.
+func isConfigError(err error) bool {
+	var app *temporal.ApplicationError
+	return errors.As(err, &app) && app.Type() == contract.ConfigErrorType
+}
+
+// deliver POSTs ev to hook once, signed with its secret. The answer's
+// body is read up to hookResponseLimit and dropped; redirects are not
+// followed.
+func (a *Activities) deliver(ctx context.Context, hook model.Hook, ev model.HookEvent) error {
 	if err := CheckHookURL(hook.URL); err != nil {
 		return configError(err.Error())
 	}
-	body, err := json.Marshal(in.Event)
+	body, err := json.Marshal(ev)
 	if err != nil {
 		return configError(fmt.Sprintf("hook event: %v", err))
 	}
@@ -112,29 +148,23 @@ func (a *Activities) DeliverHook(ctx context.Context, in contract.DeliverHookInp
 	ts := time.Now().Unix()
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("User-Agent", "cairn-webhook")
-	req.Header.Set(HookEventHeader, in.Event.Type)
-	req.Header.Set(HookDeliveryHeader, in.Event.ID)
+	req.Header.Set(HookEventHeader, ev.Type)
+	req.Header.Set(HookDeliveryHeader, ev.ID)
 	req.Header.Set(HookTimestampHeader, strconv.FormatInt(ts, 10))
 	if hook.Secret != "" {
 		req.Header.Set(HookSignatureHeader, SignHook(hook.Secret, ts, body))
 	}
 	resp, err := a.hookHTTP.Do(req)
+	if errors.Is(err, errHookAddress) {
+		return configError(fmt.Sprintf("deliver %s to hook %s: %v", ev.Type, hook.ID, err))
+	}
 	if err != nil {
-		return fmt.Errorf("deliver %s to hook %s: %w", in.Event.Type, hook.ID, err)
+		return fmt.Errorf("deliver %s to hook %s: %w", ev.Type, hook.ID, err)
 	}
 	defer resp.Body.Close()
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, hookResponseLimit))
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return fmt.Errorf("deliver %s to hook %s: answered %s", in.Event.Type, hook.ID, resp.Status)
+		return fmt.Errorf("deliver %s to hook %s: answered %s", ev.Type, hook.ID, resp.Status)
 	}
 	return nil
-}
-
-// newHookClient is the HTTP client of deliveries: no redirects, a bound
-// on each attempt.
-func newHookClient() *http.Client {
-	return &http.Client{
-		Timeout:       hookTimeout,
-		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
-	}
 }

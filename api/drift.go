@@ -121,7 +121,10 @@ func (s *server) answerDrift(c echo.Context, id string, set *model.DriftSettings
 	rec, err := s.store.GetDrift(ctx, id)
 	switch {
 	case err == nil:
-		d.Repair, d.LastCheck = rec.Repair, rec.LastCheck
+		d.Repair = rec.Repair
+		if d.LastCheck, err = rec.Check(); err != nil {
+			return internalError(fmt.Errorf("stack %s: %w", id, err))
+		}
 	case !errors.Is(err, store.ErrNotFound):
 		return storeError(err, "drift record")
 	}

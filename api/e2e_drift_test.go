@@ -23,9 +23,9 @@ import (
 	tclient "go.temporal.io/sdk/client"
 
 	"github.com/cairn-io/cairn/client"
+	"github.com/cairn-io/cairn/contract"
 	"github.com/cairn-io/cairn/model"
 	"github.com/cairn-io/cairn/starter"
-	"github.com/cairn-io/cairn/workflows"
 )
 
 // hookReceiver is a webhook endpoint that verifies each delivery's
@@ -126,7 +126,7 @@ func TestE2EDriftAndHooks(t *testing.T) {
 
 	_, err = h.client.SetDrift(ctx, st.ID, model.DriftSettings{Every: "1h"})
 	require.NoError(t, err)
-	sched := h.temporal.ScheduleClient().GetHandle(ctx, workflows.DriftScheduleID(st.ID))
+	sched := h.temporal.ScheduleClient().GetHandle(ctx, contract.DriftScheduleID(st.ID))
 	desc, err := sched.Describe(ctx)
 	require.NoError(t, err)
 	require.Len(t, desc.Schedule.Spec.Intervals, 1)

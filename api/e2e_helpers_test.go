@@ -76,7 +76,8 @@ func newCairn(t *testing.T, o cairnOptions) *cairn {
 	// The worker reads stacks' URLs under the rules the API checks them by.
 	fetcher := fetch.New(fetch.Options{Schemes: slices.Clone(cfg.AllowedURLSchemes), Dir: cfg.FetchDir,
 		MaxBytes: cfg.FetchMaxBytes, Timeout: cfg.FetchTimeout})
-	wdeps := worker.Deps{Store: st, Catalogue: cat, Env: h.lookupEnv, Fetch: fetcher, Jsonnet: graphs.JsonnetProcess{}}
+	// Webhook receivers are httptest servers on loopback.
+	wdeps := worker.Deps{Store: st, Catalogue: cat, Env: h.lookupEnv, Fetch: fetcher, Jsonnet: graphs.JsonnetProcess{}, HooksAllowPrivate: true}
 	wopts := worker.Options{TaskQueue: queue}
 	w, err := worker.New(dev.Client, wdeps, wopts)
 	if err != nil {

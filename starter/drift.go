@@ -12,6 +12,7 @@ import (
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
 
+	"github.com/cairn-io/cairn/contract"
 	"github.com/cairn-io/cairn/internal/searchattr"
 	"github.com/cairn-io/cairn/model"
 	"github.com/cairn-io/cairn/workflows"
@@ -57,7 +58,7 @@ func overlapName(p enumspb.ScheduleOverlapPolicy) string {
 // time), marked with the stack and the kind.
 func (s *Starter) driftAction(stackID string) *client.ScheduleWorkflowAction {
 	return &client.ScheduleWorkflowAction{
-		ID:        workflows.DriftScheduleID(stackID),
+		ID:        contract.DriftScheduleID(stackID),
 		Workflow:  workflows.DriftCheckWorkflow,
 		Args:      []any{workflows.DriftInput{StackID: stackID}},
 		TaskQueue: s.cfg.TaskQueue,
@@ -68,7 +69,7 @@ func (s *Starter) driftAction(stackID string) *client.ScheduleWorkflowAction {
 }
 
 // SetDrift creates the stack's drift schedule (a Temporal Schedule, id
-// workflows.DriftScheduleID) or, when it exists, updates its interval,
+// contract.DriftScheduleID) or, when it exists, updates its interval,
 // overlap policy and paused state. Repair is not the schedule's: the
 // check reads it from the store. Two or three calls to Temporal.
 func (s *Starter) SetDrift(ctx context.Context, stackID string, set model.DriftSettings) error {
@@ -76,7 +77,7 @@ func (s *Starter) SetDrift(ctx context.Context, stackID string, set model.DriftS
 	if err != nil {
 		return err
 	}
-	id := workflows.DriftScheduleID(stackID)
+	id := contract.DriftScheduleID(stackID)
 	spec := client.ScheduleSpec{Intervals: []client.ScheduleIntervalSpec{{Every: every}}}
 	sc := s.c.ScheduleClient()
 	_, err = sc.Create(ctx, client.ScheduleOptions{
@@ -123,7 +124,7 @@ func (s *Starter) SetDrift(ctx context.Context, stackID string, set model.DriftS
 // (ErrNotFound when there is none): its id, interval, overlap policy,
 // paused state and next check. Repair and the last check are the store's.
 func (s *Starter) DescribeDrift(ctx context.Context, stackID string) (*model.Drift, error) {
-	id := workflows.DriftScheduleID(stackID)
+	id := contract.DriftScheduleID(stackID)
 	desc, err := s.c.ScheduleClient().GetHandle(ctx, id).Describe(ctx)
 	if err != nil {
 		return nil, notFoundOr(err, "drift schedule "+id)
@@ -149,7 +150,7 @@ func (s *Starter) DescribeDrift(ctx context.Context, stackID string) (*model.Dri
 // DeleteDrift deletes the stack's drift schedule (ErrNotFound when there
 // is none); a check already running finishes.
 func (s *Starter) DeleteDrift(ctx context.Context, stackID string) error {
-	id := workflows.DriftScheduleID(stackID)
+	id := contract.DriftScheduleID(stackID)
 	if err := s.c.ScheduleClient().GetHandle(ctx, id).Delete(ctx); err != nil {
 		var nf *serviceerror.NotFound
 		if errors.As(err, &nf) {

@@ -11,11 +11,37 @@ import (
 )
 
 // DriftRecord is what the store keeps of a stack's drift checks: whether a
-// drift is repaired, and the last check (nil before the first). The
-// schedule itself lives in Temporal.
+// drift is repaired, and the last check. The schedule itself lives in
+// Temporal.
 type DriftRecord struct {
-	Repair    bool
-	LastCheck *model.DriftCheck
+	Repair bool
+	// LastCheck is the JSON of the last model.DriftCheck (nil before the
+	// first); a sealing store keeps it sealed, as its diffs may show what
+	// a resource holds.
+	LastCheck []byte
+}
+
+// Check decodes the last check; nil before the first.
+func (r *DriftRecord) Check() (*model.DriftCheck, error) {
+	if len(r.LastCheck) == 0 {
+		return nil, nil
+	}
+	var c model.DriftCheck
+	if err := json.Unmarshal(r.LastCheck, &c); err != nil {
+		return nil, fmt.Errorf("last drift check: %w", err)
+	}
+	return &c, nil
+}
+
+// SaveDriftCheck replaces the stack's last drift check (ErrNotFound when
+// the stack has no drift record: its schedule was deleted meanwhile). One
+// write.
+func SaveDriftCheck(ctx context.Context, s Store, stackID string, check model.DriftCheck) error {
+	raw, err := json.Marshal(check)
+	if err != nil {
+		return fmt.Errorf("put drift check of stack %q: %w", stackID, err)
+	}
+	return s.PutDriftCheck(ctx, stackID, raw)
 }
 
 // PutDriftSettings records whether the stack's drift checks repair what
@@ -42,7 +68,7 @@ func (s *sqlStore) PutDriftSettings(ctx context.Context, stackID string, repair 
 // GetDrift returns the stack's drift record (ErrNotFound when it has none).
 func (s *sqlStore) GetDrift(ctx context.Context, stackID string) (*DriftRecord, error) {
 	var repair int
-	var last string
+	var last []byte
 	err := s.r.QueryRowContext(ctx, `SELECT repair, last_check FROM stack_drift WHERE stack_id = $1`, stackID).Scan(&repair, &last)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("drift of stack %q: %w", stackID, ErrNotFound)
@@ -50,22 +76,14 @@ func (s *sqlStore) GetDrift(ctx context.Context, stackID string) (*DriftRecord, 
 	if err != nil {
 		return nil, fmt.Errorf("get drift of stack %q: %w", stackID, err)
 	}
-	rec := &DriftRecord{Repair: repair != 0}
-	if err := json.Unmarshal([]byte(last), &rec.LastCheck); err != nil {
-		return nil, fmt.Errorf("drift of stack %q: last check: %w", stackID, err)
-	}
-	return rec, nil
+	return &DriftRecord{Repair: repair != 0, LastCheck: last}, nil
 }
 
-// PutDriftCheck replaces the stack's last drift check (ErrNotFound when
-// the stack has no drift record: its schedule was deleted meanwhile).
-func (s *sqlStore) PutDriftCheck(ctx context.Context, stackID string, check model.DriftCheck) error {
-	raw, err := json.Marshal(check)
-	if err != nil {
-		return fmt.Errorf("put drift check of stack %q: %w", stackID, err)
-	}
+// PutDriftCheck replaces the stack's last drift check, as given (see
+// SaveDriftCheck).
+func (s *sqlStore) PutDriftCheck(ctx context.Context, stackID string, check []byte) error {
 	res, err := s.w.ExecContext(ctx, `UPDATE stack_drift SET last_check = $2, updated_at = $3 WHERE stack_id = $1`,
-		stackID, string(raw), s.d.timeArg(now()))
+		stackID, check, s.d.timeArg(now()))
 	if err != nil {
 		return fmt.Errorf("put drift check of stack %q: %w", stackID, err)
 	}
@@ -83,6 +101,20 @@ func (s *sqlStore) DeleteDrift(ctx context.Context, stackID string) error {
 		return fmt.Errorf("delete drift of stack %q: %w", stackID, err)
 	}
 	return nil
+}
+
+// StackLastExecution returns the execution that last wrote the stack's
+// record ("" before the first; ErrNotFound without the stack). One read.
+func (s *sqlStore) StackLastExecution(ctx context.Context, stackID string) (string, error) {
+	var id string
+	err := s.r.QueryRowContext(ctx, `SELECT last_exec_id FROM stacks WHERE id = $1`, stackID).Scan(&id)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", fmt.Errorf("stack %q: %w", stackID, ErrNotFound)
+	}
+	if err != nil {
+		return "", fmt.Errorf("get the last execution of stack %q: %w", stackID, err)
+	}
+	return id, nil
 }
 
 func boolInt(b bool) int {

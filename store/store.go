@@ -41,8 +41,12 @@ type Store interface {
 	// (the schedule is Temporal's). The record goes with its stack.
 	PutDriftSettings(ctx context.Context, stackID string, repair bool) error
 	GetDrift(ctx context.Context, stackID string) (*DriftRecord, error)
-	PutDriftCheck(ctx context.Context, stackID string, check model.DriftCheck) error
+	// PutDriftCheck takes the check's JSON (see SaveDriftCheck).
+	PutDriftCheck(ctx context.Context, stackID string, check []byte) error
 	DeleteDrift(ctx context.Context, stackID string) error
+	// StackLastExecution is the execution that last wrote the stack's
+	// record, whose parameters a drift check reuses.
+	StackLastExecution(ctx context.Context, stackID string) (string, error)
 
 	// Snapshots: immutable content by hash (sha256 hex). Put is idempotent.
 	PutSnapshot(ctx context.Context, kind string, content []byte) (hash string, err error)

@@ -33,6 +33,9 @@ type DriftResult struct {
 	Drifted         bool               `json:"drifted"`
 	Resources       []string           `json:"resources,omitempty"`
 	Repair          *model.DriftRepair `json:"repair,omitempty"`
+	// Gone says the stack (or its drift record) no longer exists: the
+	// check deleted its schedule and did nothing else.
+	Gone bool `json:"gone,omitempty"`
 }
 
 // DriftCheckWorkflow is the action of a stack's drift schedule: a dry-run
@@ -43,31 +46,45 @@ type DriftResult struct {
 // applies the package again as a child ApplyWorkflow under the stack's
 // lock id: when another apply or destroy holds the lock the repair is
 // skipped and recorded so. It runs only under a drift check id of its
-// stack (the schedule's id and the time, see DriftScheduleID).
+// stack (the schedule's id and the time, see contract.DriftScheduleID).
 func DriftCheckWorkflow(ctx workflow.Context, in DriftInput) (*DriftResult, error) {
 	if err := checkDriftRun(ctx, in.StackID); err != nil {
 		return nil, err
 	}
 	execID := ExecutionID(ctx, Settings{})
-	res, err := driftCheck(ctx, in.StackID, execID)
+	queue := workflow.GetInfo(ctx).TaskQueueName
+	actx := workflow.WithActivityOptions(ctx, controlOptions(queue, "read stack "+in.StackID+"'s record", time.Minute))
+	var target contract.LoadDriftTargetResult
+	err := workflow.ExecuteActivity(actx, contract.LoadDriftTargetName, contract.LoadDriftTargetInput{
+		StackID: in.StackID, ExecutionID: execID,
+	}).Get(ctx, &target)
+	if err == nil && target.Gone {
+		// The stack or its drift record is gone, and with it the
+		// schedule and any hooks: nothing to check, no one to tell.
+		workflow.GetLogger(ctx).Info("drift schedule of a stack that is gone: deleted", "stack", in.StackID)
+		return &DriftResult{ExecutionID: execID, Gone: true}, nil
+	}
+	var res *DriftResult
+	if err == nil {
+		res, err = driftCheck(ctx, queue, in.StackID, execID, target)
+	}
 	notifyEnd(ctx, in.StackID, execID, model.ExecDrift, err)
 	return res, err
 }
 
-func driftCheck(ctx workflow.Context, stackID, execID string) (*DriftResult, error) {
-	queue := workflow.GetInfo(ctx).TaskQueueName
-	actx := workflow.WithActivityOptions(ctx, controlOptions(queue, "read stack "+stackID+"'s record", time.Minute))
-	var target contract.LoadDriftTargetResult
-	if err := workflow.ExecuteActivity(actx, contract.LoadDriftTargetName, contract.LoadDriftTargetInput{StackID: stackID}).Get(ctx, &target); err != nil {
-		return nil, err
-	}
+func driftCheck(ctx workflow.Context, queue, stackID, execID string, target contract.LoadDriftTargetResult) (*DriftResult, error) {
 	res := &DriftResult{ExecutionID: execID}
 	rec := contract.RecordDriftInput{StackID: stackID, ExecutionID: execID, CheckedAt: workflow.Now(ctx).UTC()}
 	var dryRunErr error
-	if target.SnapshotHash == "" {
+	switch {
+	case target.SnapshotHash == "":
 		rec.Error = "the stack has no applied package to compare with"
-	} else {
-		res.PlanExecutionID, dryRunErr = driftDryRun(ctx, queue, stackID, target.SnapshotHash)
+	case target.Error != "":
+		// Parameters missing: planning without them would show drift
+		// that is not there.
+		rec.Error = target.Error
+	default:
+		res.PlanExecutionID, dryRunErr = driftDryRun(ctx, queue, stackID, target)
 		rec.PlanExecutionID = res.PlanExecutionID
 		if dryRunErr != nil {
 			rec.Error = "dry-run failed: " + dryRunErr.Error()
@@ -82,7 +99,7 @@ func driftCheck(ctx workflow.Context, stackID, execID string) (*DriftResult, err
 	if err := workflow.UpsertTypedSearchAttributes(ctx, searchattr.Drift.ValueSet(res.Drifted)); err != nil {
 		return nil, err
 	}
-	if dryRunErr != nil {
+	if dryRunErr != nil || target.Error != "" {
 		return nil, temporal.NewNonRetryableApplicationError(rec.Error, DriftCheckFailedType, dryRunErr)
 	}
 	if !res.Drifted {
@@ -91,7 +108,7 @@ func driftCheck(ctx workflow.Context, stackID, execID string) (*DriftResult, err
 	notify(ctx, model.HookEvent{Type: model.EventDriftDetected, StackID: stackID, ExecutionID: execID,
 		Kind: model.ExecDrift, Drifted: res.Resources}, false)
 	if target.Repair {
-		res.Repair = repairDrift(ctx, queue, stackID, target.SnapshotHash)
+		res.Repair = repairDrift(ctx, queue, stackID, target)
 		err := workflow.ExecuteActivity(rctx, contract.RecordDriftRepairName, contract.RecordDriftRepairInput{
 			StackID: stackID, ExecutionID: execID, Repair: *res.Repair,
 		}).Get(ctx, nil)
@@ -104,7 +121,7 @@ func driftCheck(ctx workflow.Context, stackID, execID string) (*DriftResult, err
 
 // driftDryRun plans the package against the stack as a child dry-run and
 // returns the dry-run's id, under which its plan is stored.
-func driftDryRun(ctx workflow.Context, queue, stackID, snapshotHash string) (string, error) {
+func driftDryRun(ctx workflow.Context, queue, stackID string, target contract.LoadDriftTargetResult) (string, error) {
 	var nonce string
 	if err := workflow.SideEffect(ctx, func(workflow.Context) any { return uuid.NewString() }).Get(&nonce); err != nil {
 		return "", err
@@ -116,7 +133,7 @@ func driftDryRun(ctx workflow.Context, queue, stackID, snapshotHash string) (str
 			searchattr.Kind.ValueSet(string(model.ExecDryRun)), searchattr.Stack.ValueSet(stackID)),
 		StaticSummary: "drift check of stack " + stackID,
 	})
-	in := DryRunInput{Settings: Settings{ExecutionID: id, ControlQueue: queue}, StackID: stackID, SnapshotHash: snapshotHash}
+	in := DryRunInput{Settings: Settings{ExecutionID: id, ControlQueue: queue}, StackID: stackID, SnapshotHash: target.SnapshotHash, Params: target.Params}
 	return id, workflow.ExecuteChildWorkflow(cctx, DryRunWorkflow, in).Get(ctx, nil)
 }
 
@@ -124,7 +141,7 @@ func driftDryRun(ctx workflow.Context, queue, stackID, snapshotHash string) (str
 // stack's lock id, and waits for it. It never runs next to another apply
 // or destroy: when one holds the lock the repair is skipped. The child is
 // abandoned, not terminated, should the check end first.
-func repairDrift(ctx workflow.Context, queue, stackID, snapshotHash string) *model.DriftRepair {
+func repairDrift(ctx workflow.Context, queue, stackID string, target contract.LoadDriftTargetResult) *model.DriftRepair {
 	cctx := workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{
 		WorkflowID: StackWorkflowID(stackID), TaskQueue: queue,
 		WorkflowIDReusePolicy: enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE,
@@ -134,7 +151,7 @@ func repairDrift(ctx workflow.Context, queue, stackID, snapshotHash string) *mod
 		StaticSummary: "repair the drift of stack " + stackID,
 	})
 	f := workflow.ExecuteChildWorkflow(cctx, ApplyWorkflow, ApplyInput{
-		Settings: Settings{ControlQueue: queue}, StackID: stackID, SnapshotHash: snapshotHash,
+		Settings: Settings{ControlQueue: queue}, StackID: stackID, SnapshotHash: target.SnapshotHash, Params: target.Params,
 	})
 	var we workflow.Execution
 	if err := f.GetChildWorkflowExecution().Get(ctx, &we); err != nil {

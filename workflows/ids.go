@@ -7,6 +7,9 @@ import (
 
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
+
+	"github.com/cairn-io/cairn/contract"
+	"github.com/cairn-io/cairn/model"
 )
 
 // Workflow ids. An apply or destroy of a stack holds the id
@@ -20,7 +23,6 @@ const (
 	dryRunIDPrefix      = "dryrun-"
 	graphIDPrefix       = "graph-"
 	graphDryRunIDPrefix = "graph-dryrun-"
-	driftIDPrefix       = "drift-"
 )
 
 // UntrustedInputType marks the failure of an execution whose id, queue or
@@ -32,11 +34,6 @@ func StackWorkflowID(stackID string) string { return stackIDPrefix + stackID }
 
 // DryRunWorkflowID is the id of a dry-run of a stack; nonce is a UUID.
 func DryRunWorkflowID(stackID, nonce string) string { return dryRunIDPrefix + stackID + "-" + nonce }
-
-// DriftScheduleID is the id of a stack's drift schedule. Temporal starts
-// each of its checks under this id, "-" and the time it was due (RFC 3339,
-// UTC).
-func DriftScheduleID(stackID string) string { return driftIDPrefix + stackID }
 
 // GraphWorkflowID is the id of a graph execution of a cluster: the
 // cluster's lock.
@@ -58,7 +55,7 @@ func IsExecutionWorkflowID(workflowType, id string) bool {
 	case "GraphExecutionWorkflow":
 		return len(id) > len(graphIDPrefix) && strings.HasPrefix(id, graphIDPrefix)
 	case "DriftCheckWorkflow":
-		return len(id) > len(driftIDPrefix) && strings.HasPrefix(id, driftIDPrefix)
+		return len(id) > len(contract.DriftIDPrefix) && strings.HasPrefix(id, contract.DriftIDPrefix)
 	}
 	return false
 }
@@ -110,27 +107,63 @@ func checkDryRun(ctx workflow.Context, s Settings, stackID string) error {
 	if stackID == "" {
 		return untrusted("no stack id in the input")
 	}
-	prefix := dryRunIDPrefix + stackID
-	if !strings.HasPrefix(id, prefix) || len(id) != len(prefix)+37 || !hasNonce(id) {
-		return untrusted("workflow id %q is not the id of a dry-run of stack %s (%s-<uuid>)", id, stackID, prefix)
+	if !isDryRunID(stackID, id) {
+		return untrusted("workflow id %q is not the id of a dry-run of stack %s (%s-<uuid>)", id, stackID, dryRunIDPrefix+stackID)
 	}
 	return checkSettings(ctx, s)
 }
 
+// isDryRunID reports whether id is one the starter gives stackID's
+// dry-runs.
+func isDryRunID(stackID, id string) bool {
+	prefix := dryRunIDPrefix + stackID
+	return strings.HasPrefix(id, prefix) && len(id) == len(prefix)+37 && hasNonce(id)
+}
+
+// isDriftCheckID reports whether id is one stackID's drift schedule gives
+// its checks: contract.DriftScheduleID, "-" and an RFC 3339 time.
+func isDriftCheckID(stackID, id string) bool {
+	prefix := contract.DriftScheduleID(stackID) + "-"
+	if !strings.HasPrefix(id, prefix) {
+		return false
+	}
+	_, err := time.Parse(time.RFC3339, id[len(prefix):])
+	return err == nil
+}
+
+// checkHookDelivery refuses a delivery of ev that is not the child of an
+// execution of ev's stack (Temporal, not the input, names the parent) under
+// the id HookDeliveryWorkflowID, or whose event names another execution.
+func checkHookDelivery(ctx workflow.Context, ev model.HookEvent) error {
+	info := workflow.GetInfo(ctx)
+	if ev.StackID == "" {
+		return untrusted("no stack id in the event")
+	}
+	parent := info.ParentWorkflowExecution
+	if parent == nil {
+		return untrusted("a hook delivery runs only as the child of an execution of its stack")
+	}
+	if p := parent.ID; p != StackWorkflowID(ev.StackID) && !isDryRunID(ev.StackID, p) && !isDriftCheckID(ev.StackID, p) {
+		return untrusted("parent %q is not an execution of stack %s", p, ev.StackID)
+	}
+	if !strings.HasPrefix(ev.ExecutionID, parent.ID+".") {
+		return untrusted("event of execution %q sent by %q", ev.ExecutionID, parent.ID)
+	}
+	if want := HookDeliveryWorkflowID(ev); info.WorkflowExecution.ID != want {
+		return untrusted("workflow id %q is not %q", info.WorkflowExecution.ID, want)
+	}
+	return nil
+}
+
 // checkDriftRun refuses a drift check of stackID whose workflow id is not
-// one its stack's schedule gives its checks: DriftScheduleID, "-" and an
-// RFC 3339 time.
+// one its stack's schedule gives its checks (isDriftCheckID).
 func checkDriftRun(ctx workflow.Context, stackID string) error {
 	id := workflow.GetInfo(ctx).WorkflowExecution.ID
 	if stackID == "" {
 		return untrusted("no stack id in the input")
 	}
-	prefix := DriftScheduleID(stackID) + "-"
-	if !strings.HasPrefix(id, prefix) {
-		return untrusted("workflow id %q is not the id of a drift check of stack %s (%s<time>)", id, stackID, prefix)
-	}
-	if _, err := time.Parse(time.RFC3339, id[len(prefix):]); err != nil {
-		return untrusted("workflow id %q is not the id of a drift check of stack %s (%s<time>)", id, stackID, prefix)
+	if !isDriftCheckID(stackID, id) {
+		return untrusted("workflow id %q is not the id of a drift check of stack %s (%s-<time>)", id, stackID, contract.DriftScheduleID(stackID))
 	}
 	return nil
 }
