@@ -4,6 +4,7 @@ import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
+	"net/netip"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -15,7 +16,7 @@ func TestCheckHookURL(t *testing.T) {
 		ok  bool
 	}{
 		{"https://ops.example/cairn", true},
-		{"http://127.0.0.1:9000/x", true},
+		{"http://127.0.0.1:9000/x", true}, // refused when dialled (privateHookAddr)
 		{"file:///etc/passwd", false},
 		{"ftp://example.com/", false},
 		{"/relative", false},
@@ -36,4 +37,33 @@ func TestSignHookCoversTimestampAndBody(t *testing.T) {
 	assert.Equal(t, "sha256="+hex.EncodeToString(mac.Sum(nil)), SignHook("k", 1700000000, body))
 	assert.NotEqual(t, SignHook("k", 1700000000, body), SignHook("k", 1700000001, body), "the timestamp is not signed")
 	assert.NotEqual(t, SignHook("k", 1700000000, body), SignHook("other", 1700000000, body))
+}
+
+func TestPrivateHookAddresses(t *testing.T) {
+	tests := []struct {
+		addr    string
+		private bool
+	}{
+		{"127.0.0.1", true},
+		{"::1", true},
+		{"10.1.2.3", true},
+		{"172.16.0.1", true},
+		{"192.168.1.1", true},
+		{"169.254.169.254", true},
+		{"fe80::1", true},
+		{"fd00::1", true},
+		{"0.0.0.0", true},
+		{"::", true},
+		{"::ffff:127.0.0.1", true},
+		{"100.64.0.1", true},
+		{"224.0.0.1", true},
+		{"93.184.215.14", false},
+		{"2606:4700::1111", false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.addr, func(t *testing.T) {
+			why := privateHookAddr(netip.MustParseAddr(tc.addr))
+			assert.Equal(t, tc.private, why != "", why)
+		})
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"net/http"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -23,6 +24,34 @@ const (
 	maxHookURL        = 2048
 	hookFingerprintLn = 16
 )
+
+// hookIDPattern is what a hook id given by the client looks like.
+var hookIDPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,31}$`)
+
+// assignHookIDs gives each hook of a new list its id: the one the client
+// gave, else that of the old hook with the same URL (each old id once), else
+// a new one. A PUT that keeps a hook's URL keeps its id.
+func assignHookIDs(old, hooks []model.Hook) {
+	taken := map[string]bool{}
+	for _, h := range hooks {
+		taken[h.ID] = h.ID != ""
+	}
+	for i := range hooks {
+		if hooks[i].ID != "" {
+			continue
+		}
+		for _, o := range old {
+			if o.URL == hooks[i].URL && !taken[o.ID] {
+				hooks[i].ID = o.ID
+				break
+			}
+		}
+		for hooks[i].ID == "" || taken[hooks[i].ID] {
+			hooks[i].ID = uuid.NewString()[:8]
+		}
+		taken[hooks[i].ID] = true
+	}
+}
 
 // hookViews shows hooks with their secrets' fingerprints only.
 func hookViews(hooks []model.Hook) model.HookViews {
@@ -47,6 +76,7 @@ func (s *server) checkHooks(hooks []model.Hook) []ErrorDetail {
 	if len(hooks) > maxHooks {
 		add("hooks", "%d hooks: at most %d per stack", len(hooks), maxHooks)
 	}
+	seen := map[string]bool{}
 	for i, h := range hooks {
 		at := fmt.Sprintf("hooks[%d]", i)
 		if len(h.URL) > maxHookURL {
@@ -62,6 +92,12 @@ func (s *server) checkHooks(hooks []model.Hook) []ErrorDetail {
 				add(fmt.Sprintf("%s.events[%d]", at, j), "unknown event %q: want one of %s", e, strings.Join(model.HookEvents, ", "))
 			}
 		}
+		if h.ID != "" && !hookIDPattern.MatchString(h.ID) {
+			add(at+".id", "%q: want 1 to 32 lower-case letters, digits and dashes, starting with a letter or digit", h.ID)
+		} else if h.ID != "" && seen[h.ID] {
+			add(at+".id", "%q is given twice", h.ID)
+		}
+		seen[h.ID] = true
 		if len(h.Secret) > maxHookSecret {
 			add(at+".secret", "longer than %d bytes", maxHookSecret)
 		}
@@ -86,9 +122,11 @@ func (s *server) putHooks(c echo.Context) error {
 	if details := s.checkHooks(in.Hooks); len(details) > 0 {
 		return invalid("invalid hooks", details)
 	}
-	for i := range in.Hooks {
-		in.Hooks[i].ID = uuid.NewString()[:8]
+	old, err := store.Hooks(ctx, s.store, id)
+	if err != nil {
+		return storeError(err, "hooks")
 	}
+	assignHookIDs(old, in.Hooks)
 	if err := store.PutHooks(ctx, s.store, id, in.Hooks); err != nil {
 		return storeError(err, "hooks")
 	}
