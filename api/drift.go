@@ -79,9 +79,12 @@ func (s *server) setDrift(c echo.Context, set model.DriftSettings) error {
 	if _, err := s.store.GetStack(ctx, id); err != nil {
 		return storeError(err, fmt.Sprintf("stack %q", id))
 	}
-	if _, _, err := starter.ParseDriftSettings(set); err != nil {
+	every, _, err := starter.ParseDriftSettings(set)
+	if err != nil {
 		return invalid("invalid drift settings", []ErrorDetail{{Document: requestSource, Message: err.Error()}})
 	}
+	set.Every = every.String() // as Temporal will show it
+
 	if err := s.store.PutDriftSettings(ctx, id, set.Repair); err != nil {
 		return storeError(err, fmt.Sprintf("stack %q", id))
 	}

@@ -2,6 +2,7 @@ package api
 
 import (
 	"bytes"
+	"context"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
@@ -132,23 +133,9 @@ func TestE2EDriftAndHooks(t *testing.T) {
 	require.Len(t, desc.Schedule.Spec.Intervals, 1)
 	assert.Equal(t, time.Hour, desc.Schedule.Spec.Intervals[0].Every)
 
-	// check triggers the schedule and waits for a check newer than after.
 	check := func(t *testing.T, after string) *model.DriftCheck {
 		t.Helper()
-		require.NoError(t, sched.Trigger(ctx, tclient.ScheduleTriggerOptions{}))
-		var last *model.DriftCheck
-		deadline := time.Now().Add(2 * time.Minute)
-		for time.Now().Before(deadline) {
-			d, err := h.client.GetDrift(ctx, st.ID)
-			require.NoError(t, err)
-			if l := d.LastCheck; l != nil && l.ExecutionID != after && (!l.Drifted || !d.Repair || l.Repair != nil) {
-				last = l
-				break
-			}
-			time.Sleep(200 * time.Millisecond)
-		}
-		require.NotNil(t, last, "no drift check recorded")
-		return last
+		return h.triggerCheck(ctx, t, st.ID, after)
 	}
 
 	var first *model.DriftCheck
@@ -300,6 +287,17 @@ func TestE2EDriftAndHooksRefuseBadInput(t *testing.T) {
 			_, err := h.client.PutHooks(ctx, st.ID, []model.Hook{{URL: "https://example.com/", Events: []string{"stack.exploded"}}})
 			return err
 		}, "hooks[0].events[0]"},
+		{"malformed hook id", func() error {
+			_, err := h.client.PutHooks(ctx, st.ID, []model.Hook{{ID: "Not An Id", URL: "https://example.com/", Events: []string{model.EventDriftDetected}}})
+			return err
+		}, "hooks[0].id"},
+		{"hook id given twice", func() error {
+			_, err := h.client.PutHooks(ctx, st.ID, []model.Hook{
+				{ID: "ops", URL: "https://a.example/", Events: []string{model.EventDriftDetected}},
+				{ID: "ops", URL: "https://b.example/", Events: []string{model.EventDriftDetected}},
+			})
+			return err
+		}, "hooks[1].id"},
 		{"secret without a sealing key", func() error {
 			_, err := h.client.PutHooks(ctx, st.ID, []model.Hook{{URL: "https://example.com/", Events: []string{model.EventDriftDetected}, Secret: "s"}})
 			return err
@@ -319,3 +317,24 @@ func TestE2EDriftAndHooksRefuseBadInput(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// triggerCheck triggers the stack's drift schedule and waits for a check
+// newer than after to be recorded (with its repair, when repair is on).
+func (h *cairn) triggerCheck(ctx context.Context, t *testing.T, stackID, after string) *model.DriftCheck {
+	t.Helper()
+	sched := h.temporal.ScheduleClient().GetHandle(ctx, contract.DriftScheduleID(stackID))
+	require.NoError(t, sched.Trigger(ctx, tclient.ScheduleTriggerOptions{}))
+	var last *model.DriftCheck
+	deadline := time.Now().Add(2 * time.Minute)
+	for time.Now().Before(deadline) {
+		d, err := h.client.GetDrift(ctx, stackID)
+		require.NoError(t, err)
+		if l := d.LastCheck; l != nil && l.ExecutionID != after && (!l.Drifted || !d.Repair || l.Repair != nil) {
+			last = l
+			break
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	require.NotNil(t, last, "no drift check recorded")
+	return last
+}

@@ -36,6 +36,8 @@ type cairn struct {
 	logs   *lockedBuffer
 	// temporal reads the executions' histories.
 	temporal tclient.Client
+	// queue is the worker's task queue.
+	queue string
 }
 
 type cairnOptions struct {
@@ -66,7 +68,7 @@ func newCairn(t *testing.T, o cairnOptions) *cairn {
 	var b [6]byte
 	_, _ = rand.Read(b[:])
 	queue := "cairn-api-" + hex.EncodeToString(b[:])
-	h := &cairn{t: t, store: st, env: o.env, token: "t0ken-" + hex.EncodeToString(b[:]), logs: &lockedBuffer{}, temporal: dev.Client}
+	h := &cairn{t: t, store: st, env: o.env, token: "t0ken-" + hex.EncodeToString(b[:]), logs: &lockedBuffer{}, temporal: dev.Client, queue: queue}
 	cfg := Config{Token: h.token, TemporalUIURL: testUIURL, TemporalNamespace: "default", WaitTimeout: 2 * time.Minute,
 		EventsPollInterval: 100 * time.Millisecond, EventsHeartbeat: time.Second}
 	if o.cfg != nil {

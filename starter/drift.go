@@ -50,7 +50,9 @@ func overlapName(p enumspb.ScheduleOverlapPolicy) string {
 	if p == enumspb.SCHEDULE_OVERLAP_POLICY_UNSPECIFIED {
 		return DefaultOverlap
 	}
-	return strings.ToLower(strings.TrimPrefix(p.String(), "SCHEDULE_OVERLAP_POLICY_"))
+	// The enum's String is CamelCase ("BufferOne"); its proto name is
+	// the one ParseDriftSettings reads.
+	return strings.ToLower(strings.TrimPrefix(enumspb.ScheduleOverlapPolicy_name[int32(p)], "SCHEDULE_OVERLAP_POLICY_"))
 }
 
 // driftAction is what a stack's drift schedule starts: a drift check on
