@@ -60,6 +60,7 @@ type fakeActivities struct {
 	batchInputs []contract.UnitInput
 	records     []contract.WriteStackRecordInput
 	plans       []contract.StorePlanInput
+	hookEvents  []model.HookEvent
 	noop        bool
 }
 
@@ -98,6 +99,8 @@ func (f *fakeActivities) register(env *testsuite.TestWorkflowEnvironment) {
 	env.RegisterActivityWithOptions(f.WriteStackRecord, activity.RegisterOptions{Name: contract.WriteStackRecordName})
 	env.RegisterActivityWithOptions(f.StorePlan, activity.RegisterOptions{Name: contract.StorePlanName})
 	env.RegisterWorkflow(ShardWorkflow)
+	env.RegisterWorkflow(HookDeliveryWorkflow)
+	env.RegisterActivityWithOptions(f.DeliverHooks, activity.RegisterOptions{Name: contract.DeliverHooksName})
 }
 
 func (f *fakeActivities) Prepare(ctx context.Context, in contract.PrepareInput) (*contract.PreparedPlan, error) {
@@ -260,6 +263,14 @@ func (f *fakeActivities) StorePlan(ctx context.Context, in contract.StorePlanInp
 	defer f.mu.Unlock()
 	f.plans = append(f.plans, in)
 	return nil
+}
+
+// DeliverHooks records the events an execution sends its stack's hooks.
+func (f *fakeActivities) DeliverHooks(ctx context.Context, in contract.DeliverHooksInput) (*contract.DeliverHooksResult, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.hookEvents = append(f.hookEvents, in.Event)
+	return &contract.DeliverHooksResult{Failed: []string{}}, nil
 }
 
 func sameSet(a, b []string) bool {

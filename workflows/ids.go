@@ -146,7 +146,9 @@ func checkHookDelivery(ctx workflow.Context, ev model.HookEvent) error {
 	if p := parent.ID; p != StackWorkflowID(ev.StackID) && !isDryRunID(ev.StackID, p) && !isDriftCheckID(ev.StackID, p) {
 		return untrusted("parent %q is not an execution of stack %s", p, ev.StackID)
 	}
-	if !strings.HasPrefix(ev.ExecutionID, parent.ID+".") {
+	// An execution's id is its workflow id, with its first run's id
+	// unless its settings say the workflow id alone.
+	if ev.ExecutionID != parent.ID && !strings.HasPrefix(ev.ExecutionID, parent.ID+".") {
 		return untrusted("event of execution %q sent by %q", ev.ExecutionID, parent.ID)
 	}
 	if want := HookDeliveryWorkflowID(ev); info.WorkflowExecution.ID != want {
