@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/cairn-io/cairn/contract"
@@ -101,11 +100,7 @@ func (a *Activities) unresolvedRefs(pkg *model.Package, p model.ApplyParams) []s
 	if pkg == nil {
 		return nil
 	}
-	specs := make(map[string]any, len(pkg.Resources))
-	for i, r := range pkg.Resources {
-		specs[strconv.Itoa(i)] = map[string]any(r.Spec)
-	}
-	needEnv, needSecrets := expr.Required(specs)
+	needEnv, needSecrets := expr.Required(pkg.Specs())
 	env, secret := a.lookups(p)
 	var out []string
 	for _, k := range needEnv {

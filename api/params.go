@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"net/http"
 	"sort"
-	"strconv"
 
 	"github.com/cairn-io/cairn/contract"
 	"github.com/cairn-io/cairn/expr"
@@ -61,11 +60,7 @@ func (s *server) missingRefs(docs *graphs.Documents, p model.ApplyParams) (env, 
 	if docs == nil || docs.Package == nil {
 		return nil, nil
 	}
-	specs := make(map[string]any, len(docs.Package.Resources))
-	for i, r := range docs.Package.Resources {
-		specs[strconv.Itoa(i)] = map[string]any(r.Spec)
-	}
-	needEnv, needSecrets := expr.Required(specs)
+	needEnv, needSecrets := expr.Required(docs.Package.Specs())
 	for _, k := range needEnv {
 		if _, ok := p.EnvRefs[k]; ok {
 			continue
