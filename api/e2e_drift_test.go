@@ -20,6 +20,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/workflowservice/v1"
 	tclient "go.temporal.io/sdk/client"
 
@@ -323,7 +324,11 @@ func ptr[T any](v T) *T { return &v }
 func (h *cairn) triggerCheck(ctx context.Context, t *testing.T, stackID, after string) *model.DriftCheck {
 	t.Helper()
 	sched := h.temporal.ScheduleClient().GetHandle(ctx, contract.DriftScheduleID(stackID))
-	require.NoError(t, sched.Trigger(ctx, tclient.ScheduleTriggerOptions{}))
+	// Temporal names a check after the second it is due in, and the
+	// schedule may not have seen the last check end yet: trigger in a new
+	// second, whatever the overlap policy says.
+	time.Sleep(time.Until(time.Now().Truncate(time.Second).Add(time.Second)))
+	require.NoError(t, sched.Trigger(ctx, tclient.ScheduleTriggerOptions{Overlap: enumspb.SCHEDULE_OVERLAP_POLICY_ALLOW_ALL}))
 	var last *model.DriftCheck
 	deadline := time.Now().Add(2 * time.Minute)
 	for time.Now().Before(deadline) {
