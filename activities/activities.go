@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/http"
 
+	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/cairn-io/cairn/contract"
@@ -87,6 +89,14 @@ type Deps struct {
 	// sources (0 means DefaultFilesLimit).
 	FilesDir   string
 	FilesLimit int64
+	// Schedules deletes the drift schedule of a stack that is gone (see
+	// RemoveStack, LoadDriftTarget); nil on a node worker, which never
+	// runs those.
+	Schedules client.ScheduleClient
+	// HooksAllowPrivate lets webhooks be delivered to loopback, private,
+	// link-local and unspecified addresses, which are refused by default
+	// (see hookDialControl).
+	HooksAllowPrivate bool
 }
 
 // DefaultStepConcurrency is the default of Deps.StepConcurrency.
@@ -105,6 +115,8 @@ type Activities struct {
 	parsed snapshotCache
 	// params keeps, on an agent, the parameters of its executions.
 	params *ttlCache[model.ApplyParams]
+	// hookHTTP delivers webhooks (see DeliverHook).
+	hookHTTP *http.Client
 }
 
 // New returns the activities over deps.
@@ -123,7 +135,8 @@ func New(d Deps) *Activities {
 		d.BeforeStateLimit = DefaultBeforeStateLimit
 	}
 	return &Activities{d: d, log: log, parsed: newSnapshotCache(),
-		params: newTTLCache[model.ApplyParams](paramsCacheEntries, paramsCacheTTL)}
+		params:   newTTLCache[model.ApplyParams](paramsCacheEntries, paramsCacheTTL),
+		hookHTTP: newHookClient(d.HooksAllowPrivate)}
 }
 
 // configError is an application error no retry can fix.

@@ -126,6 +126,9 @@ type Deps struct {
 	// Executions starts and queries workflows; without it the execution
 	// routes answer 503.
 	Executions Executions
+	// Drift keeps stacks' drift schedules; without it the drift routes
+	// answer 503.
+	Drift DriftSchedules
 	// Catalogue knows the kinds documents may use (the built-in kinds plus
 	// those loaded from the kinds directory); nil means kinds.Builtin().
 	Catalogue *kinds.Catalogue
@@ -165,6 +168,7 @@ type server struct {
 	cfg       Config
 	store     store.Store
 	exec      Executions
+	drift     DriftSchedules
 	catalogue *kinds.Catalogue
 	registry  Lister
 	jsonnet   graphs.JsonnetEvaluator
@@ -202,7 +206,7 @@ func New(cfg Config, deps Deps) (*echo.Echo, error) {
 	if jsonnet == nil {
 		jsonnet = graphs.JsonnetProcess{}
 	}
-	s := &server{cfg: cfg, store: deps.Store, exec: deps.Executions, catalogue: cat, registry: deps.Registry,
+	s := &server{cfg: cfg, store: deps.Store, exec: deps.Executions, drift: deps.Drift, catalogue: cat, registry: deps.Registry,
 		jsonnet: jsonnet, log: logger, ready: deps.Ready, fetch: f, env: deps.Env, secrets: deps.Secrets}
 	if s.env == nil {
 		s.env = os.LookupEnv
@@ -272,6 +276,13 @@ func (s *server) register(e *echo.Echo, metrics http.Handler) {
 	e.Add(http.MethodDelete, "/v1/stacks/:id", s.deleteStack)
 	e.Add(http.MethodPost, "/v1/stacks/:id/dry-run", s.dryRunStack)
 	e.Add(http.MethodPost, "/v1/stacks/:id/apply", s.applyStack)
+	e.Add(http.MethodPut, "/v1/stacks/:id/drift", s.needDrift(s.putDrift))
+	e.Add(http.MethodPatch, "/v1/stacks/:id/drift", s.needDrift(s.patchDrift))
+	e.Add(http.MethodGet, "/v1/stacks/:id/drift", s.needDrift(s.getDrift))
+	e.Add(http.MethodDelete, "/v1/stacks/:id/drift", s.needDrift(s.deleteDrift))
+	e.Add(http.MethodPut, "/v1/stacks/:id/hooks", s.putHooks)
+	e.Add(http.MethodGet, "/v1/stacks/:id/hooks", s.getHooks)
+	e.Add(http.MethodDelete, "/v1/stacks/:id/hooks", s.deleteHooks)
 	e.Add(http.MethodPost, "/v1/export", s.export)
 	e.Add(http.MethodGet, "/v1/kinds", s.listKinds)
 	e.Add(http.MethodGet, "/v1/kinds/:name", s.getKind)

@@ -36,6 +36,8 @@ type cairn struct {
 	logs   *lockedBuffer
 	// temporal reads the executions' histories.
 	temporal tclient.Client
+	// queue is the worker's task queue.
+	queue string
 }
 
 type cairnOptions struct {
@@ -66,7 +68,7 @@ func newCairn(t *testing.T, o cairnOptions) *cairn {
 	var b [6]byte
 	_, _ = rand.Read(b[:])
 	queue := "cairn-api-" + hex.EncodeToString(b[:])
-	h := &cairn{t: t, store: st, env: o.env, token: "t0ken-" + hex.EncodeToString(b[:]), logs: &lockedBuffer{}, temporal: dev.Client}
+	h := &cairn{t: t, store: st, env: o.env, token: "t0ken-" + hex.EncodeToString(b[:]), logs: &lockedBuffer{}, temporal: dev.Client, queue: queue}
 	cfg := Config{Token: h.token, TemporalUIURL: testUIURL, TemporalNamespace: "default", WaitTimeout: 2 * time.Minute,
 		EventsPollInterval: 100 * time.Millisecond, EventsHeartbeat: time.Second}
 	if o.cfg != nil {
@@ -76,7 +78,8 @@ func newCairn(t *testing.T, o cairnOptions) *cairn {
 	// The worker reads stacks' URLs under the rules the API checks them by.
 	fetcher := fetch.New(fetch.Options{Schemes: slices.Clone(cfg.AllowedURLSchemes), Dir: cfg.FetchDir,
 		MaxBytes: cfg.FetchMaxBytes, Timeout: cfg.FetchTimeout})
-	wdeps := worker.Deps{Store: st, Catalogue: cat, Env: h.lookupEnv, Fetch: fetcher, Jsonnet: graphs.JsonnetProcess{}}
+	// Webhook receivers are httptest servers on loopback.
+	wdeps := worker.Deps{Store: st, Catalogue: cat, Env: h.lookupEnv, Fetch: fetcher, Jsonnet: graphs.JsonnetProcess{}, HooksAllowPrivate: true}
 	wopts := worker.Options{TaskQueue: queue}
 	w, err := worker.New(dev.Client, wdeps, wopts)
 	if err != nil {
@@ -93,7 +96,7 @@ func newCairn(t *testing.T, o cairnOptions) *cairn {
 	if err := s.EnsureSearchAttributes(ctx); err != nil {
 		t.Fatal(err)
 	}
-	e, err := New(cfg, Deps{Store: st, Executions: s, Catalogue: cat, Registry: worker.DefaultRegistry(cat, nil), Logger: newTestLogger(h.logs), Env: h.lookupEnv,
+	e, err := New(cfg, Deps{Store: st, Executions: s, Drift: s, Catalogue: cat, Registry: worker.DefaultRegistry(cat, nil), Logger: newTestLogger(h.logs), Env: h.lookupEnv,
 		Ready: func(ctx context.Context) error { _, err := dev.Client.CheckHealth(ctx, nil); return err }})
 	if err != nil {
 		t.Fatal(err)

@@ -3,7 +3,6 @@ package graphs
 import (
 	"maps"
 	"slices"
-	"strconv"
 
 	"github.com/cairn-io/cairn/expr"
 )
@@ -15,11 +14,7 @@ func (d *Documents) RequiredRefs() (env, secrets []string) {
 	if d == nil || d.Package == nil {
 		return nil, nil
 	}
-	specs := make(map[string]any, len(d.Package.Resources))
-	for i, r := range d.Package.Resources {
-		specs[strconv.Itoa(i)] = map[string]any(r.Spec)
-	}
-	return expr.Required(specs)
+	return expr.Required(d.Package.Specs())
 }
 
 // MissingVars lists the variables d's package reads by name (.vars.NAME,

@@ -8,6 +8,7 @@ const (
 	ExecDryRun  ExecutionKind = "dry-run"
 	ExecGraph   ExecutionKind = "graph"
 	ExecDestroy ExecutionKind = "destroy"
+	ExecDrift   ExecutionKind = "drift"
 )
 
 // ExecutionStatus is the status of a whole execution as the API reports it.

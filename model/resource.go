@@ -1,6 +1,9 @@
 package model
 
-import "strings"
+import (
+	"strconv"
+	"strings"
+)
 
 // APIVersion is the document version Cairn writes and expects.
 const APIVersion = "cairn/v1"
@@ -81,6 +84,16 @@ type Package struct {
 	Resources []*Resource `json:"resources" yaml:"resources"`
 	// Sources lists the files or URLs the package was read from, in order.
 	Sources []string `json:"sources,omitempty" yaml:"sources,omitempty"`
+}
+
+// Specs is every resource's spec keyed by its index, the shape
+// expr.Required scans for the refs a package needs.
+func (p *Package) Specs() map[string]any {
+	specs := make(map[string]any, len(p.Resources))
+	for i, r := range p.Resources {
+		specs[strconv.Itoa(i)] = map[string]any(r.Spec)
+	}
+	return specs
 }
 
 // Lookup finds a resource by ref (kind compared case-insensitively).

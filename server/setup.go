@@ -79,8 +79,9 @@ func NewRuntime(cfg *config.Config, log *slog.Logger) (*Runtime, error) {
 		// The worker reads stacks' URLs under the rules the API checks them
 		// by; Jsonnet from a URL is evaluated in a child process, as posted
 		// Jsonnet.
-		Fetch:   fetch.New(fetch.Options{Schemes: cfg.FetchSchemes, Dir: cfg.FetchDir}),
-		Jsonnet: graphs.JsonnetProcess{},
+		Fetch:             fetch.New(fetch.Options{Schemes: cfg.FetchSchemes, Dir: cfg.FetchDir}),
+		Jsonnet:           graphs.JsonnetProcess{},
+		HooksAllowPrivate: cfg.HooksAllowPrivate,
 	}
 	return rt, nil
 }

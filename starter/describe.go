@@ -57,6 +57,7 @@ func (e *Execution) Finished() bool {
 var workflowKinds = map[string]model.ExecutionKind{
 	"ApplyWorkflow": model.ExecApply, "DryRunWorkflow": model.ExecDryRun,
 	"DestroyWorkflow": model.ExecDestroy, "GraphExecutionWorkflow": model.ExecGraph,
+	"DriftCheckWorkflow": model.ExecDrift,
 }
 
 // Describe returns an execution with its status, steps and, once it
@@ -150,6 +151,9 @@ func (s *Starter) result(ctx context.Context, e *Execution) {
 		if err = run.Get(ctx, &res); err == nil {
 			s.graphResult(ctx, e, &res)
 		}
+	case model.ExecDrift:
+		var res workflows.DriftResult
+		err = run.Get(ctx, &res)
 	default:
 		var res workflows.ApplyResult
 		if err = run.Get(ctx, &res); err == nil {
@@ -316,7 +320,7 @@ type Filter struct {
 func (s *Starter) List(ctx context.Context, f Filter) ([]*Execution, []byte, error) {
 	var q []string
 	types := make([]string, 0, len(workflowKinds))
-	for _, t := range []string{"ApplyWorkflow", "DryRunWorkflow", "DestroyWorkflow", "GraphExecutionWorkflow"} {
+	for _, t := range []string{"ApplyWorkflow", "DryRunWorkflow", "DestroyWorkflow", "GraphExecutionWorkflow", "DriftCheckWorkflow"} {
 		types = append(types, quote(t))
 	}
 	q = append(q, "WorkflowType IN ("+strings.Join(types, ", ")+")")

@@ -165,7 +165,7 @@ func TestLargePlanIsSharded(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if ev.GetChildWorkflowExecutionStartedEventAttributes() != nil {
+		if a := ev.GetChildWorkflowExecutionStartedEventAttributes(); a.GetWorkflowType().GetName() == "ShardWorkflow" {
 			children++
 		}
 	}

@@ -37,6 +37,17 @@ type Store interface {
 	// changed is true.
 	WriteStackRecord(ctx context.Context, stackID, execID string, resources []model.StackResource, snapshotHash string, changed bool) (*model.Stack, error)
 
+	// Drift: whether a stack's drift checks repair, and the last check
+	// (the schedule is Temporal's). The record goes with its stack.
+	PutDriftSettings(ctx context.Context, stackID string, repair bool) error
+	GetDrift(ctx context.Context, stackID string) (*DriftRecord, error)
+	// PutDriftCheck takes the check's JSON (see SaveDriftCheck).
+	PutDriftCheck(ctx context.Context, stackID string, check []byte) error
+	DeleteDrift(ctx context.Context, stackID string) error
+	// StackLastExecution is the execution that last wrote the stack's
+	// record, whose parameters a drift check reuses.
+	StackLastExecution(ctx context.Context, stackID string) (string, error)
+
 	// Snapshots: immutable content by hash (sha256 hex). Put is idempotent.
 	PutSnapshot(ctx context.Context, kind string, content []byte) (hash string, err error)
 	GetSnapshot(ctx context.Context, hash string) (*model.Snapshot, error)

@@ -62,6 +62,9 @@ type Deps struct {
 	// Jsonnet evaluates Jsonnet read from stacks' URLs; nil evaluates in
 	// this process.
 	Jsonnet graphs.JsonnetEvaluator
+	// HooksAllowPrivate lets webhooks reach loopback, private and
+	// link-local addresses (CAIRN_HOOKS_ALLOW_PRIVATE).
+	HooksAllowPrivate bool
 }
 
 // Options size a worker.
@@ -171,6 +174,7 @@ func New(c client.Client, d Deps, o Options) (sdkworker.Worker, error) {
 		Store: d.Store, Registry: d.Registry, Packages: d.Packages, Secrets: d.Secrets, Env: d.Env,
 		Node: providers.Node{Root: o.Root}, Logger: d.Logger, StepConcurrency: o.StepConcurrency,
 		Fetch: d.Fetch, Catalogue: d.Catalogue, Jsonnet: d.Jsonnet, BeforeStateLimit: o.BeforeStateLimit,
+		Schedules: c.ScheduleClient(), HooksAllowPrivate: d.HooksAllowPrivate,
 	}), true)
 	return w, nil
 }
@@ -217,6 +221,7 @@ func workerOptions(o Options) sdkworker.Options {
 func RegisterWorkflows(r sdkworker.WorkflowRegistry) {
 	for _, wf := range []any{
 		workflows.ApplyWorkflow, workflows.DryRunWorkflow, workflows.DestroyWorkflow, workflows.ShardWorkflow,
+		workflows.DriftCheckWorkflow, workflows.HookDeliveryWorkflow,
 	} {
 		r.RegisterWorkflowWithOptions(wf, workflow.RegisterOptions{})
 	}
@@ -237,5 +242,10 @@ func RegisterActivities(r sdkworker.ActivityRegistry, a *activities.Activities, 
 		reg(a.FetchPackage, contract.FetchPackageName)
 		reg(a.RemoveStack, contract.RemoveStackName)
 		reg(a.CheckPlan, contract.CheckPlanName)
+		reg(a.DeliverHooks, contract.DeliverHooksName)
+		reg(a.DeliverHook, contract.DeliverHookName)
+		reg(a.LoadDriftTarget, contract.LoadDriftTargetName)
+		reg(a.RecordDrift, contract.RecordDriftName)
+		reg(a.RecordDriftRepair, contract.RecordDriftRepairName)
 	}
 }

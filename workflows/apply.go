@@ -37,10 +37,18 @@ type ApplyResult struct {
 // change and the stack record stays as it was; so does cancellation. It
 // runs only under its stack's lock id (StackWorkflowID), else it fails with
 // UntrustedInputType before doing anything.
+// Its end is sent to the stack's hooks.
 func ApplyWorkflow(ctx workflow.Context, in ApplyInput) (*ApplyResult, error) {
 	if err := checkStackRun(ctx, in.Settings, in.StackID); err != nil {
 		return nil, err
 	}
+	res, err := apply(ctx, in)
+	notifyEnd(ctx, in.StackID, ExecutionID(ctx, in.Settings), model.ExecApply, err)
+	return res, err
+}
+
+// apply is ApplyWorkflow once its input is checked.
+func apply(ctx workflow.Context, in ApplyInput) (*ApplyResult, error) {
 	opts := in.execOptions(ctx, contract.ModeApply, model.OnFailureRollback)
 	t, err := newTracker(ctx, opts.ExecutionID)
 	if err != nil {

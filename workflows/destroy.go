@@ -25,10 +25,18 @@ type DestroyInput struct {
 // RemoveStack, a destroy that deleted everything removes the record last,
 // so the stack is gone whether or not anyone waits for the execution. Like
 // an apply, it runs only under its stack's lock id.
+// Its end is sent to the stack's hooks.
 func DestroyWorkflow(ctx workflow.Context, in DestroyInput) (*ApplyResult, error) {
 	if err := checkStackRun(ctx, in.Settings, in.StackID); err != nil {
 		return nil, err
 	}
+	res, err := destroy(ctx, in)
+	notifyEnd(ctx, in.StackID, ExecutionID(ctx, in.Settings), model.ExecDestroy, err)
+	return res, err
+}
+
+// destroy is DestroyWorkflow once its input is checked.
+func destroy(ctx workflow.Context, in DestroyInput) (*ApplyResult, error) {
 	opts := in.execOptions(ctx, contract.ModeDestroy, model.OnFailureContinue)
 	t, err := newTracker(ctx, opts.ExecutionID)
 	if err != nil {

@@ -39,11 +39,19 @@ type DryRunResult struct {
 // DryRunWorkflow reads and diffs every step without changing anything (no
 // stack lock is taken) and stores the plan. It runs only under a dry-run
 // id of its stack (DryRunWorkflowID). With in.Approval it then waits for
-// the plan's approval and applies it (awaitApproval).
+// the plan's approval and applies it (awaitApproval). Its end is sent to
+// the stack's hooks that ask for dry-runs.
 func DryRunWorkflow(ctx workflow.Context, in DryRunInput) (*DryRunResult, error) {
 	if err := checkDryRun(ctx, in.Settings, in.StackID); err != nil {
 		return nil, err
 	}
+	res, err := dryRun(ctx, in)
+	notifyEnd(ctx, in.StackID, ExecutionID(ctx, in.Settings), model.ExecDryRun, err)
+	return res, err
+}
+
+// dryRun is DryRunWorkflow once its input is checked.
+func dryRun(ctx workflow.Context, in DryRunInput) (*DryRunResult, error) {
 	opts := in.execOptions(ctx, contract.ModeDryRun, model.OnFailureContinue)
 	opts.OnFailure = model.OnFailureContinue // a plan reports every problem
 	t, err := newTracker(ctx, opts.ExecutionID)

@@ -60,6 +60,7 @@ type fakeActivities struct {
 	batchInputs []contract.UnitInput
 	records     []contract.WriteStackRecordInput
 	plans       []contract.StorePlanInput
+	hookEvents  []model.HookEvent
 	noop        bool
 	// unchanged: steps that find nothing to change; refreshIn: each
 	// single-step unit's UnitInput.Refresh as the executor sent it.
@@ -104,6 +105,8 @@ func (f *fakeActivities) register(env *testsuite.TestWorkflowEnvironment) {
 	env.RegisterActivityWithOptions(f.WriteStackRecord, activity.RegisterOptions{Name: contract.WriteStackRecordName})
 	env.RegisterActivityWithOptions(f.StorePlan, activity.RegisterOptions{Name: contract.StorePlanName})
 	env.RegisterWorkflow(ShardWorkflow)
+	env.RegisterWorkflow(HookDeliveryWorkflow)
+	env.RegisterActivityWithOptions(f.DeliverHooks, activity.RegisterOptions{Name: contract.DeliverHooksName})
 }
 
 func (f *fakeActivities) Prepare(ctx context.Context, in contract.PrepareInput) (*contract.PreparedPlan, error) {
@@ -276,6 +279,14 @@ func (f *fakeActivities) StorePlan(ctx context.Context, in contract.StorePlanInp
 	defer f.mu.Unlock()
 	f.plans = append(f.plans, in)
 	return nil
+}
+
+// DeliverHooks records the events an execution sends its stack's hooks.
+func (f *fakeActivities) DeliverHooks(ctx context.Context, in contract.DeliverHooksInput) (*contract.DeliverHooksResult, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.hookEvents = append(f.hookEvents, in.Event)
+	return &contract.DeliverHooksResult{Failed: []string{}}, nil
 }
 
 func sameSet(a, b []string) bool {

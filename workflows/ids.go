@@ -3,9 +3,13 @@ package workflows
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
+
+	"github.com/cairn-io/cairn/contract"
+	"github.com/cairn-io/cairn/model"
 )
 
 // Workflow ids. An apply or destroy of a stack holds the id
@@ -50,6 +54,8 @@ func IsExecutionWorkflowID(workflowType, id string) bool {
 		return len(id) > len(dryRunIDPrefix) && strings.HasPrefix(id, dryRunIDPrefix) && hasNonce(id)
 	case "GraphExecutionWorkflow":
 		return len(id) > len(graphIDPrefix) && strings.HasPrefix(id, graphIDPrefix)
+	case "DriftCheckWorkflow":
+		return len(id) > len(contract.DriftIDPrefix) && strings.HasPrefix(id, contract.DriftIDPrefix)
 	}
 	return false
 }
@@ -101,11 +107,67 @@ func checkDryRun(ctx workflow.Context, s Settings, stackID string) error {
 	if stackID == "" {
 		return untrusted("no stack id in the input")
 	}
-	prefix := dryRunIDPrefix + stackID
-	if !strings.HasPrefix(id, prefix) || len(id) != len(prefix)+37 || !hasNonce(id) {
-		return untrusted("workflow id %q is not the id of a dry-run of stack %s (%s-<uuid>)", id, stackID, prefix)
+	if !isDryRunID(stackID, id) {
+		return untrusted("workflow id %q is not the id of a dry-run of stack %s (%s-<uuid>)", id, stackID, dryRunIDPrefix+stackID)
 	}
 	return checkSettings(ctx, s)
+}
+
+// isDryRunID reports whether id is one the starter gives stackID's
+// dry-runs.
+func isDryRunID(stackID, id string) bool {
+	prefix := dryRunIDPrefix + stackID
+	return strings.HasPrefix(id, prefix) && len(id) == len(prefix)+37 && hasNonce(id)
+}
+
+// isDriftCheckID reports whether id is one stackID's drift schedule gives
+// its checks: contract.DriftScheduleID, "-" and an RFC 3339 time.
+func isDriftCheckID(stackID, id string) bool {
+	prefix := contract.DriftScheduleID(stackID) + "-"
+	if !strings.HasPrefix(id, prefix) {
+		return false
+	}
+	_, err := time.Parse(time.RFC3339, id[len(prefix):])
+	return err == nil
+}
+
+// checkHookDelivery refuses a delivery of ev that is not the child of an
+// execution of ev's stack (Temporal, not the input, names the parent) under
+// the id HookDeliveryWorkflowID, or whose event names another execution.
+func checkHookDelivery(ctx workflow.Context, ev model.HookEvent) error {
+	info := workflow.GetInfo(ctx)
+	if ev.StackID == "" {
+		return untrusted("no stack id in the event")
+	}
+	parent := info.ParentWorkflowExecution
+	if parent == nil {
+		return untrusted("a hook delivery runs only as the child of an execution of its stack")
+	}
+	if p := parent.ID; p != StackWorkflowID(ev.StackID) && !isDryRunID(ev.StackID, p) && !isDriftCheckID(ev.StackID, p) {
+		return untrusted("parent %q is not an execution of stack %s", p, ev.StackID)
+	}
+	// An execution's id is its workflow id, with its first run's id
+	// unless its settings say the workflow id alone.
+	if ev.ExecutionID != parent.ID && !strings.HasPrefix(ev.ExecutionID, parent.ID+".") {
+		return untrusted("event of execution %q sent by %q", ev.ExecutionID, parent.ID)
+	}
+	if want := HookDeliveryWorkflowID(ev); info.WorkflowExecution.ID != want {
+		return untrusted("workflow id %q is not %q", info.WorkflowExecution.ID, want)
+	}
+	return nil
+}
+
+// checkDriftRun refuses a drift check of stackID whose workflow id is not
+// one its stack's schedule gives its checks (isDriftCheckID).
+func checkDriftRun(ctx workflow.Context, stackID string) error {
+	id := workflow.GetInfo(ctx).WorkflowExecution.ID
+	if stackID == "" {
+		return untrusted("no stack id in the input")
+	}
+	if !isDriftCheckID(stackID, id) {
+		return untrusted("workflow id %q is not the id of a drift check of stack %s (%s-<time>)", id, stackID, contract.DriftScheduleID(stackID))
+	}
+	return nil
 }
 
 // checkGraphRun refuses a graph execution whose workflow id is not its

@@ -59,6 +59,8 @@ func TestRollbackRecordsRecreatedObjects(t *testing.T) {
 			env.RegisterActivityWithOptions(f.ApplyStep, activity.RegisterOptions{Name: contract.ApplyStepName})
 			env.RegisterActivityWithOptions(recreating{f}.Compensate, activity.RegisterOptions{Name: contract.CompensateName})
 			env.RegisterActivityWithOptions(f.WriteStackRecord, activity.RegisterOptions{Name: contract.WriteStackRecordName})
+			env.RegisterWorkflow(HookDeliveryWorkflow)
+			env.RegisterActivityWithOptions(f.DeliverHooks, activity.RegisterOptions{Name: contract.DeliverHooksName})
 			env.ExecuteWorkflow(ApplyWorkflow, applyInput(model.OnFailureRollback, 1))
 			err := env.GetWorkflowError()
 			if r := reportOf(t, err); !r.RolledBack {

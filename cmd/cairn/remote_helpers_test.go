@@ -102,7 +102,7 @@ func newAPIServer(t *testing.T, o apiServerOptions) *apiServer {
 		if err := st.EnsureSearchAttributes(ctx); err != nil {
 			t.Fatal(err)
 		}
-		deps.Executions = st
+		deps.Executions, deps.Drift = st, st
 	}
 	e, err := api.New(cfg, deps)
 	if err != nil {

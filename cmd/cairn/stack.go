@@ -15,7 +15,7 @@ func newStackCmd(a *app) *cobra.Command {
 		Use:   "stack",
 		Short: "Create, list, show and delete stacks (the record of what a package created)",
 	}
-	cmd.AddCommand(newStackCreateCmd(a), newStackListCmd(a), newStackShowCmd(a), newStackDeleteCmd(a))
+	cmd.AddCommand(newStackCreateCmd(a), newStackListCmd(a), newStackShowCmd(a), newStackDeleteCmd(a), newStackDriftCmd(a))
 	return cmd
 }
 
@@ -95,7 +95,14 @@ func newStackShowCmd(a *app) *cobra.Command {
 		if err != nil {
 			return apiFailure(a, err, nil)
 		}
-		return r.print(st, func(w io.Writer) error { return stackDetails(w, st) })
+		drift := stackDrift(cmd.Context(), c, st.ID)
+		return r.print(st, func(w io.Writer) error {
+			if err := stackDetails(w, st); err != nil || drift == nil {
+				return err
+			}
+			fmt.Fprintln(w)
+			return driftDetails(w, drift)
+		})
 	}
 	return cmd
 }

@@ -55,6 +55,7 @@ var Vars = []Var{
 	{"CAIRN_FILES_DIR", "files-dir", "", "directory copy_files tasks read their sources from on the control plane (empty: copy_files refused)"},
 	{"CAIRN_FILES_LIMIT", "files-limit", "4MiB", "most bytes one copy_files step may read on the control plane, all its files together"},
 	{"CAIRN_PLUGS_DIR", "plugs-dir", "", "directory of the plugs external programs ask for, one subdirectory each (empty: a required plug is refused)"},
+	{"CAIRN_HOOKS_ALLOW_PRIVATE", "hooks-allow-private", "false", "true lets webhooks reach loopback, private and link-local addresses (refused by default, checked on the address dialled)"},
 	{"CAIRN_REBOOT_COMMAND", "reboot-command", "shutdown -r now", "agent: the command a reboot task runs (sh -c) before it waits for the agent to come back"},
 	{"CAIRN_HOOK_MOVE_TO_BOOTSTRAP", "hook-move-to-bootstrap", "", "command (sh -c, on the control plane) run for each node of a move_to_bootstrap task"},
 	{"CAIRN_HOOK_ERASE_NODE", "hook-erase-node", "", "command (sh -c, on the control plane) run for each node of an erase_node task"},
@@ -110,6 +111,8 @@ type Config struct {
 	// FilesDir confines copy_files sources; FilesLimit bounds one step's.
 	FilesDir   string
 	FilesLimit int64
+	// HooksAllowPrivate lets webhooks reach private addresses.
+	HooksAllowPrivate bool
 	// RebootCommand is what an agent's reboot task runs.
 	RebootCommand string
 	// PlugsDir holds the plugs external programs ask for (PlugsDir/NAME).
@@ -208,6 +211,9 @@ func Load(vals map[string]string) (*Config, error) {
 	}
 	if c.WorkerDrain, err = time.ParseDuration(vals["CAIRN_WORKER_DRAIN"]); err != nil || c.WorkerDrain <= 0 {
 		return nil, fmt.Errorf("CAIRN_WORKER_DRAIN: want a positive duration such as 10s, got %q", vals["CAIRN_WORKER_DRAIN"])
+	}
+	if c.HooksAllowPrivate, err = strconv.ParseBool(vals["CAIRN_HOOKS_ALLOW_PRIVATE"]); err != nil {
+		return nil, fmt.Errorf("CAIRN_HOOKS_ALLOW_PRIVATE: want true or false, got %q", vals["CAIRN_HOOKS_ALLOW_PRIVATE"])
 	}
 	if c.CodecBodyLimit, err = ParseSize(vals["CAIRN_CODEC_BODY_LIMIT"]); err != nil {
 		return nil, fmt.Errorf("CAIRN_CODEC_BODY_LIMIT: %w", err)

@@ -7,7 +7,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 )
 
-// Keys of Cairn's search attributes. All are keywords.
+// Keys of Cairn's search attributes: keywords, and Drift, a bool.
 var (
 	Kind      = temporal.NewSearchAttributeKeyKeyword("CairnKind")      // apply, dry-run, graph, destroy
 	Stack     = temporal.NewSearchAttributeKeyKeyword("CairnStack")     // stack id
@@ -17,6 +17,9 @@ var (
 	// Approval is where a plan awaiting approval stands (awaiting,
 	// approved, rejected, expired, stale); absent on other executions.
 	Approval = temporal.NewSearchAttributeKeyKeyword("CairnApproval")
+	// Drift marks a drift check that found the stack drifted (false when
+	// it found none), so `CairnDrift = true` lists drifted stacks.
+	Drift = temporal.NewSearchAttributeKeyBool("CairnDrift")
 )
 
 // All lists every key with its type, for registration.
@@ -28,6 +31,7 @@ func All() map[string]enums.IndexedValueType {
 		GraphType.GetName(): enums.INDEXED_VALUE_TYPE_KEYWORD,
 		RetryOf.GetName():   enums.INDEXED_VALUE_TYPE_KEYWORD,
 		Approval.GetName():  enums.INDEXED_VALUE_TYPE_KEYWORD,
+		Drift.GetName():     enums.INDEXED_VALUE_TYPE_BOOL,
 	}
 }
 
@@ -35,8 +39,12 @@ func All() map[string]enums.IndexedValueType {
 // (`temporal server start-dev --search-attribute NAME=Keyword`).
 func DevServerArgs() []string {
 	var args []string
-	for name := range All() {
-		args = append(args, "--search-attribute", name+"=Keyword")
+	for name, typ := range All() {
+		t := "Keyword"
+		if typ == enums.INDEXED_VALUE_TYPE_BOOL {
+			t = "Bool"
+		}
+		args = append(args, "--search-attribute", name+"="+t)
 	}
 	return args
 }

@@ -1,0 +1,76 @@
+package activities
+
+import (
+	"fmt"
+	"net"
+	"net/http"
+	"net/netip"
+	"syscall"
+	"time"
+)
+
+// sharedAddressSpace is 100.64.0.0/10 (RFC 6598, carrier-grade NAT), not
+// routed on the internet either.
+var sharedAddressSpace = netip.MustParsePrefix("100.64.0.0/10")
+
+// privateHookAddr says why a webhook may not be delivered to ip by
+// default ("" when it may): loopback, private, link-local (cloud metadata
+// services among them), unspecified, multicast and shared addresses reach
+// the control plane's own network, not a receiver on the internet.
+func privateHookAddr(ip netip.Addr) string {
+	ip = ip.Unmap()
+	switch {
+	case ip.IsLoopback():
+		return "a loopback address"
+	case ip.IsPrivate():
+		return "a private address"
+	case ip.IsLinkLocalUnicast(), ip.IsLinkLocalMulticast():
+		return "a link-local address"
+	case ip.IsUnspecified():
+		return "an unspecified address"
+	case ip.IsMulticast(), ip.IsInterfaceLocalMulticast():
+		return "a multicast address"
+	case sharedAddressSpace.Contains(ip):
+		return "a shared (carrier-grade NAT) address"
+	}
+	return ""
+}
+
+// hookDialControl refuses a connection to a private address (see
+// privateHookAddr). It runs on the address being dialled, after name
+// resolution, so a name that resolves to such an address (DNS rebinding
+// included) is refused just like the literal address.
+func hookDialControl(network, address string, _ syscall.RawConn) error {
+	ap, err := netip.ParseAddrPort(address)
+	if err != nil {
+		return fmt.Errorf("webhook address %q: %w", address, err)
+	}
+	if why := privateHookAddr(ap.Addr()); why != "" {
+		return fmt.Errorf("%w: %s is %s (set CAIRN_HOOKS_ALLOW_PRIVATE=true to allow it)", errHookAddress, ap.Addr(), why)
+	}
+	return nil
+}
+
+// newHookClient is the HTTP client of deliveries: no proxy (the address
+// checked is the receiver's), no redirects, a bound on each attempt, and
+// unless allowPrivate no connection to a private address.
+func newHookClient(allowPrivate bool) *http.Client {
+	d := &net.Dialer{Timeout: hookTimeout, KeepAlive: 30 * time.Second}
+	if !allowPrivate {
+		d.Control = hookDialControl
+	}
+	t := &http.Transport{
+		Proxy:                 nil,
+		DialContext:           d.DialContext,
+		ForceAttemptHTTP2:     true,
+		MaxIdleConns:          20,
+		IdleConnTimeout:       90 * time.Second,
+		TLSHandshakeTimeout:   hookTimeout,
+		ExpectContinueTimeout: time.Second,
+	}
+	return &http.Client{
+		Transport:     t,
+		Timeout:       hookTimeout,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}
+}

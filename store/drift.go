@@ -1,0 +1,125 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/cairn-io/cairn/model"
+)
+
+// DriftRecord is what the store keeps of a stack's drift checks: whether a
+// drift is repaired, and the last check. The schedule itself lives in
+// Temporal.
+type DriftRecord struct {
+	Repair bool
+	// LastCheck is the JSON of the last model.DriftCheck (nil before the
+	// first); a sealing store keeps it sealed, as its diffs may show what
+	// a resource holds.
+	LastCheck []byte
+}
+
+// Check decodes the last check; nil before the first.
+func (r *DriftRecord) Check() (*model.DriftCheck, error) {
+	if len(r.LastCheck) == 0 {
+		return nil, nil
+	}
+	var c model.DriftCheck
+	if err := json.Unmarshal(r.LastCheck, &c); err != nil {
+		return nil, fmt.Errorf("last drift check: %w", err)
+	}
+	return &c, nil
+}
+
+// SaveDriftCheck replaces the stack's last drift check (ErrNotFound when
+// the stack has no drift record: its schedule was deleted meanwhile). One
+// write.
+func SaveDriftCheck(ctx context.Context, s Store, stackID string, check model.DriftCheck) error {
+	raw, err := json.Marshal(check)
+	if err != nil {
+		return fmt.Errorf("put drift check of stack %q: %w", stackID, err)
+	}
+	return s.PutDriftCheck(ctx, stackID, raw)
+}
+
+// PutDriftSettings records whether the stack's drift checks repair what
+// they find, creating the stack's drift record (ErrNotFound without the
+// stack). The last check stays. One write.
+func (s *sqlStore) PutDriftSettings(ctx context.Context, stackID string, repair bool) error {
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		if ok, err := exists(ctx, tx, "stacks", stackID); err != nil {
+			return err
+		} else if !ok {
+			return fmt.Errorf("stack %q: %w", stackID, ErrNotFound)
+		}
+		_, err := tx.ExecContext(ctx, `INSERT INTO stack_drift (stack_id, repair, updated_at) VALUES ($1, $2, $3)
+			ON CONFLICT (stack_id) DO UPDATE SET repair = excluded.repair, updated_at = excluded.updated_at`,
+			stackID, boolInt(repair), s.d.timeArg(now()))
+		return err
+	})
+	if err != nil && !errors.Is(err, ErrNotFound) {
+		return fmt.Errorf("put drift settings of stack %q: %w", stackID, err)
+	}
+	return err
+}
+
+// GetDrift returns the stack's drift record (ErrNotFound when it has none).
+func (s *sqlStore) GetDrift(ctx context.Context, stackID string) (*DriftRecord, error) {
+	var repair int
+	var last []byte
+	err := s.r.QueryRowContext(ctx, `SELECT repair, last_check FROM stack_drift WHERE stack_id = $1`, stackID).Scan(&repair, &last)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("drift of stack %q: %w", stackID, ErrNotFound)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("get drift of stack %q: %w", stackID, err)
+	}
+	return &DriftRecord{Repair: repair != 0, LastCheck: last}, nil
+}
+
+// PutDriftCheck replaces the stack's last drift check, as given (see
+// SaveDriftCheck).
+func (s *sqlStore) PutDriftCheck(ctx context.Context, stackID string, check []byte) error {
+	res, err := s.w.ExecContext(ctx, `UPDATE stack_drift SET last_check = $2, updated_at = $3 WHERE stack_id = $1`,
+		stackID, check, s.d.timeArg(now()))
+	if err != nil {
+		return fmt.Errorf("put drift check of stack %q: %w", stackID, err)
+	}
+	if n, err := affected(res); err != nil {
+		return fmt.Errorf("put drift check of stack %q: %w", stackID, err)
+	} else if n == 0 {
+		return fmt.Errorf("drift of stack %q: %w", stackID, ErrNotFound)
+	}
+	return nil
+}
+
+// DeleteDrift drops the stack's drift record; none is fine.
+func (s *sqlStore) DeleteDrift(ctx context.Context, stackID string) error {
+	if _, err := s.w.ExecContext(ctx, `DELETE FROM stack_drift WHERE stack_id = $1`, stackID); err != nil {
+		return fmt.Errorf("delete drift of stack %q: %w", stackID, err)
+	}
+	return nil
+}
+
+// StackLastExecution returns the execution that last wrote the stack's
+// record ("" before the first; ErrNotFound without the stack). One read.
+func (s *sqlStore) StackLastExecution(ctx context.Context, stackID string) (string, error) {
+	var id string
+	err := s.r.QueryRowContext(ctx, `SELECT last_exec_id FROM stacks WHERE id = $1`, stackID).Scan(&id)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", fmt.Errorf("stack %q: %w", stackID, ErrNotFound)
+	}
+	if err != nil {
+		return "", fmt.Errorf("get the last execution of stack %q: %w", stackID, err)
+	}
+	return id, nil
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
