@@ -68,6 +68,22 @@ func CheckHookURL(raw string) error {
 // errHookAddress marks a delivery refused for its receiver's address.
 var errHookAddress = errors.New("webhook address refused")
 
+// WantsHooks says whether any of the stack's hooks wants the event: one
+// store read, run as a local activity so an execution of a stack without
+// hooks starts no delivery at all.
+func (a *Activities) WantsHooks(ctx context.Context, in contract.DeliverHooksInput) (bool, error) {
+	hooks, err := store.Hooks(ctx, a.d.Store, in.Event.StackID)
+	if err != nil {
+		return false, err
+	}
+	for _, h := range hooks {
+		if h.Wants(in.Event.Type, in.DryRun) {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
 // DeliverHooks sends an event to each of the stack's hooks that wants it,
 // all at once, each tried once, and names those that failed for the
 // caller to retry one by one (DeliverHook). Hooks and secrets are read

@@ -90,6 +90,33 @@ func TestDeliverHooksRefusesLoopbackUnlessAllowed(t *testing.T) {
 	})
 }
 
+func TestWantsHooks(t *testing.T) {
+	ctx := context.Background()
+	events := []string{model.EventExecutionFailed}
+	acts, stackID := hookActs(t, true, []model.Hook{{ID: "h", URL: "https://example.invalid/h", Events: events}})
+	failed := model.HookEvent{Type: model.EventExecutionFailed, StackID: stackID}
+	completed := model.HookEvent{Type: model.EventExecutionCompleted, StackID: stackID}
+	for _, tc := range []struct {
+		name string
+		in   contract.DeliverHooksInput
+		want bool
+	}{
+		{"an event a hook asks for", contract.DeliverHooksInput{Event: failed}, true},
+		{"an event no hook asks for", contract.DeliverHooksInput{Event: completed}, false},
+		{"a dry-run's, no hook asking for dry-runs", contract.DeliverHooksInput{Event: failed, DryRun: true}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := acts.WantsHooks(ctx, tc.in)
+			require.NoError(t, err)
+			assert.Equal(t, tc.want, got)
+		})
+	}
+	bare, bareID := hookActs(t, true, nil)
+	got, err := bare.WantsHooks(ctx, contract.DeliverHooksInput{Event: model.HookEvent{Type: model.EventExecutionFailed, StackID: bareID}})
+	require.NoError(t, err)
+	assert.False(t, got, "a stack without hooks")
+}
+
 func TestDeliverHooksDryRunsOption(t *testing.T) {
 	sink := newHookSink(t)
 	events := []string{model.EventExecutionCompleted}

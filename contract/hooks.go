@@ -6,6 +6,7 @@ import "github.com/cairn-io/cairn/model"
 const (
 	DeliverHooksName      = "DeliverHooks"
 	DeliverHookName       = "DeliverHook"
+	WantsHooksName        = "WantsHooks"
 	LoadDriftTargetName   = "LoadDriftTarget"
 	RecordDriftName       = "RecordDrift"
 	RecordDriftRepairName = "RecordDriftRepair"

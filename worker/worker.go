@@ -243,6 +243,7 @@ func RegisterActivities(r sdkworker.ActivityRegistry, a *activities.Activities, 
 		reg(a.RemoveStack, contract.RemoveStackName)
 		reg(a.CheckPlan, contract.CheckPlanName)
 		reg(a.DeliverHooks, contract.DeliverHooksName)
+		reg(a.WantsHooks, contract.WantsHooksName)
 		reg(a.DeliverHook, contract.DeliverHookName)
 		reg(a.LoadDriftTarget, contract.LoadDriftTargetName)
 		reg(a.RecordDrift, contract.RecordDriftName)

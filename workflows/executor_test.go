@@ -61,7 +61,9 @@ type fakeActivities struct {
 	records     []contract.WriteStackRecordInput
 	plans       []contract.StorePlanInput
 	hookEvents  []model.HookEvent
-	noop        bool
+	// noHooks: no stack has a hook (WantsHooks answers false).
+	noHooks bool
+	noop    bool
 	// unchanged: steps that find nothing to change; refreshIn: each
 	// single-step unit's UnitInput.Refresh as the executor sent it.
 	unchanged map[string]bool
@@ -107,6 +109,7 @@ func (f *fakeActivities) register(env *testsuite.TestWorkflowEnvironment) {
 	env.RegisterWorkflow(ShardWorkflow)
 	env.RegisterWorkflow(HookDeliveryWorkflow)
 	env.RegisterActivityWithOptions(f.DeliverHooks, activity.RegisterOptions{Name: contract.DeliverHooksName})
+	env.RegisterActivityWithOptions(f.WantsHooks, activity.RegisterOptions{Name: contract.WantsHooksName})
 }
 
 func (f *fakeActivities) Prepare(ctx context.Context, in contract.PrepareInput) (*contract.PreparedPlan, error) {
@@ -287,6 +290,14 @@ func (f *fakeActivities) DeliverHooks(ctx context.Context, in contract.DeliverHo
 	defer f.mu.Unlock()
 	f.hookEvents = append(f.hookEvents, in.Event)
 	return &contract.DeliverHooksResult{Failed: []string{}}, nil
+}
+
+// WantsHooks says every stack has a hook that wants every event (so
+// DeliverHooks sees them all), unless noHooks.
+func (f *fakeActivities) WantsHooks(ctx context.Context, in contract.DeliverHooksInput) (bool, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return !f.noHooks, nil
 }
 
 func sameSet(a, b []string) bool {

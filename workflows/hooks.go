@@ -66,19 +66,32 @@ func notifyEnd(ctx workflow.Context, stackID, execID string, kind model.Executio
 // notify hands ev to a HookDeliveryWorkflow child that the execution
 // abandons: the execution waits only for the child to start (so the
 // delivery outlives it), never for the deliveries, which retry durably on
-// their own. Nothing here fails the execution. It runs on a disconnected
-// context, so a cancelled execution still reports its end.
+// their own. A local activity asks first whether any hook wants the event
+// (about a millisecond), so a stack without hooks starts no child; when
+// it cannot tell, the child starts and finds out. Nothing here fails the
+// execution. It runs on a disconnected context, so a cancelled execution
+// still reports its end.
 func notify(ctx workflow.Context, ev model.HookEvent, dryRun bool) {
 	dctx, _ := workflow.NewDisconnectedContext(ctx)
 	ev.ID = ev.ExecutionID + "/" + ev.Type
 	ev.At = workflow.Now(ctx).UTC()
+	in := HookDeliveryInput{Event: ev, DryRun: dryRun}
+	lctx := workflow.WithLocalActivityOptions(dctx, workflow.LocalActivityOptions{
+		StartToCloseTimeout: 10 * time.Second,
+		RetryPolicy:         &temporal.RetryPolicy{MaximumAttempts: 3},
+	})
+	var wants bool
+	err := workflow.ExecuteLocalActivity(lctx, contract.WantsHooksName, contract.DeliverHooksInput{Event: ev, DryRun: dryRun}).Get(dctx, &wants)
+	if err == nil && !wants {
+		return
+	}
 	cctx := workflow.WithChildOptions(dctx, workflow.ChildWorkflowOptions{
 		WorkflowID:        HookDeliveryWorkflowID(ev),
 		TaskQueue:         workflow.GetInfo(ctx).TaskQueueName,
 		ParentClosePolicy: enumspb.PARENT_CLOSE_POLICY_ABANDON,
 		StaticSummary:     "send " + ev.Type + " of " + ev.ExecutionID + " to the hooks of stack " + ev.StackID,
 	})
-	f := workflow.ExecuteChildWorkflow(cctx, HookDeliveryWorkflow, HookDeliveryInput{Event: ev, DryRun: dryRun})
+	f := workflow.ExecuteChildWorkflow(cctx, HookDeliveryWorkflow, in)
 	if err := f.GetChildWorkflowExecution().Get(dctx, nil); err != nil {
 		workflow.GetLogger(ctx).Warn("hooks not notified", "stack", ev.StackID, "event", ev.Type, "error", err)
 	}

@@ -5,6 +5,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/converter"
+	"go.temporal.io/sdk/workflow"
 
 	"github.com/cairn-io/cairn/model"
 )
@@ -38,6 +40,22 @@ func TestExecutionsSendTheirEndToTheStacksHooks(t *testing.T) {
 			assert.Equal(t, "stack-s1/"+tc.typ, ev.ID)
 		})
 	}
+}
+
+func TestExecutionsOfStacksWithoutHooksStartNoDelivery(t *testing.T) {
+	f := newFake(unit(0, "exec/a"))
+	f.noHooks = true
+	env := newEnv(t, f)
+	started := 0
+	env.SetOnChildWorkflowStartedListener(func(info *workflow.Info, _ workflow.Context, _ converter.EncodedValues) {
+		if info.WorkflowType.Name == "HookDeliveryWorkflow" {
+			started++
+		}
+	})
+	env.ExecuteWorkflow(ApplyWorkflow, applyInput(model.OnFailureStop, 1))
+	require.NoError(t, env.GetWorkflowError())
+	assert.Zero(t, started, "a delivery child started for a stack without hooks")
+	assert.Empty(t, f.hookEvents)
 }
 
 func TestHookDeliveryRefusesAStartWithoutParent(t *testing.T) {

@@ -61,6 +61,7 @@ func TestRollbackRecordsRecreatedObjects(t *testing.T) {
 			env.RegisterActivityWithOptions(f.WriteStackRecord, activity.RegisterOptions{Name: contract.WriteStackRecordName})
 			env.RegisterWorkflow(HookDeliveryWorkflow)
 			env.RegisterActivityWithOptions(f.DeliverHooks, activity.RegisterOptions{Name: contract.DeliverHooksName})
+			env.RegisterActivityWithOptions(f.WantsHooks, activity.RegisterOptions{Name: contract.WantsHooksName})
 			env.ExecuteWorkflow(ApplyWorkflow, applyInput(model.OnFailureRollback, 1))
 			err := env.GetWorkflowError()
 			if r := reportOf(t, err); !r.RolledBack {
