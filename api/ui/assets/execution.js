@@ -244,6 +244,12 @@ async function load() {
     } catch (err) {
       if (!(err instanceof ApiError) || err.status !== 404) throw err;
     }
+    if (!nodes.length && !finished(ex)) {
+      // The execution has not prepared its plan yet: look again shortly.
+      say('Waiting for the execution to plan its steps…');
+      setTimeout(load, 1000);
+      return;
+    }
     const known = new Set(nodes.map((n) => n.id));
     for (const st of steps) {
       if (!known.has(st.id)) nodes.push({ id: st.id, kind: st.kind, node: st.node, dependsOn: [] });
