@@ -56,14 +56,15 @@ func (w *sseWriter) event(name string, v any) error {
 }
 
 // executionEvents streams an execution's changes: it polls the progress —
-// every page of it, so a step beyond the first page of a huge execution
-// is followed too — and sends a step event per changed step, status events on status changes, a
-// comment as heartbeat, and a done event when the execution closes. The
-// close is not waited for by polling: a long poll on the workflow's result
-// sends the done event as soon as it closes, so following a short
-// execution costs its own time, not a poll interval. It stops when the
-// client goes away. Cost per poll: a describe, plus a describe and a
-// progress query per further page (about 5,000 steps a page).
+// every page of it, so that the steps beyond the first page of a huge
+// execution are followed too — and sends a step event per changed step,
+// status events on status changes, a comment as heartbeat, and a done
+// event when the execution closes. The close is not waited for by polling:
+// a long poll on the workflow's result sends the done event as soon as it
+// closes, so following a short execution costs its own time, not a poll
+// interval. It stops when the client goes away. Cost per poll: a describe,
+// plus a describe and a progress query per further page (up to 5,000
+// steps or about 1 MiB a page); memory: a small key per step seen.
 func (s *server) executionEvents(c echo.Context) error {
 	id := c.Param("id")
 	ctx := c.Request().Context()
