@@ -317,6 +317,7 @@ func (s *server) register(e *echo.Echo, metrics http.Handler) {
 	e.Add(http.MethodGet, "/v1/executions/:id", s.needExec(s.getExecution))
 	e.Add(http.MethodGet, "/v1/executions/:id/events", s.needExec(s.executionEvents))
 	e.Add(http.MethodGet, "/v1/executions/:id/graph", s.needExec(s.executionGraph))
+	e.Add(http.MethodGet, "/v1/executions/:id/steps", s.needExec(s.executionSteps))
 	e.Add(http.MethodPost, "/v1/executions/:id/cancel", s.needExec(s.cancelExecution))
 	e.Add(http.MethodPost, "/v1/executions/:id/retry", s.needExec(s.retryExecution))
 	e.Add(http.MethodPost, "/v1/executions/:id/decision", s.needExec(s.decideExecution))

@@ -1,24 +1,18 @@
 package api
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
-	"github.com/chromedp/cdproto/cdp"
-	"github.com/chromedp/cdproto/log"
-	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/cairn-io/cairn/client"
-	"github.com/cairn-io/cairn/internal/testenv"
 	"github.com/cairn-io/cairn/model"
 )
 
@@ -44,49 +38,16 @@ func lanesPackage(lanes, length int, failing, flag string) string {
 	return b.String()
 }
 
-// browserErrors collects what the page reports as broken: exceptions and
-// Content-Security-Policy refusals.
-type browserErrors struct {
-	mu   sync.Mutex
-	list []string
-}
-
-func (b *browserErrors) listen(ctx context.Context) {
-	_ = chromedp.Listen(ctx, func(ev any) {
-		b.mu.Lock()
-		defer b.mu.Unlock()
-		switch ev := ev.(type) {
-		case *runtime.EventExceptionThrown:
-			d := ev.ExceptionDetails
-			msg := d.Text
-			if d.Exception != nil {
-				msg += " " + d.Exception.Description
-			}
-			b.list = append(b.list, fmt.Sprintf("exception at %s:%d: %s", d.URL, d.LineNumber, msg))
-		case *log.EventEntryAdded:
-			if strings.Contains(ev.Entry.Text, "Content Security Policy") {
-				b.list = append(b.list, "csp: "+ev.Entry.Text)
-			}
-		}
-	})
-}
-
-func (b *browserErrors) all() []string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return append([]string(nil), b.list...)
-}
-
 // TestE2ELivePage drives the live pages in headless Chromium against a
 // real dev server and a token-configured API: the list (after the token is
 // entered) links to a running 200-step execution; its page draws the
 // graph and follows the events: steps change state without a reload, a
 // step fails and the execution waits; the waiting step's "retry" (once the
 // cause is fixed) lets the execution finish, and the page says completed.
-// With CAIRN_UI_SCREENSHOT=path it saves a screenshot of the waiting
+// A click on a step's box on the graph canvas shows its details. With
+// CAIRN_UI_SCREENSHOT=path it saves a screenshot of the waiting
 // execution there (the README's).
 func TestE2ELivePage(t *testing.T) {
-	chromium := testenv.Program(t, "chromium")
 	h := newCairn(t, cairnOptions{})
 	ctx := ctxTimeout(t, 90*time.Second)
 	root := t.TempDir()
@@ -98,84 +59,59 @@ func TestE2ELivePage(t *testing.T) {
 	ex, err := h.client.Apply(ctx, st.ID, doc, client.ApplyOptions{OnFailure: model.OnFailurePause})
 	require.NoError(t, err)
 
-	alloc, cancelAlloc := chromedp.NewExecAllocator(ctx, append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(chromium), chromedp.NoSandbox, chromedp.WindowSize(1400, 900),
-		chromedp.UserDataDir(t.TempDir()))...)
-	defer cancelAlloc()
-	browser, cancelBrowser := chromedp.NewContext(alloc)
-	defer cancelBrowser()
-	var errs browserErrors
-	errs.listen(browser)
-	_, err = chromedp.Call(browser, log.Enable, cdp.Empty{})
-	require.NoError(t, err)
-	do := func(steps ...chromedp.Action[chromedp.Void]) {
-		t.Helper()
-		stepCtx, cancel := context.WithTimeout(browser, 40*time.Second)
-		defer cancel()
-		if err := chromedp.Do(stepCtx, steps...); err != nil {
-			page, _ := chromedp.Run(browser, chromedp.Evaluate[string](`document.body.innerText`))
-			t.Fatalf("%v; the page shows:\n%s\nbrowser errors: %v", err, page, errs.all())
-		}
-	}
-	text := func(sel string) string {
-		t.Helper()
-		v, err := chromedp.Run(browser, chromedp.Text(chromedp.CSS(sel)))
-		require.NoError(t, err)
-		return v
-	}
-	attr := func(sel, name string) string {
-		t.Helper()
-		v, err := chromedp.Run(browser, chromedp.AttributeValue(chromedp.CSS(sel), name))
-		require.NoError(t, err)
-		return v.Value
-	}
-	visible := func(sel string) chromedp.Action[chromedp.Void] { return chromedp.WaitVisible(chromedp.CSS(sel)) }
-
+	b := newBrowserTab(t, ctx)
 	// The list wants the token; once entered it links to the execution.
-	do(chromedp.Navigate(h.url+"/ui/"), visible(`#message.error`))
-	assert.Contains(t, text(`#message`), "token")
+	b.do(chromedp.Navigate(h.url+"/ui/"), visible(`#message.error`))
+	assert.Contains(t, b.text(`#message`), "token")
 	link := `a[href="/ui/executions/` + ex.ID + `"]`
-	do(chromedp.SendKeys(chromedp.CSS(`#token`), h.token), chromedp.Click(chromedp.CSS(`#token-form button[type=submit]`)),
+	b.do(chromedp.SendKeys(chromedp.CSS(`#token`), h.token), chromedp.Click(chromedp.CSS(`#token-form button[type=submit]`)),
 		visible(link), chromedp.Click(chromedp.CSS(link)), visible(`#graph canvas`))
-	_, err = chromedp.Run(browser, chromedp.Evaluate[int](`window.cairnNoReload = 42`))
+	_, err = chromedp.Run(b.ctx, chromedp.Evaluate[int](`window.cairnNoReload = 42`))
 	require.NoError(t, err)
 
 	// The execution pauses on the failing step; the page shows it without
 	// a reload, with the steps done so far.
-	do(visible(`#status[data-status="waiting"]`), visible(`#waiting button.step-link`))
-	waitingStep := attr(`#waiting button.step-link`, "data-step")
-	counted := attr(`#counts`, "data-succeeded")
+	b.do(visible(`#status[data-status="waiting"]`), visible(`#waiting button.step-link`))
+	waitingStep := b.attr(`#waiting button.step-link`, "data-step")
+	counted := b.attr(`#counts`, "data-succeeded")
 	assert.Contains(t, waitingStep, "s-05-10")
-	temporalLink := attr(`#temporal-link`, "href")
+	temporalLink := b.attr(`#temporal-link`, "href")
 	assert.True(t, strings.HasPrefix(temporalLink, testUIURL+"/namespaces/default/workflows/"), temporalLink)
 
+	// A click on a finished step's box on the canvas shows its details.
+	b.clickBox("s:exec/s-00-00")
+	b.do(chromedp.WaitVisible(chromedp.CSS(`#detail h2.step-id`)))
+	b.poll(`document.querySelector('#detail h2.step-id').textContent === 'exec/s-00-00'`, 5*time.Second)
+	assert.Equal(t, "succeeded", b.text(`#detail dl dd`))
+	assert.Equal(t, []string{"s:exec/s-00-00"}, eval[[]string](b, `window.cairnCy.nodes('.selected').map((n) => n.id())`))
+
 	// A click on the waiting step shows its details and the decisions.
-	do(chromedp.Click(chromedp.CSS(`#waiting button.step-link`)), visible(`#detail button.decision[data-action="retry"]`))
-	assert.Equal(t, waitingStep, text(`#detail h2.step-id`))
-	assert.NotEmpty(t, text(`#detail pre.error-text`))
+	b.do(chromedp.Click(chromedp.CSS(`#waiting button.step-link`)), visible(`#detail button.decision[data-action="retry"]`))
+	assert.Equal(t, waitingStep, b.text(`#detail h2.step-id`))
+	assert.NotEmpty(t, b.text(`#detail pre.error-text`))
 	for _, a := range []string{"skip", "rollback", "abort"} {
-		n, err := chromedp.Run(browser, chromedp.Evaluate[int](
+		n, err := chromedp.Run(b.ctx, chromedp.Evaluate[int](
 			fmt.Sprintf(`document.querySelectorAll('#detail button.decision[data-action=%q]').length`, a)))
 		require.NoError(t, err)
 		assert.Equal(t, 1, n, a)
 	}
 	if shot := os.Getenv("CAIRN_UI_SCREENSHOT"); shot != "" {
-		do(chromedp.Sleep(300 * time.Millisecond))
-		png, err := chromedp.Run(browser, chromedp.CaptureScreenshot())
+		b.do(chromedp.Sleep(300 * time.Millisecond))
+		png, err := chromedp.Run(b.ctx, chromedp.CaptureScreenshot())
 		require.NoError(t, err)
 		require.NoError(t, os.WriteFile(shot, png, 0o644))
 	}
 
 	// Fix the cause, retry from the page, and watch it finish.
 	require.NoError(t, os.WriteFile(flag, nil, 0o644))
-	do(chromedp.Click(chromedp.CSS(`#detail button.decision[data-action="retry"]`)), visible(`#status[data-status="completed"]`))
-	assert.Equal(t, "completed", text(`#status`))
-	noReload, err := chromedp.Run(browser, chromedp.Evaluate[string](`String(window.cairnNoReload)`))
+	b.do(chromedp.Click(chromedp.CSS(`#detail button.decision[data-action="retry"]`)), visible(`#status[data-status="completed"]`))
+	assert.Equal(t, "completed", b.text(`#status`))
+	noReload, err := chromedp.Run(b.ctx, chromedp.Evaluate[string](`String(window.cairnNoReload)`))
 	require.NoError(t, err)
 	assert.Equal(t, "42", noReload, "the page reloaded")
-	_, err = chromedp.Run(browser, chromedp.Poll[bool](`document.getElementById('counts').dataset.succeeded === '200'`,
+	_, err = chromedp.Run(b.ctx, chromedp.Poll[bool](`document.getElementById('counts').dataset.succeeded === '200'`,
 		chromedp.WithPollingTimeout(10*time.Second)))
-	require.NoError(t, err, "succeeded count %s", attr(`#counts`, "data-succeeded"))
+	require.NoError(t, err, "succeeded count %s", b.attr(`#counts`, "data-succeeded"))
 	assert.NotEqual(t, "200", counted, "all steps had succeeded before the retry")
 
 	final, err := h.client.GetExecution(ctx, ex.ID)
@@ -193,5 +129,67 @@ func TestE2ELivePage(t *testing.T) {
 	}
 	assert.Equal(t, []string{"exec/s-03-06"}, deps["exec/s-03-07"])
 	assert.Empty(t, deps["exec/s-03-00"])
-	assert.Empty(t, errs.all())
+	assert.Empty(t, b.errs.all())
+}
+
+// TestE2ELivePageApproval approves plans from their live page, with a
+// named token: a plan the stack moved under is refused and the page names
+// the execution that moved it; a plan that holds is approved with a
+// comment, the page links to the apply it started, and that apply's page
+// shows it finish.
+func TestE2ELivePageApproval(t *testing.T) {
+	h, _ := approvalCairn(t)
+	ctx := ctxTimeout(t, 2*time.Minute)
+	dir := t.TempDir()
+	st, err := h.client.CreateStack(ctx, client.StackInput{Name: "approve-on-page"})
+	require.NoError(t, err)
+	stale := planForApproval(t, h.client, st.ID, filesPackage(dir, "planned\n"), 0)
+	other := h.applyWait(st.ID, filesPackage(dir, "other\n"), client.ApplyOptions{})
+	mustStatus(t, other, model.ExecCompleted)
+
+	b := newBrowserTab(t, ctx)
+	b.do(chromedp.Navigate(h.url+"/ui/executions/"+stale.ID), visible(`#message.error`),
+		chromedp.SendKeys(chromedp.CSS(`#token`), "alice-t0ken-approves"), chromedp.Click(chromedp.CSS(`#token-form button[type=submit]`)),
+		visible(`#approval #approve`))
+	assert.Equal(t, "create 3", b.text(`#approval-summary`))
+	plan := b.text(`#approval .plan-steps`)
+	assert.Contains(t, plan, "file/motd")
+	assert.Contains(t, plan, "content\t\t{sha256}", "the plan shows each step's diff, contents redacted")
+	assert.Contains(t, plan, filepath.Join(dir, "app", "motd"))
+	assert.Equal(t, 3, eval[int](b, `document.querySelectorAll('#approval .plan-step').length`))
+
+	// The stack moved: the approval is refused, naming what moved.
+	b.do(chromedp.Click(chromedp.CSS(`#approve`)), visible(`#approval-result .error`))
+	assert.Contains(t, b.text(`#approval-result .error`), other.ID)
+	assert.Contains(t, eval[string](b, `document.querySelector('#approval-result').innerHTML`), other.ID)
+	assert.Contains(t, eval[string](b, `document.querySelector('#approval-result ul.moved').textContent`), other.ID)
+	mustStatus(t, awaitClosed(t, h.client, stale.ID), model.ExecRejected)
+	motd, err := os.ReadFile(filepath.Join(dir, "app", "motd"))
+	require.NoError(t, err)
+	assert.Equal(t, "other\n", string(motd), "a refused approval changed a file")
+
+	// A plan that holds: approved with a comment, its apply followed.
+	fresh := planForApproval(t, h.client, st.ID, filesPackage(dir, "v2\n"), 0)
+	b.do(chromedp.Navigate(h.url+"/ui/executions/"+fresh.ID), visible(`#approval #approve`))
+	assert.Equal(t, "update 1 · noop 2", b.text(`#approval-summary`))
+	assert.Contains(t, b.text(`#approval .plan-steps`), "update file/motd\nPath\tOld\tNew\ncontent\t{sha256}")
+	assert.NotContains(t, b.text(`#approval .plan-steps`), "file/conf", "unchanged steps are not listed")
+	b.do(chromedp.SendKeys(chromedp.CSS(`#approval-comment`), "ship <b>it</b>"), chromedp.Click(chromedp.CSS(`#approve`)),
+		visible(`#approval a.apply-link`))
+	applyID := b.text(`#approval a.apply-link`)
+	assert.True(t, strings.HasPrefix(applyID, "stack-"+st.ID+"."), applyID)
+	assert.Contains(t, b.text(`#approval`), "alice")
+	assert.Contains(t, b.text(`#approval`), "ship <b>it</b>", "the comment is shown as text")
+	b.do(chromedp.Click(chromedp.CSS(`#approval a.apply-link`)), visible(`#status[data-status="completed"]`))
+	assert.Contains(t, b.text(`#exec-id`), applyID)
+	b.poll(`document.getElementById('counts').dataset.succeeded === '3'`, 10*time.Second)
+	motd, err = os.ReadFile(filepath.Join(dir, "app", "motd"))
+	require.NoError(t, err)
+	assert.Equal(t, "v2\n", string(motd))
+
+	// Back on the plan's page: approved by alice, linked to the apply.
+	b.do(chromedp.Navigate(h.url+"/ui/executions/"+fresh.ID), visible(`#approval a.apply-link`))
+	assert.Contains(t, b.text(`#approval .approval-status`), "approved")
+	assert.Equal(t, applyID, b.text(`#approval a.apply-link`))
+	assert.Empty(t, b.errs.all())
 }

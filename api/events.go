@@ -3,6 +3,7 @@ package api
 import (
 	"encoding/json"
 	"fmt"
+	"hash/maphash"
 	"net/http"
 	"slices"
 	"time"
@@ -20,12 +21,13 @@ const (
 	EventDone   = "done"   // the final execution; the stream ends
 )
 
-// stepKey is what makes a step event worth sending.
+// stepKey is what makes a step event worth sending; the error is kept as
+// a hash, so what the stream remembers per step stays small.
 type stepKey struct {
 	status   model.Status
 	action   model.Action
 	attempts int
-	err      string
+	err      uint64
 }
 
 // sseWriter writes server-sent events, keeping the write deadline ahead.
@@ -53,13 +55,16 @@ func (w *sseWriter) event(name string, v any) error {
 	return w.write(fmt.Sprintf("id: %d\nevent: %s\ndata: %s\n\n", w.seq, name, data))
 }
 
-// executionEvents streams an execution's changes: it polls the progress and
-// sends a step event per changed step, status events on status changes, a
-// comment as heartbeat, and a done event when the execution closes. The
-// close is not waited for by polling: a long poll on the workflow's result
-// sends the done event as soon as it closes, so following a short
-// execution costs its own time, not a poll interval. It stops when the
-// client goes away.
+// executionEvents streams an execution's changes: it polls the progress —
+// every page of it, so that the steps beyond the first page of a huge
+// execution are followed too — and sends a step event per changed step,
+// status events on status changes, a comment as heartbeat, and a done
+// event when the execution closes. The close is not waited for by polling:
+// a long poll on the workflow's result sends the done event as soon as it
+// closes, so following a short execution costs its own time, not a poll
+// interval. It stops when the client goes away. Cost per poll: a describe,
+// plus a describe and a progress query per further page (up to 5,000
+// steps or about 1 MiB a page); memory: a small key per step seen.
 func (s *server) executionEvents(c echo.Context) error {
 	id := c.Param("id")
 	ctx := c.Request().Context()
@@ -78,7 +83,23 @@ func (s *server) executionEvents(c echo.Context) error {
 	w := &sseWriter{c: c, rc: http.NewResponseController(c.Response()), ahead: 2*s.cfg.EventsHeartbeat + 10*time.Second}
 
 	seen := map[string]stepKey{}
+	seed := maphash.MakeSeed()
 	var lastStatus model.ExecutionStatus
+	var gone error // a failed write: the client left
+	send := func(steps []model.StepProgress) error {
+		for _, st := range steps {
+			k := stepKey{st.Status, st.Action, st.Attempts, maphash.String(seed, st.Error)}
+			if old, ok := seen[st.ID]; ok && old == k {
+				continue
+			}
+			seen[st.ID] = k
+			if err := w.event(EventStep, st); err != nil {
+				gone = err
+				return err
+			}
+		}
+		return nil
+	}
 	emit := func(ex *Execution) error {
 		s.present(ex)
 		if ex.Status != lastStatus {
@@ -87,14 +108,16 @@ func (s *server) executionEvents(c echo.Context) error {
 				return err
 			}
 		}
-		for _, st := range ex.Steps {
-			k := stepKey{st.Status, st.Action, st.Attempts, st.Error}
-			if old, ok := seen[st.ID]; ok && old == k {
-				continue
-			}
-			seen[st.ID] = k
-			if err := w.event(EventStep, st); err != nil {
-				return err
+		if err := send(ex.Steps); err != nil {
+			return err
+		}
+		if p := ex.Progress; p != nil && p.Entries > len(ex.Steps) {
+			if err := s.laterSteps(ctx, id, len(ex.Steps), p.Entries, send); err != nil {
+				if gone != nil || ctx.Err() != nil {
+					return err
+				}
+				// The next poll reads the pages again.
+				requestLogger(c, s.log).Warn("events: progress page failed", "execution", id, "error", err)
 			}
 		}
 		if ex.Finished() {

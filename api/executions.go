@@ -48,12 +48,15 @@ type Execution struct {
 	failures []model.StepError
 }
 
-// Progress counts an execution's steps.
+// Progress counts an execution's steps. Entries counts the step states
+// there are in all: an execution shows the first page of them in Steps,
+// GET /v1/executions/{id}/steps pages through the rest.
 type Progress struct {
 	Total   int      `json:"total"`
 	Done    int      `json:"done"`
 	Running int      `json:"running"`
 	Waiting []string `json:"waiting,omitempty"`
+	Entries int      `json:"entries,omitempty"`
 }
 
 // Finished reports whether the execution has closed.

@@ -34,6 +34,9 @@ type Executions interface {
 	Decide(ctx context.Context, id string, req workflows.DecisionRequest) (*workflows.DecisionResult, error)
 	// Graph lists the execution's steps with the steps each waits for.
 	Graph(ctx context.Context, id string) ([]model.StepDeps, error)
+	// Steps answers a page of the execution's step states from offset, at
+	// most limit (0: as many as fit in one answer).
+	Steps(ctx context.Context, id string, offset, limit int) (*workflows.Progress, error)
 	// Approve approves or rejects a plan awaiting approval.
 	Approve(ctx context.Context, id string, req workflows.ApprovalRequest) (*model.Approval, error)
 }
@@ -79,7 +82,7 @@ func fromStarter(e *starter.Execution) *Execution {
 		Awaiting: e.Awaiting, Approval: e.Approval,
 	}
 	if p := e.Progress; p != nil {
-		out.Progress = &Progress{Total: p.Total, Done: p.Done, Running: p.Running, Waiting: p.Waiting}
+		out.Progress = &Progress{Total: p.Total, Done: p.Done, Running: p.Running, Waiting: p.Waiting, Entries: p.Entries}
 	}
 	if e.DryRun != nil {
 		out.failures = e.DryRun.Failures

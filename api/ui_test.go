@@ -27,6 +27,7 @@ func TestUIServesItsShellWithCSP(t *testing.T) {
 		{"/ui/assets/execution.js", "text/javascript; charset=utf-8", "/events"},
 		{"/ui/assets/graph.js", "text/javascript; charset=utf-8", "requestAnimationFrame"},
 		{"/ui/assets/detail.js", "text/javascript; charset=utf-8", "renderDetail"},
+		{"/ui/assets/approval.js", "text/javascript; charset=utf-8", "renderApproval"},
 		{"/ui/assets/list.js", "text/javascript; charset=utf-8", "/v1/executions?"},
 		{"/ui/assets/cytoscape.esm.min.mjs", "text/javascript; charset=utf-8", "export{"},
 		{"/ui/assets/dagre.esm.js", "text/javascript; charset=utf-8", "export{"},
@@ -46,11 +47,12 @@ func TestUIServesItsShellWithCSP(t *testing.T) {
 	}
 
 	// The data the pages show is not open.
-	for _, p := range []string{"/v1/executions", "/v1/executions/x/graph", "/v1/executions/x/events"} {
+	for _, p := range []string{"/v1/executions", "/v1/executions/x/graph", "/v1/executions/x/events", "/v1/executions/x/steps"} {
 		s.do(http.MethodGet, p, nil, "Authorization", "").expect(t, http.StatusUnauthorized)
 	}
-	s.do(http.MethodPost, "/v1/executions/x/decision", map[string]string{"action": "retry"}, "Authorization", "").
-		expect(t, http.StatusUnauthorized)
+	for _, p := range []string{"/v1/executions/x/decision", "/v1/executions/x/approve", "/v1/executions/x/reject"} {
+		s.do(http.MethodPost, p, map[string]string{"action": "retry"}, "Authorization", "").expect(t, http.StatusUnauthorized)
+	}
 }
 
 // TestUIUnknownPathsAre404 checks that nothing but the embedded pages and

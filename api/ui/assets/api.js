@@ -14,11 +14,13 @@ export function setToken(value) {
   else sessionStorage.removeItem(tokenKey);
 }
 
-// ApiError is an answer other than 2xx, with the API's error message.
+// ApiError is an answer other than 2xx, with the API's error message and
+// its body (which may carry more, such as what moved under a plan).
 export class ApiError extends Error {
-  constructor(status, message) {
+  constructor(status, message, body) {
     super(message);
     this.status = status;
+    this.body = body || {};
   }
 }
 
@@ -31,12 +33,13 @@ function headers(extra) {
 
 async function failure(resp) {
   let message = resp.status + ' ' + resp.statusText;
+  let body;
   try {
-    const body = await resp.json();
+    body = await resp.json();
     if (body && body.error && body.error.message) message = body.error.message;
   } catch (_) { /* not the error shape */ }
   if (resp.status === 401) message = 'the API wants a token: ' + message;
-  return new ApiError(resp.status, message);
+  return new ApiError(resp.status, message, body);
 }
 
 // call sends one request to the API and returns its JSON answer.
@@ -47,6 +50,16 @@ export async function call(path, { method = 'GET', body, signal } = {}) {
   const resp = await fetch(path, init);
   if (!resp.ok) throw await failure(resp);
   return resp.json();
+}
+
+// pool runs task(item) for every item, at most limit at a time, and
+// resolves when all are done (rejecting with the first failure).
+export async function pool(items, limit, task) {
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) await task(items[next++]);
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
 }
 
 // stream reads GET path as server-sent events through fetch, so that the

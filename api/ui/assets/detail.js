@@ -15,6 +15,15 @@ function row(label, v) {
   return [el('dt', {}, label), el('dd', {}, String(v))];
 }
 
+// diffTable is a step's changes as a table of path, old and new values
+// (as text).
+export function diffTable(changes) {
+  return el('table', { class: 'diff' },
+    el('thead', {}, el('tr', {}, el('th', {}, 'Path'), el('th', {}, 'Old'), el('th', {}, 'New'))),
+    el('tbody', {}, changes.map((c) => el('tr', {},
+      el('td', {}, c.path), el('td', { class: 'old' }, value(c.old)), el('td', { class: 'new' }, value(c.new))))));
+}
+
 // renderDetail fills box with the step's details. opts: {id, step,
 // dependsOn, decisions (bool), onGo(id), onDecide(action, id)}.
 export function renderDetail(box, opts) {
@@ -41,12 +50,7 @@ export function renderDetail(box, opts) {
     }, a))));
   }
   const changes = st.changes || [];
-  if (changes.length) {
-    parts.push(el('h3', {}, 'Changes'), el('table', { class: 'diff' },
-      el('thead', {}, el('tr', {}, el('th', {}, 'Path'), el('th', {}, 'Old'), el('th', {}, 'New'))),
-      el('tbody', {}, changes.map((c) => el('tr', {},
-        el('td', {}, c.path), el('td', { class: 'old' }, value(c.old)), el('td', { class: 'new' }, value(c.new)))))));
-  }
+  if (changes.length) parts.push(el('h3', {}, 'Changes'), diffTable(changes));
   const deps = opts.dependsOn || [];
   if (deps.length) {
     parts.push(el('h3', {}, 'Depends on'), el('ul', { class: 'deps' }, deps.slice(0, 200).map((d) => el('li', {},

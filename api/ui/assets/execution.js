@@ -1,9 +1,14 @@
-// One execution, live: its steps as a graph coloured by state, followed
-// through GET /v1/executions/{id}/events, a step's details on click, and
-// the decisions the execution waits for.
-import { ApiError, call, el, safeLink, say, stream, tokenForm, when } from './api.js';
+// One execution, live: its steps as a graph coloured by state (every page
+// of them), followed through GET /v1/executions/{id}/events, a step's
+// details on click, the decisions the execution waits for, and a plan's
+// approval.
+//
+// window.cairnCy is the graph's cytoscape instance (read-only; it holds
+// what the page draws, never the token), for tests and the console.
+import { ApiError, call, el, pool, safeLink, say, stream, tokenForm } from './api.js';
 import { StepGraph, states } from './graph.js';
 import { renderDetail } from './detail.js';
+import { movedList, renderApproval, summaryLine } from './approval.js';
 
 const prefix = '/ui/executions/';
 const id = decodeURIComponent(location.pathname.slice(prefix.length));
@@ -15,7 +20,14 @@ const page = {
   graph: null,
   follow: null, // AbortController of the event stream
   selected: '',
+  approval: null, // the answer of this page's approve or reject
+  refusal: null, // its refusal: {error, moved}
+  approvalKey: '',
 };
+
+// Steps beyond the first page come pageSize at a time, fetchers at a time.
+const pageSize = 2000;
+const fetchers = 3;
 
 function finished(ex) {
   return ex && !['running', 'waiting', ''].includes(ex.status || '');
@@ -72,7 +84,35 @@ function renderHeader(ex) {
     ...waiting.map((w) => el('button', { type: 'button', class: 'step-link', dataset: { step: w },
       onclick: () => page.graph.select(w) }, w)));
   if (ex.error) say(ex.error, ex.status !== 'completed');
+  renderApprovalOf(ex);
   showDetail();
+}
+
+// renderApprovalOf draws the approval panel when what it shows changed
+// (so a comment being typed survives other updates).
+function renderApprovalOf(ex) {
+  const a = { ...(page.approval || {}), ...(ex.approval || {}) };
+  if (!a.applyExecutionId && page.approval) a.applyExecutionId = page.approval.applyExecutionId;
+  const shown = { ...ex, approval: ex.approval || page.approval ? a : undefined };
+  const key = JSON.stringify([shown.awaiting || '', a.status || '', a.applyExecutionId || '', a.reason || '', !!ex.plan,
+    !!page.refusal]);
+  if (key === page.approvalKey) return;
+  page.approvalKey = key;
+  renderApproval(document.getElementById('approval'), shown, { onDecide: approve, refusal: page.refusal });
+}
+
+// approve approves or rejects the plan; a refusal carries what moved.
+async function approve(yes, comment) {
+  try {
+    const res = await call(base + (yes ? '/approve' : '/reject'), { method: 'POST', body: comment ? { comment } : {} });
+    page.approval = res;
+    say((yes ? 'approved' : 'rejected') + (res.applyExecutionId ? '; applying as ' + res.applyExecutionId : ''));
+    return { approval: res };
+  } catch (err) {
+    say(err.message, true);
+    page.refusal = { error: err.message, moved: err instanceof ApiError ? movedList(err.body) : [] };
+    return page.refusal;
+  }
 }
 
 function renderCounts(counts) {
@@ -99,7 +139,7 @@ function renderPlanReport(ex) {
     const sum = ex.plan.summary || {};
     plan.hidden = false;
     document.getElementById('plan-body').replaceChildren(
-      el('p', {}, Object.entries(sum).map(([k, v]) => k + ' ' + v).join(' · ')),
+      el('p', {}, summaryLine(sum)),
       planTable(ex.plan.steps || []));
   }
   const report = document.getElementById('report');
@@ -168,35 +208,72 @@ async function follow() {
   }
 }
 
+// allSteps is every step state of the execution: the first page it came
+// with, then the rest through /steps (a page can come back shorter than
+// asked, bounded in bytes: its worker asks again from where it ended).
+async function allSteps(ex) {
+  const first = ex.steps || [];
+  const entries = (ex.progress && ex.progress.entries) || 0;
+  if (entries <= first.length) return first;
+  const ranges = [];
+  for (let o = first.length; o < entries; o += pageSize) ranges.push({ from: o, to: Math.min(o + pageSize, entries), steps: [] });
+  await pool(ranges, fetchers, async (r) => {
+    for (let at = r.from; at < r.to;) {
+      const res = await call(base + '/steps?offset=' + at + '&limit=' + (r.to - at));
+      if (!res.steps.length) break;
+      for (const st of res.steps) r.steps.push(st);
+      at += res.steps.length;
+    }
+  });
+  return first.concat(...ranges.map((r) => r.steps));
+}
+
+// nextFrame resolves after the browser drew a frame.
+function nextFrame() {
+  return new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+}
+
 async function load() {
   say('Loading…');
   try {
     const ex = await call(base);
+    const steps = await allSteps(ex);
     let nodes = [];
     try {
       nodes = (await call(base + '/graph')).steps;
     } catch (err) {
       if (!(err instanceof ApiError) || err.status !== 404) throw err;
     }
+    if (!nodes.length && !finished(ex)) {
+      // The execution has not prepared its plan yet: look again shortly.
+      say('Waiting for the execution to plan its steps…');
+      setTimeout(load, 1000);
+      return;
+    }
     const known = new Set(nodes.map((n) => n.id));
-    for (const st of ex.steps || []) {
+    for (const st of steps) {
       if (!known.has(st.id)) nodes.push({ id: st.id, kind: st.kind, node: st.node, dependsOn: [] });
     }
-    const status = new Map((ex.steps || []).map((s) => [s.id, s.status]));
+    const status = new Map(steps.map((s) => [s.id, s.status]));
     for (const n of nodes) n.status = status.get(n.id) || 'pending';
     page.graph.setSteps(nodes);
-    page.steps = new Map((ex.steps || []).map((s) => [s.id, s]));
+    page.steps = new Map(steps.map((s) => [s.id, s]));
     const ids = document.getElementById('step-ids');
     ids.replaceChildren(...nodes.slice(0, 5000).map((n) => el('option', { value: n.id })));
     say('');
     takeExecution(ex, false);
     document.getElementById('live').textContent = finished(ex) ? 'finished' : '';
     if (!finished(ex)) follow();
+    await nextFrame();
+    // How long the first full drawing took, from the navigation.
+    const graph = document.getElementById('graph');
+    if (!graph.dataset.renderMs) graph.dataset.renderMs = String(Math.round(performance.now()));
   } catch (err) {
     say(err.message, true);
   }
 }
 
+Object.defineProperty(window, 'cairnCy', { get: () => page.graph.cy });
 page.graph = new StepGraph(document.getElementById('graph'), {
   onSelect: (stepID) => {
     page.selected = stepID;

@@ -170,7 +170,7 @@ export class StepGraph {
       for (const g of touched) {
         const node = cy.getElementById('g:' + g.key);
         node.data('state', groupState(g.counts, g.ids.length));
-        node.data('label', this.groupLabel(g));
+        node.data({ label: this.groupLabel(g), counts: { ...g.counts } });
       }
     });
     this.pending.clear();
@@ -195,7 +195,8 @@ export class StepGraph {
     for (const g of this.groups.values()) {
       if (!g.expanded) {
         nodes.push({ group: 'nodes', classes: 'group',
-          data: { id: 'g:' + g.key, group: g.key, label: this.groupLabel(g), state: groupState(g.counts, g.ids.length) } });
+          data: { id: 'g:' + g.key, group: g.key, label: this.groupLabel(g), state: groupState(g.counts, g.ids.length),
+            size: g.ids.length, counts: { ...g.counts } } });
         continue;
       }
       for (const id of g.ids) {
