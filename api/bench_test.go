@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/cairn-io/cairn/model"
+	"github.com/stretchr/testify/require"
 )
 
 // BenchmarkGetStack measures GET /v1/stacks/{id} over a real loopback
@@ -24,9 +25,7 @@ func BenchmarkGetStack(b *testing.B) {
 	st := openStore(b, sqliteURL(b))
 	ctx := context.Background()
 	stack := &model.Stack{Name: "bench", URLs: []string{}}
-	if err := st.CreateStack(ctx, stack); err != nil {
-		b.Fatal(err)
-	}
+	require.NoError(b, st.CreateStack(ctx, stack))
 	var resources []model.StackResource
 	for i := range 50 {
 		resources = append(resources, model.StackResource{Kind: "file", ID: fmt.Sprintf("/srv/app/f%02d", i), PkgName: fmt.Sprintf("f%02d", i),
@@ -37,13 +36,9 @@ func BenchmarkGetStack(b *testing.B) {
 	}
 	const token = "bench-token"
 	e, err := New(Config{Token: token}, Deps{Store: st})
-	if err != nil {
-		b.Fatal(err)
-	}
+	require.NoError(b, err)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		b.Fatal(err)
-	}
+	require.NoError(b, err)
 	go func() { _ = e.Server.Serve(ln) }()
 	b.Cleanup(func() { _ = e.Server.Close() })
 
@@ -67,9 +62,7 @@ func BenchmarkGetStack(b *testing.B) {
 		}
 		return nil
 	}
-	if err := get(); err != nil {
-		b.Fatal(err)
-	}
+	require.NoError(b, get())
 
 	workers := benchWorkers()
 	b.ResetTimer()
