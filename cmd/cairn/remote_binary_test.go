@@ -6,8 +6,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
 // TestBinaryAgainstServer builds the real binary and runs client verbs as
@@ -15,19 +16,14 @@ import (
 // exit codes from the process.
 func TestBinaryAgainstServer(t *testing.T) {
 	goTool, err := exec.LookPath("go")
-	if err != nil {
-		t.Fatalf("go tool not found: %v", err)
-	}
+	require.NoError(t, err, "go tool not found")
 	bin := filepath.Join(t.TempDir(), "cairn")
-	if out, err := exec.Command(goTool, "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	out, err := exec.Command(goTool, "build", "-o", bin, ".").CombinedOutput()
+	require.NoError(t, err, "go build: %v\n%s", err, out)
 	s := newAPIServer(t, apiServerOptions{temporal: true, token: "bin-token"})
 	s.stack("web")
 	root := s.path("target")
-	if err := os.Mkdir(root, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.Mkdir(root, 0o755))
 	pkg := s.file("site.yaml", sitePackage(root, "hello"))
 
 	tests := []struct {
@@ -57,20 +53,12 @@ func TestBinaryAgainstServer(t *testing.T) {
 			} else if err != nil {
 				t.Fatal(err)
 			}
-			if code != tt.code {
-				t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, tt.code, &stdout, &stderr)
-			}
+			require.Equal(t, tt.code, code, "exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, tt.code, &stdout, &stderr)
 			for _, w := range tt.stdout {
-				if !strings.Contains(stdout.String(), w) {
-					t.Fatalf("stdout lacks %q:\n%s", w, &stdout)
-				}
+				require.Contains(t, stdout.String(), w, "stdout lacks %q:\n%s", w, &stdout)
 			}
-			if !strings.Contains(stderr.String(), tt.stderr) {
-				t.Fatalf("stderr lacks %q:\n%s", tt.stderr, &stderr)
-			}
+			require.Contains(t, stderr.String(), tt.stderr, "stderr lacks %q:\n%s", tt.stderr, &stderr)
 		})
 	}
-	if readFile(t, root+"/site/motd") != "hello" {
-		t.Fatal("the binary's apply did not write the file")
-	}
+	require.Equal(t, "hello", readFile(t, root+"/site/motd"), "the binary's apply did not write the file")
 }
