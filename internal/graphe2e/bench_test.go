@@ -8,6 +8,7 @@ import (
 
 	"github.com/cairn-io/cairn/model"
 	"github.com/cairn-io/cairn/starter"
+	"github.com/stretchr/testify/require"
 )
 
 // benchGraph is 50 tasks in 5 layers of 10 on every node; each task after
@@ -58,9 +59,7 @@ func BenchmarkGraph1000Steps(b *testing.B) {
 			start := time.Now()
 			for range b.N {
 				e := h.run(starter.GraphRun{Force: true})
-				if e.Status != model.ExecCompleted {
-					b.Fatalf("execution %s: %s (%s)", e.ID, e.Status, e.Error)
-				}
+				require.Equal(b, model.ExecCompleted, e.Status, "execution %s: %s (%s)", e.ID, e.Status, e.Error)
 				if e.Progress != nil {
 					steps += e.Progress.Total
 				}
