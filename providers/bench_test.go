@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/cairn-io/cairn/model"
+	"github.com/stretchr/testify/require"
 )
 
 // BenchmarkFiles10k converges 10,000 file resources through the engine
@@ -67,9 +68,7 @@ func benchFiles(b *testing.B, workers int) {
 			}
 			wg.Wait()
 			close(errs)
-			if err := <-errs; err != nil {
-				b.Fatal(err)
-			}
+			require.NoError(b, <-errs)
 			phases[phase] += time.Since(start)
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/cairn-io/cairn/model"
+	"github.com/stretchr/testify/require"
 )
 
 // BenchmarkFilesPlanApply10k runs 10,000 file resources the way a batch
@@ -71,12 +72,8 @@ func benchPlanApply(b *testing.B, handOver bool) {
 					})
 				}
 				wg.Wait()
-				if failed != nil {
-					b.Fatal(failed)
-				}
-				if err := pending.Sync(ctx); err != nil {
-					b.Fatal(err)
-				}
+				require.NoError(b, failed)
+				require.NoError(b, pending.Sync(ctx))
 			}
 			phases[phase] += time.Since(start)
 		}
