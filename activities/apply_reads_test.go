@@ -80,9 +80,8 @@ func TestApplyBatchReadsEachFileOnce(t *testing.T) {
 					batch = &plan.Units[j]
 				}
 			}
-			if batch == nil || batch.Count != 6 { // the directory and its files
-				t.Fatalf("units %+v", plan.Units)
-			}
+			require.NotNil(t, batch, "units %+v", plan.Units)
+			require.Equal(t, 6, batch.Count, "units %+v", plan.Units) // the directory and its files
 			reads.Store(0)
 			res, err := f.acts.ApplyBatch(context.Background(), contract.UnitInput{ExecutionID: execID, Unit: *batch})
 			require.NoError(t, err)

@@ -38,11 +38,10 @@ func (f *fixture) run(execID string, plan *contract.PreparedPlan) map[string]con
 func (f *fixture) record(execID, stackID, hash string, destroy bool) *model.Stack {
 	f.t.Helper()
 	ctx := context.Background()
-	if _, err := f.acts.WriteStackRecord(ctx, contract.WriteStackRecordInput{
+	_, err := f.acts.WriteStackRecord(ctx, contract.WriteStackRecordInput{
 		ExecutionID: execID, StackID: stackID, SnapshotHash: hash, Destroy: destroy, Changed: true,
-	}); err != nil {
-		f.t.Fatal(err)
-	}
+	})
+	require.NoError(f.t, err)
 	st, err := f.st.GetStack(ctx, stackID)
 	require.NoError(f.t, err)
 	return st

@@ -72,9 +72,9 @@ func TestRollbackRecordsRecreatedIDs(t *testing.T) {
 	require.Len(t, recreated, 1, "recreated %v, want label/gone under a new id (old %s)", recreated, oldIDs["gone"])
 	require.NotEmpty(t, newID, "recreated %v, want label/gone under a new id (old %s)", recreated, oldIDs["gone"])
 	require.NotEqual(t, oldIDs["gone"], newID, "recreated %v, want label/gone under a new id (old %s)", recreated, oldIDs["gone"])
-	if obj, ok := plat.Object("labels", newID); !ok || obj["name"] != "gone" {
-		t.Fatalf("recreated object %v, %v", obj, ok)
-	}
+	obj, ok := plat.Object("labels", newID)
+	require.True(t, ok, "recreated object missing")
+	require.Equal(t, "gone", obj["name"], "recreated object %v", obj)
 	// A retried compensation reports the same id without recreating again.
 	again, err := f.acts.Compensate(ctx, contract.CompensateInput{ExecutionID: "apply-2", Unit: unitOf(t, plan, "label/gone")})
 	require.NoError(t, err, "retried compensation: %+v, %v; labels %v", again, err, plat.Labels())

@@ -153,9 +153,9 @@ meta: {timeout: 30s}
 			single = &plan.Units[i]
 		}
 	}
-	if batch == nil || batch.Count != 6 || single == nil { // the directory and its files
-		t.Fatalf("units %+v", plan.Units)
-	}
+	require.NotNil(t, batch, "units %+v", plan.Units)
+	require.Equal(t, 6, batch.Count, "units %+v", plan.Units) // the directory and its files
+	require.NotNil(t, single, "units %+v", plan.Units)
 	var stepIDs []string
 	for i := range 5 {
 		stepIDs = append(stepIDs, fmt.Sprintf("file/f%03d", i))
