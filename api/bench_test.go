@@ -31,9 +31,8 @@ func BenchmarkGetStack(b *testing.B) {
 		resources = append(resources, model.StackResource{Kind: "file", ID: fmt.Sprintf("/srv/app/f%02d", i), PkgName: fmt.Sprintf("f%02d", i),
 			Associations: []model.Association{{Kind: "directory", PkgName: "app"}}})
 	}
-	if _, err := st.WriteStackRecord(ctx, stack.ID, "bench-exec", resources, "", true); err != nil {
-		b.Fatal(err)
-	}
+	_, err := st.WriteStackRecord(ctx, stack.ID, "bench-exec", resources, "", true)
+	require.NoError(b, err)
 	const token = "bench-token"
 	e, err := New(Config{Token: token}, Deps{Store: st})
 	require.NoError(b, err)
