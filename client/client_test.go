@@ -122,9 +122,10 @@ func TestClientAgainstTheAPI(t *testing.T) {
 	require.Len(t, cl.Nodes, 1, "cluster %+v %v", cl, err)
 	_, err = c.UpdateCluster(ctx, "c1", client.ClusterInput{Name: "c", Nodes: []model.Node{{ID: "n1"}, {ID: "n2"}}})
 	require.NoError(t, err)
-	if got, err := c.GetCluster(ctx, "c1"); err != nil || len(got.Nodes) != 2 || got.ReleaseID != "" {
-		t.Fatalf("cluster %+v %v", got, err)
-	}
+	cluster, err := c.GetCluster(ctx, "c1")
+	require.NoError(t, err)
+	require.Len(t, cluster.Nodes, 2, "cluster %+v", cluster)
+	require.Empty(t, cluster.ReleaseID, "cluster %+v", cluster)
 	for _, list := range []func() (int, error){
 		func() (int, error) { l, err := c.ListReleases(ctx); return len(l), err },
 		func() (int, error) { l, err := c.ListPlugins(ctx); return len(l), err },
@@ -146,9 +147,10 @@ func TestClientAgainstTheAPI(t *testing.T) {
 	require.NoError(t, err, "graph %q %q %v", src, ctype, err)
 	require.Equal(t, tasks, string(src), "graph %q %q %v", src, ctype, err)
 	require.Equal(t, "application/yaml", ctype, "graph %q %q %v", src, ctype, err)
-	if js, ctype, err := c.GetGraph(ctx, model.LayerRelease, "r1", "default", "json"); err != nil || ctype != "application/json" || !strings.Contains(string(js), `"tasks"`) {
-		t.Fatalf("graph as JSON %q %q %v", js, ctype, err)
-	}
+	js, ctype, err := c.GetGraph(ctx, model.LayerRelease, "r1", "default", "json")
+	require.NoError(t, err, "graph as JSON")
+	require.Equal(t, "application/json", ctype, "graph as JSON")
+	require.Contains(t, string(js), `"tasks"`, "graph as JSON")
 	gl, err := c.ListGraphs(ctx, model.LayerCluster, "c1")
 	require.NoError(t, err, "graphs %+v %v", gl, err)
 	require.Len(t, gl, 1, "graphs %+v %v", gl, err)
