@@ -134,7 +134,5 @@ func TestParseVmHWM(t *testing.T) {
 	in := "Name:\tx\nVmPeak:\t  100 kB\nVmHWM:\t    1756 kB\nVmRSS:\t 12 kB\n"
 	got := parseVmHWM(strings.NewReader(in))
 	require.Equal(t, int64(1756), got, "VmHWM")
-	if got := thousands(1234567); got != "1,234,567" {
-		t.Fatalf("thousands = %s", got)
-	}
+	require.Equal(t, "1,234,567", thousands(1234567))
 }
