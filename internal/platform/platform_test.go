@@ -71,9 +71,9 @@ func TestCRUD(t *testing.T) {
 			require.Equal(t, http.StatusOK, status, "list: %d %v", status, list)
 			require.Len(t, items, 1, "list: %d %v", status, list)
 			status, got = c.do("PATCH", base+"/"+id, map[string]any{"name": "two", "description": nil})
-			if status != http.StatusOK || got["name"] != "two" || got["id"] != id {
-				t.Fatalf("patch: %d %v", status, got)
-			}
+			require.Equal(t, http.StatusOK, status, "patch: %v", got)
+			require.Equal(t, "two", got["name"], "patch: %v", got)
+			require.Equal(t, id, got["id"], "patch: %v", got)
 			_, has := got["description"]
 			require.False(t, has, "patch with null kept the field: %v", got)
 			status, got = c.do("PUT", base+"/"+id, map[string]any{"name": "three", "extra": 1.0})
@@ -81,18 +81,15 @@ func TestCRUD(t *testing.T) {
 			require.Equal(t, "three", got["name"], "put: %d %v", status, got)
 			require.Equal(t, 1.0, got["extra"], "put: %d %v", status, got)
 			require.Equal(t, OrgID, got["orgID"], "put: %d %v", status, got)
-			if status, _ := c.do("DELETE", base+"/"+id, nil); status != http.StatusNoContent {
-				t.Fatalf("delete: %d", status)
-			}
+			status, _ = c.do("DELETE", base+"/"+id, nil)
+			require.Equal(t, http.StatusNoContent, status, "delete")
 			for _, m := range []string{"GET", "DELETE", "PATCH"} {
 				status, _ := c.do(m, base+"/"+id, map[string]any{"name": "x"})
 				require.Equal(t, http.StatusNotFound, status, "%s after delete: %d, want 404", m, status)
 			}
 			n := len(p.Objects(coll))
 			require.Equal(t, 0, n, "%d objects left", n)
-			if got := p.Requests("POST", base); got != 1 {
-				t.Fatalf("POST count = %d", got)
-			}
+			require.Equal(t, 1, p.Requests("POST", base), "POST count")
 		})
 	}
 }
@@ -152,22 +149,16 @@ func TestLabelMappings(t *testing.T) {
 	require.Equal(t, 204, status, "unmap")
 	status, _ = c.do("DELETE", "/api/v2/buckets/"+bid+"/labels/"+l2id, nil)
 	require.Equal(t, 404, status, "unmap twice = %d, want 404", status)
-	if got := p.MappingsOf("buckets", bid); len(got) != 1 || got[0] != l1id {
-		t.Fatalf("bucket mappings = %v", got)
-	}
+	require.Equal(t, []string{l1id}, p.MappingsOf("buckets", bid), "bucket mappings")
 	// Deleting a label removes every mapping to it.
 	status, _ = c.do("DELETE", "/api/v2/labels/"+l1id, nil)
 	require.Equal(t, 204, status, "delete label")
-	if got := p.MappingsOf("buckets", bid); len(got) != 0 {
-		t.Fatalf("bucket mappings after label delete = %v", got)
-	}
-	if got := p.MappingsOf("dashboards", did); len(got) != 0 {
-		t.Fatalf("dashboard mappings after label delete = %v", got)
-	}
+	require.Empty(t, p.MappingsOf("buckets", bid), "bucket mappings after label delete")
+	require.Empty(t, p.MappingsOf("dashboards", did), "dashboard mappings after label delete")
 	_, got = c.do("GET", "/api/v2/dashboards/"+did+"/labels", nil)
-	if labels, _ := got["labels"].([]any); labels == nil || len(labels) != 0 {
-		t.Fatalf("dashboard labels = %v, want an empty list", got)
-	}
+	labels, _ = got["labels"].([]any)
+	require.NotNil(t, labels, "dashboard labels = %v, want an empty list", got)
+	require.Empty(t, labels, "dashboard labels = %v, want an empty list", got)
 }
 
 func TestTokenAndFaults(t *testing.T) {
