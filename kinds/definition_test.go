@@ -3,7 +3,6 @@ package kinds
 import (
 	"os"
 	"path/filepath"
-	"reflect"
 	"strings"
 	"testing"
 
@@ -105,9 +104,7 @@ func derivedCatalogue(t *testing.T) *Catalogue {
 
 func TestDerivedKindsFromFiles(t *testing.T) {
 	c := derivedCatalogue(t)
-	if want := []string{"Bucket", "Label", "Motd", "Service", "copy_files", "directory", "exec", "external", "file", "group", "hook", "http", "reboot", "skipped", "stage", "sync"}; !reflect.DeepEqual(c.Names(), want) {
-		t.Fatalf("Names = %v", c.Names())
-	}
+	require.Equal(t, []string{"Bucket", "Label", "Motd", "Service", "copy_files", "directory", "exec", "external", "file", "group", "hook", "http", "reboot", "skipped", "stage", "sync"}, c.Names(), "Names")
 	label, ok := c.Lookup("label")
 	require.True(t, ok, "Lookup(label) = %+v, %v", label, ok)
 	require.Equal(t, "Label", label.Name, "Lookup(label) = %+v, %v", label, ok)
@@ -121,9 +118,7 @@ func TestDerivedKindsFromFiles(t *testing.T) {
 	assert.Equal(t, Property, got, "AttrKind(Label, name)")
 	got = c.AttrKind("Service", "state")
 	assert.Equal(t, ReadOnly, got, "AttrKind(Service, state)")
-	if got := c.Suggest("Lable"); got != "Label" {
-		t.Errorf("Suggest(Lable) = %q", got)
-	}
+	assert.Equal(t, "Label", c.Suggest("Lable"), "Suggest(Lable)")
 
 	tests := []struct {
 		name string
