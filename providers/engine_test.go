@@ -142,9 +142,7 @@ func runLifecycle(t *testing.T, tests []lifecycleCase) {
 			require.NoError(t, err, "converge")
 			require.Equal(t, tt.wantAction, ch.Action, "action %q outcome %q; want %q %q (report %q)", ch.Action, ch.Outcome, tt.wantAction, tt.wantOutcome, ch.Report)
 			assert.Equal(t, tt.wantOutcome, ch.Outcome, "action %q outcome %q; want %q %q (report %q)", ch.Action, ch.Outcome, tt.wantAction, tt.wantOutcome, ch.Report)
-			if got := changedPaths(ch); !slices.Equal(got, tt.wantChanges) {
-				t.Errorf("changes %v, want %v", got, tt.wantChanges)
-			}
+			assert.True(t, slices.Equal(changedPaths(ch), tt.wantChanges), "changes %v, want %v", changedPaths(ch), tt.wantChanges)
 			assert.True(t, strings.HasPrefix(ch.Report, tt.kind+"/res: "), "report %q does not name the resource", ch.Report)
 			if tt.check != nil {
 				tt.check(t, node.Root, ch)
@@ -193,9 +191,9 @@ func TestFileLifecycle(t *testing.T) {
 			fi, _ := os.Stat(p)
 			m := formatMode(unixMode(fi.Mode()))
 			assert.Equal(t, mode, m, "mode")
-			if ch.After.ID != "/etc/motd" || ch.After.Outputs["checksum"] != digest(data) || ch.After.Outputs["mode"] != mode {
-				t.Errorf("after state %+v", ch.After)
-			}
+			assert.Equal(t, "/etc/motd", ch.After.ID, "after state %+v", ch.After)
+			assert.Equal(t, digest(data), ch.After.Outputs["checksum"], "after state %+v", ch.After)
+			assert.Equal(t, mode, ch.After.Outputs["mode"], "after state %+v", ch.After)
 		}
 	}
 	fileGone := func(t *testing.T, root string, ch Change) {
@@ -295,9 +293,8 @@ func TestDirectoryLifecycle(t *testing.T) {
 			require.True(t, fi.IsDir(), "directory missing: %v", err)
 			m := formatMode(unixMode(fi.Mode()))
 			assert.Equal(t, mode, m, "mode")
-			if ch.After.Outputs["path"] != "/srv/app" || ch.After.Outputs["mode"] != mode {
-				t.Errorf("outputs %v", ch.After.Outputs)
-			}
+			assert.Equal(t, "/srv/app", ch.After.Outputs["path"], "outputs %v", ch.After.Outputs)
+			assert.Equal(t, mode, ch.After.Outputs["mode"], "outputs %v", ch.After.Outputs)
 		}
 	}
 	runLifecycle(t, []lifecycleCase{

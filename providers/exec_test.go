@@ -134,9 +134,7 @@ func TestExecReturnsAndOutputs(t *testing.T) {
 				return
 			}
 			require.NoError(t, err)
-			if ch.After.Outputs["exitCode"] != tt.wantCode {
-				t.Errorf("exitCode %v, want %d", ch.After.Outputs["exitCode"], tt.wantCode)
-			}
+			assert.Equal(t, tt.wantCode, ch.After.Outputs["exitCode"], "exitCode")
 			assert.False(t, tt.wantOut != "" && ch.After.Outputs["stdout"] != tt.wantOut, "stdout %q, want %q", ch.After.Outputs["stdout"], tt.wantOut)
 		})
 	}
@@ -167,9 +165,7 @@ func TestExecEnvironmentAndCwd(t *testing.T) {
 			t.Errorf("%s: %v", tt.name, err)
 			continue
 		}
-		if got := ch.After.Outputs["stdout"]; got != tt.want {
-			t.Errorf("%s: stdout %q, want %q", tt.name, got, tt.want)
-		}
+		assert.Equal(t, tt.want, ch.After.Outputs["stdout"], "%s: stdout", tt.name)
 	}
 	for _, cwd := range []string{"../..", "/../.."} {
 		_, err := r.Converge(ctx, Request{Kind: "exec", Name: "x", Node: node, Spec: model.Spec{"command": "true", "cwd": cwd}})

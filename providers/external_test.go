@@ -149,9 +149,7 @@ func TestExternalLifecycle(t *testing.T) {
 			require.Equal(t, s.outcome, ch.Outcome, "%s/%s, want %s/%s (%s)", ch.Action, ch.Outcome, s.action, s.outcome, ch.Report)
 			got := f.fileContent(t, "site")
 			require.True(t, EqualValues(got, s.wantFile), "file holds %v, want %v", got, s.wantFile)
-			if got := f.calls(t)["write"]; got != s.wantWrites {
-				t.Fatalf("write action ran %d times, want %d", got, s.wantWrites)
-			}
+			require.Equal(t, s.wantWrites, f.calls(t)["write"], "write action ran")
 			if s.pending != "" {
 				// The diff: the pending actions (desired none), and the
 				// config against the state the program reports.
@@ -186,9 +184,7 @@ func TestExternalLifecycle(t *testing.T) {
 		have, _ = f.prov.Read(context.Background(), Env{Name: "site"}, canon)
 		require.False(t, have.Exists, "read after delete reports the object")
 		require.NoError(t, f.prov.DeleteSpec(context.Background(), Env{Name: "site"}, canon, have))
-		if got := f.calls(t)["delete"]; got != 1 {
-			t.Fatalf("delete action ran %d times, want 1", got)
-		}
+		require.Equal(t, 1, f.calls(t)["delete"], "delete action ran")
 		// Without its spec a delete cannot run the program.
 		err = f.prov.Delete(context.Background(), Env{Name: "site"}, State{Exists: true, ID: "site"})
 		require.Error(t, err, "delete without spec")
@@ -229,9 +225,7 @@ func TestExternalCompensation(t *testing.T) {
 			require.NoError(t, f.reg.Compensate(context.Background(), req, stored))
 			got = f.fileContent(t, "c")
 			require.True(t, EqualValues(got, tt.before), "after compensation the file holds %v, want %v", got, tt.before)
-			if got := f.calls(t)["restore"] > 0; got != tt.restore {
-				t.Fatalf("restore ran: %v, want %v", got, tt.restore)
-			}
+			require.Equal(t, tt.restore, f.calls(t)["restore"] > 0, "restore ran")
 		})
 	}
 }

@@ -43,9 +43,9 @@ func TestFileInterruptedApplyConverges(t *testing.T) {
 			assert.ErrorIs(t, err, fs.ErrNotExist, "temporary file left behind: %v", err)
 			got, _ = os.ReadFile(victim)
 			assert.Equal(t, "untouched", string(got), "write followed the planted symlink: victim holds %q", got)
-			if ch, err := r.Converge(ctx, req); err != nil || ch.Action != model.ActionNoop {
-				t.Errorf("second converge: %v %+v", err, ch)
-			}
+			second, err := r.Converge(ctx, req)
+			require.NoError(t, err, "second converge")
+			assert.Equal(t, model.ActionNoop, second.Action, "second converge: %+v", second)
 		})
 	}
 }
@@ -105,9 +105,8 @@ func TestFileRefusals(t *testing.T) {
 			assert.Contains(t, err.Error(), tt.wantMsg, "error %q does not say %q", err, tt.wantMsg)
 			got := snapshot(t, node.Root)
 			assert.Len(t, got, len(before), "refused apply changed the root")
-			if got, _ := os.ReadFile(secret); string(got) != "outside" {
-				t.Errorf("file outside the root changed: %q", got)
-			}
+			outside, _ := os.ReadFile(secret)
+			assert.Equal(t, "outside", string(outside), "file outside the root changed")
 		})
 	}
 }

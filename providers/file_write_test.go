@@ -109,9 +109,8 @@ func TestFileWriteSetsSpecialModeBits(t *testing.T) {
 			r := localRegistry(t)
 			node := localNode(t)
 			req := Request{Kind: "file", Name: "f", Node: node, Spec: model.Spec{"path": "/f", "content": "x", "mode": tt.mode}}
-			if _, err := r.Converge(context.Background(), req); err != nil {
-				t.Fatal(err)
-			}
+			_, err := r.Converge(context.Background(), req)
+			require.NoError(t, err)
 			fi, err := os.Stat(filepath.Join(node.Root, "f"))
 			require.NoError(t, err)
 			got := fi.Mode() & (fs.ModePerm | fs.ModeSetgid | fs.ModeSticky)

@@ -82,9 +82,8 @@ func TestHTTPLifecycle(t *testing.T) {
 	obj, ok := f.plat.Object("labels", id)
 	require.True(t, ok, "platform holds %v for id %q", obj, id)
 	require.Equal(t, "label_1", obj["name"], "platform holds %v for id %q", obj, id)
-	if ch.After.Outputs["id"] != id || ch.After.Outputs["body"].(map[string]any)["orgID"] != platform.OrgID {
-		t.Fatalf("outputs = %v, want the id and the full object", ch.After.Outputs)
-	}
+	require.Equal(t, id, ch.After.Outputs["id"], "outputs = %v, want the id and the full object", ch.After.Outputs)
+	require.Equal(t, platform.OrgID, ch.After.Outputs["body"].(map[string]any)["orgID"], "outputs = %v, want the id and the full object", ch.After.Outputs)
 
 	// Reapply: noop, no writes, although the server added fields.
 	f.plat.ResetCounters()
@@ -106,9 +105,8 @@ func TestHTTPLifecycle(t *testing.T) {
 	ch = f.converge(t, Request{Name: "lucid_einstein", Spec: renamed, ObjectID: id})
 	require.Equal(t, model.ActionUpdate, ch.Action, "rename: %s, id %s → %s", ch.Action, id, ch.After.ID)
 	require.Equal(t, id, ch.After.ID, "rename: %s, id %s → %s", ch.Action, id, ch.After.ID)
-	if obj, _ := f.plat.Object("labels", id); obj["name"] != "cool label name" {
-		t.Fatalf("label after rename = %v", obj)
-	}
+	relabelled, _ := f.plat.Object("labels", id)
+	require.Equal(t, "cool label name", relabelled["name"], "label after rename = %v", relabelled)
 	got := f.plat.Requests("PATCH", "/api/v2/labels/"+id)
 	require.Equal(t, 1, got, "%d PATCH requests, want 1", got)
 

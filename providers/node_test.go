@@ -103,9 +103,7 @@ func TestNodeOnNodeAndWorkDir(t *testing.T) {
 func mustMkdir(t testing.TB, dir string) {
 	t.Helper()
 	require.NoError(t, os.MkdirAll(dir, 0o755))
-	if err := os.Chmod(dir, 0o755); err != nil { // whatever the umask
-		t.Fatal(err)
-	}
+	require.NoError(t, os.Chmod(dir, 0o755)) // whatever the umask
 }
 
 func mustSymlink(t testing.TB, target, link string) {
