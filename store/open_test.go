@@ -45,9 +45,9 @@ func TestOpenSQLiteURLs(t *testing.T) {
 			require.NoError(t, err, "database file")
 			perm := info.Mode().Perm()
 			require.Equal(t, fs.FileMode(0o600), perm, "database file mode %o, want 600 (it may hold secrets)", perm)
-			if info, err := os.Stat(tt.file + "-wal"); err != nil || info.Mode().Perm() != 0o600 {
-				t.Fatalf("write-ahead log: %v, %v; want mode 600", info, err)
-			}
+			info, err = os.Stat(tt.file + "-wal")
+			require.NoError(t, err, "write-ahead log")
+			require.Equal(t, os.FileMode(0o600), info.Mode().Perm(), "write-ahead log mode")
 			// The same file through DefaultURL's form sees the same data.
 			other := openTest(t, "sqlite://"+tt.file)
 			_, err = other.GetStack(context.Background(), st.ID)

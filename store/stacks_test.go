@@ -22,9 +22,9 @@ func TestStackCRUD(t *testing.T) {
 		a := newTestStack("a")
 		must(t, s.CreateStack(ctx, a))
 		require.Len(t, a.ID, 16, "generated id %q, want 16 hex characters", a.ID)
-		if a.CreatedAt.IsZero() || !a.CreatedAt.Equal(a.UpdatedAt) || a.CreatedAt.Location() != time.UTC {
-			t.Fatalf("CreatedAt %v, UpdatedAt %v: want equal, set and UTC", a.CreatedAt, a.UpdatedAt)
-		}
+		require.False(t, a.CreatedAt.IsZero(), "CreatedAt unset")
+		require.True(t, a.CreatedAt.Equal(a.UpdatedAt), "CreatedAt %v, UpdatedAt %v: want equal", a.CreatedAt, a.UpdatedAt)
+		require.Same(t, time.UTC, a.CreatedAt.Location(), "CreatedAt %v: want UTC", a.CreatedAt)
 		b := &model.Stack{ID: "chosen-id", Name: "b"} // no URLs: nil stays nil
 		must(t, s.CreateStack(ctx, b))
 		require.Equal(t, "chosen-id", b.ID, "CreateStack replaced a given id with")
