@@ -20,6 +20,7 @@ import (
 	"github.com/cairn-io/cairn/internal/config"
 	"github.com/cairn-io/cairn/server"
 	"github.com/cairn-io/cairn/worker"
+	"github.com/stretchr/testify/require"
 )
 
 // The test binary runs itself as `cairn agent` when agentModeEnv is set,
@@ -58,9 +59,7 @@ func (h *harness) agentAPI() string {
 		return h.apiURL
 	}
 	e, err := api.New(api.Config{}, api.Deps{Store: h.st, Logger: testLogger()})
-	if err != nil {
-		h.t.Fatal(err)
-	}
+	require.NoError(h.t, err)
 	srv := httptest.NewServer(e)
 	h.t.Cleanup(srv.Close)
 	h.apiURL = srv.URL
@@ -75,9 +74,7 @@ func (h *harness) nodeToken(node string) string {
 	if err == nil {
 		err = h.st.SetNodeTokenHash(context.Background(), h.cluster, node, agentapi.Hash(token))
 	}
-	if err != nil {
-		h.t.Fatal(err)
-	}
+	require.NoError(h.t, err)
 	return token
 }
 
@@ -100,12 +97,8 @@ func (h *harness) startAgent(node, root string, env ...string) *agentProc {
 	cmd.Env = append(cmd.Env, env...)
 	cmd.Stderr = os.Stderr
 	out, err := cmd.StdoutPipe()
-	if err != nil {
-		h.t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		h.t.Fatal(err)
-	}
+	require.NoError(h.t, err)
+	require.NoError(h.t, cmd.Start())
 	p := &agentProc{t: h.t, cmd: cmd}
 	h.t.Cleanup(p.kill)
 	ready := make(chan bool, 1)
@@ -120,9 +113,7 @@ func (h *harness) startAgent(node, root string, env ...string) *agentProc {
 	}()
 	select {
 	case ok := <-ready:
-		if !ok {
-			h.t.Fatalf("agent for %s exited before it was ready", node)
-		}
+		require.True(h.t, ok, "agent for %s exited before it was ready", node)
 	case <-time.After(30 * time.Second):
 		h.t.Fatalf("agent for %s not ready after 30s", node)
 	}
