@@ -8,14 +8,15 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/cairn-io/cairn/activities"
 	"github.com/cairn-io/cairn/contract"
 	"github.com/cairn-io/cairn/kinds"
 	"github.com/cairn-io/cairn/model"
 	"github.com/cairn-io/cairn/providers"
 	"github.com/cairn-io/cairn/store"
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 )
 
 // countingFile is the file provider counting its reads.

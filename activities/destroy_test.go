@@ -9,10 +9,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cairn-io/cairn/contract"
-	"github.com/cairn-io/cairn/model"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/cairn-io/cairn/contract"
+	"github.com/cairn-io/cairn/model"
 )
 
 // run runs every unit of a prepared plan, one after another, as the

@@ -6,13 +6,14 @@ import (
 	"net/http/httptest"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/cairn-io/cairn/activities"
 	"github.com/cairn-io/cairn/contract"
 	"github.com/cairn-io/cairn/internal/platform"
 	"github.com/cairn-io/cairn/model"
 	"github.com/cairn-io/cairn/providers"
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 )
 
 func labelsDoc(url string, names ...string) string {

@@ -10,13 +10,14 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/cairn-io/cairn/activities"
 	"github.com/cairn-io/cairn/contract"
 	"github.com/cairn-io/cairn/graphs"
 	"github.com/cairn-io/cairn/model"
 	"github.com/cairn-io/cairn/providers"
 	"github.com/cairn-io/cairn/store"
-	"github.com/stretchr/testify/require"
 )
 
 // parsedSnapshot validates docs as the API does and returns the snapshot
