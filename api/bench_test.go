@@ -12,8 +12,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cairn-io/cairn/model"
 	"github.com/stretchr/testify/require"
+
+	"github.com/cairn-io/cairn/model"
 )
 
 // BenchmarkGetStack measures GET /v1/stacks/{id} over a real loopback

@@ -7,9 +7,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/cairn-io/cairn/graphs"
 	"github.com/cairn-io/cairn/model"
-	"github.com/stretchr/testify/require"
 )
 
 const validPackageYAML = `apiVersion: cairn/v1

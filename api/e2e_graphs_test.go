@@ -9,9 +9,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/cairn-io/cairn/client"
 	"github.com/cairn-io/cairn/model"
-	"github.com/stretchr/testify/require"
 )
 
 const graphRelease = `- id: t1

@@ -11,12 +11,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/cairn-io/cairn/client"
 	"github.com/cairn-io/cairn/internal/testenv"
 	"github.com/cairn-io/cairn/model"
 	"github.com/cairn-io/cairn/starter"
 	"github.com/cairn-io/cairn/store"
-	"github.com/stretchr/testify/require"
 )
 
 // pkgServer serves package documents and counts requests per path.

@@ -11,8 +11,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cairn-io/cairn/examples"
 	"github.com/stretchr/testify/require"
+
+	"github.com/cairn-io/cairn/examples"
 
 	"github.com/cairn-io/cairn/client"
 	"github.com/cairn-io/cairn/internal/platform"

@@ -7,11 +7,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/require"
 	"gopkg.in/yaml.v3"
 
 	"github.com/cairn-io/cairn/graphs"
 	"github.com/cairn-io/cairn/model"
-	"github.com/stretchr/testify/require"
 )
 
 const releaseTasksYAML = `# Fuel tasks.yaml: a bare list of tasks

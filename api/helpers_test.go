@@ -14,10 +14,11 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/cairn-io/cairn/graphs"
 	"github.com/cairn-io/cairn/internal/testenv"
 	"github.com/cairn-io/cairn/store"
-	"github.com/stretchr/testify/require"
 )
 
 // backend is one database the store-backed tests run against.

@@ -6,9 +6,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cairn-io/cairn/model"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/cairn-io/cairn/model"
 )
 
 func TestReleasesPluginsClustersCRUD(t *testing.T) {
@@ -131,7 +132,11 @@ func TestOwnerBadInput(t *testing.T) {
 					}
 					assert.True(t, found, "no detail at %q: %+v", p, info.Details)
 				}
-				assert.False(t, tt.line > 0 && (len(info.Details) == 0 || info.Details[0].Line != tt.line || info.Details[0].Column == 0), "want line %d with a column: %+v", tt.line, info.Details)
+				if tt.line > 0 {
+					require.NotEmpty(t, info.Details, "want line %d with a column: %+v", tt.line, info.Details)
+					require.Equal(t, tt.line, info.Details[0].Line, "want line %d with a column: %+v", tt.line, info.Details)
+					assert.NotEqual(t, 0, info.Details[0].Column, "want line %d with a column: %+v", tt.line, info.Details)
+				}
 			})
 		}
 		ctx := context.Background()
