@@ -10,13 +10,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/cairn-io/cairn/api"
 	"github.com/cairn-io/cairn/client"
 	"github.com/cairn-io/cairn/graphs"
 	"github.com/cairn-io/cairn/model"
 	"github.com/cairn-io/cairn/store"
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 )
 
 // newServer serves the real API over a SQLite store in a temp dir.

@@ -8,8 +8,9 @@ import (
 	"net/http/httptest"
 	"testing"
 
-	"github.com/cairn-io/cairn/client"
 	"github.com/stretchr/testify/require"
+
+	"github.com/cairn-io/cairn/client"
 )
 
 // sseServer answers every events request with body, as an event stream.
