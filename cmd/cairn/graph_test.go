@@ -5,10 +5,11 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/cairn-io/cairn/graphs"
-	"github.com/cairn-io/cairn/model"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/cairn-io/cairn/graphs"
+	"github.com/cairn-io/cairn/model"
 )
 
 const releaseTasks = `- id: deploy_start

@@ -6,10 +6,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/require"
 	"gopkg.in/yaml.v3"
 
 	"github.com/cairn-io/cairn/client"
-	"github.com/stretchr/testify/require"
 )
 
 // sitePackage is a directory and a file in it, under root.

@@ -13,8 +13,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cairn-io/cairn/graphs"
 	"github.com/stretchr/testify/require"
+
+	"github.com/cairn-io/cairn/graphs"
 
 	"github.com/cairn-io/cairn/api"
 	"github.com/cairn-io/cairn/client"

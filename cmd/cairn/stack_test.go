@@ -5,10 +5,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/require"
 	"gopkg.in/yaml.v3"
 
 	"github.com/cairn-io/cairn/client"
-	"github.com/stretchr/testify/require"
 )
 
 func TestStackCreateListShow(t *testing.T) {
@@ -41,7 +41,9 @@ func TestStackCreateListShow(t *testing.T) {
 				col := strings.Index(lines[0], "NAME")
 				for _, l := range lines[1:] {
 					name := strings.Fields(l[col:])[0]
-					require.False(t, name != "web" && name != "db", "NAME column misaligned:\n%s", out)
+					if name != "web" {
+						require.Equal(t, "db", name, "NAME column misaligned:\n%s", out)
+					}
 				}
 			}},
 			{"json", func(t *testing.T, out string) {
@@ -90,7 +92,9 @@ func TestStackCreateListShow(t *testing.T) {
 		for _, tt := range tests {
 			t.Run(tt.name, func(t *testing.T) {
 				r := s.run(tt.args...).expect(t, tt.code).has(t, tt.out...).hasErr(t, tt.err)
-				require.False(t, tt.code != 0 && r.stdout != "", "a failure wrote to stdout: %s", r.stdout)
+				if tt.code != 0 {
+					require.Empty(t, r.stdout, "a failure wrote to stdout: %s", r.stdout)
+				}
 			})
 		}
 	})

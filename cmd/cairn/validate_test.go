@@ -139,8 +139,12 @@ dependsOn: [Directory/nope]
 		t.Run(tt.name, func(t *testing.T) {
 			code, stdout, stderr := runCLI(t, tt.args...)
 			require.Equal(t, tt.code, code, "exit %d, want %d\nstdout: %s\nstderr: %s", code, tt.code, stdout, stderr)
-			require.False(t, tt.stdout != "" && stdout != tt.stdout, "stdout %q, want %q", stdout, tt.stdout)
-			require.False(t, tt.stderrNone && stderr != "", "stderr: %s", stderr)
+			if tt.stdout != "" {
+				require.Equal(t, tt.stdout, stdout, "stdout %q, want %q", stdout, tt.stdout)
+			}
+			if tt.stderrNone {
+				require.Empty(t, stderr, "stderr: %s", stderr)
+			}
 			for _, s := range tt.stderrHas {
 				assert.Contains(t, stderr, s, "stderr lacks %q:\n%s", s, stderr)
 			}
