@@ -5,12 +5,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/cairn-io/cairn/examples"
 	"github.com/cairn-io/cairn/graphs"
 	"github.com/cairn-io/cairn/kinds"
 	"github.com/cairn-io/cairn/model"
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 )
 
 // longest is the number of steps on the longest dependency path.
