@@ -4,7 +4,6 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 	"text/template"
 	"time"
@@ -335,8 +334,7 @@ func TestFunctions(t *testing.T) {
 	}
 	for _, tt := range tests {
 		out, _, err := ResolveValue(tt.src, c)
-		if err != nil {
-			t.Errorf("%s: %v", tt.src, err)
+		if !assert.NoError(t, err, tt.src) {
 			continue
 		}
 		assert.Equal(t, tt.want, out, "%s = %#v, want %#v", tt.src, out, tt.want)
@@ -474,7 +472,9 @@ func TestLimitsStopHostileTemplates(t *testing.T) {
 			_, _, err := ResolveValue(tt.src, Context{Limits: tt.limits})
 			require.Error(t, err, "err = %v, want containing %q", err, tt.want)
 			require.Contains(t, err.Error(), tt.want, "err = %v, want containing %q", err, tt.want)
-			require.False(t, !errors.Is(err, ErrLimit) && !strings.Contains(tt.want, "'*'"), "err %v does not wrap ErrLimit", err)
+			if !errors.Is(err, ErrLimit) {
+				require.Contains(t, tt.want, "'*'", "err %v does not wrap ErrLimit", err)
+			}
 		})
 	}
 	_, err := Condition(`{{ range 1000000000 }}{{ end }}true`, Context{Limits: small})
@@ -572,7 +572,9 @@ func FuzzResolveString(f *testing.F) {
 	f.Fuzz(func(t *testing.T, src string) {
 		out, _, err := ResolveValue(src, c)
 		s, ok := out.(string)
-		require.False(t, ok && err == nil && len(s) > 1<<16 && len(s) > len(src), "output above the cap: %d bytes", len(s))
+		if ok && err == nil && len(s) > 1<<16 {
+			require.LessOrEqual(t, len(s), len(src), "output above the cap: %d bytes", len(s))
+		}
 		_, _ = Condition(src, c)
 		_ = Check(src)
 	})
