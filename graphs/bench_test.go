@@ -7,9 +7,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/cairn-io/cairn/kinds"
 	"github.com/cairn-io/cairn/model"
-	"github.com/stretchr/testify/require"
 )
 
 // pipelineLayers generates a release graph of n tasks, a cluster layer

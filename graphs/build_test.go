@@ -1,15 +1,15 @@
 package graphs
 
 import (
-	"reflect"
 	"slices"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/cairn-io/cairn/dag"
 	"github.com/cairn-io/cairn/kinds"
 	"github.com/cairn-io/cairn/model"
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 )
 
 func res(kind, name string, spec map[string]any, f ...func(r *model.Resource)) *model.Resource {
@@ -52,12 +52,7 @@ func TestBuildPackageSteps(t *testing.T) {
 		{ID: "file/agent@n3", Kind: "file", Name: "agent", RecordKind: "File", Node: "n3", Spec: map[string]any{"path": "/etc/agent", "content": "x"}},
 		{ID: "file/agent@n4", Kind: "file", Name: "agent", RecordKind: "File", Node: "n4", Spec: map[string]any{"path": "/etc/agent", "content": "x"}},
 	}
-	if !reflect.DeepEqual(steps, want) {
-		for i := range steps {
-			t.Logf("%+v", *steps[i])
-		}
-		t.Fatal("steps differ")
-	}
+	require.Equal(t, want, steps, "steps differ")
 	steps[0].Spec["content"] = "changed"
 	require.Equal(t, "hi", pkg.Resources[0].Spec["content"], "step spec shares the resource's map")
 }

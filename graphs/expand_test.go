@@ -5,10 +5,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cairn-io/cairn/dag"
-	"github.com/cairn-io/cairn/model"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/cairn-io/cairn/dag"
+	"github.com/cairn-io/cairn/model"
 )
 
 // expandCluster: two controllers (n1 is also the primary), two computes

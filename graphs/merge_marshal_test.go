@@ -6,11 +6,11 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	"gopkg.in/yaml.v3"
 
 	"github.com/cairn-io/cairn/model"
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 )
 
 const releaseLayerYAML = `
@@ -148,7 +148,9 @@ func TestMarshalGraphKeepsLayerNulls(t *testing.T) {
 		back := parseLayer(t, "again."+format, string(out))
 		got, want := clearParseOrigin(back), clearParseOrigin(parseLayer(t, "cluster.yaml", clusterLayerYAML))
 		require.Equal(t, want, got, "%s: layer round trip differs:\n got %s\nwant %s\n%s", format, dumpMergedTasks(got.Tasks), dumpMergedTasks(want.Tasks), out)
-		require.False(t, !strings.Contains(string(out), "condition: null") && !strings.Contains(string(out), `"condition": null`), "%s: explicit null lost:\n%s", format, out)
+		if !strings.Contains(string(out), "condition: null") {
+			require.Contains(t, string(out), `"condition": null`, "%s: explicit null lost:\n%s", format, out)
+		}
 	}
 }
 

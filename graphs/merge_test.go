@@ -4,9 +4,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cairn-io/cairn/model"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/cairn-io/cairn/model"
 )
 
 func tBool(b bool) *bool { return &b }

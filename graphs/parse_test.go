@@ -7,10 +7,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cairn-io/cairn/kinds"
-	"github.com/cairn-io/cairn/model"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/cairn-io/cairn/kinds"
+	"github.com/cairn-io/cairn/model"
 )
 
 // parseErrLines renders the Errors of a Parse one per line, or fails the

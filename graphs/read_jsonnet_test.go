@@ -84,7 +84,10 @@ func TestJsonnetDocuments(t *testing.T) {
 				got[0] = got[0][:strings.Index(got[0], " (after")]
 			}
 			sameLines(t, got, tt.want)
-			assert.False(t, tt.want == nil && (len(docs.Package.Resources) == 0 || docs.Package.Resources[0].Name != tt.wantRes), "resources = %+v", docs.Package.Resources)
+			if tt.want == nil {
+				require.NotEmpty(t, docs.Package.Resources, "resources = %+v", docs.Package.Resources)
+				assert.Equal(t, tt.wantRes, docs.Package.Resources[0].Name, "resources = %+v", docs.Package.Resources)
+			}
 		})
 	}
 }
@@ -154,11 +157,13 @@ func TestCheckJsonnetSource(t *testing.T) {
 	}
 	for _, tt := range tests {
 		err := checkJsonnetSource("x", tt.src, 5, false)
-		if (err == nil) != tt.ok {
-			t.Errorf("%q: err = %v, want ok %v", tt.src, err, tt.ok)
+		if !assert.Equal(t, tt.ok, err == nil, "%q: err = %v", tt.src, err) {
 			continue
 		}
 		je, isJE := err.(*JsonnetError)
-		assert.False(t, err != nil && (!isJE || je.Line != tt.line), "%q: err = %#v, want line %d", tt.src, err, tt.line)
+		if err != nil {
+			require.True(t, isJE, "%q: err = %#v, want line %d", tt.src, err, tt.line)
+			assert.Equal(t, tt.line, je.Line, "%q: err = %#v, want line %d", tt.src, err, tt.line)
+		}
 	}
 }

@@ -3,8 +3,9 @@ package graphs
 import (
 	"testing"
 
-	"github.com/cairn-io/cairn/model"
 	"github.com/stretchr/testify/require"
+
+	"github.com/cairn-io/cairn/model"
 )
 
 func TestValidateGraph(t *testing.T) {
