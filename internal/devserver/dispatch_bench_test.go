@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/testsuite"
 	"go.temporal.io/sdk/worker"
@@ -12,7 +13,6 @@ import (
 
 	"github.com/cairn-io/cairn/internal/devserver"
 	"github.com/cairn-io/cairn/internal/testenv"
-	"github.com/stretchr/testify/require"
 )
 
 // chainSteps is how many steps each measured workflow runs one after the
