@@ -2,7 +2,6 @@ package fetch
 
 import (
 	"context"
-	"errors"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -133,8 +132,12 @@ func TestCheck(t *testing.T) {
 		"::":                         ErrURL,
 	} {
 		err := f.Check(raw)
-		require.False(t, want == nil && err != nil, "Check(%q) = %v, want %v", raw, err, want)
-		assert.False(t, want != nil && !errors.Is(err, want), "Check(%q) = %v, want %v", raw, err, want)
+		if want == nil {
+			require.NoError(t, err, "Check(%q) = %v, want %v", raw, err, want)
+		}
+		if want != nil {
+			assert.ErrorIs(t, err, want, "Check(%q) = %v, want %v", raw, err, want)
+		}
 	}
 }
 
