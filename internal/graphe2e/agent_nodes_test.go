@@ -5,10 +5,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cairn-io/cairn/model"
-	"github.com/cairn-io/cairn/starter"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/cairn-io/cairn/model"
+	"github.com/cairn-io/cairn/starter"
 )
 
 // Three local nodes and one agent node, whose agent is killed with SIGKILL

@@ -15,12 +15,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/cairn-io/cairn/api"
 	"github.com/cairn-io/cairn/internal/agentapi"
 	"github.com/cairn-io/cairn/internal/config"
 	"github.com/cairn-io/cairn/server"
 	"github.com/cairn-io/cairn/worker"
-	"github.com/stretchr/testify/require"
 )
 
 // The test binary runs itself as `cairn agent` when agentModeEnv is set,

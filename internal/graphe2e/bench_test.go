@@ -6,9 +6,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/cairn-io/cairn/model"
 	"github.com/cairn-io/cairn/starter"
-	"github.com/stretchr/testify/require"
 )
 
 // benchGraph is 50 tasks in 5 layers of 10 on every node; each task after

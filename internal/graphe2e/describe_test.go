@@ -4,9 +4,10 @@ import (
 	"context"
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/cairn-io/cairn/model"
 	"github.com/cairn-io/cairn/starter"
-	"github.com/stretchr/testify/require"
 )
 
 // Describe answers for a finished graph execution as DescribeGraph does:

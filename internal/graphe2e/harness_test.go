@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
 	sdkpb "go.temporal.io/api/sdk/v1"
 
 	"github.com/cairn-io/cairn/graphs"
@@ -27,7 +28,6 @@ import (
 	"github.com/cairn-io/cairn/store"
 	"github.com/cairn-io/cairn/worker"
 	"github.com/cairn-io/cairn/workflows"
-	"github.com/stretchr/testify/require"
 )
 
 func TestMain(m *testing.M) {
