@@ -6,10 +6,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cairn-io/cairn/expr"
-	"github.com/cairn-io/cairn/model"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/cairn-io/cairn/expr"
+	"github.com/cairn-io/cairn/model"
 )
 
 const labelYAML = `apiVersion: cairn/v1
