@@ -8,8 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cairn-io/cairn/model"
 	"github.com/stretchr/testify/require"
+
+	"github.com/cairn-io/cairn/model"
 )
 
 // BenchmarkFiles10k converges 10,000 file resources through the engine

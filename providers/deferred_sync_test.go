@@ -8,8 +8,9 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/cairn-io/cairn/model"
 	"github.com/stretchr/testify/require"
+
+	"github.com/cairn-io/cairn/model"
 )
 
 // syncLog records the paths fsynced under a context.

@@ -8,8 +8,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cairn-io/cairn/model"
 	"github.com/stretchr/testify/require"
+
+	"github.com/cairn-io/cairn/model"
 )
 
 // TestFileCreateWriteEdges covers a create's write: a stale temporary file

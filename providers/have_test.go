@@ -7,9 +7,10 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/cairn-io/cairn/model"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/cairn-io/cairn/model"
 )
 
 // countingFile is the file provider counting its reads.
@@ -66,7 +67,9 @@ func TestConvergeWithCallerState(t *testing.T) {
 		ch, err := r.Converge(ctx, req)
 		require.NoError(t, err, "apply")
 		got, err := os.ReadFile(target)
-		require.False(t, err != nil && !os.IsNotExist(err), "%v", err)
+		if err != nil {
+			require.True(t, os.IsNotExist(err), "%v", err)
+		}
 		return ch, reads.Load(), string(got)
 	}
 	for _, tt := range tests {

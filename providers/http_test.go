@@ -11,11 +11,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/cairn-io/cairn/internal/platform"
 	"github.com/cairn-io/cairn/kinds"
 	"github.com/cairn-io/cairn/model"
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 )
 
 // httpFixture is a fake platform behind a real HTTP server and a registry
@@ -617,7 +618,9 @@ func TestJSONPointerAndPick(t *testing.T) {
 	} {
 		got, err := jsonPointer(doc, tt.ptr)
 		require.Equal(t, tt.err, err != nil, "pointer %q = %v, %v", tt.ptr, got, err)
-		assert.False(t, !tt.err && !EqualValues(got, tt.want), "pointer %q = %v, %v", tt.ptr, got, err)
+		if !tt.err {
+			assert.True(t, EqualValues(got, tt.want), "pointer %q = %v, %v", tt.ptr, got, err)
+		}
 	}
 	want := map[string]any{"name": "x", "rules": []any{map[string]any{"every": 1}}, "gone": true}
 	got := map[string]any{"name": "x", "id": "1", "rules": []any{map[string]any{"every": 1, "type": "expire"}}}
@@ -777,7 +780,9 @@ func TestHTTPPkgerStackLifecycle(t *testing.T) {
 			if s.check != nil {
 				s.check(t)
 			}
-			require.False(t, s.name == "2 reapply unchanged" && f.plat.Writes() != 0, "reapply wrote %d times", f.plat.Writes())
+			if s.name == "2 reapply unchanged" {
+				require.Equal(t, 0, f.plat.Writes(), "reapply wrote %d times", f.plat.Writes())
+			}
 		})
 	}
 }

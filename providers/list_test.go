@@ -6,9 +6,10 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/cairn-io/cairn/model"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/cairn-io/cairn/model"
 )
 
 func TestList(t *testing.T) {
@@ -49,8 +50,7 @@ func TestList(t *testing.T) {
 	}
 	for _, tt := range tests {
 		got, err := r.List(ctx, tt.kind, node, tt.q)
-		if err != nil {
-			t.Errorf("%s: %v", tt.name, err)
+		if !assert.NoError(t, err, tt.name) {
 			continue
 		}
 		assert.Equal(t, tt.want, got, "%s:\ngot  %v\nwant %v", tt.name, got, tt.want)

@@ -56,8 +56,7 @@ func TestNodeResolve(t *testing.T) {
 			assert.True(t, IsConfigError(err), "Resolve(%q) = %q, %v; want a ConfigError", tt.path, got, err)
 			continue
 		}
-		if err != nil {
-			t.Errorf("Resolve(%q): %v", tt.path, err)
+		if !assert.NoError(t, err, "Resolve(%q)", tt.path) {
 			continue
 		}
 		want := filepath.Join(root, tt.want)

@@ -8,8 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cairn-io/cairn/model"
 	"github.com/stretchr/testify/require"
+
+	"github.com/cairn-io/cairn/model"
 )
 
 // BenchmarkFilesPlanApply10k runs 10,000 file resources the way a batch
