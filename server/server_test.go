@@ -9,12 +9,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/cairn-io/cairn/internal/config"
 	"github.com/cairn-io/cairn/internal/testenv"
 	"github.com/cairn-io/cairn/server"
 	"github.com/cairn-io/cairn/store"
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 )
 
 func TestMain(m *testing.M) {
