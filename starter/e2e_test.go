@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
 	sdkworker "go.temporal.io/sdk/worker"
 
 	"github.com/cairn-io/cairn/activities"
@@ -24,7 +25,6 @@ import (
 	"github.com/cairn-io/cairn/starter"
 	"github.com/cairn-io/cairn/store"
 	"github.com/cairn-io/cairn/worker"
-	"github.com/stretchr/testify/require"
 )
 
 func TestMain(m *testing.M) {

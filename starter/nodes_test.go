@@ -10,13 +10,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
 	enumspb "go.temporal.io/api/enums/v1"
 
 	"github.com/cairn-io/cairn/model"
 	"github.com/cairn-io/cairn/providers"
 	"github.com/cairn-io/cairn/starter"
 	"github.com/cairn-io/cairn/worker"
-	"github.com/stretchr/testify/require"
 )
 
 // TestStepsRunOnTheirNodes routes targeted resources to their nodes' task

@@ -7,8 +7,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cairn-io/cairn/examples"
 	"github.com/stretchr/testify/require"
+
+	"github.com/cairn-io/cairn/examples"
 
 	"github.com/cairn-io/cairn/internal/platform"
 	"github.com/cairn-io/cairn/model"
@@ -218,7 +219,9 @@ func TestPkgerS1StackLifecycle(t *testing.T) {
 			}
 			for name, id := range ids {
 				now, ok := cur[name]
-				require.False(t, ok && now != id, "%s was recreated: id %s → %s", name, id, now)
+				if ok {
+					require.Equal(t, id, now, "%s was recreated: id %s → %s", name, id, now)
+				}
 			}
 			ids = cur
 			prevUpdated = rec.UpdatedAt

@@ -5,12 +5,12 @@ import (
 	"context"
 	"testing"
 
+	"github.com/stretchr/testify/require"
 	enumspb "go.temporal.io/api/enums/v1"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/cairn-io/cairn/model"
 	"github.com/cairn-io/cairn/starter"
-	"github.com/stretchr/testify/require"
 )
 
 // secretKinds: a label kind whose requests carry a bearer token from a
