@@ -6,8 +6,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cairn-io/cairn/model"
 	"github.com/stretchr/testify/require"
+
+	"github.com/cairn-io/cairn/model"
 )
 
 func boolPtr(b bool) *bool { return &b }

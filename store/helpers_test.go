@@ -8,8 +8,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cairn-io/cairn/internal/testenv"
 	"github.com/stretchr/testify/require"
+
+	"github.com/cairn-io/cairn/internal/testenv"
 )
 
 // testBackend is one database the suite runs against.

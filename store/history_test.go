@@ -5,8 +5,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cairn-io/cairn/model"
 	"github.com/stretchr/testify/require"
+
+	"github.com/cairn-io/cairn/model"
 )
 
 func TestTaskRuns(t *testing.T) {

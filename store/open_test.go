@@ -13,9 +13,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cairn-io/cairn/model"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/cairn-io/cairn/model"
 )
 
 func TestDefaultURL(t *testing.T) {
@@ -307,8 +308,7 @@ func TestClosedStoreReturnsErrors(t *testing.T) {
 		}
 		for name, call := range calls {
 			err := call()
-			if err == nil {
-				t.Errorf("%s on a closed store succeeded", name)
+			if !assert.Error(t, err, "%s on a closed store succeeded", name) {
 				continue
 			}
 			require.NotErrorIs(t, err, ErrNotFound, "%s on a closed store: %v, want a database error, not a record error", name, err)
