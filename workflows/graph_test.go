@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/log"
@@ -20,8 +22,6 @@ import (
 	"github.com/cairn-io/cairn/contract"
 	"github.com/cairn-io/cairn/model"
 	"github.com/cairn-io/cairn/store"
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 )
 
 // graphSteps stands in for the step activities of a graph execution: the
@@ -286,7 +286,9 @@ func TestGraphGroupFaultTolerance(t *testing.T) {
 			failedNode := strings.TrimPrefix(tt.fail[0][strings.Index(tt.fail[0], "@"):], "@")
 			assert.False(t, steps.ran("configure@"+failedNode), "configure ran on %s after install failed there", failedNode)
 			for _, n := range []string{"n1", "n2", "n3"} {
-				assert.False(t, n != failedNode && !steps.ran("configure@"+n), "configure did not run on healthy node %s", n)
+				if n != failedNode {
+					assert.True(t, steps.ran("configure@"+n), "configure did not run on healthy node %s", n)
+				}
 			}
 		})
 	}
