@@ -132,8 +132,8 @@ func TestMetrics(t *testing.T) {
 		}))
 		s.do(http.MethodGet, "/healthz", nil).expect(t, http.StatusOK)
 		body := string(s.do(http.MethodGet, "/metrics", nil).expect(t, http.StatusOK).Body)
-		require.Contains(t, body, "temporal_request 1", "metrics:\n")
-		require.Contains(t, body, `cairn_http_requests_total{method="GET",route="/healthz",status="200"} 1`, "metrics:\n")
+		require.Contains(t, body, "temporal_request 1", "metrics")
+		require.Contains(t, body, `cairn_http_requests_total{method="GET",route="/healthz",status="200"} 1`, "metrics")
 	})
 }
 
