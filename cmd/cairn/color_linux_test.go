@@ -106,8 +106,8 @@ func TestPlanColours(t *testing.T) {
 				code, out = r.code, r.stdout
 			}
 			require.Equal(t, 0, code, "exit %d:\n%s", code, out)
-			require.Contains(t, out, "directory/site", "no plan shown:\n")
-			require.Contains(t, out, " to create, ", "no plan shown:\n")
+			require.Contains(t, out, "directory/site", "no plan shown")
+			require.Contains(t, out, " to create, ", "no plan shown")
 			got := strings.Contains(out, green)
 			require.Equal(t, tt.coloured, got, "coloured = %v, want %v:\n%q", got, tt.coloured, out)
 			if !tt.coloured {
@@ -137,5 +137,5 @@ func TestApplyLiveProgress(t *testing.T) {
 		require.Contains(t, out, want, "terminal output lacks %q:\n%q", want, out)
 	}
 	// Step lines never start with the bar on a terminal.
-	require.NotContains(t, out, "] 1/2 created", "step lines carry the bar on a terminal:\n")
+	require.NotContains(t, out, "] 1/2 created", "step lines carry the bar on a terminal")
 }

@@ -98,8 +98,8 @@ func TestExecCommands(t *testing.T) {
 		require.True(t, ids[failed], "list = %v, want %s and %s", ids, failed, retried)
 		require.True(t, ids[retried], "list = %v, want %s and %s", ids, failed, retried)
 		table := s.run("exec", "list", "--stack", id, "--status", "completed").expect(t, 0).stdout
-		require.Contains(t, table, retried, "exec list --status completed:\n")
-		require.NotContains(t, table, failed, "exec list --status completed:\n")
+		require.Contains(t, table, retried, "exec list --status completed")
+		require.NotContains(t, table, failed, "exec list --status completed")
 		require.True(t, strings.HasPrefix(table, "ID"), "exec list --status completed:\n%s", table)
 		out := s.run("exec", "list", "--stack", id, "--kind", "apply", "-o", "yaml").expect(t, 0).stdout
 		var y struct {

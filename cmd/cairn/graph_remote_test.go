@@ -136,7 +136,7 @@ func TestGraphUploadDownloadListDelete(t *testing.T) {
 	t.Run("download", func(t *testing.T) {
 		// YAML as uploaded comes back verbatim.
 		got := s.run("graph", "download", "--release", "rel", "--type", "upgrade").expect(t, 0).stdout
-		require.Equal(t, releaseUpgrade, got, "download should return the source as uploaded:\n")
+		require.Equal(t, releaseUpgrade, got, "download should return the source as uploaded")
 		// The merged graph: release, cluster and plugin tasks, the cluster's override winning.
 		merged := s.run("graph", "download", "--cluster", cluster, "--type", "upgrade", "--merged", "-o", "json").expect(t, 0).stdout
 		var g struct {
@@ -200,7 +200,7 @@ func TestPayloadPositions(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			r := s.run(append([]string{"plan", "--stack", id}, tt.args...)...).expect(t, 1).hasErr(t, tt.stderr...)
-			require.NotContains(t, r.stderr, "request:", "positions still name the request:\n")
+			require.NotContains(t, r.stderr, "request:", "positions still name the request")
 		})
 	}
 }
