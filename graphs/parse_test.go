@@ -520,7 +520,7 @@ func TestParseFuelTaskDetails(t *testing.T) {
 		Nulls: []string{"condition", "fail_on_error", "custom_flag"},
 		Pos:   model.Position{Source: "tasks.yaml", Line: 1, Column: 3},
 	}
-	assert.Equal(t, want, task, "task:\n")
+	assert.Equal(t, want, task, "task")
 }
 
 func TestParseMultipleSources(t *testing.T) {

@@ -58,7 +58,7 @@ func TestReadJSONValues(t *testing.T) {
 		"t": true, "f": false, "null": nil, "list": []any{int64(1), "a", []any{}, map[string]any{}}, "esc": "a\"é/",
 	}
 	got := docs.Package.Resources[0].Spec
-	assert.Equal(t, want, got, "spec:\n")
+	assert.Equal(t, want, got, "spec")
 }
 
 func TestReadYAMLValues(t *testing.T) {
@@ -90,7 +90,7 @@ spec:
 		"block": "line 1\nline 2\n", "7": "seven", "true": "key",
 	}
 	got := docs.Package.Resources[0].Spec
-	assert.Equal(t, want, got, "spec:\n")
+	assert.Equal(t, want, got, "spec")
 }
 
 func TestReadYAMLAliasesAndMerges(t *testing.T) {
@@ -118,7 +118,7 @@ spec:
 		"list":   []any{int64(1), int64(2)},
 		"again":  []any{int64(1), int64(2)},
 	}
-	assert.Equal(t, want, spec, "spec:\n")
+	assert.Equal(t, want, spec, "spec")
 	// Values are copies: changing one alias's value leaves the others.
 	spec["copy"].(map[string]any)["user"] = "changed"
 	assert.Equal(t, "app", spec["base"].(map[string]any)["user"], "aliases share their decoded values")
