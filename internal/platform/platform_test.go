@@ -203,7 +203,7 @@ func TestSnapshots(t *testing.T) {
 		bk, _ := p.Create("buckets", map[string]any{"name": "b"})
 		require.NoError(t, p.Map("buckets", bk, l))
 	}
-	require.Equal(t, b.Snapshot(), a.Snapshot(), "equal platforms differ:\n")
+	require.Equal(t, b.Snapshot(), a.Snapshot(), "equal platforms differ")
 	// Recreating the label gives it a new id: Snapshot sees it,
 	// ContentSnapshot does not once the mapping is restored too.
 	before := a.ContentSnapshot()
@@ -216,7 +216,7 @@ func TestSnapshots(t *testing.T) {
 	require.NotEqual(t, a.ContentSnapshot(), before, "snapshot did not change after delete")
 	nl, _ := a.Create("labels", map[string]any{"name": "l"})
 	require.NoError(t, a.Map("buckets", bk["id"].(string), nl))
-	require.Equal(t, a.ContentSnapshot(), before, "content snapshot differs after recreate:\n")
+	require.Equal(t, a.ContentSnapshot(), before, "content snapshot differs after recreate")
 	require.NotEqual(t, b.Snapshot(), a.Snapshot(), "id snapshot ignores the new id")
 }
 
