@@ -314,7 +314,7 @@ func TestHTTPIdempotentApply(t *testing.T) {
 	canon, _ := f.prov.Canonicalize(spec)
 	_, err := f.prov.Apply(context.Background(), Env{}, canon, have)
 	require.NoError(t, err)
-	require.Equal(t, f.plat.Snapshot(), once, "apply on a stale read changed the platform:\n")
+	require.Equal(t, f.plat.Snapshot(), once, "apply on a stale read changed the platform")
 }
 
 func TestHTTPCreateFailureLeavesNothing(t *testing.T) {
@@ -324,7 +324,7 @@ func TestHTTPCreateFailureLeavesNothing(t *testing.T) {
 	_, err := f.reg.Converge(context.Background(), Request{Kind: "http", Name: "b", Spec: f.spec("buckets", map[string]any{"name": "b"}, "0a00000000000777")})
 	require.Error(t, err, "linking a missing label succeeded")
 	require.Contains(t, err.Error(), "link 0a00000000000777", "error %q does not name the link", err)
-	require.Equal(t, f.plat.Snapshot(), before, "a failed create left:\n")
+	require.Equal(t, f.plat.Snapshot(), before, "a failed create left")
 }
 
 func TestHTTPStatusErrors(t *testing.T) {
