@@ -8,6 +8,9 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/cairn-io/cairn/activities"
 	"github.com/cairn-io/cairn/contract"
 	"github.com/cairn-io/cairn/kinds"
@@ -40,9 +43,7 @@ func (c countingFile) RestoreSpec(before providers.State) (model.Spec, error) {
 // unchanged files alike.
 func TestApplyBatchReadsEachFileOnce(t *testing.T) {
 	st, err := store.Open(context.Background(), "sqlite://"+filepath.Join(t.TempDir(), "cairn.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	t.Cleanup(func() { _ = st.Close() })
 	var reads atomic.Int32
 	reg := providers.NewRegistry(kinds.Builtin())
@@ -52,9 +53,7 @@ func TestApplyBatchReadsEachFileOnce(t *testing.T) {
 	reg.Register(countingFile{Provider: providers.NewFile(), reads: &reads})
 	f := &fixture{t: t, st: st, acts: activities.New(activities.Deps{Store: st, Registry: reg, Packages: activities.GraphsLoader{}}), root: t.TempDir()}
 	dir := filepath.Join(f.root, "d")
-	if err := os.Mkdir(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.Mkdir(dir, 0o755))
 	hash := f.snapshot(filesDocs(dir, 5))
 	stack := f.stack("")
 
@@ -65,9 +64,7 @@ func TestApplyBatchReadsEachFileOnce(t *testing.T) {
 	}{
 		{"create", nil, map[model.Outcome]int{model.OutcomeCreated: 5}},
 		{"one edited since", func(t *testing.T) {
-			if err := os.WriteFile(filepath.Join(dir, "f002"), []byte("edited"), 0o644); err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, os.WriteFile(filepath.Join(dir, "f002"), []byte("edited"), 0o644))
 		}, map[model.Outcome]int{model.OutcomeUpdated: 1}},
 		{"converged", nil, map[model.Outcome]int{}},
 	}
@@ -84,30 +81,24 @@ func TestApplyBatchReadsEachFileOnce(t *testing.T) {
 					batch = &plan.Units[j]
 				}
 			}
-			if batch == nil || batch.Count != 6 { // the directory and its files
-				t.Fatalf("units %+v", plan.Units)
-			}
+			require.NotNil(t, batch, "units %+v", plan.Units)
+			require.Equal(t, 6, batch.Count, "units %+v", plan.Units) // the directory and its files
 			reads.Store(0)
 			res, err := f.acts.ApplyBatch(context.Background(), contract.UnitInput{ExecutionID: execID, Unit: *batch})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if n := reads.Load(); n != 5 {
-				t.Errorf("5 files read %d times, want once each", n)
-			}
+			require.NoError(t, err)
+			n := reads.Load()
+			assert.Equal(t, int32(5), n, "5 files read %d times, want once each", n)
 			got := map[model.Outcome]int{}
 			for _, s := range res.Steps {
 				if s.Outcome != model.OutcomeUnchanged {
 					got[s.Outcome]++
 				}
 			}
-			if !maps.Equal(got, tt.want) {
-				t.Fatalf("outcomes %v, want %v", got, tt.want)
-			}
+			require.True(t, maps.Equal(got, tt.want), "outcomes %v, want %v", got, tt.want)
 			for j := range 5 {
-				if data, err := os.ReadFile(filepath.Join(dir, "f00"+string(rune('0'+j)))); err != nil || string(data) != "x" {
-					t.Fatalf("f00%d holds %q, %v", j, data, err)
-				}
+				data, err := os.ReadFile(filepath.Join(dir, "f00"+string(rune('0'+j))))
+				require.NoError(t, err, "f00%d holds %q, %v", j, data, err)
+				require.Equal(t, "x", string(data), "f00%d holds %q, %v", j, data, err)
 			}
 		})
 	}

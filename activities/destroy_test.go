@@ -9,6 +9,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/cairn-io/cairn/contract"
 	"github.com/cairn-io/cairn/model"
 )
@@ -24,9 +27,7 @@ func (f *fixture) run(execID string, plan *contract.PreparedPlan) map[string]con
 			name = f.acts.ApplyBatch
 		}
 		res, err := name(context.Background(), contract.UnitInput{ExecutionID: execID, Unit: u})
-		if err != nil {
-			f.t.Fatalf("%s: %v", u.Step, err)
-		}
+		require.NoError(f.t, err, "%s: %v", u.Step, err)
 		res.Expand()
 		for _, r := range res.Steps {
 			out[r.StepID] = r
@@ -38,15 +39,12 @@ func (f *fixture) run(execID string, plan *contract.PreparedPlan) map[string]con
 func (f *fixture) record(execID, stackID, hash string, destroy bool) *model.Stack {
 	f.t.Helper()
 	ctx := context.Background()
-	if _, err := f.acts.WriteStackRecord(ctx, contract.WriteStackRecordInput{
+	_, err := f.acts.WriteStackRecord(ctx, contract.WriteStackRecordInput{
 		ExecutionID: execID, StackID: stackID, SnapshotHash: hash, Destroy: destroy, Changed: true,
-	}); err != nil {
-		f.t.Fatal(err)
-	}
+	})
+	require.NoError(f.t, err)
 	st, err := f.st.GetStack(ctx, stackID)
-	if err != nil {
-		f.t.Fatal(err)
-	}
+	require.NoError(f.t, err)
 	return st
 }
 
@@ -86,13 +84,9 @@ spec: {path: %[1]s/gone, content: x}
 	s := f.stack(hash, recorded...)
 	// A directory where a file is recorded makes its delete fail.
 	for _, name := range []string{"never", "removed", "some"} {
-		if err := os.MkdirAll(filepath.Join(f.root, name, "sub"), 0o755); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, os.MkdirAll(filepath.Join(f.root, name, "sub"), 0o755))
 	}
-	if err := os.WriteFile(filepath.Join(f.root, "gone"), []byte("x"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(filepath.Join(f.root, "gone"), []byte("x"), 0o644))
 	plan := f.prepare(contract.PrepareInput{ExecutionID: "destroy-1", StackID: s.ID, Mode: contract.ModeDestroy})
 	failed := 0
 	for _, r := range f.run("destroy-1", plan) {
@@ -100,33 +94,26 @@ spec: {path: %[1]s/gone, content: x}
 			failed++
 		}
 	}
-	if failed != 3 {
-		t.Fatalf("%d deletes failed, want 3", failed)
-	}
+	require.Equal(t, 3, failed, "%d deletes failed, want 3", failed)
 	left := f.record("destroy-1", s.ID, "", true)
 	byName := map[string]model.StackResource{}
 	for _, r := range left.Resources {
 		byName[r.PkgName] = r
 	}
-	if len(left.Resources) != 3 || left.SnapshotHash != hash {
-		t.Fatalf("left %+v (snapshot %q)", left.Resources, left.SnapshotHash)
-	}
-	if a := byName["never"].Associations; a != nil {
-		t.Errorf("never: associations %#v, want nil", a)
-	}
-	if a := byName["removed"].Associations; a == nil || len(a) != 0 {
-		t.Errorf("removed: associations %#v, want empty", a)
-	}
-	if a := byName["some"].Associations; len(a) != 1 || a[0].PkgName != "l" {
-		t.Errorf("some: associations %#v", a)
-	}
+	require.Len(t, left.Resources, 3, "left %+v (snapshot %q)", left.Resources, left.SnapshotHash)
+	require.Equal(t, hash, left.SnapshotHash, "left %+v (snapshot %q)", left.Resources, left.SnapshotHash)
+	a := byName["never"].Associations
+	assert.Nil(t, a, "never: associations %#v, want nil", a)
+	a = byName["removed"].Associations
+	require.NotNil(t, a, "removed: associations %#v, want empty", a)
+	assert.Empty(t, a, "removed: associations %#v, want empty", a)
+	a = byName["some"].Associations
+	require.Len(t, a, 1, "some: associations")
+	assert.Equal(t, "l", a[0].PkgName, "some: associations %#v", a)
 	b, err := json.Marshal(left.Resources)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if n := strings.Count(string(b), `"associations":[]`); n != 1 {
-		t.Fatalf("record JSON has %d empty association lists, want 1: %s", n, b)
-	}
+	require.NoError(t, err)
+	n := strings.Count(string(b), `"associations":[]`)
+	require.Equal(t, 1, n, "record JSON has %d empty association lists, want 1: %s", n, b)
 }
 
 // A destroy of a file whose content is a template of its own deletes it:
@@ -140,21 +127,14 @@ kind: File
 metadata: {name: greeting}
 spec: {path: %s, template: "hello {{ .name }}", vars: {name: world}}
 `, path))
-	if err := os.WriteFile(path, []byte("hello world"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(path, []byte("hello world"), 0o644))
 	s := f.stack(hash, model.StackResource{Kind: "File", ID: path, PkgName: "greeting"})
 	plan := f.prepare(contract.PrepareInput{ExecutionID: "destroy-tpl", StackID: s.ID, Mode: contract.ModeDestroy})
 	results := f.run("destroy-tpl", plan)
-	if len(results) != 1 {
-		t.Fatalf("results %+v", results)
-	}
+	require.Len(t, results, 1, "results")
 	for id, r := range results {
-		if r.Outcome != model.OutcomeDeleted {
-			t.Fatalf("%s: outcome %s (%s), want deleted", id, r.Outcome, r.Error)
-		}
+		require.Equal(t, model.OutcomeDeleted, r.Outcome, "%s: outcome %s (%s), want deleted", id, r.Outcome, r.Error)
 	}
-	if _, err := os.Stat(path); !os.IsNotExist(err) {
-		t.Fatalf("file still there: %v", err)
-	}
+	_, err := os.Stat(path)
+	require.True(t, os.IsNotExist(err), "file still there: %v", err)
 }

@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"path/filepath"
-	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/cairn-io/cairn/contract"
 	"github.com/cairn-io/cairn/expr"
@@ -52,24 +54,17 @@ func TestSpecializeCondition(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			got, err := specializeCondition(tt.cond, history)
 			if tt.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-					t.Fatalf("err = %v, want %q", err, tt.wantErr)
-				}
+				require.Error(t, err, "err = %v, want %q", err, tt.wantErr)
+				require.Contains(t, err.Error(), tt.wantErr, "err = %v, want %q", err, tt.wantErr)
 				return
 			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if usesHistory(got) && strings.Contains(got, "changed ") {
-				t.Fatalf("specialized condition %q still calls a history function", got)
+			require.NoError(t, err)
+			if usesHistory(got) {
+				require.NotContains(t, got, "changed ", "specialized condition %q still calls a history function", got)
 			}
 			ok, err := expr.Condition(got, expr.Context{Node: map[string]any{"name": "n1"}})
-			if err != nil {
-				t.Fatalf("specialized condition %q: %v", got, err)
-			}
-			if ok != tt.want {
-				t.Fatalf("%q specialized to %q = %v, want %v", tt.cond, got, ok, tt.want)
-			}
+			require.NoError(t, err, "specialized condition %q: %v", got, err)
+			require.Equal(t, tt.want, ok, "%q specialized to %q = %v, want %v", tt.cond, got, ok, tt.want)
 		})
 	}
 }
@@ -95,9 +90,8 @@ func TestFaultTolerance(t *testing.T) {
 	}
 	for _, tt := range tests {
 		got, err := FaultTolerance(tt.spec, tt.nodes)
-		if (err != nil) != tt.wantErr || got != tt.want {
-			t.Errorf("FaultTolerance(%q, %d) = %d, %v; want %d (error %v)", tt.spec, tt.nodes, got, err, tt.want, tt.wantErr)
-		}
+		require.Equal(t, tt.wantErr, err != nil, "FaultTolerance(%q, %d) = %d, %v; want %d (error %v)", tt.spec, tt.nodes, got, err, tt.want, tt.wantErr)
+		assert.Equal(t, tt.want, got, "FaultTolerance(%q, %d) = %d, %v; want %d (error %v)", tt.spec, tt.nodes, got, err, tt.want, tt.wantErr)
 	}
 }
 
@@ -106,9 +100,7 @@ func graphStore(t *testing.T) store.Store {
 	t.Helper()
 	ctx := context.Background()
 	st, err := store.Open(ctx, "sqlite://"+filepath.Join(t.TempDir(), "cairn.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	t.Cleanup(func() { _ = st.Close() })
 	for _, err := range []error{
 		st.PutRelease(ctx, &model.Release{ID: "rel", Name: "rel"}),
@@ -119,9 +111,7 @@ func graphStore(t *testing.T) store.Store {
 			{ID: "n3", Name: "node-3", Roles: []string{"compute"}},
 		}}),
 	} {
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 	}
 	return st
 }
@@ -130,9 +120,7 @@ func putGraph(t *testing.T, st store.Store, layer model.Layer, owner string, tas
 	t.Helper()
 	err := st.PutGraph(context.Background(), &model.StoredGraph{Layer: layer, OwnerID: owner, Type: "deploy",
 		Graph: &model.Graph{Type: "deploy", Tasks: tasks}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 }
 
 func prepared(t *testing.T, st store.Store, in contract.PrepareGraphInput) (*contract.PreparedGraph, map[string]*planner.StoredStep) {
@@ -143,13 +131,9 @@ func prepared(t *testing.T, st store.Store, in contract.PrepareGraphInput) (*con
 	}
 	in.ClusterID = "c1"
 	out, err := g.PrepareGraph(context.Background(), in)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	all, err := AllSteps(context.Background(), st, in.ExecutionID)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	byID := map[string]*planner.StoredStep{}
 	for _, s := range all {
 		byID[s.ID] = s
@@ -175,23 +159,21 @@ func TestPrepareGraphMergesLayers(t *testing.T) {
 	)
 	out, steps := prepared(t, st, contract.PrepareGraphInput{ExecutionID: "e1"})
 	install := steps["install@n2"]
-	if install == nil || install.Spec["command"] != "install v2" || install.Spec["timeout"] == nil || install.FailsOnError() {
-		t.Fatalf("install@n2 = %+v, want the cluster's command over the release's timeout, fail_on_error false", install)
-	}
+	require.NotNil(t, install, "install@n2 = %+v, want the cluster's command over the release's timeout, fail_on_error false", install)
+	require.Equal(t, "install v2", install.Spec["command"], "install@n2 = %+v, want the cluster's command over the release's timeout, fail_on_error false", install)
+	require.NotNil(t, install.Spec["timeout"], "install@n2 = %+v, want the cluster's command over the release's timeout, fail_on_error false", install)
+	require.False(t, install.FailsOnError(), "install@n2 = %+v, want the cluster's command over the release's timeout, fail_on_error false", install)
 	restart := steps["restart@n2"]
-	if restart == nil || !restart.Skipped || !contains(restart.Deps, "install@n2") {
-		t.Fatalf("restart@n2 = %+v, want skipped with its edge to install", restart)
-	}
-	if v := steps["verify@n3"]; v == nil || !contains(v.Deps, "restart@n3") {
-		t.Fatalf("verify@n3 = %+v, want it to wait for the skipped restart", v)
-	}
-	if len(out.Snapshots) != 1 {
-		t.Fatalf("snapshots = %v", out.Snapshots)
-	}
+	require.NotNil(t, restart, "restart@n2 = %+v, want skipped with its edge to install", restart)
+	require.True(t, restart.Skipped, "restart@n2 = %+v, want skipped with its edge to install", restart)
+	require.True(t, contains(restart.Deps, "install@n2"), "restart@n2 = %+v, want skipped with its edge to install", restart)
+	v := steps["verify@n3"]
+	require.NotNil(t, v, "verify@n3 = %+v, want it to wait for the skipped restart", v)
+	require.True(t, contains(v.Deps, "restart@n3"), "verify@n3 = %+v, want it to wait for the skipped restart", v)
+	require.Len(t, out.Snapshots, 1, "snapshots")
 	snap, err := st.GetSnapshot(context.Background(), out.Snapshots[0])
-	if err != nil || !strings.Contains(string(snap.Content), "install v2") {
-		t.Fatalf("merged snapshot = %s, %v", snap.Content, err)
-	}
+	require.NoError(t, err, "merged snapshot = %s, %v", snap.Content, err)
+	require.Contains(t, string(snap.Content), "install v2", "merged snapshot = %s, %v", snap.Content, err)
 }
 
 func TestPrepareGraphHistory(t *testing.T) {
@@ -204,23 +186,19 @@ func TestPrepareGraphHistory(t *testing.T) {
 	)
 	g := NewGraphActivities(New(Deps{Store: st}), nil)
 	_, steps := prepared(t, st, contract.PrepareGraphInput{ExecutionID: "e1"})
-	if c := steps["restart@n2"].Condition; c != "{{true}}" {
-		t.Fatalf("never ran: condition %q, want true", c)
-	}
+	c := steps["restart@n2"].Condition
+	require.Equal(t, "{{true}}", c, "never ran: condition %q, want true", c)
 	// Record config's run on n2 with the current parameters, as a
 	// finished execution does.
 	raw, _ := json.Marshal(outputsRecord{Action: model.ActionRun, Outcome: model.OutcomeUpdated})
-	if err := st.PutStepData(ctx, "e1", "config@n2", contract.DataOutputs, raw); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, st.PutStepData(ctx, "e1", "config@n2", contract.DataOutputs, raw))
 	res, err := g.RecordGraphRuns(ctx, contract.RecordGraphRunsInput{ExecutionID: "e1", ClusterID: "c1"})
-	if err != nil || res.Recorded != 1 {
-		t.Fatalf("recorded %+v, %v; want config@n2 only (the others have no outputs)", res, err)
-	}
+	require.NoError(t, err, "recorded %+v, %v; want config@n2 only (the others have no outputs)", res, err)
+	require.Equal(t, 1, res.Recorded, "recorded %+v, %v; want config@n2 only (the others have no outputs)", res, err)
 	run, err := st.LastTaskRun(ctx, "c1", "n2", "config")
-	if err != nil || run.ExecutionID != "e1" || run.Digest == "" {
-		t.Fatalf("history = %+v, %v", run, err)
-	}
+	require.NoError(t, err, "history = %+v, %v", run, err)
+	require.Equal(t, "e1", run.ExecutionID, "history = %+v, %v", run, err)
+	require.NotEmpty(t, run.Digest, "history = %+v, %v", run, err)
 
 	tests := []struct {
 		name  string
@@ -235,18 +213,16 @@ func TestPrepareGraphHistory(t *testing.T) {
 	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, steps := prepared(t, st, contract.PrepareGraphInput{ExecutionID: "e" + string(rune('2'+i)), Force: tt.force})
-			if c := steps["restart@"+tt.node].Condition; c != tt.want {
-				t.Fatalf("condition %q, want %q", c, tt.want)
-			}
+			c := steps["restart@"+tt.node].Condition
+			require.Equal(t, tt.want, c, "condition")
 		})
 	}
 
 	// New parameters make it changed again.
 	putGraph(t, st, model.LayerCluster, "c1", &model.Task{ID: "config", Parameters: map[string]any{"cmd": "write config v2"}})
 	_, steps = prepared(t, st, contract.PrepareGraphInput{ExecutionID: "e9"})
-	if c := steps["restart@n2"].Condition; c != "{{true}}" {
-		t.Fatalf("after a parameter change: condition %q, want true", c)
-	}
+	c = steps["restart@n2"].Condition
+	require.Equal(t, "{{true}}", c, "after a parameter change: condition %q, want true", c)
 }
 
 func TestPrepareGraphRetryTurnsDoneStepsIntoNoops(t *testing.T) {
@@ -261,13 +237,10 @@ func TestPrepareGraphRetryTurnsDoneStepsIntoNoops(t *testing.T) {
 	// The first execution did a on both nodes, b on n2 only.
 	for _, id := range []string{"a@n2", "a@n3", "b@n2"} {
 		raw, _ := json.Marshal(outputsRecord{Action: model.ActionRun, Outcome: model.OutcomeUpdated})
-		if err := st.PutStepData(ctx, "first", id, contract.DataOutputs, raw); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, st.PutStepData(ctx, "first", id, contract.DataOutputs, raw))
 	}
-	if _, err := g.RecordGraphRuns(ctx, contract.RecordGraphRunsInput{ExecutionID: "first", ClusterID: "c1"}); err != nil {
-		t.Fatal(err)
-	}
+	_, err := g.RecordGraphRuns(ctx, contract.RecordGraphRunsInput{ExecutionID: "first", ClusterID: "c1"})
+	require.NoError(t, err)
 	tests := []struct {
 		name     string
 		in       contract.PrepareGraphInput
@@ -281,17 +254,11 @@ func TestPrepareGraphRetryTurnsDoneStepsIntoNoops(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			out, steps := prepared(t, st, tt.in)
-			if out.Done != len(tt.wantDone) {
-				t.Fatalf("done = %d, want %d", out.Done, len(tt.wantDone))
-			}
+			require.Equal(t, len(tt.wantDone), out.Done, "done")
 			for _, id := range tt.wantDone {
-				if steps[id].Base != model.TaskStage {
-					t.Errorf("%s runs as %s, want a noop", id, steps[id].Base)
-				}
+				assert.Equal(t, model.TaskStage, steps[id].Base, "%s runs as %s, want a noop", id, steps[id].Base)
 			}
-			if steps["b@n3"].Base != "exec" {
-				t.Errorf("b@n3, which never ran, runs as %s", steps["b@n3"].Base)
-			}
+			assert.Equal(t, "exec", steps["b@n3"].Base, "b@n3, which never ran, runs as")
 		})
 	}
 }
@@ -313,9 +280,8 @@ func TestPrepareGraphRejectsBadRequests(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := BuildGraph(context.Background(), st, nil, tt.req)
-			if !errors.Is(err, ErrGraphRequest) || !strings.Contains(err.Error(), tt.want) {
-				t.Fatalf("err = %v, want %q", err, tt.want)
-			}
+			require.ErrorIs(t, err, ErrGraphRequest, "err = %v, want %q", err, tt.want)
+			require.Contains(t, err.Error(), tt.want, "err = %v, want %q", err, tt.want)
 		})
 	}
 }
@@ -334,18 +300,16 @@ func TestPrepareGraphTaskSubsetAcrossTypes(t *testing.T) {
 	putGraph(t, st, model.LayerRelease, "rel", &model.Task{ID: "a", Type: "shell", Roles: []string{"compute"}, Parameters: map[string]any{"cmd": "a"}})
 	err := st.PutGraph(context.Background(), &model.StoredGraph{Layer: model.LayerRelease, OwnerID: "rel", Type: "check",
 		Graph: &model.Graph{Type: "check", Tasks: []*model.Task{{ID: "b", Type: "shell", Roles: []string{"compute"}, Parameters: map[string]any{"cmd": "b"}}}}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	_, steps := prepared(t, st, contract.PrepareGraphInput{ExecutionID: "e1", GraphRequest: contract.GraphRequest{Types: []string{"deploy", "check"}, Tasks: []string{"a"}}})
-	if s := steps["deploy/a@n2"]; s == nil || s.Skipped {
-		t.Fatalf("deploy/a@n2 = %+v, want it to run", s)
-	}
-	if s := steps["check/b@n2"]; s == nil || !s.Skipped || !contains(s.Deps, "deploy@master") {
-		t.Fatalf("check/b@n2 = %+v, want it skipped, after type deploy", s)
-	}
+	s := steps["deploy/a@n2"]
+	require.NotNil(t, s, "deploy/a@n2 = %+v, want it to run", s)
+	require.False(t, s.Skipped, "deploy/a@n2 = %+v, want it to run", s)
+	s = steps["check/b@n2"]
+	require.NotNil(t, s, "check/b@n2 = %+v, want it skipped, after type deploy", s)
+	require.True(t, s.Skipped, "check/b@n2 = %+v, want it skipped, after type deploy", s)
+	require.True(t, contains(s.Deps, "deploy@master"), "check/b@n2 = %+v, want it skipped, after type deploy", s)
 	_, err = BuildGraph(context.Background(), st, nil, contract.GraphRequest{ClusterID: "c1", Types: []string{"deploy", "check"}, Tasks: []string{"a", "zz"}})
-	if !errors.Is(err, ErrGraphRequest) || !strings.Contains(err.Error(), `unknown task "zz"`) {
-		t.Fatalf("err = %v, want the unknown task named", err)
-	}
+	require.ErrorIs(t, err, ErrGraphRequest, "err = %v, want the unknown task named", err)
+	require.Contains(t, err.Error(), `unknown task "zz"`, "err = %v, want the unknown task named", err)
 }

@@ -6,6 +6,9 @@ import (
 	"net/http/httptest"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/cairn-io/cairn/activities"
 	"github.com/cairn-io/cairn/contract"
 	"github.com/cairn-io/cairn/internal/platform"
@@ -47,71 +50,56 @@ func TestRollbackRecordsRecreatedIDs(t *testing.T) {
 	f.run("apply-1", f.prepare(contract.PrepareInput{ExecutionID: "apply-1", StackID: s.ID, SnapshotHash: v1}))
 	before := f.record("apply-1", s.ID, v1, false)
 	oldIDs := recordedIDs(before)
-	if len(oldIDs) != 2 || oldIDs["gone"] == "" {
-		t.Fatalf("record after the first apply: %+v", before.Resources)
-	}
+	require.Len(t, oldIDs, 2, "record after the first apply: %+v", before.Resources)
+	require.NotEmpty(t, oldIDs["gone"], "record after the first apply: %+v", before.Resources)
 
 	// The second apply deletes "gone", then fails and rolls back.
 	v2 := f.snapshot(labelsDoc(srv.URL, "keep"))
 	plan := f.prepare(contract.PrepareInput{ExecutionID: "apply-2", StackID: s.ID, SnapshotHash: v2})
 	res := f.run("apply-2", plan)
-	if r := res["label/gone"]; r.Outcome != model.OutcomeDeleted {
-		t.Fatalf("delete of gone: %+v (results %+v)", r, res)
-	}
-	if _, ok := plat.Object("labels", oldIDs["gone"]); ok {
-		t.Fatal("the delete left the object")
-	}
+	r := res["label/gone"]
+	require.Equal(t, model.OutcomeDeleted, r.Outcome, "delete of gone: %+v (results %+v)", r, res)
+	_, ok := plat.Object("labels", oldIDs["gone"])
+	require.False(t, ok, "the delete left the object")
 	recreated := map[string]string{}
 	for _, u := range plan.Units {
 		out, err := f.acts.Compensate(ctx, contract.CompensateInput{ExecutionID: "apply-2", Unit: u})
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		for step, id := range out.Recreated {
 			recreated[step] = id
 		}
 	}
 	newID := recreated["label/gone"]
-	if len(recreated) != 1 || newID == "" || newID == oldIDs["gone"] {
-		t.Fatalf("recreated %v, want label/gone under a new id (old %s)", recreated, oldIDs["gone"])
-	}
-	if obj, ok := plat.Object("labels", newID); !ok || obj["name"] != "gone" {
-		t.Fatalf("recreated object %v, %v", obj, ok)
-	}
+	require.Len(t, recreated, 1, "recreated %v, want label/gone under a new id (old %s)", recreated, oldIDs["gone"])
+	require.NotEmpty(t, newID, "recreated %v, want label/gone under a new id (old %s)", recreated, oldIDs["gone"])
+	require.NotEqual(t, oldIDs["gone"], newID, "recreated %v, want label/gone under a new id (old %s)", recreated, oldIDs["gone"])
+	obj, ok := plat.Object("labels", newID)
+	require.True(t, ok, "recreated object missing")
+	require.Equal(t, "gone", obj["name"], "recreated object %v", obj)
 	// A retried compensation reports the same id without recreating again.
 	again, err := f.acts.Compensate(ctx, contract.CompensateInput{ExecutionID: "apply-2", Unit: unitOf(t, plan, "label/gone")})
-	if err != nil || again.Recreated["label/gone"] != newID || len(plat.Labels()) != 2 {
-		t.Fatalf("retried compensation: %+v, %v; labels %v", again, err, plat.Labels())
-	}
+	require.NoError(t, err, "retried compensation: %+v, %v; labels %v", again, err, plat.Labels())
+	require.Equal(t, newID, again.Recreated["label/gone"], "retried compensation: %+v, %v; labels %v", again, err, plat.Labels())
+	require.Len(t, plat.Labels(), 2, "retried compensation: %+v, %v; labels %v", again, err, plat.Labels())
 
-	if _, err := f.acts.WriteStackRecord(ctx, contract.WriteStackRecordInput{ExecutionID: "apply-2", StackID: s.ID, SnapshotHash: v2}); err != nil {
-		t.Fatal(err)
-	}
+	_, err = f.acts.WriteStackRecord(ctx, contract.WriteStackRecordInput{ExecutionID: "apply-2", StackID: s.ID, SnapshotHash: v2})
+	require.NoError(t, err)
 	after, err := f.st.GetStack(ctx, s.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	ids := recordedIDs(after)
-	if len(ids) != 2 || ids["gone"] != newID || ids["keep"] != oldIDs["keep"] {
-		t.Fatalf("record after the rollback: %v, want gone=%s keep=%s", ids, newID, oldIDs["keep"])
-	}
-	if after.SnapshotHash != v1 {
-		t.Fatalf("snapshot after the rollback %s, want the previous %s", after.SnapshotHash, v1)
-	}
-	if !after.UpdatedAt.Equal(before.UpdatedAt) {
-		t.Fatalf("updatedAt moved from %v to %v on an unchanged record", before.UpdatedAt, after.UpdatedAt)
-	}
+	require.Len(t, ids, 2, "record after the rollback: %v, want gone=%s keep=%s", ids, newID, oldIDs["keep"])
+	require.Equal(t, newID, ids["gone"], "record after the rollback: %v, want gone=%s keep=%s", ids, newID, oldIDs["keep"])
+	require.Equal(t, oldIDs["keep"], ids["keep"], "record after the rollback: %v, want gone=%s keep=%s", ids, newID, oldIDs["keep"])
+	require.Equal(t, v1, after.SnapshotHash, "snapshot after the rollback %s, want the previous %s", after.SnapshotHash, v1)
+	require.True(t, after.UpdatedAt.Equal(before.UpdatedAt), "updatedAt moved from %v to %v on an unchanged record", before.UpdatedAt, after.UpdatedAt)
 
 	// Applying the first package again finds both objects: nothing new.
 	res = f.run("apply-3", f.prepare(contract.PrepareInput{ExecutionID: "apply-3", StackID: s.ID, SnapshotHash: v1}))
 	for id, r := range res {
-		if r.Outcome != model.OutcomeUnchanged {
-			t.Errorf("%s: %s %s", id, r.Outcome, r.Error)
-		}
+		assert.Equal(t, model.OutcomeUnchanged, r.Outcome, "%s: %s %s", id, r.Outcome, r.Error)
 	}
-	if n := len(plat.Labels()); n != 2 {
-		t.Fatalf("%d labels on the platform, want 2: %v", n, plat.Labels())
-	}
+	n := len(plat.Labels())
+	require.Equal(t, 2, n, "%d labels on the platform, want 2: %v", n, plat.Labels())
 }
 
 func unitOf(t *testing.T, plan *contract.PreparedPlan, step string) contract.Unit {

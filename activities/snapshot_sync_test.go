@@ -1,16 +1,16 @@
 package activities_test
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"os"
 	"path/filepath"
-	"reflect"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 
 	"github.com/cairn-io/cairn/activities"
 	"github.com/cairn-io/cairn/contract"
@@ -25,13 +25,9 @@ import (
 func parsedSnapshot(t *testing.T, docs string, sources ...activities.SnapshotSource) (*graphs.Documents, []byte) {
 	t.Helper()
 	parsed, err := graphs.Parse(graphs.Options{}, graphs.Source{Name: "p.yaml", Format: graphs.FormatYAML, Data: []byte(docs)})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	content, err := activities.EncodeParsedPackageSnapshot(parsed, sources...)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return parsed, content
 }
 
@@ -53,18 +49,14 @@ dependsOn: [File/a]
 	broken := activities.SnapshotSource{Name: "p.yaml", Format: "yaml", Data: "kind: [unclosed"}
 	parsed, withParsed := parsedSnapshot(t, docs, broken)
 	_, again := parsedSnapshot(t, docs, broken)
-	if !bytes.Equal(withParsed, again) {
-		t.Fatal("equal packages encode to different snapshots")
-	}
+	require.Equal(t, again, withParsed, "equal packages encode to different snapshots")
 	old, err := activities.EncodePackageSnapshot(valid)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	// Readers of the sources alone (export, older workers) still find them.
 	snap, err := activities.DecodePackageSnapshot(withParsed)
-	if err != nil || len(snap.Sources) != 1 || snap.Sources[0] != broken {
-		t.Fatalf("sources of the parsed snapshot: %+v, %v", snap, err)
-	}
+	require.NoError(t, err, "sources of the parsed snapshot: %+v, %v", snap, err)
+	require.Len(t, snap.Sources, 1, "sources of the parsed snapshot: %+v, %v", snap, err)
+	require.Equal(t, broken, snap.Sources[0], "sources of the parsed snapshot: %+v, %v", snap, err)
 	tests := []struct {
 		name    string
 		content []byte
@@ -75,21 +67,14 @@ dependsOn: [File/a]
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got, err := activities.GraphsLoader{}.Load(context.Background(), tt.content, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !reflect.DeepEqual(got.Package.Resources, parsed.Package.Resources) {
-				t.Fatalf("resources differ from the parser's:\n got %#v\nwant %#v", got.Package.Resources, parsed.Package.Resources)
-			}
-			if got.Package.Resources[0].Pos.Line != 1 || got.Package.Resources[1].Pos.Line == 0 {
-				t.Fatalf("positions lost: %+v", got.Package.Resources[1].Pos)
-			}
-			if _, ok := got.Package.Resources[0].Spec["mode"].(int64); !ok {
-				t.Fatalf("mode is %T, want the parser's int64", got.Package.Resources[0].Spec["mode"])
-			}
-			if len(got.Steps) != 2 || got.Catalogue == nil {
-				t.Fatalf("%d steps, catalogue %v", len(got.Steps), got.Catalogue)
-			}
+			require.NoError(t, err)
+			require.Equal(t, parsed.Package.Resources, got.Package.Resources, "resources differ from the parser's:\n got %#v\nwant %#v", got.Package.Resources, parsed.Package.Resources)
+			require.Equal(t, 1, got.Package.Resources[0].Pos.Line, "positions lost: %+v", got.Package.Resources[1].Pos)
+			require.NotEqual(t, 0, got.Package.Resources[1].Pos.Line, "positions lost: %+v", got.Package.Resources[1].Pos)
+			_, ok := got.Package.Resources[0].Spec["mode"].(int64)
+			require.True(t, ok, "mode is %T, want the parser's int64", got.Package.Resources[0].Spec["mode"])
+			require.Len(t, got.Steps, 2, "%d steps, catalogue %v", len(got.Steps), got.Catalogue)
+			require.NotNil(t, got.Catalogue, "%d steps, catalogue %v", len(got.Steps), got.Catalogue)
 		})
 	}
 	// Source-only snapshot of a package defining a kind: keeps the sources
@@ -106,17 +91,11 @@ spec: {path: /tmp/m, content: hi}
 `
 	kindSrc := activities.SnapshotSource{Name: "k.yaml", Format: "yaml", Data: kindDocs}
 	parsedKinds, err := graphs.Parse(graphs.Options{}, graphs.Source{Name: "k.yaml", Format: graphs.FormatYAML, Data: []byte(kindDocs)})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	content, err := activities.EncodeParsedPackageSnapshot(parsedKinds, kindSrc)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	plain, _ := activities.EncodePackageSnapshot(kindSrc)
-	if !bytes.Equal(content, plain) {
-		t.Fatal("a package defining kinds carries a parsed form")
-	}
+	require.Equal(t, plain, content, "a package defining kinds carries a parsed form")
 }
 
 func TestPrepareUsesParsedSnapshot(t *testing.T) {
@@ -124,13 +103,9 @@ func TestPrepareUsesParsedSnapshot(t *testing.T) {
 	dir := filepath.Join(f.root, "d")
 	_, content := parsedSnapshot(t, filesDocs(dir, 30), activities.SnapshotSource{Name: "p.yaml", Format: "yaml", Data: "kind: [unclosed"})
 	hash, err := f.st.PutSnapshot(context.Background(), "package", content)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	plan := f.prepare(contract.PrepareInput{StackID: f.stack("").ID, SnapshotHash: hash})
-	if plan.Steps != 31 {
-		t.Fatalf("%d steps, want 31", plan.Steps)
-	}
+	require.Equal(t, 31, plan.Steps, "%d steps, want 31", plan.Steps)
 }
 
 // syncRecorder records fsyncs and whether, at each, a step's outcome was
@@ -166,14 +141,10 @@ meta: {timeout: 30s}
 `, dir)
 	_, content := parsedSnapshot(t, docs, activities.SnapshotSource{Name: "p.yaml", Format: "yaml", Data: docs})
 	hash, err := f.st.PutSnapshot(context.Background(), "package", content)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	execID := "exec-sync"
 	plan := f.prepare(contract.PrepareInput{ExecutionID: execID, StackID: f.stack("").ID, SnapshotHash: hash})
-	if err := os.Mkdir(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.Mkdir(dir, 0o755))
 	var batch, single *contract.Unit
 	for i, u := range plan.Units {
 		switch {
@@ -183,9 +154,9 @@ meta: {timeout: 30s}
 			single = &plan.Units[i]
 		}
 	}
-	if batch == nil || batch.Count != 6 || single == nil { // the directory and its files
-		t.Fatalf("units %+v", plan.Units)
-	}
+	require.NotNil(t, batch, "units %+v", plan.Units)
+	require.Equal(t, 6, batch.Count, "units %+v", plan.Units) // the directory and its files
+	require.NotNil(t, single, "units %+v", plan.Units)
 	var stepIDs []string
 	for i := range 5 {
 		stepIDs = append(stepIDs, fmt.Sprintf("file/f%03d", i))
@@ -193,44 +164,33 @@ meta: {timeout: 30s}
 
 	var rec syncRecorder
 	res, err := f.acts.ApplyBatch(rec.ctx(t, f.st, execID, stepIDs), contract.UnitInput{ExecutionID: execID, Unit: *batch})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	for _, s := range res.Steps {
-		if s.Outcome != model.OutcomeCreated {
-			t.Fatalf("step %+v", s)
-		}
+		require.Equal(t, model.OutcomeCreated, s.Outcome, "step %+v", s)
 	}
 	want := []string{dir}
 	for i := range 5 {
 		name := fmt.Sprintf("f%03d", i)
 		want = append(want, filepath.Join(dir, name))
-		if got, err := os.ReadFile(filepath.Join(dir, name)); err != nil || string(got) != "x" {
-			t.Fatalf("%s: %q %v", name, got, err)
-		}
+		got, err := os.ReadFile(filepath.Join(dir, name))
+		require.NoError(t, err, "%s: %q %v", name, got, err)
+		require.Equal(t, "x", string(got), "%s: %q %v", name, got, err)
 	}
 	slices.Sort(want)
 	slices.Sort(rec.paths)
-	if !slices.Equal(rec.paths, want) {
-		t.Fatalf("batch synced %v, want each file and the directory once: %v", rec.paths, want)
-	}
-	if len(rec.recordedEarly) > 0 {
-		t.Fatalf("outcomes recorded before the sync: %v", rec.recordedEarly)
-	}
+	require.True(t, slices.Equal(rec.paths, want), "batch synced %v, want each file and the directory once: %v", rec.paths, want)
+	require.LessOrEqual(t, len(rec.recordedEarly), 0, "outcomes recorded before the sync: %v", rec.recordedEarly)
 	for _, id := range stepIDs {
-		if _, err := f.st.GetStepData(context.Background(), execID, id, contract.DataOutputs); err != nil {
-			t.Fatalf("outputs of %s: %v", id, err)
-		}
+		_, err := f.st.GetStepData(context.Background(), execID, id, contract.DataOutputs)
+		require.NoError(t, err, "outputs of %s: %v", id, err)
 	}
 
 	// A single step keeps its own fsyncs: the temporary file and the
 	// directory, during the write.
 	var one syncRecorder
-	if _, err := f.acts.ApplyStep(one.ctx(t, f.st, execID, nil), contract.UnitInput{ExecutionID: execID, Unit: *single}); err != nil {
-		t.Fatal(err)
-	}
+	_, err = f.acts.ApplyStep(one.ctx(t, f.st, execID, nil), contract.UnitInput{ExecutionID: execID, Unit: *single})
+	require.NoError(t, err)
 	slices.Sort(one.paths)
-	if wantOne := []string{dir, filepath.Join(dir, ".alone.cairn-tmp")}; !slices.Equal(one.paths, wantOne) {
-		t.Fatalf("single step synced %v, want %v", one.paths, wantOne)
-	}
+	wantOne := []string{dir, filepath.Join(dir, ".alone.cairn-tmp")}
+	require.True(t, slices.Equal(one.paths, wantOne), "single step synced %v, want %v", one.paths, wantOne)
 }

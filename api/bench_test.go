@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/cairn-io/cairn/model"
 )
 
@@ -24,26 +26,19 @@ func BenchmarkGetStack(b *testing.B) {
 	st := openStore(b, sqliteURL(b))
 	ctx := context.Background()
 	stack := &model.Stack{Name: "bench", URLs: []string{}}
-	if err := st.CreateStack(ctx, stack); err != nil {
-		b.Fatal(err)
-	}
+	require.NoError(b, st.CreateStack(ctx, stack))
 	var resources []model.StackResource
 	for i := range 50 {
 		resources = append(resources, model.StackResource{Kind: "file", ID: fmt.Sprintf("/srv/app/f%02d", i), PkgName: fmt.Sprintf("f%02d", i),
 			Associations: []model.Association{{Kind: "directory", PkgName: "app"}}})
 	}
-	if _, err := st.WriteStackRecord(ctx, stack.ID, "bench-exec", resources, "", true); err != nil {
-		b.Fatal(err)
-	}
+	_, err := st.WriteStackRecord(ctx, stack.ID, "bench-exec", resources, "", true)
+	require.NoError(b, err)
 	const token = "bench-token"
 	e, err := New(Config{Token: token}, Deps{Store: st})
-	if err != nil {
-		b.Fatal(err)
-	}
+	require.NoError(b, err)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		b.Fatal(err)
-	}
+	require.NoError(b, err)
 	go func() { _ = e.Server.Serve(ln) }()
 	b.Cleanup(func() { _ = e.Server.Close() })
 
@@ -67,9 +62,7 @@ func BenchmarkGetStack(b *testing.B) {
 		}
 		return nil
 	}
-	if err := get(); err != nil {
-		b.Fatal(err)
-	}
+	require.NoError(b, get())
 
 	workers := benchWorkers()
 	b.ResetTimer()

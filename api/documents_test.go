@@ -4,9 +4,10 @@ import (
 	"context"
 	"database/sql"
 	"net/http"
-	"slices"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 
 	"github.com/cairn-io/cairn/graphs"
 	"github.com/cairn-io/cairn/model"
@@ -62,14 +63,10 @@ func countSnapshots(t *testing.T, s *testServer, dbURL string) int {
 		driver, dsn = "sqlite", p
 	}
 	db, err := sql.Open(driver, dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer db.Close()
 	var n int
-	if err := db.QueryRow(`SELECT count(*) FROM snapshots`).Scan(&n); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, db.QueryRow(`SELECT count(*) FROM snapshots`).Scan(&n))
 	return n
 }
 
@@ -78,12 +75,12 @@ func TestValidatePackage(t *testing.T) {
 	t.Run("valid YAML", func(t *testing.T) {
 		var sum PackageSummary
 		s.do(http.MethodPost, "/v1/packages/validate", validPackageYAML, "Content-Type", "application/yaml").expect(t, http.StatusOK).json(t, &sum)
-		if sum.Resources != 2 || sum.Kinds["file"] != 1 || sum.Kinds["directory"] != 1 {
-			t.Fatalf("summary %+v", sum)
-		}
-		if len(sum.EnvRefs) != 1 || sum.EnvRefs[0] != "MOTD" || sum.Items[1].DependsOn[0] != "directory/etc" {
-			t.Fatalf("summary %+v", sum)
-		}
+		require.Equal(t, 2, sum.Resources, "summary %+v", sum)
+		require.Equal(t, 1, sum.Kinds["file"], "summary %+v", sum)
+		require.Equal(t, 1, sum.Kinds["directory"], "summary %+v", sum)
+		require.Len(t, sum.EnvRefs, 1, "summary %+v", sum)
+		require.Equal(t, "MOTD", sum.EnvRefs[0], "summary %+v", sum)
+		require.Equal(t, "directory/etc", sum.Items[1].DependsOn[0], "summary %+v", sum)
 	})
 	t.Run("same package as JSON and Jsonnet", func(t *testing.T) {
 		jsonDoc := `[{"kind": "Directory", "metadata": {"name": "etc"}, "spec": {"path": "/srv/app/etc"}}]`
@@ -92,9 +89,8 @@ func TestValidatePackage(t *testing.T) {
 		for ctype, body := range map[string]string{"application/json": jsonDoc, "application/jsonnet": jsonnetDoc, "text/yaml": "kind: Directory\nmetadata: {name: etc}\nspec: {path: /srv/app/etc}\n"} {
 			var sum PackageSummary
 			s.do(http.MethodPost, "/v1/packages/validate", body, "Content-Type", ctype).expect(t, http.StatusOK).json(t, &sum)
-			if sum.Resources != 1 || sum.Items[0].Name != "etc" {
-				t.Fatalf("%s: summary %+v", ctype, sum)
-			}
+			require.Equal(t, 1, sum.Resources, "%s: summary %+v", ctype, sum)
+			require.Equal(t, "etc", sum.Items[0].Name, "%s: summary %+v", ctype, sum)
 		}
 	})
 	t.Run("no or unknown content type", func(t *testing.T) {
@@ -113,19 +109,14 @@ func TestValidatePackage(t *testing.T) {
 	t.Run("every error at once", func(t *testing.T) {
 		body := "kind: Fiel\nmetadata: {name: a}\nspec: {path: /a}\n---\nkind: File\nmetadata: {name: b}\nspec: {path: /b, mode: bad}\ndependsOn: [File/zzz]\n"
 		info := s.do(http.MethodPost, "/v1/packages/validate", body, "Content-Type", "application/yaml").expect(t, http.StatusUnprocessableEntity).errorBody(t)
-		if len(info.Details) < 3 {
-			t.Fatalf("want the unknown kind, the schema failure and the missing ref together: %+v", info.Details)
-		}
+		require.GreaterOrEqual(t, len(info.Details), 3, "want the unknown kind, the schema failure and the missing ref together: %+v", info.Details)
 		docs := map[int]bool{}
 		for _, d := range info.Details {
 			docs[d.Index] = true
-			if d.Document != requestSource {
-				t.Fatalf("detail names document %q", d.Document)
-			}
+			require.Equal(t, requestSource, d.Document, "detail names document")
 		}
-		if !docs[0] || !docs[1] {
-			t.Fatalf("details do not name both documents: %+v", info.Details)
-		}
+		require.True(t, docs[0], "details do not name both documents: %+v", info.Details)
+		require.True(t, docs[1], "details do not name both documents: %+v", info.Details)
 	})
 }
 
@@ -133,9 +124,7 @@ func TestValidatePackage(t *testing.T) {
 // tt.text.
 func checkDetails(t *testing.T, info ErrorInfo, tt badDocument) {
 	t.Helper()
-	if len(info.Details) == 0 {
-		t.Fatalf("no details: %+v", info)
-	}
+	require.NotEmpty(t, info.Details, "no details: %+v", info)
 	for _, d := range info.Details {
 		if (tt.line == 0 || d.Line == tt.line) && strings.Contains(strings.ToLower(d.Message+" "+d.Path), strings.ToLower(tt.text)) {
 			return
@@ -164,9 +153,7 @@ func TestBadPackagesStoreNothing(t *testing.T) {
 							Summary *PackageSummary `json:"summary"`
 						}
 						r.json(t, &withSummary)
-						if withSummary.Summary == nil {
-							t.Fatalf("dry-run 422 without the summary of what parsed: %s", r.Body)
-						}
+						require.NotNil(t, withSummary.Summary, "dry-run 422 without the summary of what parsed: %s", r.Body)
 					}
 				})
 			}
@@ -176,13 +163,12 @@ func TestBadPackagesStoreNothing(t *testing.T) {
 				expect(t, http.StatusUnprocessableEntity).errorBody(t)
 			checkDetails(t, info, badDocument{text: "no resources"})
 		})
-		if n := countSnapshots(t, s, dbURL); n != 0 {
-			t.Fatalf("%d snapshots stored from bad packages", n)
-		}
+		n := countSnapshots(t, s, dbURL)
+		require.Equal(t, 0, n, "%d snapshots stored from bad packages", n)
 		got, err := s.Store.GetStack(context.Background(), st.ID)
-		if err != nil || !got.UpdatedAt.Equal(st.UpdatedAt) || len(got.Resources) != 0 {
-			t.Fatalf("stack changed: %+v %v", got, err)
-		}
+		require.NoError(t, err, "stack changed: %+v %v", got, err)
+		require.True(t, got.UpdatedAt.Equal(st.UpdatedAt), "stack changed: %+v %v", got, err)
+		require.Empty(t, got.Resources, "stack changed: %+v %v", got, err)
 	})
 }
 
@@ -224,44 +210,34 @@ spec: {name: label_2}
 notify: [Exec/reload, Exec/run]
 `
 	first, err := graphs.Parse(graphs.Options{}, graphs.Source{Name: "in", Data: []byte(doc), Format: graphs.FormatYAML})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	for _, format := range []string{"json", "yaml"} {
 		t.Run(format, func(t *testing.T) {
 			enc, err := encodePackage(first.Kinds, first.Package.Resources, format)
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			f := graphs.FormatJSON
 			if format == "yaml" {
 				f = graphs.FormatYAML
 			}
 			again, err := graphs.Parse(graphs.Options{}, graphs.Source{Name: "snapshot", Data: enc, Format: f})
-			if err != nil {
-				t.Fatalf("encoded package does not parse: %v\n%s", err, enc)
-			}
-			if len(again.Kinds) != 1 || again.Kinds[0].Name != "Label" {
-				t.Fatalf("kinds %+v", again.Kinds)
-			}
+			require.NoError(t, err, "encoded package does not parse: %v\n%s", err, enc)
+			require.Len(t, again.Kinds, 1, "kinds")
+			require.Equal(t, "Label", again.Kinds[0].Name, "kinds %+v", again.Kinds)
 			enc2, err := encodePackage(again.Kinds, again.Package.Resources, format)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if string(enc) != string(enc2) {
-				t.Fatalf("not stable:\n%s\n---\n%s", enc, enc2)
-			}
+			require.NoError(t, err)
+			require.Equal(t, string(enc2), string(enc), "not stable:\n%s\n---\n%s", enc, enc2)
 			for i, r := range again.Package.Resources {
 				want := first.Package.Resources[i]
-				if r.Ref() != want.Ref() || len(r.DependsOn) != len(want.DependsOn) || len(r.Associations) != len(want.Associations) || r.Meta != want.Meta ||
-					!slices.Equal(r.Notify, want.Notify) || !slices.Equal(r.Subscribe, want.Subscribe) {
-					t.Fatalf("resource %d: %+v, want %+v", i, r, want)
-				}
+				require.Equal(t, want.Ref(), r.Ref(), "resource %d: %+v, want %+v", i, r, want)
+				require.Len(t, r.DependsOn, len(want.DependsOn), "resource %d: %+v, want %+v", i, r, want)
+				require.Len(t, r.Associations, len(want.Associations), "resource %d: %+v, want %+v", i, r, want)
+				require.Equal(t, want.Meta, r.Meta, "resource %d: %+v, want %+v", i, r, want)
+				require.Equal(t, want.Notify, r.Notify, "resource %d", i)
+				require.Equal(t, want.Subscribe, r.Subscribe, "resource %d", i)
 			}
 			label := again.Package.Lookup(model.Ref{Kind: "Label", Name: "l1"})
-			if _, isFloat := label.Spec["ratio"].(float64); !isFloat {
-				t.Fatalf("2.0 came back as %T", label.Spec["ratio"])
-			}
+			_, isFloat := label.Spec["ratio"].(float64)
+			require.True(t, isFloat, "2.0 came back as %T", label.Spec["ratio"])
 		})
 	}
 }

@@ -2,13 +2,14 @@ package api
 
 import (
 	"context"
-	"errors"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/require"
 
 	"github.com/cairn-io/cairn/client"
 	"github.com/cairn-io/cairn/model"
@@ -40,92 +41,68 @@ func TestE2EGraphUploadMergeExecuteSubset(t *testing.T) {
 	c := h.client
 	suffix := strings.ToLower(strings.ReplaceAll(h.token[len(h.token)-8:], "-", ""))
 	rel, err := c.CreateRelease(ctx, client.ReleaseInput{ID: "rel-" + suffix, Name: "release"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	cl, err := c.CreateCluster(ctx, client.ClusterInput{ID: "cl-" + suffix, Name: "cluster", ReleaseID: rel.ID, Nodes: []model.Node{
 		{ID: "n1", Roles: []string{"controller"}, Mode: model.NodeLocal},
 		{ID: "n2", Roles: []string{"compute"}, Mode: model.NodeLocal},
 	}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := h.nodes.Sync(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := c.PutGraph(ctx, model.LayerRelease, rel.ID, "default", client.Document{Data: []byte(graphRelease), Format: "yaml"}); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
+	require.NoError(t, h.nodes.Sync(ctx))
+	_, err = c.PutGraph(ctx, model.LayerRelease, rel.ID, "default", client.Document{Data: []byte(graphRelease), Format: "yaml"})
+	require.NoError(t, err)
 	override := `[{"id": "t1", "parameters": {"cmd": "echo t1-cluster >> log"}}]`
-	if _, err := c.PutGraph(ctx, model.LayerCluster, cl.ID, "default", client.Document{Data: []byte(override), Format: "json"}); err != nil {
-		t.Fatal(err)
-	}
+	_, err = c.PutGraph(ctx, model.LayerCluster, cl.ID, "default", client.Document{Data: []byte(override), Format: "json"})
+	require.NoError(t, err)
 	merged, err := c.MergedGraph(ctx, cl.ID, "default", "yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(string(merged), "t1-cluster") || !strings.Contains(string(merged), "t3") {
-		t.Fatalf("merged graph:\n%s", merged)
-	}
+	require.NoError(t, err)
+	require.Contains(t, string(merged), "t1-cluster", "merged graph:\n%s", merged)
+	require.Contains(t, string(merged), "t3", "merged graph:\n%s", merged)
 	src, ctype, err := c.GetGraph(ctx, model.LayerCluster, cl.ID, "default", "")
-	if err != nil || string(src) != override || ctype != "application/json" {
-		t.Fatalf("cluster graph verbatim: %q %q %v", src, ctype, err)
-	}
+	require.NoError(t, err, "cluster graph verbatim: %q %q %v", src, ctype, err)
+	require.Equal(t, override, string(src), "cluster graph verbatim: %q %q %v", src, ctype, err)
+	require.Equal(t, "application/json", ctype, "cluster graph verbatim: %q %q %v", src, ctype, err)
 
 	ex, err := c.ExecuteGraph(ctx, cl.ID, client.GraphExecutionRequest{Nodes: []string{"n1"}, Tasks: []string{"t1", "t2"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if ex.Kind != model.ExecGraph || ex.ClusterID != cl.ID {
-		t.Fatalf("started %+v", ex)
-	}
+	require.NoError(t, err)
+	require.Equal(t, model.ExecGraph, ex.Kind, "started %+v", ex)
+	require.Equal(t, cl.ID, ex.ClusterID, "started %+v", ex)
 	done, err := c.Wait(ctx, ex.ID, 100*time.Millisecond)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	mustStatus(t, done, model.ExecCompleted)
 	n1 := filepath.Join(h.nodes.NodeRoot(cl.ID, "n1"), "log")
-	if b, err := os.ReadFile(n1); err != nil || string(b) != "t1-cluster\nt2\n" {
-		t.Fatalf("n1 log = %q, %v", b, err)
-	}
-	if _, err := os.Stat(filepath.Join(h.nodes.NodeRoot(cl.ID, "n2"), "log")); !errors.Is(err, os.ErrNotExist) {
-		t.Fatalf("n2 ran something: %v", err)
-	}
+	b, err := os.ReadFile(n1)
+	require.NoError(t, err, "n1 log = %q, %v", b, err)
+	require.Equal(t, "t1-cluster\nt2\n", string(b), "n1 log = %q, %v", b, err)
+	_, err = os.Stat(filepath.Join(h.nodes.NodeRoot(cl.ID, "n2"), "log"))
+	require.ErrorIs(t, err, os.ErrNotExist, "n2 ran something: %v", err)
 	ran := map[string]model.Status{}
 	for _, s := range done.Steps {
 		ran[s.ID] = s.Status
 	}
-	if ran["t1@n1"] != model.StatusSucceeded || ran["t2@n1"] != model.StatusSucceeded {
-		t.Fatalf("steps %+v", done.Steps)
-	}
+	require.Equal(t, model.StatusSucceeded, ran["t1@n1"], "steps %+v", done.Steps)
+	require.Equal(t, model.StatusSucceeded, ran["t2@n1"], "steps %+v", done.Steps)
 
 	// Refused before anything starts: unknown node, task and type.
 	_, err = c.ExecuteGraph(ctx, cl.ID, client.GraphExecutionRequest{Types: []string{"default", "upgrade"}, Nodes: []string{"n9"}, Tasks: []string{"t7"}})
 	var apiErr *client.APIError
-	if !errors.As(err, &apiErr) || apiErr.Status != http.StatusUnprocessableEntity || len(apiErr.Details) < 3 {
-		t.Fatalf("bad execution request: %v", err)
-	}
-	if _, err := c.ExecuteGraph(ctx, cl.ID, client.GraphExecutionRequest{OnFailure: "explode"}); !client.IsStatus(err, http.StatusBadRequest) {
-		t.Fatalf("bad onFailure: %v", err)
-	}
-	if _, err := c.ExecuteGraph(ctx, "nope", client.GraphExecutionRequest{}); !client.IsStatus(err, http.StatusNotFound) {
-		t.Fatalf("unknown cluster: %v", err)
-	}
+	require.ErrorAs(t, err, &apiErr, "bad execution request: %v", err)
+	require.Equal(t, http.StatusUnprocessableEntity, apiErr.Status, "bad execution request: %v", err)
+	require.GreaterOrEqual(t, len(apiErr.Details), 3, "bad execution request: %v", err)
+	_, err = c.ExecuteGraph(ctx, cl.ID, client.GraphExecutionRequest{OnFailure: "explode"})
+	require.True(t, client.IsStatus(err, http.StatusBadRequest), "bad onFailure: %v", err)
+	_, err = c.ExecuteGraph(ctx, "nope", client.GraphExecutionRequest{})
+	require.True(t, client.IsStatus(err, http.StatusNotFound), "unknown cluster: %v", err)
 
 	// One graph execution per cluster at a time.
 	slow := `[{"id": "slow", "type": "shell", "roles": ["compute"], "parameters": {"cmd": "sleep 2"}}]`
-	if _, err := c.PutGraph(ctx, model.LayerRelease, rel.ID, "slow", client.Document{Data: []byte(slow), Format: "json"}); err != nil {
-		t.Fatal(err)
-	}
+	_, err = c.PutGraph(ctx, model.LayerRelease, rel.ID, "slow", client.Document{Data: []byte(slow), Format: "json"})
+	require.NoError(t, err)
 	first, err := c.ExecuteGraph(ctx, cl.ID, client.GraphExecutionRequest{Type: "slow"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	_, err = c.ExecuteGraph(ctx, cl.ID, client.GraphExecutionRequest{Type: "slow"})
-	if !errors.As(err, &apiErr) || apiErr.Status != http.StatusConflict || apiErr.Running != first.ID {
-		t.Fatalf("second graph execution: %v, want 409 naming %s", err, first.ID)
-	}
-	if _, err := c.Wait(context.Background(), first.ID, 100*time.Millisecond); err != nil {
-		t.Fatal(err)
-	}
+	require.ErrorAs(t, err, &apiErr, "second graph execution: %v, want 409 naming %s", err, first.ID)
+	require.Equal(t, http.StatusConflict, apiErr.Status, "second graph execution: %v, want 409 naming %s", err, first.ID)
+	require.Equal(t, first.ID, apiErr.Running, "second graph execution: %v, want 409 naming %s", err, first.ID)
+	_, err = c.Wait(context.Background(), first.ID, 100*time.Millisecond)
+	require.NoError(t, err)
 }

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/cairn-io/cairn/client"
 	"github.com/cairn-io/cairn/graphs"
 	"github.com/cairn-io/cairn/internal/fetch"
@@ -59,9 +61,7 @@ func newCairn(t *testing.T, o cairnOptions) *cairn {
 	st := openStore(t, o.dbURL)
 	if o.sealKey != nil {
 		sealed, err := store.WithSealer(st, o.sealKey)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		st = sealed
 	}
 	ctx := context.Background()
@@ -82,32 +82,22 @@ func newCairn(t *testing.T, o cairnOptions) *cairn {
 	wdeps := worker.Deps{Store: st, Catalogue: cat, Env: h.lookupEnv, Fetch: fetcher, Jsonnet: graphs.JsonnetProcess{}, HooksAllowPrivate: true}
 	wopts := worker.Options{TaskQueue: queue}
 	w, err := worker.New(dev.Client, wdeps, wopts)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	worker.RegisterGraph(w, wdeps, wopts)
 	h.nodes = worker.NewLocalNodes(dev.Client, wdeps, t.TempDir(), wopts)
 	t.Cleanup(h.nodes.Stop)
-	if err := w.Start(); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, w.Start())
 	t.Cleanup(w.Stop)
 	s := starter.New(dev.Client, starter.Config{TaskQueue: queue, Store: st, HeartbeatTimeout: 2 * time.Second, NodeWait: 5 * time.Second})
-	if err := s.EnsureSearchAttributes(ctx); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, s.EnsureSearchAttributes(ctx))
 	e, err := New(cfg, Deps{Store: st, Executions: s, Drift: s, Catalogue: cat, Registry: worker.DefaultRegistry(cat, nil), Logger: newTestLogger(h.logs), Env: h.lookupEnv,
 		Ready: func(ctx context.Context) error { _, err := dev.Client.CheckHealth(ctx, nil); return err }})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	srv := httptest.NewServer(e)
 	t.Cleanup(srv.Close)
 	h.url = srv.URL
 	h.client, err = client.New(srv.URL, h.token)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return h
 }
 
@@ -128,33 +118,23 @@ func (h *cairn) applyWait(stackID, docs string, opts client.ApplyOptions) *clien
 	h.t.Helper()
 	opts.Wait = true
 	ex, err := h.client.Apply(ctxTimeout(h.t, 3*time.Minute), stackID, &client.Document{Data: []byte(docs), Format: "yaml"}, opts)
-	if err != nil {
-		h.t.Fatalf("apply: %v", err)
-	}
-	if !ex.Finished() {
-		h.t.Fatalf("apply did not finish: %+v", ex)
-	}
+	require.NoError(h.t, err, "apply")
+	require.True(h.t, ex.Finished(), "apply did not finish: %+v", ex)
 	return ex
 }
 
 func mustStatus(t *testing.T, e *client.Execution, want model.ExecutionStatus) {
 	t.Helper()
-	if e.Status != want {
-		t.Fatalf("execution %s status = %s (error %q), want %s", e.ID, e.Status, e.Error, want)
-	}
+	require.Equal(t, want, e.Status, "execution %s status = %s (error %q), want %s", e.ID, e.Status, e.Error, want)
 }
 
 func wantReport(t *testing.T, got *model.Report, want model.Report) {
 	t.Helper()
-	if got == nil {
-		t.Fatalf("no report, want %+v", want)
-	}
+	require.NotNil(t, got, "no report, want %+v", want)
 	counts := func(r model.Report) [7]any {
 		return [7]any{r.Created, r.Updated, r.Deleted, r.Unchanged, r.Failed, r.Skipped, r.RolledBack}
 	}
-	if counts(*got) != counts(want) {
-		t.Fatalf("report = %+v, want %+v (failures %+v)", *got, want, got.Failures)
-	}
+	require.Equal(t, counts(want), counts(*got), "report = %+v, want %+v (failures %+v)", *got, want, got.Failures)
 }
 
 func jsonEqual(a, b []byte) bool {
@@ -171,9 +151,7 @@ func waitUntil(t *testing.T, what string, cond func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(60 * time.Second)
 	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not within 60s", what)
-		}
+		require.False(t, time.Now().After(deadline), "%s: not within 60s", what)
 		time.Sleep(50 * time.Millisecond)
 	}
 }

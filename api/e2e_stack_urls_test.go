@@ -2,16 +2,16 @@ package api
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/require"
 
 	"github.com/cairn-io/cairn/client"
 	"github.com/cairn-io/cairn/internal/testenv"
@@ -84,50 +84,35 @@ func TestE2EApplyFromStackURLs(t *testing.T) {
 		},
 	})
 	local := fmt.Sprintf(`{"kind": "File", "metadata": {"name": "local"}, "spec": {"path": "%s/local", "content": "from file"}}`, root)
-	if err := os.WriteFile(filepath.Join(fetchDir, "local.json"), []byte(local), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(filepath.Join(fetchDir, "local.json"), []byte(local), 0o644))
 
 	st, err := h.client.CreateStack(ctx, client.StackInput{Name: "urls", URLs: []string{srv.URL + "/pkg.yaml", "file:///local.json"}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	plan, _, err := h.client.DryRun(ctx, st.ID, nil, client.DryRunOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if plan.Summary.Create != 2 {
-		t.Fatalf("plan of the stack's URLs: %+v", plan.Summary)
-	}
+	require.NoError(t, err)
+	require.Equal(t, 2, plan.Summary.Create, "plan of the stack's URLs: %+v", plan.Summary)
 	ex, err := h.client.Apply(ctx, st.ID, nil, client.ApplyOptions{Wait: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	mustStatus(t, ex, model.ExecCompleted)
 	wantReport(t, ex.Report, model.Report{Created: 2})
 	for name, want := range map[string]string{"served": "from http", "local": "from file"} {
-		if b, _ := os.ReadFile(filepath.Join(root, name)); string(b) != want {
-			t.Fatalf("%s = %q", name, b)
-		}
+		b, _ := os.ReadFile(filepath.Join(root, name))
+		require.Equal(t, want, string(b), "%s = %q", name, b)
 	}
 	rec, err := h.client.GetStack(ctx, st.ID)
-	if err != nil || rec.SnapshotHash == "" || len(rec.Resources) != 2 {
-		t.Fatalf("stack after an apply from URLs: %+v %v", rec, err)
-	}
+	require.NoError(t, err, "stack after an apply from URLs: %+v %v", rec, err)
+	require.NotEmpty(t, rec.SnapshotHash, "stack after an apply from URLs: %+v %v", rec, err)
+	require.Len(t, rec.Resources, 2, "stack after an apply from URLs: %+v %v", rec, err)
 
 	// A 5xx is retried within the execution; the second answer applies.
 	flaky, err := h.client.CreateStack(ctx, client.StackInput{Name: "flaky", URLs: []string{srv.URL + "/flaky.yaml"}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	ex, err = h.client.Apply(ctx, flaky.ID, nil, client.ApplyOptions{Wait: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	mustStatus(t, ex, model.ExecCompleted)
-	if b, _ := os.ReadFile(filepath.Join(root, "flaky")); string(b) != "second time" || srv.count("/flaky.yaml") != 2 {
-		t.Fatalf("flaky = %q after %d requests", b, srv.count("/flaky.yaml"))
-	}
+	b, _ := os.ReadFile(filepath.Join(root, "flaky"))
+	require.Equal(t, "second time", string(b), "flaky = %q after %d requests", b, srv.count("/flaky.yaml"))
+	require.Equal(t, 2, srv.count("/flaky.yaml"), "flaky = %q after %d requests", b, srv.count("/flaky.yaml"))
 
 	// Failures end the execution, naming the document (and line); a 404
 	// is not retried.
@@ -140,62 +125,51 @@ func TestE2EApplyFromStackURLs(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			broken, err := h.client.CreateStack(ctx, client.StackInput{Name: "broken", URLs: []string{srv.URL + tc.path}})
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			ex, err := h.client.Apply(ctx, broken.ID, nil, client.ApplyOptions{Wait: true})
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			mustStatus(t, ex, model.ExecFailed)
 			for _, w := range tc.want {
-				if !strings.Contains(ex.Error, w) {
-					t.Fatalf("execution error %q does not mention %q", ex.Error, w)
-				}
+				require.Contains(t, ex.Error, w, "execution error %q does not mention %q", ex.Error, w)
 			}
-			if n := srv.count(tc.path); n != 1 {
-				t.Fatalf("%s fetched %d times, want once (not retried)", tc.path, n)
-			}
-			if rec, err := h.client.GetStack(ctx, broken.ID); err != nil || rec.SnapshotHash != "" || len(rec.Resources) != 0 {
-				t.Fatalf("stack after a failed read: %+v %v", rec, err)
-			}
+			n := srv.count(tc.path)
+			require.Equal(t, 1, n, "%s fetched %d times, want once (not retried)", tc.path, n)
+			rec, err := h.client.GetStack(ctx, broken.ID)
+			require.NoError(t, err, "stack after a failed read: %+v %v", rec, err)
+			require.Empty(t, rec.SnapshotHash, "stack after a failed read: %+v %v", rec, err)
+			require.Empty(t, rec.Resources, "stack after a failed read: %+v %v", rec, err)
 			// A dry-run answers the same failure.
 			_, _, err = h.client.DryRun(ctx, broken.ID, nil, client.DryRunOptions{})
 			var apiErr *client.APIError
-			if !errors.As(err, &apiErr) || apiErr.Status != http.StatusUnprocessableEntity || !strings.Contains(apiErr.Message, tc.want[0]) {
-				t.Fatalf("dry-run: %v", err)
-			}
+			require.ErrorAs(t, err, &apiErr, "dry-run: %v", err)
+			require.Equal(t, http.StatusUnprocessableEntity, apiErr.Status, "dry-run: %v", err)
+			require.Contains(t, apiErr.Message, tc.want[0], "dry-run: %v", err)
 		})
 	}
 
 	// Refused at creation: a scheme not allowed, a file URL climbing out.
 	_, err = h.client.CreateStack(ctx, client.StackInput{Name: "bad", URLs: []string{"ftp://x/y.yaml", "file:///../etc/passwd"}})
 	var apiErr *client.APIError
-	if !errors.As(err, &apiErr) || apiErr.Status != http.StatusUnprocessableEntity || len(apiErr.Details) != 2 {
-		t.Fatalf("bad urls: %v", err)
-	}
+	require.ErrorAs(t, err, &apiErr, "bad urls: %v", err)
+	require.Equal(t, http.StatusUnprocessableEntity, apiErr.Status, "bad urls: %v", err)
+	require.Len(t, apiErr.Details, 2, "bad urls: %v", err)
 	// Refused at apply, before an execution starts, for a stack recorded
 	// with a scheme the configuration no longer allows.
 	old := &model.Stack{Name: "old", URLs: []string{"http://example.com/p.yaml", "ftp://example.com/p.yaml"}}
-	if err := h.store.CreateStack(ctx, old); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, h.store.CreateStack(ctx, old))
 	_, err = h.client.Apply(ctx, old.ID, nil, client.ApplyOptions{})
-	if !errors.As(err, &apiErr) || apiErr.Status != http.StatusUnprocessableEntity || len(apiErr.Details) != 1 || apiErr.Details[0].Path != "urls[1]" {
-		t.Fatalf("disallowed scheme at apply: %v", err)
-	}
+	require.ErrorAs(t, err, &apiErr, "disallowed scheme at apply: %v", err)
+	require.Equal(t, http.StatusUnprocessableEntity, apiErr.Status, "disallowed scheme at apply: %v", err)
+	require.Len(t, apiErr.Details, 1, "disallowed scheme at apply: %v", err)
+	require.Equal(t, "urls[1]", apiErr.Details[0].Path, "disallowed scheme at apply: %v", err)
 	empty, err := h.client.CreateStack(ctx, client.StackInput{Name: "nothing"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := h.client.Apply(ctx, empty.ID, nil, client.ApplyOptions{}); !client.IsStatus(err, http.StatusBadRequest) {
-		t.Fatalf("apply with no body and no urls: %v", err)
-	}
+	require.NoError(t, err)
+	_, err = h.client.Apply(ctx, empty.ID, nil, client.ApplyOptions{})
+	require.True(t, client.IsStatus(err, http.StatusBadRequest), "apply with no body and no urls: %v", err)
 	for _, id := range []string{old.ID, empty.ID} {
 		l, err := h.client.ListExecutions(context.Background(), client.ExecutionFilter{Stack: id})
-		if err != nil || len(l.Executions) != 0 {
-			t.Fatalf("executions of a refused apply: %+v %v", l, err)
-		}
+		require.NoError(t, err, "executions of a refused apply: %+v %v", l, err)
+		require.Empty(t, l.Executions, "executions of a refused apply: %+v %v", l, err)
 	}
 }
 
@@ -208,22 +182,14 @@ func TestE2EDeleteRemovesTheRecordInTheWorkflow(t *testing.T) {
 	ctx := ctxTimeout(t, 3*time.Minute)
 	dir := t.TempDir()
 	st, err := h.client.CreateStack(ctx, client.StackInput{Name: "doomed"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	mustStatus(t, h.applyWait(st.ID, plainFiles(dir, "hello\n"), client.ApplyOptions{}), model.ExecCompleted)
 	ex, err := h.client.DeleteStack(ctx, st.ID, client.DeleteOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	wfID, runID := starter.ParseExecutionID(ex.ID)
-	if err := testenv.Temporal(t).Client.GetWorkflow(ctx, wfID, runID).Get(ctx, nil); err != nil {
-		t.Fatalf("destroy: %v", err)
-	}
-	if _, err := h.store.GetStack(ctx, st.ID); !errors.Is(err, store.ErrNotFound) {
-		t.Fatalf("stack record after the destroy workflow completed: %v", err)
-	}
-	if _, err := os.Stat(filepath.Join(dir, "app")); !errors.Is(err, os.ErrNotExist) {
-		t.Fatalf("destroy left %s/app: %v", dir, err)
-	}
+	require.NoError(t, testenv.Temporal(t).Client.GetWorkflow(ctx, wfID, runID).Get(ctx, nil), "destroy")
+	_, err = h.store.GetStack(ctx, st.ID)
+	require.ErrorIs(t, err, store.ErrNotFound, "stack record after the destroy workflow completed: %v", err)
+	_, err = os.Stat(filepath.Join(dir, "app"))
+	require.ErrorIs(t, err, os.ErrNotExist, "destroy left %s/app: %v", dir, err)
 }

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/cairn-io/cairn/examples"
 
 	"github.com/cairn-io/cairn/client"
@@ -59,9 +61,7 @@ func newPlatform(t *testing.T) *platformServer {
 func (p *platformServer) id(t *testing.T, coll, name string) string {
 	t.Helper()
 	obj, ok := p.plat.Find(coll, name)
-	if !ok {
-		t.Fatalf("no %s named %q on the platform", coll, name)
-	}
+	require.True(t, ok, "no %s named %q on the platform", coll, name)
 	return obj["id"].(string)
 }
 
@@ -71,23 +71,19 @@ func (h *cairn) stackJSON(id string) map[string]json.RawMessage {
 	req, _ := http.NewRequest(http.MethodGet, h.url+"/v1/stacks/"+id, nil)
 	req.Header.Set("Authorization", "Bearer "+h.token)
 	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		h.t.Fatal(err)
-	}
+	require.NoError(h.t, err)
 	defer resp.Body.Close()
 	var raw map[string]json.RawMessage
-	if err := json.NewDecoder(resp.Body).Decode(&raw); err != nil || resp.StatusCode != http.StatusOK {
-		h.t.Fatalf("GET stack: %d %v", resp.StatusCode, err)
-	}
+	err = json.NewDecoder(resp.Body).Decode(&raw)
+	require.NoError(h.t, err, "GET stack: %d %v", resp.StatusCode, err)
+	require.Equal(h.t, http.StatusOK, resp.StatusCode, "GET stack: %d %v", resp.StatusCode, err)
 	return raw
 }
 
 func compact(t *testing.T, b []byte) string {
 	t.Helper()
 	var v any
-	if err := json.Unmarshal(b, &v); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, json.Unmarshal(b, &v))
 	out, _ := json.Marshal(v)
 	return string(out)
 }
@@ -105,13 +101,11 @@ func TestE2EPkgerS1StackLifecycleOverHTTP(t *testing.T) {
 			h := newCairn(t, cairnOptions{dbURL: be.url(t), env: map[string]string{"PLATFORM_URL": p.url}})
 			ctx := ctxTimeout(t, 5*time.Minute)
 			st, err := h.client.CreateStack(ctx, client.StackInput{Name: "S1", Description: "pkger S1"})
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			created := h.stackJSON(st.ID)
-			if string(created["stack_id"]) != `"`+st.ID+`"` || string(created["config"]) != "{}" || string(created["resources"]) != "[]" {
-				t.Fatalf("new stack record: %s %s %s", created["stack_id"], created["config"], created["resources"])
-			}
+			require.Equal(t, `"`+st.ID+`"`, string(created["stack_id"]), "new stack record: %s %s %s", created["stack_id"], created["config"], created["resources"])
+			require.Equal(t, "{}", string(created["config"]), "new stack record: %s %s %s", created["stack_id"], created["config"], created["resources"])
+			require.Equal(t, "[]", string(created["resources"]), "new stack record: %s %s %s", created["stack_id"], created["config"], created["resources"])
 
 			pkg := func(parts ...string) string { return platformKinds + strings.Join(parts, "") }
 			initial := pkg(s1Label("label_1"), s1Resource("Bucket", "pristine_noir", "bucket_1", true), s1Resource("Dashboard", "charmed_saratoba", "dash_1", true))
@@ -170,24 +164,18 @@ func TestE2EPkgerS1StackLifecycleOverHTTP(t *testing.T) {
 						names["lucid_einstein"] = step.label
 					}
 					rec := h.stackJSON(st.ID)
-					if got, want := string(rec["resources"]), record(step.want...); got != want {
-						t.Fatalf("stack record resources:\n%s\nwant:\n%s", got, want)
-					}
-					if string(rec["stack_id"]) != `"`+st.ID+`"` || string(rec["config"]) != "{}" {
-						t.Fatalf("stack_id %s config %s", rec["stack_id"], rec["config"])
-					}
-					if string(rec["createdAt"]) != string(created["createdAt"]) {
-						t.Fatalf("createdAt moved: %s → %s", created["createdAt"], rec["createdAt"])
-					}
-					if moved := string(rec["updatedAt"]) != string(prev["updatedAt"]); moved != step.moves {
-						t.Fatalf("updatedAt moved = %v (%s → %s), want %v", moved, prev["updatedAt"], rec["updatedAt"], step.moves)
-					}
+					got, want := string(rec["resources"]), record(step.want...)
+					require.Equal(t, want, got, "stack record resources:\n%s\nwant:\n%s", got, want)
+					require.Equal(t, `"`+st.ID+`"`, string(rec["stack_id"]), "stack_id %s config %s", rec["stack_id"], rec["config"])
+					require.Equal(t, "{}", string(rec["config"]), "stack_id %s config %s", rec["stack_id"], rec["config"])
+					require.Equal(t, string(created["createdAt"]), string(rec["createdAt"]), "createdAt moved: %s → %s", created["createdAt"], rec["createdAt"])
+					moved := string(rec["updatedAt"]) != string(prev["updatedAt"])
+					require.Equal(t, step.moves, moved, "updatedAt moved = %v (%s → %s), want %v", moved, prev["updatedAt"], rec["updatedAt"], step.moves)
 					prev = rec
 				})
 			}
-			if len(p.plat.Labels()) != 0 || len(p.plat.Tasks()) != 0 {
-				t.Fatalf("platform after step 6: labels %v tasks %v", p.plat.Labels(), p.plat.Tasks())
-			}
+			require.Empty(t, p.plat.Labels(), "platform after step 6: labels %v tasks %v", p.plat.Labels(), p.plat.Tasks())
+			require.Empty(t, p.plat.Tasks(), "platform after step 6: labels %v tasks %v", p.plat.Labels(), p.plat.Tasks())
 		})
 	}
 }
@@ -200,20 +188,12 @@ func TestE2ERollbackIsByteExact(t *testing.T) {
 	h := newCairn(t, cairnOptions{env: map[string]string{"PLATFORM_URL": p.url}})
 	ctx := ctxTimeout(t, 3*time.Minute)
 	root := t.TempDir()
-	if err := os.MkdirAll(filepath.Join(root, "app"), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.MkdirAll(filepath.Join(root, "app"), 0o755))
 	motd := filepath.Join(root, "app", "motd")
-	if err := os.WriteFile(motd, []byte("old bytes\x00\xff\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Chmod(motd, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(motd, []byte("old bytes\x00\xff\n"), 0o600))
+	require.NoError(t, os.Chmod(motd, 0o600))
 	st, err := h.client.CreateStack(ctx, client.StackInput{Name: "rollback"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	mustStatus(t, h.applyWait(st.ID, platformKinds+s1Label("label_1")+s1Resource("Bucket", "pristine_noir", "bucket_1", true), client.ApplyOptions{}), model.ExecCompleted)
 	recBefore := h.stackJSON(st.ID)
 	platBefore := p.plat.Snapshot()
@@ -240,28 +220,21 @@ dependsOn: [File/motd, File/inner, Label/lucid_einstein, Dashboard/charmed_sarat
 `, root)
 	ex := h.applyWait(st.ID, failing, client.ApplyOptions{})
 	mustStatus(t, ex, model.ExecRolledBack)
-	if ex.Report == nil || !ex.Report.RolledBack || ex.Report.Failed != 1 || len(ex.Report.CompensationFailures) != 0 {
-		t.Fatalf("report %+v", ex.Report)
-	}
-	if !strings.Contains(ex.Error, "migrate") {
-		t.Fatalf("error %q does not name the failed step", ex.Error)
-	}
+	require.NotNil(t, ex.Report, "report %+v", ex.Report)
+	require.True(t, ex.Report.RolledBack, "report %+v", ex.Report)
+	require.Equal(t, 1, ex.Report.Failed, "report %+v", ex.Report)
+	require.Empty(t, ex.Report.CompensationFailures, "report %+v", ex.Report)
+	require.Contains(t, ex.Error, "migrate", "error %q does not name the failed step", ex.Error)
 	after := testenv.Tree(t, root)
-	if len(after) != len(filesBefore) {
-		t.Fatalf("files after rollback %v, want %v", after, filesBefore)
-	}
+	require.Len(t, after, len(filesBefore), "files after rollback %v, want %v", after, filesBefore)
 	for p, want := range filesBefore {
-		if after[p] != want {
-			t.Fatalf("%s = %q, want %q", p, after[p], want)
-		}
+		require.Equal(t, want, after[p], "%s = %q, want %q", p, after[p], want)
 	}
-	if got := p.plat.Snapshot(); !jsonEqual(got, platBefore) {
-		t.Fatalf("platform after rollback:\n%s\nwant:\n%s", got, platBefore)
-	}
+	got := p.plat.Snapshot()
+	require.True(t, jsonEqual(got, platBefore), "platform after rollback:\n%s\nwant:\n%s", got, platBefore)
 	recAfter := h.stackJSON(st.ID)
-	if compact(t, recAfter["resources"]) != compact(t, recBefore["resources"]) || string(recAfter["updatedAt"]) != string(recBefore["updatedAt"]) {
-		t.Fatalf("a rolled-back apply changed the stack record: %s", recAfter["resources"])
-	}
+	require.Equal(t, compact(t, recBefore["resources"]), compact(t, recAfter["resources"]), "a rolled-back apply changed the stack record: %s", recAfter["resources"])
+	require.Equal(t, string(recBefore["updatedAt"]), string(recAfter["updatedAt"]), "a rolled-back apply changed the stack record: %s", recAfter["resources"])
 }
 
 func filesPackage(dir, motd string) string {
@@ -286,14 +259,10 @@ func TestE2EExportRoundTrip(t *testing.T) {
 	ctx := ctxTimeout(t, 3*time.Minute)
 	root := t.TempDir()
 	a, err := h.client.CreateStack(ctx, client.StackInput{Name: "a"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	mustStatus(t, h.applyWait(a.ID, filesPackage(root, "hello\n"), client.ApplyOptions{}), model.ExecCompleted)
 	// Drift: the file changes behind Cairn's back; the export shows it.
-	if err := os.WriteFile(filepath.Join(root, "app", "motd"), []byte("edited by hand\n"), 0o640); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(filepath.Join(root, "app", "motd"), []byte("edited by hand\n"), 0o640))
 	before := testenv.Tree(t, root)
 
 	for _, tc := range []struct {
@@ -308,41 +277,24 @@ func TestE2EExportRoundTrip(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			data, err := h.client.Export(ctx, tc.req, tc.format)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !strings.Contains(string(data), "edited by hand") || strings.Contains(string(data), "hello") {
-				t.Fatalf("export does not show the current state:\n%s", data)
-			}
+			require.NoError(t, err)
+			require.Contains(t, string(data), "edited by hand", "export does not show the current state:\n%s", data)
+			require.NotContains(t, string(data), "hello", "export does not show the current state:\n%s", data)
 			sum, err := h.client.Validate(ctx, client.Document{Data: data, Format: tc.format})
-			if err != nil {
-				t.Fatalf("exported package is invalid: %v\n%s", err, data)
-			}
-			if sum.Resources != tc.count {
-				t.Fatalf("exported %d resources, want %d:\n%s", sum.Resources, tc.count, data)
-			}
+			require.NoError(t, err, "exported package is invalid: %v\n%s", err, data)
+			require.Equal(t, tc.count, sum.Resources, "exported %d resources, want %d:\n%s", sum.Resources, tc.count, data)
 			b, err := h.client.CreateStack(ctx, client.StackInput{Name: "b-" + tc.format})
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			plan, _, err := h.client.DryRun(ctx, b.ID, &client.Document{Data: data, Format: tc.format}, client.DryRunOptions{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if plan.Summary.Changes() {
-				t.Fatalf("plan of the exported package changes something: %+v\n%+v", plan.Summary, plan.Diff)
-			}
+			require.NoError(t, err)
+			require.False(t, plan.Summary.Changes(), "plan of the exported package changes something: %+v\n%+v", plan.Summary, plan.Diff)
 			ex, err := h.client.Apply(ctx, b.ID, &client.Document{Data: data, Format: tc.format}, client.ApplyOptions{Wait: true})
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			mustStatus(t, ex, model.ExecCompleted)
 			wantReport(t, ex.Report, model.Report{Unchanged: tc.count})
 			after := testenv.Tree(t, root)
 			for p, want := range before {
-				if after[p] != want {
-					t.Fatalf("%s changed: %q → %q", p, want, after[p])
-				}
+				require.Equal(t, want, after[p], "%s changed: %q → %q", p, want, after[p])
 			}
 		})
 	}
@@ -356,34 +308,27 @@ func TestE2EApplyJsonnetPackage(t *testing.T) {
 	ctx := ctxTimeout(t, 2*time.Minute)
 	root := t.TempDir()
 	st, err := h.client.CreateStack(ctx, client.StackInput{Name: "jsonnet"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	prog := fmt.Sprintf(`local file(name, text) = {kind: 'File', metadata: {name: name}, spec: {path: '%s/' + name, content: text}};
 [file('f%%d' %% i, std.toString(i * i)) for i in std.range(1, 3)]`, root)
 	ex, err := h.client.Apply(ctx, st.ID, &client.Document{Data: []byte(prog), Format: "jsonnet"}, client.ApplyOptions{Wait: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	mustStatus(t, ex, model.ExecCompleted)
 	wantReport(t, ex.Report, model.Report{Created: 3})
-	if b, _ := os.ReadFile(filepath.Join(root, "f3")); string(b) != "9" {
-		t.Fatalf("f3 = %q", b)
-	}
+	b, _ := os.ReadFile(filepath.Join(root, "f3"))
+	require.Equal(t, "9", string(b), "f3 = %q", b)
 	rec, err := h.store.GetStack(ctx, st.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	snap, err := h.store.GetSnapshot(ctx, rec.SnapshotHash)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	var content struct {
 		Sources []struct {
 			Name, Format, Data string
 		} `json:"sources"`
 	}
-	if err := json.Unmarshal(snap.Content, &content); err != nil || len(content.Sources) != 1 || content.Sources[0].Format != "json" || strings.Contains(content.Sources[0].Data, "std.range") {
-		t.Fatalf("snapshot %s (%v)", snap.Content, err)
-	}
+	err = json.Unmarshal(snap.Content, &content)
+	require.NoError(t, err, "snapshot %s (%v)", snap.Content, err)
+	require.Len(t, content.Sources, 1, "snapshot %s (%v)", snap.Content, err)
+	require.Equal(t, "json", content.Sources[0].Format, "snapshot %s (%v)", snap.Content, err)
+	require.NotContains(t, content.Sources[0].Data, "std.range", "snapshot %s (%v)", snap.Content, err)
 }

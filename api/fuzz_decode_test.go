@@ -7,6 +7,8 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
 // fuzzServer is the API over a real SQLite store with a release r1 and a
@@ -14,9 +16,7 @@ import (
 func fuzzServer(f *testing.F, cfg Config) http.Handler {
 	f.Helper()
 	e, err := New(cfg, Deps{Store: openStore(f, sqliteURL(f))})
-	if err != nil {
-		f.Fatal(err)
-	}
+	require.NoError(f, err)
 	for _, r := range []struct{ method, path, ctype, body string }{
 		{http.MethodPost, "/v1/releases", "application/json", `{"id": "r1", "name": "r"}`},
 		{http.MethodPut, "/v1/releases/r1/graphs/g", "application/yaml", releaseTasksYAML},
@@ -26,9 +26,7 @@ func fuzzServer(f *testing.F, cfg Config) http.Handler {
 		req.Header.Set("Content-Type", r.ctype)
 		rec := httptest.NewRecorder()
 		e.ServeHTTP(rec, req)
-		if rec.Code >= 300 {
-			f.Fatalf("%s %s: %d %s", r.method, r.path, rec.Code, rec.Body)
-		}
+		require.Less(f, rec.Code, 300, "%s %s: %d %s", r.method, r.path, rec.Code, rec.Body)
 	}
 	return e
 }
@@ -37,9 +35,7 @@ func fuzzServer(f *testing.F, cfg Config) http.Handler {
 // shape.
 func checkAnswer(t *testing.T, what string, rec *httptest.ResponseRecorder) {
 	t.Helper()
-	if rec.Code >= 500 {
-		t.Fatalf("%s answered %d: %s", what, rec.Code, rec.Body)
-	}
+	require.Less(t, rec.Code, 500, "%s answered %d: %s", what, rec.Code, rec.Body)
 	if rec.Code >= 400 {
 		(&response{Status: rec.Code, Header: rec.Header(), Body: rec.Body.Bytes()}).errorBody(t)
 	} else if ct := rec.Header().Get("Content-Type"); len(ct) >= 16 && ct[:16] == "application/json" && !json.Valid(rec.Body.Bytes()) {
@@ -132,14 +128,11 @@ func FuzzRequestHeaders(f *testing.F) {
 		if rec.Code >= 300 {
 			return
 		}
-		if !loopbackHost(host) {
-			t.Fatalf("Host %q served without a token", host)
-		}
+		require.True(t, loopbackHost(host), "Host %q served without a token", host)
 		if origin != "" {
 			o, err := parseOrigin(origin)
-			if err != nil || !sameOrigin(o, host) {
-				t.Fatalf("Origin %q changed state on Host %q", origin, host)
-			}
+			require.NoError(t, err, "Origin %q changed state on Host %q", origin, host)
+			require.True(t, sameOrigin(o, host), "Origin %q changed state on Host %q", origin, host)
 		}
 	})
 }

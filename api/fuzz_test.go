@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
 // FuzzDocumentRoutes sends arbitrary bodies in every document encoding to
@@ -32,9 +34,7 @@ func FuzzDocumentRoutes(f *testing.F) {
 	}
 	st := openStore(f, sqliteURL(f))
 	e, err := New(Config{}, Deps{Store: st})
-	if err != nil {
-		f.Fatal(err)
-	}
+	require.NoError(f, err)
 	setup := httptest.NewRecorder()
 	for _, req := range []*http.Request{
 		httptest.NewRequest(http.MethodPost, "/v1/releases", bytes.NewReader([]byte(`{"id": "r1", "name": "r"}`))),
@@ -55,9 +55,7 @@ func FuzzDocumentRoutes(f *testing.F) {
 			req.Header.Set("Content-Type", types[int(ct)%len(types)])
 			rec := httptest.NewRecorder()
 			e.ServeHTTP(rec, req)
-			if rec.Code >= 500 {
-				t.Fatalf("%s %s answered %d for %q: %s", route.method, route.path, rec.Code, body, rec.Body)
-			}
+			require.Less(t, rec.Code, 500, "%s %s answered %d for %q: %s", route.method, route.path, rec.Code, body, rec.Body)
 			if rec.Code >= 400 {
 				(&response{Status: rec.Code, Header: rec.Header(), Body: rec.Body.Bytes()}).errorBody(t)
 			}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/require"
 	"gopkg.in/yaml.v3"
 
 	"github.com/cairn-io/cairn/graphs"
@@ -60,9 +61,10 @@ func TestGraphsUploadDownloadMerge(t *testing.T) {
 		var info GraphInfo
 		r := s.do(http.MethodPut, "/v1/releases/r1/graphs/default", releaseTasksYAML, "Content-Type", "application/yaml").expect(t, http.StatusCreated)
 		r.json(t, &info)
-		if info.Tasks != 2 || info.Layer != model.LayerRelease || info.Type != "default" || r.Header.Get("Location") != "/v1/releases/r1/graphs/default" {
-			t.Fatalf("info %+v", info)
-		}
+		require.Equal(t, 2, info.Tasks, "info %+v", info)
+		require.Equal(t, model.LayerRelease, info.Layer, "info %+v", info)
+		require.Equal(t, "default", info.Type, "info %+v", info)
+		require.Equal(t, "/v1/releases/r1/graphs/default", r.Header.Get("Location"), "info %+v", info)
 		s.do(http.MethodPut, "/v1/clusters/c1/graphs/default", clusterGraphJSON, "Content-Type", "application/json").expect(t, http.StatusCreated)
 		s.do(http.MethodPut, "/v1/plugins/p1/graphs/default", pluginOneJsonnet, "Content-Type", "application/jsonnet").expect(t, http.StatusCreated)
 		s.do(http.MethodPut, "/v1/plugins/p2/graphs/default", pluginTwoYAML, "Content-Type", "application/x-yaml").expect(t, http.StatusCreated)
@@ -74,9 +76,8 @@ func TestGraphsUploadDownloadMerge(t *testing.T) {
 			"/v1/plugins/p1/graphs/default":  {pluginOneJsonnet, "application/jsonnet"},
 		} {
 			r := s.do(http.MethodGet, path, nil).expect(t, http.StatusOK)
-			if string(r.Body) != want[0] || !strings.HasPrefix(r.Header.Get("Content-Type"), want[1]) {
-				t.Fatalf("%s: %q (%s), want verbatim %s", path, r.Body, r.Header.Get("Content-Type"), want[1])
-			}
+			require.Equal(t, want[0], string(r.Body), "%s: %q (%s), want verbatim %s", path, r.Body, r.Header.Get("Content-Type"), want[1])
+			require.True(t, strings.HasPrefix(r.Header.Get("Content-Type"), want[1]), "%s: %q (%s), want verbatim %s", path, r.Body, r.Header.Get("Content-Type"), want[1])
 		}
 		// Re-encoded on request: the Jsonnet plugin graph as JSON and YAML.
 		r = s.do(http.MethodGet, "/v1/plugins/p1/graphs/default", nil, "Accept", "application/json").expect(t, http.StatusOK)
@@ -88,13 +89,13 @@ func TestGraphsUploadDownloadMerge(t *testing.T) {
 			Tasks []map[string]any `json:"tasks"`
 		}
 		r.json(t, &asJSON)
-		if asJSON.Kind != "Graph" || asJSON.Metadata.Name != "plugin one" || len(asJSON.Tasks) != 1 || asJSON.Tasks[0]["id"] != "plugin-task" {
-			t.Fatalf("re-encoded %s", r.Body)
-		}
+		require.Equal(t, "Graph", asJSON.Kind, "re-encoded %s", r.Body)
+		require.Equal(t, "plugin one", asJSON.Metadata.Name, "re-encoded %s", r.Body)
+		require.Len(t, asJSON.Tasks, 1, "re-encoded %s", r.Body)
+		require.Equal(t, "plugin-task", asJSON.Tasks[0]["id"], "re-encoded %s", r.Body)
 		r = s.do(http.MethodGet, "/v1/releases/r1/graphs/default", nil, "Accept", "application/json").expect(t, http.StatusOK)
-		if !json.Valid(r.Body) || !strings.HasPrefix(r.Header.Get("Content-Type"), "application/json") {
-			t.Fatalf("release graph as JSON: %s", r.Body)
-		}
+		require.True(t, json.Valid(r.Body), "release graph as JSON: %s", r.Body)
+		require.True(t, strings.HasPrefix(r.Header.Get("Content-Type"), "application/json"), "release graph as JSON: %s", r.Body)
 		s.do(http.MethodGet, "/v1/releases/r1/graphs/default", nil, "Accept", "image/png").expect(t, http.StatusNotAcceptable)
 
 		// List.
@@ -102,47 +103,35 @@ func TestGraphsUploadDownloadMerge(t *testing.T) {
 			Graphs []GraphInfo `json:"graphs"`
 		}
 		s.do(http.MethodGet, "/v1/plugins/p1/graphs", nil).expect(t, http.StatusOK).json(t, &list)
-		if len(list.Graphs) != 1 || list.Graphs[0].ContentType != "application/jsonnet" || list.Graphs[0].Tasks != 1 {
-			t.Fatalf("list %+v", list)
-		}
+		require.Len(t, list.Graphs, 1, "list %+v", list)
+		require.Equal(t, "application/jsonnet", list.Graphs[0].ContentType, "list %+v", list)
+		require.Equal(t, 1, list.Graphs[0].Tasks, "list %+v", list)
 
 		// Merged: release → cluster → plugins in the cluster's order (p2, p1).
 		r = s.do(http.MethodGet, "/v1/clusters/c1/graphs/default/merged", nil).expect(t, http.StatusOK)
-		if !strings.HasPrefix(r.Header.Get("Content-Type"), "application/yaml") {
-			t.Fatalf("merged content type %q", r.Header.Get("Content-Type"))
-		}
+		require.True(t, strings.HasPrefix(r.Header.Get("Content-Type"), "application/yaml"), "merged content type %q", r.Header.Get("Content-Type"))
 		merged, err := graphs.ParseGraph(graphs.Options{}, graphs.Source{Name: "merged", Data: r.Body, Format: graphs.FormatYAML})
-		if err != nil {
-			t.Fatalf("merged graph does not parse: %v\n%s", err, r.Body)
-		}
+		require.NoError(t, err, "merged graph does not parse: %v\n%s", err, r.Body)
 		byID := map[string]*model.Task{}
 		var order []string
 		for _, task := range merged.Tasks {
 			byID[task.ID] = task
 			order = append(order, task.ID)
 		}
-		if strings.Join(order, ",") != "maintenance-on,stop-api,plugin-task" {
-			t.Fatalf("order %v", order)
-		}
-		if byID["stop-api"].Parameters["cmd"] != "echo cluster-stop" || byID["stop-api"].Type != "shell" {
-			t.Fatalf("cluster override lost: %+v", byID["stop-api"])
-		}
-		if strings.Join(byID["maintenance-on"].Roles, ",") != "controller" {
-			t.Fatalf("plugin override lost: %+v", byID["maintenance-on"])
-		}
+		require.Equal(t, "maintenance-on,stop-api,plugin-task", strings.Join(order, ","), "order %v", order)
+		require.Equal(t, "echo cluster-stop", byID["stop-api"].Parameters["cmd"], "cluster override lost: %+v", byID["stop-api"])
+		require.Equal(t, "shell", byID["stop-api"].Type, "cluster override lost: %+v", byID["stop-api"])
+		require.Equal(t, "controller", strings.Join(byID["maintenance-on"].Roles, ","), "plugin override lost: %+v", byID["maintenance-on"])
 		for _, q := range []struct{ accept, query string }{{"application/json", ""}, {"", "?format=json"}} {
 			r = s.do(http.MethodGet, "/v1/clusters/c1/graphs/default/merged"+q.query, nil, "Accept", q.accept).expect(t, http.StatusOK)
-			if !json.Valid(r.Body) {
-				t.Fatalf("merged JSON (%+v): %s", q, r.Body)
-			}
+			require.True(t, json.Valid(r.Body), "merged JSON (%+v): %s", q, r.Body)
 		}
 
 		// Replace: a new upload replaces the owner's graph whole (200).
 		s.do(http.MethodPut, "/v1/clusters/c1/graphs/default", `[{"id": "extra", "type": "shell", "parameters": {"cmd": "true"}}]`, "Content-Type", "application/json").expect(t, http.StatusOK)
 		r = s.do(http.MethodGet, "/v1/clusters/c1/graphs/default/merged", nil, "Accept", "application/json").expect(t, http.StatusOK)
-		if strings.Contains(string(r.Body), "cluster-stop") || !strings.Contains(string(r.Body), `"extra"`) {
-			t.Fatalf("replace did not replace: %s", r.Body)
-		}
+		require.NotContains(t, string(r.Body), "cluster-stop", "replace did not replace: %s", r.Body)
+		require.Contains(t, string(r.Body), `"extra"`, "replace did not replace: %s", r.Body)
 
 		// Two plugins defining the same task: 422, naming both.
 		s.do(http.MethodPut, "/v1/plugins/p2/graphs/default", `[{"id": "plugin-task", "type": "shell", "parameters": {"cmd": "x"}}]`, "Content-Type", "application/json").expect(t, http.StatusOK)
@@ -151,9 +140,8 @@ func TestGraphsUploadDownloadMerge(t *testing.T) {
 		for _, d := range info2.Details {
 			all += d.Message + "\n"
 		}
-		if !strings.Contains(all, "p1") || !strings.Contains(all, "p2") {
-			t.Fatalf("conflict does not name both plugins: %+v", info2)
-		}
+		require.Contains(t, all, "p1", "conflict does not name both plugins: %+v", info2)
+		require.Contains(t, all, "p2", "conflict does not name both plugins: %+v", info2)
 
 		// Delete.
 		s.do(http.MethodDelete, "/v1/plugins/p2/graphs/default", nil).expect(t, http.StatusNoContent)
@@ -188,13 +176,10 @@ func TestGraphUploadBadInput(t *testing.T) {
 	}
 	// The stored graph is untouched and no new type appeared.
 	r := s.do(http.MethodGet, "/v1/releases/r1/graphs/default", nil).expect(t, http.StatusOK)
-	if string(r.Body) != releaseTasksYAML {
-		t.Fatalf("stored graph changed: %s", r.Body)
-	}
+	require.Equal(t, releaseTasksYAML, string(r.Body), "stored graph changed: %s", r.Body)
 	list, err := s.Store.ListGraphs(context.Background(), model.LayerRelease, "r1")
-	if err != nil || len(list) != 1 {
-		t.Fatalf("graphs %v %v", list, err)
-	}
+	require.NoError(t, err, "graphs %v %v", list, err)
+	require.Len(t, list, 1, "graphs %v %v", list, err)
 	s.do(http.MethodPut, "/v1/releases/r1/graphs/bad%20type", releaseTasksYAML, "Content-Type", "application/yaml").expect(t, http.StatusBadRequest)
 	s.do(http.MethodPut, "/v1/releases/r1/graphs/default", releaseTasksYAML, "Content-Type", "text/plain").expect(t, http.StatusUnsupportedMediaType)
 }
@@ -210,7 +195,8 @@ func TestMergedGraphYAMLIsAGraphDocument(t *testing.T) {
 			Type string `yaml:"type"`
 		} `yaml:"metadata"`
 	}
-	if err := yaml.Unmarshal(r.Body, &doc); err != nil || doc.Kind != "Graph" || doc.Metadata.Type != "upgrade" {
-		t.Fatalf("merged: %v %+v\n%s", err, doc, r.Body)
-	}
+	err := yaml.Unmarshal(r.Body, &doc)
+	require.NoError(t, err, "merged: %v %+v\n%s", err, doc, r.Body)
+	require.Equal(t, "Graph", doc.Kind, "merged: %v %+v\n%s", err, doc, r.Body)
+	require.Equal(t, "upgrade", doc.Metadata.Type, "merged: %v %+v\n%s", err, doc, r.Body)
 }

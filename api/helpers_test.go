@@ -14,6 +14,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/cairn-io/cairn/graphs"
 	"github.com/cairn-io/cairn/internal/testenv"
 	"github.com/cairn-io/cairn/store"
@@ -41,9 +43,7 @@ func eachBackend(t *testing.T, fn func(t *testing.T, be backend)) {
 func openStore(t testing.TB, dbURL string) store.Store {
 	t.Helper()
 	st, err := store.Open(context.Background(), dbURL)
-	if err != nil {
-		t.Fatalf("open store: %v", err)
-	}
+	require.NoError(t, err, "open store")
 	t.Cleanup(func() { _ = st.Close() })
 	return st
 }
@@ -81,9 +81,7 @@ func newTestServer(t testing.TB, dbURL string, opts ...serverOption) *testServer
 		o(&cfg, &deps)
 	}
 	e, err := New(cfg, deps)
-	if err != nil {
-		t.Fatalf("api.New: %v", err)
-	}
+	require.NoError(t, err, "api.New")
 	srv := httptest.NewServer(e)
 	t.Cleanup(srv.Close)
 	return &testServer{t: t, URL: srv.URL, Store: st, Token: cfg.Token, logs: logs}
@@ -102,30 +100,25 @@ type response struct {
 
 func (r *response) json(t testing.TB, v any) {
 	t.Helper()
-	if err := json.Unmarshal(r.Body, v); err != nil {
-		t.Fatalf("decode %s: %v", r.Body, err)
-	}
+	err := json.Unmarshal(r.Body, v)
+	require.NoError(t, err, "decode %s: %v", r.Body, err)
 }
 
 // errorBody decodes the error shape, failing when the body is not in it.
 func (r *response) errorBody(t testing.TB) ErrorInfo {
 	t.Helper()
 	var raw map[string]json.RawMessage
-	if err := json.Unmarshal(r.Body, &raw); err != nil {
-		t.Fatalf("error body is not JSON (status %d): %s", r.Status, r.Body)
-	}
+	require.NoError(t, json.Unmarshal(r.Body, &raw), "error body is not JSON (status %d): %s", r.Status, r.Body)
 	var body ErrorBody
 	dec := json.NewDecoder(bytes.NewReader(raw["error"]))
 	dec.DisallowUnknownFields()
-	if err := dec.Decode(&body.Error); err != nil {
-		t.Fatalf("error body not in the error shape: %v: %s", err, r.Body)
-	}
-	if body.Error.Code == "" || body.Error.Message == "" || body.Error.Details == nil {
-		t.Fatalf("error shape incomplete: %s", r.Body)
-	}
-	if want := codeFor(r.Status); body.Error.Code != want {
-		t.Fatalf("code %q for status %d, want %q", body.Error.Code, r.Status, want)
-	}
+	err := dec.Decode(&body.Error)
+	require.NoError(t, err, "error body not in the error shape: %v: %s", err, r.Body)
+	require.NotEmpty(t, body.Error.Code, "error shape incomplete: %s", r.Body)
+	require.NotEmpty(t, body.Error.Message, "error shape incomplete: %s", r.Body)
+	require.NotNil(t, body.Error.Details, "error shape incomplete: %s", r.Body)
+	want := codeFor(r.Status)
+	require.Equal(t, want, body.Error.Code, "code %q for status %d, want %q", body.Error.Code, r.Status, want)
 	return body.Error
 }
 
@@ -142,16 +135,12 @@ func (s *testServer) do(method, path string, body any, headers ...string) *respo
 		rd = strings.NewReader(b)
 	default:
 		data, err := json.Marshal(b)
-		if err != nil {
-			s.t.Fatal(err)
-		}
+		require.NoError(s.t, err)
 		rd = bytes.NewReader(data)
 		ctype = "application/json"
 	}
 	req, err := http.NewRequest(method, s.URL+path, rd)
-	if err != nil {
-		s.t.Fatal(err)
-	}
+	require.NoError(s.t, err)
 	if ctype != "" {
 		req.Header.Set("Content-Type", ctype)
 	}
@@ -166,23 +155,17 @@ func (s *testServer) do(method, path string, body any, headers ...string) *respo
 		req.Header.Set(headers[i], headers[i+1])
 	}
 	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		s.t.Fatalf("%s %s: %v", method, path, err)
-	}
+	require.NoError(s.t, err, "%s %s: %v", method, path, err)
 	defer resp.Body.Close()
 	data, err := io.ReadAll(resp.Body)
-	if err != nil {
-		s.t.Fatal(err)
-	}
+	require.NoError(s.t, err)
 	return &response{Status: resp.StatusCode, Header: resp.Header, Body: data}
 }
 
 // expect fails unless the status is want; for errors it checks the shape.
 func (r *response) expect(t testing.TB, want int) *response {
 	t.Helper()
-	if r.Status != want {
-		t.Fatalf("status %d, want %d: %s", r.Status, want, r.Body)
-	}
+	require.Equal(t, want, r.Status, "status %d, want %d: %s", r.Status, want, r.Body)
 	if want >= 400 {
 		r.errorBody(t)
 	}

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	"gopkg.in/yaml.v3"
 )
 
@@ -16,9 +18,7 @@ import (
 func TestOpenAPIMatchesRouter(t *testing.T) {
 	st := openStore(t, sqliteURL(t))
 	e, err := New(Config{}, Deps{Store: st})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	param := regexp.MustCompile(`:([A-Za-z]+)`)
 	routes := map[string]bool{}
 	for _, r := range e.Routes() {
@@ -31,9 +31,7 @@ func TestOpenAPIMatchesRouter(t *testing.T) {
 	var doc struct {
 		Paths map[string]map[string]any `yaml:"paths"`
 	}
-	if err := yaml.Unmarshal(OpenAPI, &doc); err != nil {
-		t.Fatalf("openapi.yaml: %v", err)
-	}
+	require.NoError(t, yaml.Unmarshal(OpenAPI, &doc), "openapi.yaml")
 	documented := map[string]bool{}
 	methods := map[string]bool{"get": true, "put": true, "post": true, "delete": true, "patch": true, "head": true, "options": true}
 	for p, item := range doc.Paths {
@@ -56,21 +54,13 @@ func TestOpenAPIMatchesRouter(t *testing.T) {
 	}
 	sort.Strings(missing)
 	sort.Strings(extra)
-	if len(missing) > 0 {
-		t.Errorf("routes missing from openapi.yaml:\n  %s", strings.Join(missing, "\n  "))
-	}
-	if len(extra) > 0 {
-		t.Errorf("openapi.yaml documents operations the router does not serve:\n  %s", strings.Join(extra, "\n  "))
-	}
-	if len(routes) < 40 {
-		t.Fatalf("only %d routes: the walk is broken", len(routes))
-	}
+	assert.LessOrEqual(t, len(missing), 0, "routes missing from openapi.yaml:\n  %s", strings.Join(missing, "\n  "))
+	assert.LessOrEqual(t, len(extra), 0, "openapi.yaml documents operations the router does not serve:\n  %s", strings.Join(extra, "\n  "))
+	require.GreaterOrEqual(t, len(routes), 40, "only %d routes: the walk is broken", len(routes))
 
 	// Every $ref points at a component that exists.
 	var whole map[string]any
-	if err := yaml.Unmarshal(OpenAPI, &whole); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, yaml.Unmarshal(OpenAPI, &whole))
 	var walk func(v any)
 	walk = func(v any) {
 		switch t2 := v.(type) {
@@ -104,11 +94,10 @@ func TestOpenAPIMatchesRouter(t *testing.T) {
 func TestOpenAPIServed(t *testing.T) {
 	s := newTestServer(t, sqliteURL(t))
 	r := s.do(http.MethodGet, "/openapi.yaml", nil).expect(t, http.StatusOK)
-	if !strings.HasPrefix(r.Header.Get("Content-Type"), "application/yaml") || string(r.Body) != string(OpenAPI) {
-		t.Fatalf("served %q (%d bytes)", r.Header.Get("Content-Type"), len(r.Body))
-	}
+	require.True(t, strings.HasPrefix(r.Header.Get("Content-Type"), "application/yaml"), "served %q (%d bytes)", r.Header.Get("Content-Type"), len(r.Body))
+	require.Equal(t, string(OpenAPI), string(r.Body), "served %q (%d bytes)", r.Header.Get("Content-Type"), len(r.Body))
 	var v map[string]any
-	if err := yaml.Unmarshal(r.Body, &v); err != nil || v["openapi"] == nil {
-		t.Fatalf("not an OpenAPI document: %v", err)
-	}
+	err := yaml.Unmarshal(r.Body, &v)
+	require.NoError(t, err, "not an OpenAPI document")
+	require.NotNil(t, v["openapi"], "not an OpenAPI document: %v", err)
 }

@@ -6,6 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/cairn-io/cairn/model"
 )
 
@@ -17,17 +20,15 @@ func TestReleasesPluginsClustersCRUD(t *testing.T) {
 		var rel model.Release
 		r := s.do(http.MethodPost, "/v1/releases", map[string]any{"id": "r1", "name": "Release one"}).expect(t, http.StatusCreated)
 		r.json(t, &rel)
-		if rel.ID != "r1" || rel.Name != "Release one" || rel.CreatedAt.IsZero() {
-			t.Fatalf("release %+v", rel)
-		}
-		if loc := r.Header.Get("Location"); loc != "/v1/releases/r1" {
-			t.Fatalf("Location %q", loc)
-		}
+		require.Equal(t, "r1", rel.ID, "release %+v", rel)
+		require.Equal(t, "Release one", rel.Name, "release %+v", rel)
+		require.False(t, rel.CreatedAt.IsZero(), "release %+v", rel)
+		loc := r.Header.Get("Location")
+		require.Equal(t, "/v1/releases/r1", loc, "Location")
 		var gen model.Release
 		s.do(http.MethodPost, "/v1/releases", map[string]any{"name": "generated"}).expect(t, http.StatusCreated).json(t, &gen)
-		if gen.ID == "" || !validID(gen.ID) {
-			t.Fatalf("generated id %q", gen.ID)
-		}
+		require.NotEmpty(t, gen.ID, "generated id")
+		require.True(t, validID(gen.ID), "generated id %q", gen.ID)
 		s.do(http.MethodPost, "/v1/releases", map[string]any{"id": "r1", "name": "again"}).expect(t, http.StatusConflict)
 		s.do(http.MethodPost, "/v1/plugins", map[string]any{"id": "p1", "name": "Plugin one", "version": "1.0"}).expect(t, http.StatusCreated)
 		s.do(http.MethodPost, "/v1/plugins", map[string]any{"id": "p2", "name": "Plugin two"}).expect(t, http.StatusCreated)
@@ -37,48 +38,44 @@ func TestReleasesPluginsClustersCRUD(t *testing.T) {
 			"id": "c1", "name": "Cluster one", "releaseId": "r1", "pluginIds": []string{"p2", "p1"},
 			"nodes": []map[string]any{{"id": "n1", "name": "node-1", "roles": []string{"web"}, "mode": "local"}, {"name": "node-2"}},
 		}).expect(t, http.StatusCreated).json(t, &cl)
-		if cl.ReleaseID != "r1" || strings.Join(cl.PluginIDs, ",") != "p2,p1" || len(cl.Nodes) != 2 || cl.Nodes[1].ID != "node-2" {
-			t.Fatalf("cluster %+v", cl)
-		}
+		require.Equal(t, "r1", cl.ReleaseID, "cluster %+v", cl)
+		require.Equal(t, "p2,p1", strings.Join(cl.PluginIDs, ","), "cluster %+v", cl)
+		require.Len(t, cl.Nodes, 2, "cluster %+v", cl)
+		require.Equal(t, "node-2", cl.Nodes[1].ID, "cluster %+v", cl)
 
 		// Read back.
 		var got model.Cluster
 		s.do(http.MethodGet, "/v1/clusters/c1", nil).expect(t, http.StatusOK).json(t, &got)
-		if got.Name != "Cluster one" || strings.Join(got.PluginIDs, ",") != "p2,p1" || got.Nodes[0].Roles[0] != "web" {
-			t.Fatalf("got %+v", got)
-		}
+		require.Equal(t, "Cluster one", got.Name, "got %+v", got)
+		require.Equal(t, "p2,p1", strings.Join(got.PluginIDs, ","), "got %+v", got)
+		require.Equal(t, "web", got.Nodes[0].Roles[0], "got %+v", got)
 		var list struct {
 			Releases []model.Release `json:"releases"`
 		}
 		s.do(http.MethodGet, "/v1/releases", nil).expect(t, http.StatusOK).json(t, &list)
-		if len(list.Releases) != 2 {
-			t.Fatalf("releases %+v", list)
-		}
+		require.Len(t, list.Releases, 2, "releases %+v", list)
 		var plugins struct {
 			Plugins []model.Plugin `json:"plugins"`
 		}
 		s.do(http.MethodGet, "/v1/plugins", nil).expect(t, http.StatusOK).json(t, &plugins)
-		if len(plugins.Plugins) != 2 || plugins.Plugins[0].Version != "1.0" {
-			t.Fatalf("plugins %+v", plugins)
-		}
+		require.Len(t, plugins.Plugins, 2, "plugins %+v", plugins)
+		require.Equal(t, "1.0", plugins.Plugins[0].Version, "plugins %+v", plugins)
 		var clusters struct {
 			Clusters []model.Cluster `json:"clusters"`
 		}
 		s.do(http.MethodGet, "/v1/clusters", nil).expect(t, http.StatusOK).json(t, &clusters)
-		if len(clusters.Clusters) != 1 || len(clusters.Clusters[0].Nodes) != 2 {
-			t.Fatalf("clusters %+v", clusters)
-		}
+		require.Len(t, clusters.Clusters, 1, "clusters %+v", clusters)
+		require.Len(t, clusters.Clusters[0].Nodes, 2, "clusters %+v", clusters)
 
 		// Update.
 		var upd model.Cluster
 		s.do(http.MethodPut, "/v1/clusters/c1", map[string]any{"name": "renamed", "pluginIds": []string{"p1"},
 			"nodes": []map[string]any{{"id": "n1", "roles": []string{"db"}}}}).expect(t, http.StatusOK).json(t, &upd)
-		if upd.Name != "renamed" || upd.ReleaseID != "" || len(upd.Nodes) != 1 || upd.Nodes[0].Roles[0] != "db" {
-			t.Fatalf("updated %+v", upd)
-		}
-		if !upd.CreatedAt.Equal(cl.CreatedAt) {
-			t.Fatalf("update moved createdAt: %v vs %v", upd.CreatedAt, cl.CreatedAt)
-		}
+		require.Equal(t, "renamed", upd.Name, "updated %+v", upd)
+		require.Empty(t, upd.ReleaseID, "updated %+v", upd)
+		require.Len(t, upd.Nodes, 1, "updated %+v", upd)
+		require.Equal(t, "db", upd.Nodes[0].Roles[0], "updated %+v", upd)
+		require.True(t, upd.CreatedAt.Equal(cl.CreatedAt), "update moved createdAt: %v vs %v", upd.CreatedAt, cl.CreatedAt)
 		s.do(http.MethodPut, "/v1/releases/r1", map[string]any{"name": "new name", "description": "d"}).expect(t, http.StatusOK)
 		s.do(http.MethodPut, "/v1/releases/missing", map[string]any{"name": "x"}).expect(t, http.StatusNotFound)
 		s.do(http.MethodPut, "/v1/releases/r1", map[string]any{"id": "other", "name": "x"}).expect(t, http.StatusUnprocessableEntity)
@@ -133,21 +130,19 @@ func TestOwnerBadInput(t *testing.T) {
 					for _, d := range info.Details {
 						found = found || d.Path == p
 					}
-					if !found {
-						t.Errorf("no detail at %q: %+v", p, info.Details)
-					}
+					assert.True(t, found, "no detail at %q: %+v", p, info.Details)
 				}
-				if tt.line > 0 && (len(info.Details) == 0 || info.Details[0].Line != tt.line || info.Details[0].Column == 0) {
-					t.Errorf("want line %d with a column: %+v", tt.line, info.Details)
+				if tt.line > 0 {
+					require.NotEmpty(t, info.Details, "want line %d with a column: %+v", tt.line, info.Details)
+					require.Equal(t, tt.line, info.Details[0].Line, "want line %d with a column: %+v", tt.line, info.Details)
+					assert.NotEqual(t, 0, info.Details[0].Column, "want line %d with a column: %+v", tt.line, info.Details)
 				}
 			})
 		}
 		ctx := context.Background()
-		if rs, _ := s.Store.ListReleases(ctx); len(rs) != 0 {
-			t.Fatalf("releases stored from bad input: %+v", rs)
-		}
-		if cs, _ := s.Store.ListClusters(ctx); len(cs) != 0 {
-			t.Fatalf("clusters stored from bad input: %+v", cs)
-		}
+		rs, _ := s.Store.ListReleases(ctx)
+		require.Empty(t, rs, "releases stored from bad input")
+		cs, _ := s.Store.ListClusters(ctx)
+		require.Empty(t, cs, "clusters stored from bad input")
 	})
 }

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/labstack/echo/v4"
+	"github.com/stretchr/testify/require"
 )
 
 func sqliteURL(t testing.TB) string {
@@ -31,9 +32,8 @@ func TestErrorShapeOnRoutingErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			r := s.do(tt.method, tt.path, nil).expect(t, tt.want)
-			if ct := r.Header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
-				t.Fatalf("content type %q", ct)
-			}
+			ct := r.Header.Get("Content-Type")
+			require.True(t, strings.HasPrefix(ct, "application/json"), "content type %q", ct)
 		})
 	}
 }
@@ -69,8 +69,8 @@ func TestBearerToken(t *testing.T) {
 			client.Token = ""
 			client.t = t
 			r := client.do(http.MethodGet, tt.path, nil, "Authorization", tt.header).expect(t, tt.want)
-			if tt.want == http.StatusUnauthorized && !strings.HasPrefix(r.Header.Get("WWW-Authenticate"), "Bearer") {
-				t.Fatalf("401 without WWW-Authenticate: %v", r.Header)
+			if tt.want == http.StatusUnauthorized {
+				require.True(t, strings.HasPrefix(r.Header.Get("WWW-Authenticate"), "Bearer"), "401 without WWW-Authenticate: %v", r.Header)
 			}
 		})
 	}
@@ -84,27 +84,21 @@ func TestBodyLimit(t *testing.T) {
 	})
 	t.Run("chunked", func(t *testing.T) {
 		req, err := http.NewRequest(http.MethodPost, s.URL+"/v1/releases", io.MultiReader(strings.NewReader(big)))
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		req.Header.Set("Content-Type", "application/json")
 		req.ContentLength = -1
 		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		defer resp.Body.Close()
 		body, _ := io.ReadAll(resp.Body)
 		(&response{Status: resp.StatusCode, Header: resp.Header, Body: body}).expect(t, http.StatusRequestEntityTooLarge)
 	})
 	stacks, err := s.Store.ListStacks(context.Background())
-	if err != nil || len(stacks) != 0 {
-		t.Fatalf("stacks after refused bodies: %v %v", stacks, err)
-	}
+	require.NoError(t, err, "stacks after refused bodies: %v %v", stacks, err)
+	require.Empty(t, stacks, "stacks after refused bodies: %v %v", stacks, err)
 	releases, err := s.Store.ListReleases(context.Background())
-	if err != nil || len(releases) != 0 {
-		t.Fatalf("releases after refused bodies: %v %v", releases, err)
-	}
+	require.NoError(t, err, "releases after refused bodies: %v %v", releases, err)
+	require.Empty(t, releases, "releases after refused bodies: %v %v", releases, err)
 	// Under the limit still works.
 	s.do(http.MethodPost, "/v1/stacks", map[string]any{"name": "small"}).expect(t, http.StatusCreated)
 }
@@ -136,9 +130,7 @@ func TestCheckListen(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.addr+"/"+tt.token, func(t *testing.T) {
 			err := CheckListen(tt.addr, tt.token != "")
-			if (err == nil) != tt.ok {
-				t.Fatalf("CheckListen(%q, %q) = %v, want ok=%v", tt.addr, tt.token, err, tt.ok)
-			}
+			require.Equal(t, tt.ok, err == nil, "CheckListen(%q, %q) = %v, want ok=%v", tt.addr, tt.token, err, tt.ok)
 		})
 	}
 }
@@ -154,40 +146,32 @@ func TestReadyz(t *testing.T) {
 			d.Ready = func(context.Context) error { return errors.New("dial tcp 10.0.0.9:7233: refused") }
 		}))
 		e := s.do(http.MethodGet, "/readyz", nil).expect(t, http.StatusServiceUnavailable).errorBody(t)
-		if len(e.Details) != 1 || e.Details[0].Path != "temporal" {
-			t.Fatalf("details %+v", e.Details)
-		}
-		if strings.Contains(e.Details[0].Message, "10.0.0.9") {
-			t.Fatalf("open probe leaks the cause: %q", e.Details[0].Message)
-		}
+		require.Len(t, e.Details, 1, "details")
+		require.Equal(t, "temporal", e.Details[0].Path, "details %+v", e.Details)
+		require.NotContains(t, e.Details[0].Message, "10.0.0.9", "open probe leaks the cause")
 		s.do(http.MethodGet, "/healthz", nil).expect(t, http.StatusOK)
 	})
 	t.Run("store closed", func(t *testing.T) {
 		s := newTestServer(t, sqliteURL(t))
 		_ = s.Store.Close()
 		e := s.do(http.MethodGet, "/readyz", nil).expect(t, http.StatusServiceUnavailable).errorBody(t)
-		if len(e.Details) != 1 || e.Details[0].Path != "store" {
-			t.Fatalf("details %+v", e.Details)
-		}
+		require.Len(t, e.Details, 1, "details")
+		require.Equal(t, "store", e.Details[0].Path, "details %+v", e.Details)
 	})
 }
 
 func TestRequestIDInHeaderAndLogs(t *testing.T) {
 	s := newTestServer(t, sqliteURL(t))
 	r := s.do(http.MethodGet, "/v1/stacks", nil, RequestIDHeader, "abc-123")
-	if got := r.Header.Get(RequestIDHeader); got != "abc-123" {
-		t.Fatalf("request id %q, want the caller's", got)
-	}
+	got := r.Header.Get(RequestIDHeader)
+	require.Equal(t, "abc-123", got, "request id %q, want the caller's", got)
 	r = s.do(http.MethodGet, "/v1/stacks", nil, RequestIDHeader, "bad id <script>")
 	generated := r.Header.Get(RequestIDHeader)
-	if generated == "" || strings.ContainsAny(generated, " <>") {
-		t.Fatalf("request id %q, want a generated one", generated)
-	}
+	require.NotEmpty(t, generated, "request id %q, want a generated one", generated)
+	require.False(t, strings.ContainsAny(generated, " <>"), "request id %q, want a generated one", generated)
 	logs := s.logs.String()
 	for _, id := range []string{`"request_id":"abc-123"`, `"request_id":"` + generated + `"`} {
-		if !strings.Contains(logs, id) {
-			t.Fatalf("logs lack %s:\n%s", id, logs)
-		}
+		require.Contains(t, logs, id, "logs lack %s:\n%s", id, logs)
 	}
 }
 
@@ -195,29 +179,20 @@ func TestPanicBecomes500InErrorShape(t *testing.T) {
 	st := openStore(t, sqliteURL(t))
 	logs := &lockedBuffer{}
 	e, err := New(Config{}, Deps{Store: st, Logger: newTestLogger(logs)})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	e.GET("/boom", func(echo.Context) error { panic("kaboom") })
 	srv := httptest.NewServer(e)
 	defer srv.Close()
 	resp, err := http.Get(srv.URL + "/boom")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer resp.Body.Close()
 	body, _ := io.ReadAll(resp.Body)
 	info := (&response{Status: resp.StatusCode, Header: resp.Header, Body: body}).expect(t, http.StatusInternalServerError).errorBody(t)
-	if strings.Contains(info.Message, "kaboom") {
-		t.Fatalf("panic value leaked to the client: %q", info.Message)
-	}
-	if !strings.Contains(logs.String(), "kaboom") {
-		t.Fatalf("panic not logged: %s", logs.String())
-	}
+	require.NotContains(t, info.Message, "kaboom", "panic value leaked to the client")
+	require.Contains(t, logs.String(), "kaboom", "panic not logged")
 	// The server still serves.
 	resp2, err := http.Get(srv.URL + "/healthz")
-	if err != nil || resp2.StatusCode != http.StatusOK {
-		t.Fatalf("after panic: %v %v", resp2, err)
-	}
+	require.NoError(t, err, "after panic: %v %v", resp2, err)
+	require.Equal(t, http.StatusOK, resp2.StatusCode, "after panic: %v %v", resp2, err)
 	resp2.Body.Close()
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/stretchr/testify/require"
 )
 
 func TestStacksCRUD(t *testing.T) {
@@ -19,37 +20,31 @@ func TestStacksCRUD(t *testing.T) {
 		r.json(t, &raw)
 		var rec StackRecord
 		r.json(t, &rec)
-		if rec.ID == "" || rec.StackID != rec.ID || rec.Name != "S1" || rec.URLs[0] != "https://example.com/pkg.yaml" || rec.CreatedAt.IsZero() || !rec.UpdatedAt.Equal(rec.CreatedAt) {
-			t.Fatalf("record %+v", rec)
-		}
-		if string(raw["config"]) != "{}" || string(raw["resources"]) != "[]" {
-			t.Fatalf("config %s resources %s", raw["config"], raw["resources"])
-		}
-		if r.Header.Get("Location") != "/v1/stacks/"+rec.ID {
-			t.Fatalf("Location %q", r.Header.Get("Location"))
-		}
+		require.NotEmpty(t, rec.ID, "record %+v", rec)
+		require.Equal(t, rec.ID, rec.StackID, "record %+v", rec)
+		require.Equal(t, "S1", rec.Name, "record %+v", rec)
+		require.Equal(t, "https://example.com/pkg.yaml", rec.URLs[0], "record %+v", rec)
+		require.False(t, rec.CreatedAt.IsZero(), "record %+v", rec)
+		require.True(t, rec.UpdatedAt.Equal(rec.CreatedAt), "record %+v", rec)
+		require.Equal(t, "{}", string(raw["config"]), "config %s resources %s", raw["config"], raw["resources"])
+		require.Equal(t, "[]", string(raw["resources"]), "config %s resources %s", raw["config"], raw["resources"])
+		require.Equal(t, "/v1/stacks/"+rec.ID, r.Header.Get("Location"), "Location")
 		s.do(http.MethodPost, "/v1/stacks", map[string]any{"name": "S2"}).expect(t, http.StatusCreated)
 
 		var got StackRecord
 		s.do(http.MethodGet, "/v1/stacks/"+rec.ID, nil).expect(t, http.StatusOK).json(t, &got)
-		if got.ID != rec.ID || got.Description != "first" {
-			t.Fatalf("got %+v", got)
-		}
+		require.Equal(t, rec.ID, got.ID, "got %+v", got)
+		require.Equal(t, "first", got.Description, "got %+v", got)
 		var list struct {
 			Stacks []StackRecord `json:"stacks"`
 		}
 		s.do(http.MethodGet, "/v1/stacks", nil).expect(t, http.StatusOK).json(t, &list)
-		if len(list.Stacks) != 2 {
-			t.Fatalf("list %+v", list)
-		}
+		require.Len(t, list.Stacks, 2, "list %+v", list)
 		s.do(http.MethodGet, "/v1/stacks?name=S2", nil).expect(t, http.StatusOK).json(t, &list)
-		if len(list.Stacks) != 1 || list.Stacks[0].Name != "S2" {
-			t.Fatalf("list ?name=S2 %+v", list)
-		}
+		require.Len(t, list.Stacks, 1, "list ?name=S2 %+v", list)
+		require.Equal(t, "S2", list.Stacks[0].Name, "list ?name=S2 %+v", list)
 		s.do(http.MethodGet, "/v1/stacks?name=nobody", nil).expect(t, http.StatusOK).json(t, &list)
-		if len(list.Stacks) != 0 {
-			t.Fatalf("list ?name=nobody %+v", list)
-		}
+		require.Empty(t, list.Stacks, "list ?name=nobody %+v", list)
 		s.do(http.MethodGet, "/v1/stacks/missing", nil).expect(t, http.StatusNotFound)
 
 		for name, body := range map[string]any{
@@ -65,9 +60,7 @@ func TestStacksCRUD(t *testing.T) {
 		}
 		s.do(http.MethodPost, "/v1/stacks", `{"name": 1}`, "Content-Type", "application/json").expect(t, http.StatusBadRequest)
 		s.do(http.MethodGet, "/v1/stacks", nil).json(t, &list)
-		if len(list.Stacks) != 2 {
-			t.Fatalf("bad input created stacks: %+v", list)
-		}
+		require.Len(t, list.Stacks, 2, "bad input created stacks: %+v", list)
 	})
 }
 
@@ -125,9 +118,7 @@ func TestMetrics(t *testing.T) {
 			`cairn_http_requests_total{method="GET",route="/v1/stacks/:id",status="404"} 1`,
 			`go_goroutines`,
 		} {
-			if !strings.Contains(body, want) {
-				t.Fatalf("metrics lack %q:\n%s", want, body)
-			}
+			require.Contains(t, body, want, "metrics lack %q:\n%s", want, body)
 		}
 	})
 	t.Run("server registry", func(t *testing.T) {
@@ -141,9 +132,8 @@ func TestMetrics(t *testing.T) {
 		}))
 		s.do(http.MethodGet, "/healthz", nil).expect(t, http.StatusOK)
 		body := string(s.do(http.MethodGet, "/metrics", nil).expect(t, http.StatusOK).Body)
-		if !strings.Contains(body, "temporal_request 1") || !strings.Contains(body, `cairn_http_requests_total{method="GET",route="/healthz",status="200"} 1`) {
-			t.Fatalf("metrics:\n%s", body)
-		}
+		require.Contains(t, body, "temporal_request 1", "metrics")
+		require.Contains(t, body, `cairn_http_requests_total{method="GET",route="/healthz",status="200"} 1`, "metrics")
 	})
 }
 
@@ -158,15 +148,10 @@ func TestServerTimeouts(t *testing.T) {
 			[4]time.Duration{time.Second, 2 * time.Second, 3 * time.Second, 4 * time.Second}},
 	} {
 		e, err := New(tt.cfg, Deps{Store: st})
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		got := [4]time.Duration{e.Server.ReadTimeout, e.Server.ReadHeaderTimeout, e.Server.WriteTimeout, e.Server.IdleTimeout}
-		if got != tt.want {
-			t.Fatalf("timeouts %v, want %v", got, tt.want)
-		}
+		require.Equal(t, tt.want, got, "timeouts")
 	}
-	if _, err := New(Config{}, Deps{}); err == nil {
-		t.Fatal("New without a store must fail")
-	}
+	_, err := New(Config{}, Deps{})
+	require.Error(t, err, "New without a store must fail")
 }

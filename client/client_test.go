@@ -2,7 +2,6 @@ package client_test
 
 import (
 	"context"
-	"errors"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -10,6 +9,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/cairn-io/cairn/api"
 	"github.com/cairn-io/cairn/client"
@@ -22,14 +24,10 @@ import (
 func newServer(t *testing.T, token string) string {
 	t.Helper()
 	st, err := store.Open(context.Background(), "sqlite://"+filepath.Join(t.TempDir(), "cairn.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	t.Cleanup(func() { _ = st.Close() })
 	e, err := api.New(api.Config{Token: token}, api.Deps{Store: st})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	srv := httptest.NewServer(e)
 	t.Cleanup(srv.Close)
 	return srv.URL
@@ -37,189 +35,156 @@ func newServer(t *testing.T, token string) string {
 
 func TestNewRejectsBadURLs(t *testing.T) {
 	for _, u := range []string{"", "127.0.0.1:8080", "ftp://host", "http://", "::"} {
-		if _, err := client.New(u, ""); err == nil {
-			t.Errorf("New(%q) accepted", u)
-		}
+		_, err := client.New(u, "")
+		assert.Error(t, err, "New(%q) accepted", u)
 	}
-	if _, err := client.New("http://127.0.0.1:8080/", "t"); err != nil {
-		t.Fatal(err)
-	}
+	_, err := client.New("http://127.0.0.1:8080/", "t")
+	require.NoError(t, err)
 }
 
 func TestClientAgainstTheAPI(t *testing.T) {
 	const token = "client-test-token"
 	url := newServer(t, token)
 	c, err := client.New(url, token, client.WithUserAgent("cairn-test"), client.WithHTTPClient(&http.Client{Timeout: 30 * time.Second}))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	ctx := context.Background()
 
-	if err := c.Health(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if err := c.Ready(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if doc, err := c.OpenAPI(ctx); err != nil || !strings.HasPrefix(string(doc), "openapi:") {
-		t.Fatalf("openapi: %v", err)
-	}
-	if m, err := c.Metrics(ctx); err != nil || !strings.Contains(string(m), "cairn_http_requests_total") {
-		t.Fatalf("metrics: %v", err)
-	}
+	require.NoError(t, c.Health(ctx))
+	require.NoError(t, c.Ready(ctx))
+	doc, err := c.OpenAPI(ctx)
+	require.NoError(t, err, "openapi")
+	require.True(t, strings.HasPrefix(string(doc), "openapi:"), "openapi: %v", err)
+	m, err := c.Metrics(ctx)
+	require.NoError(t, err, "metrics")
+	require.Contains(t, string(m), "cairn_http_requests_total", "metrics: %v", err)
 
 	// Auth: a wrong token is a typed 401.
 	bad, _ := client.New(url, "wrong")
 	_, err = bad.ListStacks(ctx)
 	var apiErr *client.APIError
-	if !errors.As(err, &apiErr) || apiErr.Status != http.StatusUnauthorized || apiErr.Code != "unauthorized" || apiErr.RequestID == "" {
-		t.Fatalf("wrong token: %#v", err)
-	}
+	require.ErrorAs(t, err, &apiErr, "wrong token: %#v", err)
+	require.Equal(t, http.StatusUnauthorized, apiErr.Status, "wrong token: %#v", err)
+	require.Equal(t, "unauthorized", apiErr.Code, "wrong token: %#v", err)
+	require.NotEmpty(t, apiErr.RequestID, "wrong token: %#v", err)
 
 	// Stacks.
 	st, err := c.CreateStack(ctx, client.StackInput{Name: "S1", URLs: []string{"https://example.com/p.yaml"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if st.StackID != st.ID || st.Config == nil || len(st.URLs) != 1 {
-		t.Fatalf("stack %+v", st)
-	}
-	if got, err := c.GetStack(ctx, st.ID); err != nil || got.Name != "S1" {
-		t.Fatalf("get: %+v %v", got, err)
-	}
-	if list, err := c.ListStacks(ctx); err != nil || len(list) != 1 {
-		t.Fatalf("list: %+v %v", list, err)
-	}
-	if _, err := c.GetStack(ctx, "nope"); !client.IsStatus(err, http.StatusNotFound) {
-		t.Fatalf("missing stack: %v", err)
-	}
+	require.NoError(t, err)
+	require.Equal(t, st.ID, st.StackID, "stack %+v", st)
+	require.NotNil(t, st.Config, "stack %+v", st)
+	require.Len(t, st.URLs, 1, "stack %+v", st)
+	got, err := c.GetStack(ctx, st.ID)
+	require.NoError(t, err, "get: %+v %v", got, err)
+	require.Equal(t, "S1", got.Name, "get: %+v %v", got, err)
+	list, err := c.ListStacks(ctx)
+	require.NoError(t, err, "list: %+v %v", list, err)
+	require.Len(t, list, 1, "list: %+v %v", list, err)
+	_, err = c.GetStack(ctx, "nope")
+	require.True(t, client.IsStatus(err, http.StatusNotFound), "missing stack: %v", err)
 
 	// Validate: a summary, or every error with its position.
 	sum, err := c.Validate(ctx, client.Document{Data: []byte("kind: Directory\nmetadata: {name: d}\nspec: {path: /srv/d}\n"), Format: "yaml"})
-	if err != nil || sum.Resources != 1 || sum.Kinds["directory"] != 1 {
-		t.Fatalf("validate: %+v %v", sum, err)
-	}
+	require.NoError(t, err, "validate: %+v %v", sum, err)
+	require.Equal(t, 1, sum.Resources, "validate: %+v %v", sum, err)
+	require.Equal(t, 1, sum.Kinds["directory"], "validate: %+v %v", sum, err)
 	_, err = c.Validate(ctx, client.Document{Data: []byte("kind: Directory\nmetadata: {name: d}\nspec: {path: 5}\n---\nkind: Fiel\nmetadata: {name: f}\n"), Format: "yaml"})
-	if !errors.As(err, &apiErr) || apiErr.Status != http.StatusUnprocessableEntity || len(apiErr.Details) < 2 {
-		t.Fatalf("invalid package: %v", err)
-	}
+	require.ErrorAs(t, err, &apiErr, "invalid package: %v", err)
+	require.Equal(t, http.StatusUnprocessableEntity, apiErr.Status, "invalid package: %v", err)
+	require.GreaterOrEqual(t, len(apiErr.Details), 2, "invalid package: %v", err)
 	for _, d := range apiErr.Details {
-		if d.Line == 0 || d.Document != "request" {
-			t.Fatalf("detail without position: %+v", d)
-		}
+		require.NotEqual(t, 0, d.Line, "detail without position: %+v", d)
+		require.Equal(t, "request", d.Document, "detail without position: %+v", d)
 	}
-	if msg := apiErr.Error(); !strings.Contains(msg, "request") || !strings.Contains(msg, "did you mean") {
-		t.Fatalf("error text %q", msg)
-	}
+	msg := apiErr.Error()
+	require.Contains(t, msg, "request", "error text")
+	require.Contains(t, msg, "did you mean", "error text")
 	_, err = c.Validate(ctx, client.Document{Data: []byte("{kind: 'Directory', metadata: {name: 'd'}, spec: {path: '/x'}}"), Format: "jsonnet"})
-	if err != nil {
-		t.Fatalf("jsonnet: %v", err)
-	}
+	require.NoError(t, err, "jsonnet")
 
 	// Releases, plugins, clusters.
 	rel, err := c.CreateRelease(ctx, client.ReleaseInput{ID: "r1", Name: "r"})
-	if err != nil || rel.ID != "r1" {
-		t.Fatalf("release %+v %v", rel, err)
-	}
-	if _, err := c.UpdateRelease(ctx, "r1", client.ReleaseInput{Name: "renamed"}); err != nil {
-		t.Fatal(err)
-	}
-	if r, err := c.GetRelease(ctx, "r1"); err != nil || r.Name != "renamed" {
-		t.Fatalf("release %+v %v", r, err)
-	}
-	if _, err := c.CreatePlugin(ctx, client.PluginInput{ID: "p1", Name: "p", Version: "2"}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := c.UpdatePlugin(ctx, "p1", client.PluginInput{Name: "p", Version: "3"}); err != nil {
-		t.Fatal(err)
-	}
-	if p, err := c.GetPlugin(ctx, "p1"); err != nil || p.Version != "3" {
-		t.Fatalf("plugin %+v %v", p, err)
-	}
+	require.NoError(t, err, "release %+v %v", rel, err)
+	require.Equal(t, "r1", rel.ID, "release %+v %v", rel, err)
+	_, err = c.UpdateRelease(ctx, "r1", client.ReleaseInput{Name: "renamed"})
+	require.NoError(t, err)
+	r, err := c.GetRelease(ctx, "r1")
+	require.NoError(t, err, "release %+v %v", r, err)
+	require.Equal(t, "renamed", r.Name, "release %+v %v", r, err)
+	_, err = c.CreatePlugin(ctx, client.PluginInput{ID: "p1", Name: "p", Version: "2"})
+	require.NoError(t, err)
+	_, err = c.UpdatePlugin(ctx, "p1", client.PluginInput{Name: "p", Version: "3"})
+	require.NoError(t, err)
+	p, err := c.GetPlugin(ctx, "p1")
+	require.NoError(t, err, "plugin %+v %v", p, err)
+	require.Equal(t, "3", p.Version, "plugin %+v %v", p, err)
 	cl, err := c.CreateCluster(ctx, client.ClusterInput{ID: "c1", Name: "c", ReleaseID: "r1", PluginIDs: []string{"p1"},
 		Nodes: []model.Node{{ID: "n1", Roles: []string{"web"}}}})
-	if err != nil || len(cl.Nodes) != 1 {
-		t.Fatalf("cluster %+v %v", cl, err)
-	}
-	if _, err := c.UpdateCluster(ctx, "c1", client.ClusterInput{Name: "c", Nodes: []model.Node{{ID: "n1"}, {ID: "n2"}}}); err != nil {
-		t.Fatal(err)
-	}
-	if got, err := c.GetCluster(ctx, "c1"); err != nil || len(got.Nodes) != 2 || got.ReleaseID != "" {
-		t.Fatalf("cluster %+v %v", got, err)
-	}
+	require.NoError(t, err, "cluster %+v %v", cl, err)
+	require.Len(t, cl.Nodes, 1, "cluster %+v %v", cl, err)
+	_, err = c.UpdateCluster(ctx, "c1", client.ClusterInput{Name: "c", Nodes: []model.Node{{ID: "n1"}, {ID: "n2"}}})
+	require.NoError(t, err)
+	cluster, err := c.GetCluster(ctx, "c1")
+	require.NoError(t, err)
+	require.Len(t, cluster.Nodes, 2, "cluster %+v", cluster)
+	require.Empty(t, cluster.ReleaseID, "cluster %+v", cluster)
 	for _, list := range []func() (int, error){
 		func() (int, error) { l, err := c.ListReleases(ctx); return len(l), err },
 		func() (int, error) { l, err := c.ListPlugins(ctx); return len(l), err },
 		func() (int, error) { l, err := c.ListClusters(ctx); return len(l), err },
 	} {
-		if n, err := list(); err != nil || n != 1 {
-			t.Fatalf("list: %d %v", n, err)
-		}
+		n, err := list()
+		require.NoError(t, err, "list: %d %v", n, err)
+		require.Equal(t, 1, n, "list: %d %v", n, err)
 	}
 
 	// Graphs.
 	tasks := "- id: a\n  type: shell\n  roles: [web]\n  parameters: {cmd: echo a}\n"
 	info, err := c.PutGraph(ctx, model.LayerRelease, "r1", "default", client.Document{Data: []byte(tasks), Format: "yaml"})
-	if err != nil || info.Tasks != 1 {
-		t.Fatalf("put graph %+v %v", info, err)
-	}
-	if _, err := c.PutGraph(ctx, model.LayerCluster, "c1", "default", client.Document{Data: []byte(`[{"id": "b", "type": "shell", "requires": ["a"], "parameters": {"cmd": "echo b"}}]`), Format: "json"}); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err, "put graph %+v %v", info, err)
+	require.Equal(t, 1, info.Tasks, "put graph %+v %v", info, err)
+	_, err = c.PutGraph(ctx, model.LayerCluster, "c1", "default", client.Document{Data: []byte(`[{"id": "b", "type": "shell", "requires": ["a"], "parameters": {"cmd": "echo b"}}]`), Format: "json"})
+	require.NoError(t, err)
 	src, ctype, err := c.GetGraph(ctx, model.LayerRelease, "r1", "default", "")
-	if err != nil || string(src) != tasks || ctype != "application/yaml" {
-		t.Fatalf("graph %q %q %v", src, ctype, err)
-	}
-	if js, ctype, err := c.GetGraph(ctx, model.LayerRelease, "r1", "default", "json"); err != nil || ctype != "application/json" || !strings.Contains(string(js), `"tasks"`) {
-		t.Fatalf("graph as JSON %q %q %v", js, ctype, err)
-	}
-	if gl, err := c.ListGraphs(ctx, model.LayerCluster, "c1"); err != nil || len(gl) != 1 || gl[0].Type != "default" {
-		t.Fatalf("graphs %+v %v", gl, err)
-	}
+	require.NoError(t, err, "graph %q %q %v", src, ctype, err)
+	require.Equal(t, tasks, string(src), "graph %q %q %v", src, ctype, err)
+	require.Equal(t, "application/yaml", ctype, "graph %q %q %v", src, ctype, err)
+	js, ctype, err := c.GetGraph(ctx, model.LayerRelease, "r1", "default", "json")
+	require.NoError(t, err, "graph as JSON")
+	require.Equal(t, "application/json", ctype, "graph as JSON")
+	require.Contains(t, string(js), `"tasks"`, "graph as JSON")
+	gl, err := c.ListGraphs(ctx, model.LayerCluster, "c1")
+	require.NoError(t, err, "graphs %+v %v", gl, err)
+	require.Len(t, gl, 1, "graphs %+v %v", gl, err)
+	require.Equal(t, "default", gl[0].Type, "graphs %+v %v", gl, err)
 	// The cluster no longer uses r1 (it was updated without a release).
-	if _, err := c.UpdateCluster(ctx, "c1", client.ClusterInput{Name: "c", ReleaseID: "r1", Nodes: []model.Node{{ID: "n1", Roles: []string{"web"}}}}); err != nil {
-		t.Fatal(err)
-	}
+	_, err = c.UpdateCluster(ctx, "c1", client.ClusterInput{Name: "c", ReleaseID: "r1", Nodes: []model.Node{{ID: "n1", Roles: []string{"web"}}}})
+	require.NoError(t, err)
 	merged, err := c.MergedGraph(ctx, "c1", "default", "json")
-	if err != nil || !strings.Contains(string(merged), `"b"`) || !strings.Contains(string(merged), `"a"`) {
-		t.Fatalf("merged %s %v", merged, err)
-	}
-	if err := c.DeleteGraph(ctx, model.LayerCluster, "c1", "default"); err != nil {
-		t.Fatal(err)
-	}
-	if err := c.DeleteGraph(ctx, model.LayerCluster, "c1", "default"); !client.IsStatus(err, http.StatusNotFound) {
-		t.Fatalf("delete twice: %v", err)
-	}
-	if _, err := c.ListGraphs(ctx, "galaxy", "x"); err == nil {
-		t.Fatal("unknown layer accepted")
-	}
+	require.NoError(t, err, "merged %s %v", merged, err)
+	require.Contains(t, string(merged), `"b"`, "merged %s %v", merged, err)
+	require.Contains(t, string(merged), `"a"`, "merged %s %v", merged, err)
+	require.NoError(t, c.DeleteGraph(ctx, model.LayerCluster, "c1", "default"))
+	err = c.DeleteGraph(ctx, model.LayerCluster, "c1", "default")
+	require.True(t, client.IsStatus(err, http.StatusNotFound), "delete twice: %v", err)
+	_, err = c.ListGraphs(ctx, "galaxy", "x")
+	require.Error(t, err, "unknown layer accepted")
 
 	// Export by kinds without providers on the server: a typed 503.
-	if _, err := c.Export(ctx, client.ExportRequest{Kinds: []string{"file"}, Selector: &client.ExportSelector{Dir: "/tmp"}}, "yaml"); !client.IsStatus(err, http.StatusServiceUnavailable) {
-		t.Fatalf("export: %v", err)
-	}
-	if _, err := c.Export(ctx, client.ExportRequest{StackID: st.ID}, "json"); err != nil {
-		t.Fatalf("export of an empty stack: %v", err)
-	}
+	_, err = c.Export(ctx, client.ExportRequest{Kinds: []string{"file"}, Selector: &client.ExportSelector{Dir: "/tmp"}}, "yaml")
+	require.True(t, client.IsStatus(err, http.StatusServiceUnavailable), "export: %v", err)
+	_, err = c.Export(ctx, client.ExportRequest{StackID: st.ID}, "json")
+	require.NoError(t, err, "export of an empty stack")
 
 	// Executions need Temporal; this server has none.
-	if _, err := c.ListExecutions(ctx, client.ExecutionFilter{}); !client.IsStatus(err, http.StatusServiceUnavailable) {
-		t.Fatalf("executions: %v", err)
-	}
+	_, err = c.ListExecutions(ctx, client.ExecutionFilter{})
+	require.True(t, client.IsStatus(err, http.StatusServiceUnavailable), "executions: %v", err)
 
 	// Deletes.
-	if err := c.DeleteCluster(ctx, "c1"); err != nil {
-		t.Fatal(err)
-	}
-	if err := c.DeletePlugin(ctx, "p1"); err != nil {
-		t.Fatal(err)
-	}
-	if err := c.DeleteRelease(ctx, "r1"); err != nil {
-		t.Fatal(err)
-	}
-	if err := c.DeleteRelease(ctx, "r1"); !client.IsStatus(err, http.StatusNotFound) {
-		t.Fatalf("delete twice: %v", err)
-	}
+	require.NoError(t, c.DeleteCluster(ctx, "c1"))
+	require.NoError(t, c.DeletePlugin(ctx, "p1"))
+	require.NoError(t, c.DeleteRelease(ctx, "r1"))
+	err = c.DeleteRelease(ctx, "r1")
+	require.True(t, client.IsStatus(err, http.StatusNotFound), "delete twice: %v", err)
 }
 
 func TestAPIErrorFromForeignAnswers(t *testing.T) {
@@ -237,13 +202,14 @@ func TestAPIErrorFromForeignAnswers(t *testing.T) {
 	c, _ := client.New(srv.URL, "")
 	_, err := c.ListStacks(context.Background())
 	var apiErr *client.APIError
-	if !errors.As(err, &apiErr) || apiErr.Status != http.StatusBadGateway || apiErr.Code != "http_502" || !strings.Contains(apiErr.Message, "proxy says no") {
-		t.Fatalf("foreign error: %#v", err)
-	}
+	require.ErrorAs(t, err, &apiErr, "foreign error: %#v", err)
+	require.Equal(t, http.StatusBadGateway, apiErr.Status, "foreign error: %#v", err)
+	require.Equal(t, "http_502", apiErr.Code, "foreign error: %#v", err)
+	require.Contains(t, apiErr.Message, "proxy says no", "foreign error: %#v", err)
 	_, err = c.Apply(context.Background(), "s1", &client.Document{Data: []byte("x"), Format: "yaml"}, client.ApplyOptions{})
-	if !errors.As(err, &apiErr) || apiErr.Running != "stack-s1.x" || apiErr.Code != "conflict" {
-		t.Fatalf("conflict: %#v", err)
-	}
+	require.ErrorAs(t, err, &apiErr, "conflict: %#v", err)
+	require.Equal(t, "stack-s1.x", apiErr.Running, "conflict: %#v", err)
+	require.Equal(t, "conflict", apiErr.Code, "conflict: %#v", err)
 }
 
 func TestDocumentFormats(t *testing.T) {
@@ -252,14 +218,11 @@ func TestDocumentFormats(t *testing.T) {
 		"p.jsonnet": {"jsonnet", "application/jsonnet"}, "lib.libsonnet": {"jsonnet", "application/jsonnet"}, "noext": {"yaml", "application/yaml"},
 	} {
 		f := client.FormatOf(name)
-		if f != want[0] || (client.Document{Format: f}).ContentType() != want[1] {
-			t.Errorf("%s: %s %s", name, f, (client.Document{Format: f}).ContentType())
-		}
+		require.Equal(t, want[0], f, "%s: %s %s", name, f, (client.Document{Format: f}).ContentType())
+		assert.Equal(t, want[1], (client.Document{Format: f}).ContentType(), "%s: %s %s", name, f, (client.Document{Format: f}).ContentType())
 	}
 	d := client.ErrorDetail{Document: "pkg.yaml", Index: 2, Line: 3, Column: 4, Path: "spec.mode", Message: "bad"}
-	if d.String() != "pkg.yaml[2]:3:4: spec.mode: bad" {
-		t.Fatalf("detail %q", d.String())
-	}
+	require.Equal(t, "pkg.yaml[2]:3:4: spec.mode: bad", d.String(), "detail")
 }
 
 func TestMain(m *testing.M) {

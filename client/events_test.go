@@ -8,6 +8,8 @@ import (
 	"net/http/httptest"
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/cairn-io/cairn/client"
 )
 
@@ -24,9 +26,7 @@ func sseServer(t *testing.T, body string) *client.Client {
 	}))
 	t.Cleanup(srv.Close)
 	c, err := client.New(srv.URL, "tok")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return c
 }
 
@@ -49,35 +49,27 @@ func TestEventsParsing(t *testing.T) {
 		}
 		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	want := []string{"1:status:running", "2:step:file/a:running", "3:step:file/a:succeeded", "4:done:completed"}
-	if fmt.Sprint(got) != fmt.Sprint(want) {
-		t.Fatalf("events %v, want %v", got, want)
-	}
+	require.Equal(t, fmt.Sprint(want), fmt.Sprint(got), "events %v, want %v", got, want)
 }
 
 func TestEventsEndings(t *testing.T) {
 	t.Run("stream ends early", func(t *testing.T) {
 		c := sseServer(t, "event: status\ndata: {\"id\": \"e1\", \"status\": \"running\"}\n\n")
-		if err := c.Events(context.Background(), "e1", func(client.Event) error { return nil }); !errors.Is(err, client.ErrStreamEnded) {
-			t.Fatalf("err %v", err)
-		}
+		err := c.Events(context.Background(), "e1", func(client.Event) error { return nil })
+		require.ErrorIs(t, err, client.ErrStreamEnded, "err %v", err)
 	})
 	t.Run("callback stops", func(t *testing.T) {
 		c := sseServer(t, "event: step\ndata: {\"id\": \"a\"}\n\nevent: step\ndata: {\"id\": \"b\"}\n\n")
 		stop := errors.New("enough")
 		n := 0
 		err := c.Events(context.Background(), "e1", func(client.Event) error { n++; return stop })
-		if !errors.Is(err, stop) || n != 1 {
-			t.Fatalf("err %v after %d events", err, n)
-		}
+		require.ErrorIs(t, err, stop, "err %v after %d events", err, n)
+		require.Equal(t, 1, n, "err %v after %d events", err, n)
 	})
 	t.Run("bad data", func(t *testing.T) {
 		c := sseServer(t, "event: step\ndata: {not json\n\n")
-		if err := c.Events(context.Background(), "e1", func(client.Event) error { return nil }); err == nil {
-			t.Fatal("bad event data accepted")
-		}
+		require.Error(t, c.Events(context.Background(), "e1", func(client.Event) error { return nil }), "bad event data accepted")
 	})
 }

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/cairn-io/cairn/contract"
 	"github.com/cairn-io/cairn/model"
 )
@@ -19,29 +21,25 @@ func TestUnitResultCompactsPlainResults(t *testing.T) {
 	}
 	r := contract.UnitResult{Steps: slices.Clone(steps)}
 	r.Compact()
-	if len(r.Steps) != 2 || len(r.Groups) != 2 || !slices.Equal(r.Groups[0].IDs, []string{"file/a", "file/c"}) {
-		t.Fatalf("compacted %+v", r)
-	}
+	require.Len(t, r.Steps, 2, "compacted %+v", r)
+	require.Len(t, r.Groups, 2, "compacted %+v", r)
+	require.True(t, slices.Equal(r.Groups[0].IDs, []string{"file/a", "file/c"}), "compacted %+v", r)
 	raw, err := json.Marshal(r)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	var back contract.UnitResult
-	if err := json.Unmarshal(raw, &back); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, json.Unmarshal(raw, &back))
 	back.Expand()
-	if len(back.Steps) != len(steps) || back.Groups != nil {
-		t.Fatalf("expanded %+v", back)
-	}
+	require.Len(t, back.Steps, len(steps), "expanded %+v", back)
+	require.Nil(t, back.Groups, "expanded %+v", back)
 	byID := map[string]contract.StepResult{}
 	for _, s := range back.Steps {
 		byID[s.StepID] = s
 	}
 	for _, want := range steps {
 		got := byID[want.StepID]
-		if got.Action != want.Action || got.Outcome != want.Outcome || got.Error != want.Error || len(got.Changes) != len(want.Changes) {
-			t.Fatalf("%s: got %+v, want %+v", want.StepID, got, want)
-		}
+		require.Equal(t, want.Action, got.Action, "%s: got %+v, want %+v", want.StepID, got, want)
+		require.Equal(t, want.Outcome, got.Outcome, "%s: got %+v, want %+v", want.StepID, got, want)
+		require.Equal(t, want.Error, got.Error, "%s: got %+v, want %+v", want.StepID, got, want)
+		require.Len(t, got.Changes, len(want.Changes), "%s: got %+v, want %+v", want.StepID, got, want)
 	}
 }

@@ -1,13 +1,13 @@
 package dag
 
 import (
-	"errors"
 	"fmt"
 	"math/rand/v2"
-	"reflect"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
 // edges builds a graph from "a>b" pairs (a depends on b) and lone vertices.
@@ -25,9 +25,8 @@ func build(spec ...string) *Graph {
 
 func TestGraphBasics(t *testing.T) {
 	g := build("c", "a>b", "a>c", "b>c", "a>b", "d")
-	if got, want := g.Vertices(), []string{"c", "a", "b", "d"}; !reflect.DeepEqual(got, want) {
-		t.Fatalf("Vertices = %v, want insertion order %v", got, want)
-	}
+	got, want := g.Vertices(), []string{"c", "a", "b", "d"}
+	require.Equal(t, want, got, "Vertices = %v, want insertion order %v", got, want)
 	tests := []struct {
 		id         string
 		has        bool
@@ -41,30 +40,22 @@ func TestGraphBasics(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.id, func(t *testing.T) {
-			if g.Has(tt.id) != tt.has {
-				t.Fatalf("Has(%q) = %v", tt.id, !tt.has)
-			}
-			if got := g.Deps(tt.id); !reflect.DeepEqual(got, tt.deps) {
-				t.Fatalf("Deps = %v, want %v", got, tt.deps)
-			}
-			if got := g.Dependents(tt.id); !reflect.DeepEqual(got, tt.rdep) {
-				t.Fatalf("Dependents = %v, want %v", got, tt.rdep)
-			}
+			require.Equal(t, tt.has, g.Has(tt.id), "Has(%q) = %v", tt.id, !tt.has)
+			got := g.Deps(tt.id)
+			require.Equal(t, tt.deps, got, "Deps")
+			got = g.Dependents(tt.id)
+			require.Equal(t, tt.rdep, got, "Dependents")
 		})
 	}
-	if g.AddEdge("a", "b") || !g.AddEdge("d", "c") || !g.HasEdge("d", "c") {
-		t.Fatal("AddEdge must report only new edges")
-	}
+	require.False(t, g.AddEdge("a", "b"), "AddEdge must report only new edges")
+	require.True(t, g.AddEdge("d", "c"), "AddEdge must report only new edges")
+	require.True(t, g.HasEdge("d", "c"), "AddEdge must report only new edges")
 	g.Connect("d", "c")
-	if g.EdgeCount() != 4 {
-		t.Fatalf("EdgeCount = %d, want 4 (duplicate edges kept once)", g.EdgeCount())
-	}
-	if !g.HasEdge("a", "b") || g.HasEdge("b", "a") || g.HasEdge("a", "zz") {
-		t.Fatal("HasEdge wrong")
-	}
-	if g.Len() != 4 {
-		t.Fatalf("Len = %d", g.Len())
-	}
+	require.Equal(t, 4, g.EdgeCount(), "EdgeCount = %d, want 4 (duplicate edges kept once)", g.EdgeCount())
+	require.True(t, g.HasEdge("a", "b"), "HasEdge wrong")
+	require.False(t, g.HasEdge("b", "a"), "HasEdge wrong")
+	require.False(t, g.HasEdge("a", "zz"), "HasEdge wrong")
+	require.Equal(t, 4, g.Len(), "Len")
 }
 
 func TestLayers(t *testing.T) {
@@ -85,19 +76,12 @@ func TestLayers(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			g := build(tt.spec...)
 			got, err := g.Layers()
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !reflect.DeepEqual(got, tt.want) {
-				t.Fatalf("Layers = %v, want %v", got, tt.want)
-			}
+			require.NoError(t, err)
+			require.Equal(t, tt.want, got, "Layers")
 			order, err := g.TopoOrder()
-			if err != nil {
-				t.Fatal(err)
-			}
-			if want := slices.Concat(tt.want...); !slices.Equal(order, want) {
-				t.Fatalf("TopoOrder = %v, want %v", order, want)
-			}
+			require.NoError(t, err)
+			want := slices.Concat(tt.want...)
+			require.True(t, slices.Equal(order, want), "TopoOrder = %v, want %v", order, want)
 		})
 	}
 }
@@ -121,22 +105,15 @@ func TestCycles(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			g := build(tt.spec...)
 			got := g.Cycles()
-			if !reflect.DeepEqual(got, tt.want) {
-				t.Fatalf("Cycles = %v, want %v", got, tt.want)
-			}
+			require.Equal(t, tt.want, got, "Cycles")
 			checkCycles(t, g, got)
 			_, err := g.Layers()
-			if (err != nil) != (tt.want != nil) {
-				t.Fatalf("Layers err = %v", err)
-			}
+			require.Equal(t, tt.want != nil, err != nil, "Layers err = %v", err)
 			if err != nil {
 				var ce *CycleError
-				if !errors.As(err, &ce) || !reflect.DeepEqual(ce.Cycles, tt.want) {
-					t.Fatalf("Layers err = %#v, want CycleError with %v", err, tt.want)
-				}
-				if !strings.Contains(err.Error(), FormatCycle(tt.want[0])) {
-					t.Fatalf("error %q does not name cycle %s", err, FormatCycle(tt.want[0]))
-				}
+				require.ErrorAs(t, err, &ce, "Layers err = %#v, want CycleError with %v", err, tt.want)
+				require.Equal(t, tt.want, ce.Cycles, "Layers err = %#v, want CycleError with %v", err, tt.want)
+				require.Contains(t, err.Error(), FormatCycle(tt.want[0]), "error %q does not name cycle %s", err, FormatCycle(tt.want[0]))
 			}
 		})
 	}
@@ -145,14 +122,12 @@ func TestCycles(t *testing.T) {
 func TestCycleErrorMessage(t *testing.T) {
 	g := build("a>b", "b>c", "c>a")
 	_, err := g.TopoOrder()
-	if err == nil || err.Error() != "dependency cycle: a -> b -> c -> a" {
-		t.Fatalf("err = %v", err)
-	}
+	require.Error(t, err)
+	require.Equal(t, "dependency cycle: a -> b -> c -> a", err.Error(), "err = %v", err)
 	g.Connect("x", "x")
 	_, err = g.TopoOrder()
-	if err == nil || err.Error() != "dependency cycles: a -> b -> c -> a; x -> x" {
-		t.Fatalf("err = %v", err)
-	}
+	require.Error(t, err)
+	require.Equal(t, "dependency cycles: a -> b -> c -> a; x -> x", err.Error(), "err = %v", err)
 }
 
 // checkCycles asserts every reported cycle is elementary and made of real
@@ -163,21 +138,15 @@ func checkCycles(t *testing.T, g *Graph, cycles [][]string) {
 	for _, c := range cycles {
 		seen := map[string]bool{}
 		for i, v := range c {
-			if seen[v] {
-				t.Fatalf("cycle %v repeats %s", c, v)
-			}
+			require.False(t, seen[v], "cycle %v repeats %s", c, v)
 			seen[v] = true
 			covered[v] = true
 			next := c[(i+1)%len(c)]
-			if !g.HasEdge(v, next) {
-				t.Fatalf("cycle %v: %s does not depend on %s", c, v, next)
-			}
+			require.True(t, g.HasEdge(v, next), "cycle %v: %s does not depend on %s", c, v, next)
 		}
 	}
 	for _, v := range g.Vertices() {
-		if onCycle(g, v) != covered[v] {
-			t.Fatalf("vertex %s: on a cycle = %v, covered = %v (cycles %v)", v, onCycle(g, v), covered[v], cycles)
-		}
+		require.Equal(t, covered[v], onCycle(g, v), "vertex %s: on a cycle = %v, covered = %v (cycles %v)", v, onCycle(g, v), covered[v], cycles)
 	}
 }
 
@@ -218,13 +187,9 @@ func TestRandomGraphsProperties(t *testing.T) {
 		}
 		cycles := g.Cycles()
 		checkCycles(t, g, cycles)
-		if !reflect.DeepEqual(cycles, g.Cycles()) {
-			t.Fatalf("seed %d: Cycles not deterministic", seed)
-		}
+		require.Equal(t, g.Cycles(), cycles, "seed %d: Cycles not deterministic", seed)
 		layers, err := g.Layers()
-		if (err != nil) != (len(cycles) > 0) {
-			t.Fatalf("seed %d: Layers err %v with cycles %v", seed, err, cycles)
-		}
+		require.Equal(t, len(cycles) > 0, err != nil, "seed %d: Layers err %v with cycles %v", seed, err, cycles)
 		if err != nil {
 			continue
 		}
@@ -234,17 +199,13 @@ func TestRandomGraphsProperties(t *testing.T) {
 				level[v] = i
 			}
 		}
-		if len(level) != n {
-			t.Fatalf("seed %d: layers hold %d of %d vertices", seed, len(level), n)
-		}
+		require.Len(t, level, n, "seed %d: layers hold %d of %d vertices", seed, len(level), n)
 		for _, v := range g.Vertices() {
 			want := 0
 			for _, d := range g.Deps(v) {
 				want = max(want, level[d]+1)
 			}
-			if level[v] != want {
-				t.Fatalf("seed %d: %s in layer %d, want %d", seed, v, level[v], want)
-			}
+			require.Equal(t, want, level[v], "seed %d: %s in layer %d, want %d", seed, v, level[v], want)
 		}
 	}
 }
@@ -256,14 +217,12 @@ func TestDeepChainDoesNotOverflow(t *testing.T) {
 		g.Connect(fmt.Sprint(i), fmt.Sprint(i-1))
 	}
 	layers, err := g.Layers()
-	if err != nil || len(layers) != n {
-		t.Fatalf("layers = %d, err = %v", len(layers), err)
-	}
+	require.NoError(t, err, "layers = %d, err = %v", len(layers), err)
+	require.Len(t, layers, n, "layers = %d, err = %v", len(layers), err)
 	g.Connect("0", fmt.Sprint(n-1)) // close the ring
 	cycles := g.Cycles()
-	if len(cycles) != 1 || len(cycles[0]) != n {
-		t.Fatalf("ring: %d cycles, first of %d", len(cycles), len(cycles[0]))
-	}
+	require.Len(t, cycles, 1)
+	require.Len(t, cycles[0], n, "ring: %d cycles, first of", len(cycles))
 }
 
 func TestLongChainWithBackEdgesIsOneCycle(t *testing.T) {
@@ -280,9 +239,7 @@ func TestLongChainWithBackEdgesIsOneCycle(t *testing.T) {
 	}
 	cycles := g.Cycles()
 	checkCycles(t, g, cycles)
-	if len(cycles) > 2 {
-		t.Fatalf("%d cycles, want at most 2", len(cycles))
-	}
+	require.LessOrEqual(t, len(cycles), 2, "%d cycles, want at most 2", len(cycles))
 }
 
 // randomDAG has n vertices and m edges, each from a higher to a lower
@@ -314,18 +271,16 @@ func BenchmarkBuild100k(b *testing.B) {
 func BenchmarkLayers100k(b *testing.B) {
 	g := randomDAG(100_000, 200_000, 1)
 	for b.Loop() {
-		if _, err := g.Layers(); err != nil {
-			b.Fatal(err)
-		}
+		_, err := g.Layers()
+		require.NoError(b, err)
 	}
 }
 
 func BenchmarkTopoOrder100k(b *testing.B) {
 	g := randomDAG(100_000, 200_000, 1)
 	for b.Loop() {
-		if _, err := g.TopoOrder(); err != nil {
-			b.Fatal(err)
-		}
+		_, err := g.TopoOrder()
+		require.NoError(b, err)
 	}
 }
 
@@ -336,9 +291,7 @@ func BenchmarkCycles100k(b *testing.B) {
 	}
 	b.ResetTimer()
 	for b.Loop() {
-		if len(g.Cycles()) == 0 {
-			b.Fatal("no cycles")
-		}
+		require.NotEmpty(b, g.Cycles(), "no cycles")
 	}
 }
 
@@ -346,7 +299,6 @@ func TestLayerIndexes(t *testing.T) {
 	g := build("c>a", "b", "a")
 	got, err := g.LayerIndexes()
 	// Insertion numbers: c=0, a=1, b=2.
-	if err != nil || !reflect.DeepEqual(got, [][]int{{1, 2}, {0}}) {
-		t.Fatalf("LayerIndexes = %v, %v", got, err)
-	}
+	require.NoError(t, err, "LayerIndexes = %v, %v", got, err)
+	require.Equal(t, [][]int{{1, 2}, {0}}, got, "LayerIndexes = %v, %v", got, err)
 }

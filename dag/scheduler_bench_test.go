@@ -3,6 +3,8 @@ package dag
 import (
 	"math/rand/v2"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
 // benchPlan is a random 100k-vertex DAG with 200k edges, a few AnyOf
@@ -50,9 +52,7 @@ func drain(b *testing.B, s *Scheduler) {
 			s.Succeed(v)
 		}
 	}
-	if !s.Finished() {
-		b.Fatal("run did not finish")
-	}
+	require.True(b, s.Finished(), "run did not finish")
 }
 
 func BenchmarkScheduler100k(b *testing.B) {

@@ -4,12 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"reflect"
 	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/require"
 )
 
 // recorder notes the order calls start and finish and the peak concurrency.
@@ -90,37 +91,27 @@ func TestWalk(t *testing.T) {
 			err := g.Walk(context.Background(), tt.parallelism, rec.fn(tt.fail, time.Millisecond))
 			ran := slices.Clone(rec.started)
 			slices.Sort(ran)
-			if !slices.Equal(ran, tt.wantRun) {
-				t.Fatalf("ran %v, want %v", ran, tt.wantRun)
-			}
+			require.True(t, slices.Equal(ran, tt.wantRun), "ran %v, want %v", ran, tt.wantRun)
 			// Every vertex started only after each dependency finished.
 			for _, v := range rec.started {
 				for _, d := range g.Deps(v) {
-					if _, ok := rec.finished[d]; !ok {
-						t.Fatalf("%s ran though dependency %s did not", v, d)
-					}
+					_, ok := rec.finished[d]
+					require.True(t, ok, "%s ran though dependency %s did not", v, d)
 				}
 			}
 			if tt.wantFailed == nil && tt.wantSkipped == nil {
-				if err != nil {
-					t.Fatalf("err = %v", err)
-				}
+				require.NoError(t, err)
 				return
 			}
 			var werr *WalkError
-			if !errors.As(err, &werr) {
-				t.Fatalf("err = %v, want *WalkError", err)
-			}
+			require.ErrorAs(t, err, &werr, "err = %v, want *WalkError", err)
 			var failed []string
 			for _, f := range werr.Failed {
 				failed = append(failed, f.ID)
 			}
-			if !slices.Equal(failed, tt.wantFailed) || !slices.Equal(werr.Skipped, tt.wantSkipped) {
-				t.Fatalf("failed %v skipped %v, want %v and %v", failed, werr.Skipped, tt.wantFailed, tt.wantSkipped)
-			}
-			if !errors.Is(err, boom) {
-				t.Fatalf("errors.Is(err, boom) = false: %v", err)
-			}
+			require.True(t, slices.Equal(failed, tt.wantFailed), "failed %v skipped %v, want %v and %v", failed, werr.Skipped, tt.wantFailed, tt.wantSkipped)
+			require.True(t, slices.Equal(werr.Skipped, tt.wantSkipped), "failed %v skipped %v, want %v and %v", failed, werr.Skipped, tt.wantFailed, tt.wantSkipped)
+			require.ErrorIs(t, err, boom, "errors.Is(err, boom) = false: %v", err)
 		})
 	}
 }
@@ -133,11 +124,11 @@ func TestWalkRespectsParallelism(t *testing.T) {
 				g.Add(fmt.Sprint(i))
 			}
 			rec := newRecorder()
-			if err := g.Walk(context.Background(), p, rec.fn(nil, 5*time.Millisecond)); err != nil {
-				t.Fatal(err)
-			}
-			if peak := int(rec.peak.Load()); peak > p || (p > 1 && peak < 2) {
-				t.Fatalf("peak concurrency %d with parallelism %d", peak, p)
+			require.NoError(t, g.Walk(context.Background(), p, rec.fn(nil, 5*time.Millisecond)))
+			peak := int(rec.peak.Load())
+			require.LessOrEqual(t, peak, p, "peak concurrency %d with parallelism %d", peak, p)
+			if p > 1 {
+				require.GreaterOrEqual(t, peak, 2, "peak concurrency %d with parallelism %d", peak, p)
 			}
 		})
 	}
@@ -146,12 +137,9 @@ func TestWalkRespectsParallelism(t *testing.T) {
 func TestWalkStartsReadyVerticesInInsertionOrder(t *testing.T) {
 	g := build("c", "a", "b", "z>a")
 	rec := newRecorder()
-	if err := g.Walk(context.Background(), 1, rec.fn(nil, 0)); err != nil {
-		t.Fatal(err)
-	}
-	if want := []string{"c", "a", "b", "z"}; !reflect.DeepEqual(rec.started, want) {
-		t.Fatalf("started %v, want %v", rec.started, want)
-	}
+	require.NoError(t, g.Walk(context.Background(), 1, rec.fn(nil, 0)))
+	want := []string{"c", "a", "b", "z"}
+	require.Equal(t, want, rec.started, "started")
 }
 
 func TestWalkRunsAsSoonAsDependenciesSucceed(t *testing.T) {
@@ -168,12 +156,9 @@ func TestWalkRunsAsSoonAsDependenciesSucceed(t *testing.T) {
 		mu.Unlock()
 		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if want := []string{"fast", "after-fast", "slow"}; !slices.Equal(order, want) {
-		t.Fatalf("finish order %v, want %v", order, want)
-	}
+	require.NoError(t, err)
+	want := []string{"fast", "after-fast", "slow"}
+	require.True(t, slices.Equal(order, want), "finish order %v, want %v", order, want)
 }
 
 func TestWalkCancel(t *testing.T) {
@@ -186,12 +171,10 @@ func TestWalkCancel(t *testing.T) {
 		return nil
 	})
 	var werr *WalkError
-	if !errors.As(err, &werr) || !slices.Equal(werr.Skipped, []string{"b", "c"}) || len(werr.Failed) != 0 {
-		t.Fatalf("err = %#v", err)
-	}
-	if !errors.Is(err, context.Canceled) {
-		t.Fatalf("err %v does not wrap context.Canceled", err)
-	}
+	require.ErrorAs(t, err, &werr, "err = %#v", err)
+	require.True(t, slices.Equal(werr.Skipped, []string{"b", "c"}), "err = %#v", err)
+	require.Empty(t, werr.Failed, "err = %#v", err)
+	require.ErrorIs(t, err, context.Canceled, "err %v does not wrap context.Canceled", err)
 }
 
 func TestWalkPanicIsAnError(t *testing.T) {
@@ -203,10 +186,11 @@ func TestWalkPanicIsAnError(t *testing.T) {
 		return nil
 	})
 	var werr *WalkError
-	if !errors.As(err, &werr) || len(werr.Failed) != 1 || werr.Failed[0].ID != "a" ||
-		werr.Failed[0].Err.Error() != "panic: kaput" || !slices.Equal(werr.Skipped, []string{"b"}) {
-		t.Fatalf("err = %v", err)
-	}
+	require.ErrorAs(t, err, &werr, "err = %v", err)
+	require.Len(t, werr.Failed, 1, "err = %v", err)
+	require.Equal(t, "a", werr.Failed[0].ID, "err = %v", err)
+	require.Equal(t, "panic: kaput", werr.Failed[0].Err.Error(), "err = %v", err)
+	require.True(t, slices.Equal(werr.Skipped, []string{"b"}), "err = %v", err)
 }
 
 func TestWalkRefusesCycles(t *testing.T) {
@@ -214,16 +198,13 @@ func TestWalkRefusesCycles(t *testing.T) {
 	ran := false
 	err := g.Walk(context.Background(), 2, func(ctx context.Context, id string) error { ran = true; return nil })
 	var ce *CycleError
-	if !errors.As(err, &ce) || ran {
-		t.Fatalf("err = %v, ran = %v", err, ran)
-	}
+	require.ErrorAs(t, err, &ce, "err = %v, ran = %v", err, ran)
+	require.False(t, ran, "err = %v, ran = %v", err, ran)
 }
 
 func BenchmarkWalk100k(b *testing.B) {
 	g := randomDAG(100_000, 200_000, 1)
 	for b.Loop() {
-		if err := g.Walk(context.Background(), 8, func(context.Context, string) error { return nil }); err != nil {
-			b.Fatal(err)
-		}
+		require.NoError(b, g.Walk(context.Background(), 8, func(context.Context, string) error { return nil }))
 	}
 }

@@ -4,11 +4,12 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"reflect"
-	"strings"
 	"testing"
 	"text/template"
 	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func envOf(m map[string]string) func(string) (string, bool) {
@@ -56,15 +57,9 @@ func TestResolveEnvRefs(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			out, missing, err := Resolve(map[string]any{"v": tt.value}, Context{Env: env})
-			if err != nil {
-				t.Fatalf("Resolve: %v", err)
-			}
-			if !reflect.DeepEqual(out["v"], tt.want) {
-				t.Fatalf("v = %#v, want %#v", out["v"], tt.want)
-			}
-			if !reflect.DeepEqual(missing.Env, tt.missing) {
-				t.Fatalf("missing env = %v, want %v", missing.Env, tt.missing)
-			}
+			require.NoError(t, err, "Resolve")
+			require.Equal(t, tt.want, out["v"], "v")
+			require.Equal(t, tt.missing, missing.Env, "missing env")
 		})
 	}
 }
@@ -72,12 +67,9 @@ func TestResolveEnvRefs(t *testing.T) {
 func TestResolveUsesProcessEnvByDefault(t *testing.T) {
 	t.Setenv("EXPR_TEST_SITE", "from-process")
 	out, _, err := Resolve(map[string]any{"a": envRef("EXPR_TEST_SITE"), "b": `{{ env "EXPR_TEST_SITE" }}`}, Context{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if out["a"] != "from-process" || out["b"] != "from-process" {
-		t.Fatalf("got %v", out)
-	}
+	require.NoError(t, err)
+	require.Equal(t, "from-process", out["a"], "got %v", out)
+	require.Equal(t, "from-process", out["b"], "got %v", out)
 }
 
 func TestResolveMissingIsSortedAndUnique(t *testing.T) {
@@ -89,43 +81,28 @@ func TestResolveMissingIsSortedAndUnique(t *testing.T) {
 		"e": map[string]any{"x": secretRef("api-key"), "y": `{{ secret "token" }}`},
 	}
 	out, missing, err := Resolve(spec, Context{Env: envOf(nil)})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	want := Missing{Env: []string{"ALPHA", "MID", "ZED"}, Secrets: []string{"api-key", "token"}}
-	if !reflect.DeepEqual(missing, want) {
-		t.Fatalf("missing = %#v, want %#v", missing, want)
-	}
-	if out["d"] != "" || missing.Empty() {
-		t.Fatalf("missing secret should resolve to empty: %#v", out["d"])
-	}
+	require.Equal(t, want, missing, "missing")
+	require.Equal(t, "", out["d"], "missing secret should resolve to empty")
+	require.False(t, missing.Empty(), "missing secret should resolve to empty: %#v", out["d"])
 }
 
 func TestSecretsFromFileAndEnv(t *testing.T) {
 	dir := t.TempDir()
 	yamlPath := filepath.Join(dir, "secrets.yaml")
-	if err := os.WriteFile(yamlPath, []byte("db-password: hunter2\ninflux:\n  token: tok-yaml\nport: 5432\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(yamlPath, []byte("db-password: hunter2\ninflux:\n  token: tok-yaml\nport: 5432\n"), 0o600))
 	jsonPath := filepath.Join(dir, "secrets.json")
-	if err := os.WriteFile(jsonPath, []byte(`{"api": "json-value"}`), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(jsonPath, []byte(`{"api": "json-value"}`), 0o600))
 	t.Setenv("CAIRN_SECRET_FROM_ENV", "env-value")
 	t.Setenv("CAIRN_SECRET_DB_PASSWORD", "env-overrides-file")
 
 	ys, err := LoadSecrets(yamlPath)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	js, err := LoadSecrets(jsonPath)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	envOnly, err := LoadSecrets("")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	tests := []struct {
 		name    string
 		secrets *Secrets
@@ -144,9 +121,8 @@ func TestSecretsFromFileAndEnv(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got, ok := tt.secrets.Lookup(tt.key)
-			if got != tt.want || ok != tt.ok {
-				t.Fatalf("Lookup(%q) = %q, %v; want %q, %v", tt.key, got, ok, tt.want, tt.ok)
-			}
+			require.Equal(t, tt.want, got, "Lookup(%q) = %q, %v; want %q, %v", tt.key, got, ok, tt.want, tt.ok)
+			require.Equal(t, tt.ok, ok, "Lookup(%q) = %q, %v; want %q, %v", tt.key, got, ok, tt.want, tt.ok)
 		})
 	}
 
@@ -159,21 +135,17 @@ func TestSecretsFromFileAndEnv(t *testing.T) {
 		}
 		return js.Lookup(k)
 	}})
-	if err != nil || !missing.Empty() {
-		t.Fatalf("Resolve: %v %v", err, missing)
-	}
-	if out["headers"].(map[string]any)["Authorization"] != "tok-yaml" || out["auth"] != "Token json-value" {
-		t.Fatalf("got %v", out)
-	}
+	require.NoError(t, err, "Resolve: %v %v", err, missing)
+	require.True(t, missing.Empty(), "Resolve: %v %v", err, missing)
+	require.Equal(t, "tok-yaml", out["headers"].(map[string]any)["Authorization"], "got %v", out)
+	require.Equal(t, "Token json-value", out["auth"], "got %v", out)
 }
 
 func TestLoadSecretsErrors(t *testing.T) {
 	dir := t.TempDir()
 	write := func(name, content string) string {
 		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, os.WriteFile(p, []byte(content), 0o600))
 		return p
 	}
 	tests := []struct {
@@ -187,12 +159,9 @@ func TestLoadSecretsErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := LoadSecrets(tt.path)
-			if err == nil || !strings.Contains(err.Error(), tt.want) {
-				t.Fatalf("err = %v, want containing %q", err, tt.want)
-			}
-			if strings.Contains(err.Error(), "sup3rsecret") {
-				t.Fatalf("error leaks file content: %v", err)
-			}
+			require.Error(t, err, "err = %v, want containing %q", err, tt.want)
+			require.Contains(t, err.Error(), tt.want, "err = %v, want containing %q", err, tt.want)
+			require.NotContains(t, err.Error(), "sup3rsecret", "error leaks file content: %v", err)
 		})
 	}
 }
@@ -211,24 +180,15 @@ func TestSecretValuesNeverInErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, _, err := Resolve(tt.spec, c)
-			if err == nil {
-				t.Fatal("expected an error")
-			}
-			if strings.Contains(err.Error(), "s3cr3t") {
-				t.Fatalf("error leaks the secret: %v", err)
-			}
-			if !strings.Contains(err.Error(), Redacted) {
-				t.Fatalf("error should show where the secret was: %v", err)
-			}
-			if errors.Unwrap(err) != nil {
-				t.Fatalf("redacted error must not unwrap to the original: %v", errors.Unwrap(err))
-			}
+			require.Error(t, err, "expected an error")
+			require.NotContains(t, err.Error(), "s3cr3t", "error leaks the secret: %v", err)
+			require.Contains(t, err.Error(), Redacted, "error should show where the secret was: %v", err)
+			require.NoError(t, errors.Unwrap(err), "redacted error must not unwrap to the original")
 		})
 	}
 	_, err := Condition(`eq (dep (secret "tok")).id "1"`, c)
-	if err == nil || strings.Contains(err.Error(), "s3cr3t") {
-		t.Fatalf("condition error = %v", err)
-	}
+	require.Error(t, err, "condition")
+	require.NotContains(t, err.Error(), "s3cr3t", "condition error = %v", err)
 }
 
 func TestRedact(t *testing.T) {
@@ -246,9 +206,8 @@ func TestRedact(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := Redact(tt.in, tt.values); got != tt.want {
-				t.Fatalf("Redact = %q, want %q", got, tt.want)
-			}
+			got := Redact(tt.in, tt.values)
+			require.Equal(t, tt.want, got, "Redact")
 		})
 	}
 }
@@ -285,17 +244,12 @@ func TestResolveDeps(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			out, _, err := Resolve(map[string]any{"v": tt.value}, Context{Deps: deps})
 			if tt.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-					t.Fatalf("err = %v, want containing %q", err, tt.wantErr)
-				}
+				require.Error(t, err, "err = %v, want containing %q", err, tt.wantErr)
+				require.Contains(t, err.Error(), tt.wantErr, "err = %v, want containing %q", err, tt.wantErr)
 				return
 			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !reflect.DeepEqual(out["v"], tt.want) {
-				t.Fatalf("v = %#v, want %#v", out["v"], tt.want)
-			}
+			require.NoError(t, err)
+			require.Equal(t, tt.want, out["v"], "v")
 		})
 	}
 }
@@ -308,45 +262,32 @@ func TestResolveCollectsEveryErrorWithPaths(t *testing.T) {
 		"bad":     map[string]any{"envRef": map[string]any{"name": "X"}},
 	}
 	_, _, err := Resolve(spec, Context{})
-	if err == nil {
-		t.Fatal("expected errors")
-	}
+	require.Error(t, err, "expected errors")
 	for _, want := range []string{"a: ", "headers.X-Id: ", `function "nosuch" not defined`, "argv[1]: ", `bad: unknown field "name" in envRef`} {
-		if !strings.Contains(err.Error(), want) {
-			t.Errorf("error %q lacks %q", err, want)
-		}
+		assert.Contains(t, err.Error(), want, "error %q lacks %q", err, want)
 	}
 }
 
 func TestResolveIsADeepCopy(t *testing.T) {
 	spec := map[string]any{"body": map[string]any{"name": "x", "list": []any{"a"}}, "n": 3}
 	out, _, err := Resolve(spec, Context{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	out["body"].(map[string]any)["name"] = "changed"
 	out["body"].(map[string]any)["list"].([]any)[0] = "changed"
-	if spec["body"].(map[string]any)["name"] != "x" || spec["body"].(map[string]any)["list"].([]any)[0] != "a" {
-		t.Fatal("Resolve shares nested values with its input")
-	}
-	if out["n"] != int64(3) {
-		t.Fatalf("ints are normalised to int64, got %#v", out["n"])
-	}
+	require.Equal(t, "x", spec["body"].(map[string]any)["name"], "Resolve shares nested values with its input")
+	require.Equal(t, "a", spec["body"].(map[string]any)["list"].([]any)[0], "Resolve shares nested values with its input")
+	require.Equal(t, int64(3), out["n"], "ints are normalised to int64")
 }
 
 func TestResolveVerbatim(t *testing.T) {
 	spec := map[string]any{"path": "/etc/{{ .node.name }}.conf", "template": "port={{ .port }}", "vars": map[string]any{"port": envRef("PORT", 80)}}
 	out, _, err := Resolve(spec, Context{Node: map[string]any{"name": "n1"}, Verbatim: []string{"template"}, Env: envOf(nil)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if out["template"] != "port={{ .port }}" || out["path"] != "/etc/n1.conf" {
-		t.Fatalf("got %v", out)
-	}
+	require.NoError(t, err)
+	require.Equal(t, "port={{ .port }}", out["template"], "got %v", out)
+	require.Equal(t, "/etc/n1.conf", out["path"], "got %v", out)
 	text, _, err := Render(out["template"].(string), Context{Vars: out["vars"].(map[string]any)})
-	if err != nil || text != "port=80" {
-		t.Fatalf("Render = %q, %v", text, err)
-	}
+	require.NoError(t, err, "Render = %q, %v", text, err)
+	require.Equal(t, "port=80", text, "Render = %q, %v", text, err)
 }
 
 func TestRender(t *testing.T) {
@@ -366,9 +307,8 @@ func TestRender(t *testing.T) {
 	}
 	for _, tt := range tests {
 		got, _, err := Render(tt.src, c)
-		if err != nil || got != tt.want {
-			t.Errorf("Render(%q) = %q, %v; want %q", tt.src, got, err, tt.want)
-		}
+		require.NoError(t, err, "Render(%q) = %q, %v; want %q", tt.src, got, err, tt.want)
+		assert.Equal(t, tt.want, got, "Render(%q) = %q, %v; want %q", tt.src, got, err, tt.want)
 	}
 }
 
@@ -394,13 +334,10 @@ func TestFunctions(t *testing.T) {
 	}
 	for _, tt := range tests {
 		out, _, err := ResolveValue(tt.src, c)
-		if err != nil {
-			t.Errorf("%s: %v", tt.src, err)
+		if !assert.NoError(t, err, tt.src) {
 			continue
 		}
-		if !reflect.DeepEqual(out, tt.want) {
-			t.Errorf("%s = %#v, want %#v", tt.src, out, tt.want)
-		}
+		assert.Equal(t, tt.want, out, "%s = %#v, want %#v", tt.src, out, tt.want)
 	}
 }
 
@@ -438,26 +375,20 @@ func TestCondition(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			got, err := Condition(tt.src, c)
 			if tt.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-					t.Fatalf("err = %v, want containing %q", err, tt.wantErr)
-				}
+				require.Error(t, err, "err = %v, want containing %q", err, tt.wantErr)
+				require.Contains(t, err.Error(), tt.wantErr, "err = %v, want containing %q", err, tt.wantErr)
 				return
 			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got != tt.want {
-				t.Fatalf("Condition(%q) = %v, want %v", tt.src, got, tt.want)
-			}
+			require.NoError(t, err)
+			require.Equal(t, tt.want, got, "Condition(%q) = %v, want %v", tt.src, got, tt.want)
 		})
 	}
 }
 
 func TestRuntimeFuncsNeedAnExecution(t *testing.T) {
 	_, err := Condition(`changed "x"`, Context{})
-	if err == nil || !strings.Contains(err.Error(), "only available during an execution") {
-		t.Fatalf("err = %v", err)
-	}
+	require.Error(t, err)
+	require.Contains(t, err.Error(), "only available during an execution", "err = %v", err)
 }
 
 func TestCheck(t *testing.T) {
@@ -492,14 +423,11 @@ func TestCheck(t *testing.T) {
 				err = Check(tt.src)
 			}
 			if tt.wantErr == "" {
-				if err != nil {
-					t.Fatalf("unexpected error: %v", err)
-				}
+				require.NoError(t, err)
 				return
 			}
-			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-				t.Fatalf("err = %v, want containing %q", err, tt.wantErr)
-			}
+			require.Error(t, err, "err = %v, want containing %q", err, tt.wantErr)
+			require.Contains(t, err.Error(), tt.wantErr, "err = %v, want containing %q", err, tt.wantErr)
 		})
 	}
 }
@@ -518,9 +446,7 @@ func TestCheckSpec(t *testing.T) {
 		{Path: "headers.B", Message: "secretRef must be an object {key}, got string"},
 		{Path: "list[2]", Message: "envRef.key is required"},
 	}
-	if !reflect.DeepEqual(got, want) {
-		t.Fatalf("CheckSpec =\n%#v\nwant\n%#v", got, want)
-	}
+	require.Equal(t, want, got, "CheckSpec =\n%#v\nwant\n%#v", got, want)
 }
 
 func TestLimitsStopHostileTemplates(t *testing.T) {
@@ -544,18 +470,15 @@ func TestLimitsStopHostileTemplates(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, _, err := ResolveValue(tt.src, Context{Limits: tt.limits})
-			if err == nil || !strings.Contains(err.Error(), tt.want) {
-				t.Fatalf("err = %v, want containing %q", err, tt.want)
-			}
-			if !errors.Is(err, ErrLimit) && !strings.Contains(tt.want, "'*'") {
-				t.Fatalf("err %v does not wrap ErrLimit", err)
+			require.Error(t, err, "err = %v, want containing %q", err, tt.want)
+			require.Contains(t, err.Error(), tt.want, "err = %v, want containing %q", err, tt.want)
+			if !errors.Is(err, ErrLimit) {
+				require.Contains(t, tt.want, "'*'", "err %v does not wrap ErrLimit", err)
 			}
 		})
 	}
 	_, err := Condition(`{{ range 1000000000 }}{{ end }}true`, Context{Limits: small})
-	if !errors.Is(err, ErrLimit) {
-		t.Fatalf("condition bomb: err = %v", err)
-	}
+	require.ErrorIs(t, err, ErrLimit, "condition bomb: err = %v", err)
 }
 
 func TestScan(t *testing.T) {
@@ -568,36 +491,28 @@ func TestScan(t *testing.T) {
 		"plain":   "no refs",
 	}
 	env, secrets, deps := Scan(spec)
-	if want := []string{"PLATFORM_URL", "SITE"}; !reflect.DeepEqual(env, want) {
-		t.Errorf("env = %v, want %v", env, want)
-	}
-	if want := []string{"influx-token", "pw"}; !reflect.DeepEqual(secrets, want) {
-		t.Errorf("secrets = %v, want %v", secrets, want)
-	}
-	if want := []string{"Label/lucid_einstein", "disk", "stop-api"}; !reflect.DeepEqual(deps, want) {
-		t.Errorf("deps = %v, want %v", deps, want)
-	}
+	want := []string{"PLATFORM_URL", "SITE"}
+	assert.Equal(t, want, env, "env")
+	want = []string{"influx-token", "pw"}
+	assert.Equal(t, want, secrets, "secrets")
+	want = []string{"Label/lucid_einstein", "disk", "stop-api"}
+	assert.Equal(t, want, deps, "deps")
 	e, s, d := Scan(map[string]any{"x": "nothing"})
-	if e != nil || s != nil || d != nil {
-		t.Errorf("empty scan = %v %v %v", e, s, d)
-	}
+	require.Nil(t, e, "empty scan = %v %v %v", e, s, d)
+	require.Nil(t, s, "empty scan = %v %v %v", e, s, d)
+	assert.Nil(t, d, "empty scan = %v %v %v", e, s, d)
 	_, _, d = ScanString(`eq (dep "migrate").exitCode 0`)
-	if !reflect.DeepEqual(d, []string(nil)) {
-		// a bare condition is not a template; ScanString expects template text
-		t.Errorf("bare pipeline scanned as template: %v", d)
-	}
+	// a bare condition is not a template; ScanString expects template text
+	assert.Nil(t, d, "bare pipeline scanned as template")
 	_, _, d = ScanString(`{{ eq (dep "migrate").exitCode 0 }}`)
-	if !reflect.DeepEqual(d, []string{"migrate"}) {
-		t.Errorf("ScanString deps = %v", d)
-	}
+	assert.Equal(t, []string{"migrate"}, d, "ScanString deps")
 }
 
 func TestSecretValues(t *testing.T) {
 	spec := map[string]any{"h": secretRef("a"), "t": `{{ secret "b" }}`, "m": secretRef("missing")}
 	got := SecretValues(spec, NewSecrets(map[string]string{"a": "one", "b": "two", "c": "three"}, nil).Lookup)
-	if want := []string{"one", "two"}; !reflect.DeepEqual(got, want) {
-		t.Fatalf("SecretValues = %v, want %v", got, want)
-	}
+	want := []string{"one", "two"}
+	require.Equal(t, want, got, "SecretValues")
 }
 
 func TestClassify(t *testing.T) {
@@ -613,9 +528,8 @@ func TestClassify(t *testing.T) {
 		{42, Literal},
 	}
 	for _, tt := range tests {
-		if got := Classify(tt.v); got != tt.want {
-			t.Errorf("Classify(%v) = %v, want %v", tt.v, got, tt.want)
-		}
+		got := Classify(tt.v)
+		assert.Equal(t, tt.want, got, "Classify(%v) = %v, want %v", tt.v, got, tt.want)
 	}
 }
 
@@ -634,9 +548,8 @@ func BenchmarkResolve20Fields(b *testing.B) {
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, _, err := Resolve(spec, c); err != nil {
-			b.Fatal(err)
-		}
+		_, _, err := Resolve(spec, c)
+		require.NoError(b, err)
 	}
 }
 
@@ -658,8 +571,9 @@ func FuzzResolveString(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, src string) {
 		out, _, err := ResolveValue(src, c)
-		if s, ok := out.(string); ok && err == nil && len(s) > 1<<16 && len(s) > len(src) {
-			t.Fatalf("output above the cap: %d bytes", len(s))
+		s, ok := out.(string)
+		if ok && err == nil && len(s) > 1<<16 {
+			require.LessOrEqual(t, len(s), len(src), "output above the cap: %d bytes", len(s))
 		}
 		_, _ = Condition(src, c)
 		_ = Check(src)

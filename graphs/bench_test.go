@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/cairn-io/cairn/kinds"
 	"github.com/cairn-io/cairn/model"
 )
@@ -90,18 +92,13 @@ func runPipeline(cat *kinds.Catalogue, release, cluster, plugin []byte) (int, in
 func TestPipeline(t *testing.T) {
 	release, cluster, plugin := pipelineLayers(1000)
 	steps, layers, err := runPipeline(kinds.Builtin(), release, cluster, plugin)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	// 1000 tasks over 4 role patterns on 3 nodes (controller: 2 nodes,
 	// compute: 1, '*': 3, primary-controller: 1 → 7 per 4 tasks), 20
 	// plugin tasks on 3 nodes, 2 stages.
-	if want := 1000/4*7 + 20*3 + 2; steps != want {
-		t.Fatalf("steps = %d, want %d", steps, want)
-	}
-	if layers < 100 {
-		t.Fatalf("only %d layers for a chain-heavy graph", layers)
-	}
+	want := 1000/4*7 + 20*3 + 2
+	require.Equal(t, want, steps, "steps")
+	require.GreaterOrEqual(t, layers, 100, "only %d layers for a chain-heavy graph", layers)
 }
 
 // BenchmarkPipeline10k: parse three layers (10,000 release tasks, 500
@@ -113,9 +110,8 @@ func BenchmarkPipeline10k(b *testing.B) {
 	b.SetBytes(int64(len(release) + len(cluster) + len(plugin)))
 	start := pipelineCPUTime()
 	for b.Loop() {
-		if _, _, err := runPipeline(cat, release, cluster, plugin); err != nil {
-			b.Fatal(err)
-		}
+		_, _, err := runPipeline(cat, release, cluster, plugin)
+		require.NoError(b, err)
 	}
 	// CPU time per op, which other work on a shared machine disturbs less
 	// than wall time (it includes the garbage collector's threads).
@@ -137,9 +133,7 @@ func BenchmarkPipelineStages10k(b *testing.B) {
 	opts := Options{Catalogue: cat, Partial: true}
 	parse := func(name string, data []byte) *model.Graph {
 		g, err := ParseGraph(opts, Source{Name: name, Data: data})
-		if err != nil {
-			b.Fatal(err)
-		}
+		require.NoError(b, err)
 		return g
 	}
 	layers := []LayerGraph{
@@ -148,13 +142,9 @@ func BenchmarkPipelineStages10k(b *testing.B) {
 		{Layer: model.LayerPlugin, Owner: "p", Graph: parse("plugin.yaml", plugin)},
 	}
 	merged, err := Merge("default", layers...)
-	if err != nil {
-		b.Fatal(err)
-	}
+	require.NoError(b, err)
 	steps, err := Expand(merged, benchNodes, ExpandOptions{Catalogue: cat})
-	if err != nil {
-		b.Fatal(err)
-	}
+	require.NoError(b, err)
 	b.Run("parse", func(b *testing.B) {
 		for b.Loop() {
 			parse("release.yaml", release)
@@ -164,38 +154,33 @@ func BenchmarkPipelineStages10k(b *testing.B) {
 	})
 	b.Run("merge", func(b *testing.B) {
 		for b.Loop() {
-			if _, err := Merge("default", layers...); err != nil {
-				b.Fatal(err)
-			}
+			_, err := Merge("default", layers...)
+			require.NoError(b, err)
 		}
 	})
 	b.Run("validate", func(b *testing.B) {
 		for b.Loop() {
-			if errs := ValidateGraph(cat, merged); len(errs) > 0 {
-				b.Fatal(errs)
-			}
+			errs := ValidateGraph(cat, merged)
+			require.LessOrEqual(b, len(errs), 0, "%v", errs)
 		}
 	})
 	b.Run("expand", func(b *testing.B) {
 		for b.Loop() {
-			if _, err := Expand(merged, benchNodes, ExpandOptions{Catalogue: cat}); err != nil {
-				b.Fatal(err)
-			}
+			_, err := Expand(merged, benchNodes, ExpandOptions{Catalogue: cat})
+			require.NoError(b, err)
 		}
 	})
 	b.Run("sort", func(b *testing.B) {
 		for b.Loop() {
-			if _, err := Sort(steps); err != nil {
-				b.Fatal(err)
-			}
+			_, err := Sort(steps)
+			require.NoError(b, err)
 		}
 	})
 	for _, format := range []string{"yaml", "json"} {
 		b.Run("marshal-"+format, func(b *testing.B) {
 			for b.Loop() {
-				if _, err := MarshalGraph(merged, format); err != nil {
-					b.Fatal(err)
-				}
+				_, err := MarshalGraph(merged, format)
+				require.NoError(b, err)
 			}
 		})
 	}

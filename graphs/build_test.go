@@ -1,11 +1,11 @@
 package graphs
 
 import (
-	"errors"
-	"reflect"
 	"slices"
-	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/cairn-io/cairn/dag"
 	"github.com/cairn-io/cairn/kinds"
@@ -44,9 +44,7 @@ func TestBuildPackageSteps(t *testing.T) {
 		}),
 	}}
 	steps, err := BuildPackage(pkg, kinds.Builtin(), expandCluster)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	want := []*model.Step{
 		{ID: "file/motd", Kind: "file", Name: "motd", RecordKind: "File", Spec: map[string]any{"path": "/etc/motd", "content": "hi"}, Meta: model.Meta{Retry: 2}},
 		{ID: "exec/reload", Kind: "exec", Name: "reload", RecordKind: "exec", Spec: map[string]any{"command": "true"}, Deps: []string{"file/motd"}, Associations: []model.Ref{{Kind: "File", Name: "motd"}}},
@@ -54,16 +52,9 @@ func TestBuildPackageSteps(t *testing.T) {
 		{ID: "file/agent@n3", Kind: "file", Name: "agent", RecordKind: "File", Node: "n3", Spec: map[string]any{"path": "/etc/agent", "content": "x"}},
 		{ID: "file/agent@n4", Kind: "file", Name: "agent", RecordKind: "File", Node: "n4", Spec: map[string]any{"path": "/etc/agent", "content": "x"}},
 	}
-	if !reflect.DeepEqual(steps, want) {
-		for i := range steps {
-			t.Logf("%+v", *steps[i])
-		}
-		t.Fatal("steps differ")
-	}
+	require.Equal(t, want, steps, "steps differ")
 	steps[0].Spec["content"] = "changed"
-	if pkg.Resources[0].Spec["content"] != "hi" {
-		t.Fatal("step spec shares the resource's map")
-	}
+	require.Equal(t, "hi", pkg.Resources[0].Spec["content"], "step spec shares the resource's map")
 }
 
 func TestBuildPackageDeps(t *testing.T) {
@@ -147,12 +138,9 @@ func TestBuildPackageDeps(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			steps, err := BuildPackage(&model.Package{Resources: tt.res}, kinds.Builtin(), expandCluster)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got := depsOf(steps); !reflect.DeepEqual(got, tt.want) {
-				t.Fatalf("deps\n got %v\nwant %v", got, tt.want)
-			}
+			require.NoError(t, err)
+			got := depsOf(steps)
+			require.Equal(t, tt.want, got, "deps\n got %v\nwant %v", got, tt.want)
 		})
 	}
 }
@@ -184,13 +172,9 @@ func TestBuildPackageErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := BuildPackage(&model.Package{Resources: tt.res}, kinds.Builtin(), expandCluster)
-			if err == nil {
-				t.Fatal("no error")
-			}
+			require.Error(t, err, "no error")
 			for _, w := range tt.want {
-				if !strings.Contains(err.Error(), w) {
-					t.Errorf("error %q lacks %q", err, w)
-				}
+				assert.Contains(t, err.Error(), w, "error %q lacks %q", err, w)
 			}
 		})
 	}
@@ -206,7 +190,6 @@ func TestBuildPackageCycleThroughAutoEdge(t *testing.T) {
 	}}
 	_, err := BuildPackage(pkg, nil, nil)
 	var ce *dag.CycleError
-	if !errors.As(err, &ce) || !slices.Equal(ce.Cycles[0], []string{"directory/d", "exec/gen", "file/f"}) {
-		t.Fatalf("err = %v", err)
-	}
+	require.ErrorAs(t, err, &ce, "err = %v", err)
+	require.True(t, slices.Equal(ce.Cycles[0], []string{"directory/d", "exec/gen", "file/f"}), "err = %v", err)
 }

@@ -2,8 +2,9 @@ package graphs
 
 import (
 	"fmt"
-	"reflect"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 
 	"github.com/cairn-io/cairn/model"
 )
@@ -58,17 +59,15 @@ func FuzzExpand(f *testing.F) {
 		s1, err1 := Expand(g, nodes, opts)
 		g2, nodes2, opts2 := mk()
 		s2, err2 := Expand(g2, nodes2, opts2)
-		if (err1 == nil) != (err2 == nil) || (err1 != nil && err1.Error() != err2.Error()) {
-			t.Fatalf("errors differ: %v / %v", err1, err2)
+		require.Equal(t, err2 == nil, err1 == nil, "errors differ: %v / %v", err1, err2)
+		if err1 != nil {
+			require.Equal(t, err2.Error(), err1.Error(), "errors differ: %v / %v", err1, err2)
 		}
 		if err1 != nil {
 			return
 		}
-		if !reflect.DeepEqual(s1, s2) {
-			t.Fatal("expansion not deterministic")
-		}
-		if _, err := Sort(s1); err != nil {
-			t.Fatalf("expanded steps do not sort: %v", err)
-		}
+		require.Equal(t, s2, s1, "expansion not deterministic")
+		_, err := Sort(s1)
+		require.NoError(t, err, "expanded steps do not sort")
 	})
 }

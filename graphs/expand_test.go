@@ -1,11 +1,12 @@
 package graphs
 
 import (
-	"errors"
-	"reflect"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/cairn-io/cairn/dag"
 	"github.com/cairn-io/cairn/model"
@@ -101,12 +102,9 @@ func TestExpandNodeSelection(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			steps, err := Expand(&model.Graph{Type: "default", Tasks: tt.tasks}, expandCluster, tt.opts)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got := stepIDs(steps); !slices.Equal(got, tt.want) {
-				t.Fatalf("steps %v, want %v", got, tt.want)
-			}
+			require.NoError(t, err)
+			got := stepIDs(steps)
+			require.True(t, slices.Equal(got, tt.want), "steps %v, want %v", got, tt.want)
 		})
 	}
 }
@@ -126,9 +124,7 @@ func TestExpandStepFields(t *testing.T) {
 		{ID: "start", Type: "stage"},
 	}}
 	steps, err := Expand(g, expandCluster, ExpandOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	byID := map[string]*model.Step{}
 	for _, s := range steps {
 		byID[s.ID] = s
@@ -158,19 +154,14 @@ func TestExpandStepFields(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.id, func(t *testing.T) {
 			got, ok := byID[tt.id]
-			if !ok {
-				t.Fatalf("no step %s in %v", tt.id, stepIDs(steps))
-			}
-			if !reflect.DeepEqual(*got, tt.want) {
-				t.Fatalf("step\n got %+v\nwant %+v", *got, tt.want)
-			}
+			require.True(t, ok, "no step %s in %v", tt.id, stepIDs(steps))
+			require.Equal(t, tt.want, *got, "step\n got %+v\nwant %+v", *got, tt.want)
 		})
 	}
 	// Copies do not share their spec.
 	byID["restart@n1"].Spec["command"] = "changed"
-	if byID["restart@n2"].Spec["command"] != "systemctl restart api" || g.Tasks[1].Parameters["cmd"] != "systemctl restart api" {
-		t.Fatal("spec shared between copies or with the task")
-	}
+	require.Equal(t, "systemctl restart api", byID["restart@n2"].Spec["command"], "spec shared between copies or with the task")
+	require.Equal(t, "systemctl restart api", g.Tasks[1].Parameters["cmd"], "spec shared between copies or with the task")
 }
 
 func TestExpandEdges(t *testing.T) {
@@ -343,12 +334,9 @@ func TestExpandEdges(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			steps, err := Expand(&model.Graph{Tasks: tt.tasks}, expandCluster, tt.opts)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got := depsOf(steps); !reflect.DeepEqual(got, tt.want) {
-				t.Fatalf("deps\n got %v\nwant %v", got, tt.want)
-			}
+			require.NoError(t, err)
+			got := depsOf(steps)
+			require.Equal(t, tt.want, got, "deps\n got %v\nwant %v", got, tt.want)
 		})
 	}
 }
@@ -375,26 +363,20 @@ func TestExpandSkipped(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			steps, err := Expand(&model.Graph{Tasks: tasks}, expandCluster, tt.opts)
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			var skipped []string
 			for _, s := range steps {
 				if s.Skipped {
 					skipped = append(skipped, s.ID)
-					if s.Kind != model.TaskSkipped || s.Spec != nil {
-						t.Errorf("skipped step %s: kind %q spec %v", s.ID, s.Kind, s.Spec)
-					}
+					require.Equal(t, model.TaskSkipped, s.Kind, "skipped step %s: kind %q spec %v", s.ID, s.Kind, s.Spec)
+					assert.Nil(t, s.Spec, "skipped step %s: kind %q spec %v", s.ID, s.Kind, s.Spec)
 				} else if s.Kind != "exec" {
 					t.Errorf("step %s: kind %q", s.ID, s.Kind)
 				}
 			}
-			if !slices.Equal(skipped, tt.skipped) {
-				t.Fatalf("skipped %v, want %v", skipped, tt.skipped)
-			}
-			if got := depsOf(steps); !reflect.DeepEqual(got, wantDeps) {
-				t.Fatalf("deps\n got %v\nwant %v", got, wantDeps)
-			}
+			require.True(t, slices.Equal(skipped, tt.skipped), "skipped %v, want %v", skipped, tt.skipped)
+			got := depsOf(steps)
+			require.Equal(t, wantDeps, got, "deps\n got %v\nwant %v", got, wantDeps)
 		})
 	}
 }
@@ -433,13 +415,9 @@ func TestExpandErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := Expand(&model.Graph{Tasks: tt.tasks}, expandCluster, tt.opts)
-			if err == nil {
-				t.Fatal("no error")
-			}
+			require.Error(t, err, "no error")
 			for _, w := range tt.want {
-				if !strings.Contains(err.Error(), w) {
-					t.Errorf("error %q lacks %q", err, w)
-				}
+				assert.Contains(t, err.Error(), w, "error %q lacks %q", err, w)
 			}
 		})
 	}
@@ -458,13 +436,11 @@ func TestBadNodes(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := Expand(&model.Graph{Tasks: []*model.Task{sh("a", "*")}}, tt.nodes, ExpandOptions{})
-			if err == nil || !strings.Contains(err.Error(), tt.want) {
-				t.Fatalf("Expand err = %v, want %q", err, tt.want)
-			}
+			require.Error(t, err, "Expand err = %v, want %q", err, tt.want)
+			require.Contains(t, err.Error(), tt.want, "Expand err = %v, want %q", err, tt.want)
 			_, err = BuildPackage(&model.Package{Resources: []*model.Resource{res("exec", "x", nil)}}, nil, tt.nodes)
-			if err == nil || !strings.Contains(err.Error(), tt.want) {
-				t.Fatalf("BuildPackage err = %v, want %q", err, tt.want)
-			}
+			require.Error(t, err, "BuildPackage err = %v, want %q", err, tt.want)
+			require.Contains(t, err.Error(), tt.want, "BuildPackage err = %v, want %q", err, tt.want)
 		})
 	}
 }
@@ -473,9 +449,8 @@ func TestExpandCycleIsCycleError(t *testing.T) {
 	tasks := []*model.Task{with(sh("a", "compute"), func(t *model.Task) { t.Requires = []string{"b"} }), with(sh("b", "compute"), func(t *model.Task) { t.RequiredFor = []string{"a"}; t.Requires = []string{"a"} })}
 	_, err := Expand(&model.Graph{Tasks: tasks}, expandCluster, ExpandOptions{})
 	var ce *dag.CycleError
-	if !errors.As(err, &ce) || len(ce.Cycles) != 2 {
-		t.Fatalf("err = %v", err)
-	}
+	require.ErrorAs(t, err, &ce, "err = %v", err)
+	require.Len(t, ce.Cycles, 2, "err = %v", err)
 }
 
 func TestSort(t *testing.T) {
@@ -489,46 +464,36 @@ func TestSort(t *testing.T) {
 		with(sh("agent", "compute"), func(t *model.Task) { t.CrossDepends = []model.CrossDep{{Name: "api", Role: "controller"}} }),
 	}
 	steps, err := Expand(&model.Graph{Tasks: tasks}, expandCluster, ExpandOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	layers, err := Sort(steps)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	var got [][]string
 	for _, l := range layers {
 		got = append(got, stepIDs(l))
 	}
 	want := [][]string{{"deploy_start@master"}, {"db@n1"}, {"api@n1", "api@n2"}, {"agent@n3", "agent@n4"}}
-	if !reflect.DeepEqual(got, want) {
-		t.Fatalf("layers %v, want %v", got, want)
-	}
+	require.Equal(t, want, got, "layers")
 
 	t.Run("unknown dependency", func(t *testing.T) {
 		_, err := Sort([]*model.Step{{ID: "a", Deps: []string{"b"}}})
-		if err == nil || !strings.Contains(err.Error(), `step "a" depends on unknown step "b"`) {
-			t.Fatalf("err = %v", err)
-		}
+		require.Error(t, err)
+		require.Contains(t, err.Error(), `step "a" depends on unknown step "b"`, "err = %v", err)
 	})
 	t.Run("unknown AnyOf member", func(t *testing.T) {
 		_, err := Sort([]*model.Step{{ID: "a", AnyOf: [][]string{{"b"}}}})
-		if err == nil || !strings.Contains(err.Error(), `unknown step "b"`) {
-			t.Fatalf("err = %v", err)
-		}
+		require.Error(t, err)
+		require.Contains(t, err.Error(), `unknown step "b"`, "err = %v", err)
 	})
 	t.Run("duplicate step", func(t *testing.T) {
 		_, err := Sort([]*model.Step{{ID: "a"}, {ID: "a"}})
-		if err == nil || !strings.Contains(err.Error(), `duplicate step "a"`) {
-			t.Fatalf("err = %v", err)
-		}
+		require.Error(t, err)
+		require.Contains(t, err.Error(), `duplicate step "a"`, "err = %v", err)
 	})
 	t.Run("cycle", func(t *testing.T) {
 		_, err := Sort([]*model.Step{{ID: "a", Deps: []string{"b"}}, {ID: "b", AnyOf: [][]string{{"a"}}}})
 		var ce *dag.CycleError
-		if !errors.As(err, &ce) || dag.FormatCycle(ce.Cycles[0]) != "a -> b -> a" {
-			t.Fatalf("err = %v", err)
-		}
+		require.ErrorAs(t, err, &ce, "err = %v", err)
+		require.Equal(t, "a -> b -> a", dag.FormatCycle(ce.Cycles[0]), "err = %v", err)
 	})
 }
 
@@ -541,15 +506,11 @@ func TestExpandDoesNotModifyGraph(t *testing.T) {
 	}
 	g, pristine := mk(), mk()
 	steps, err := Expand(g, expandCluster, ExpandOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	for _, s := range steps {
 		if s.Spec != nil {
 			s.Spec["env"].(map[string]any)["A"] = "changed"
 		}
 	}
-	if !reflect.DeepEqual(g, pristine) {
-		t.Fatal("graph modified")
-	}
+	require.Equal(t, pristine, g, "graph modified")
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
 // Hostile documents are refused with an error naming the limit; none may
@@ -62,9 +64,8 @@ func TestHostileDocuments(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := Parse(tt.opts, tt.srcs...)
-			if err == nil || !strings.Contains(err.Error(), tt.wantIn) {
-				t.Fatalf("error = %v\nwant one containing %q", truncate(err, 600), tt.wantIn)
-			}
+			require.Error(t, err, "error = %v\nwant one containing %q", truncate(err, 600), tt.wantIn)
+			require.Contains(t, err.Error(), tt.wantIn, "error = %v\nwant one containing %q", truncate(err, 600), tt.wantIn)
 		})
 	}
 }
@@ -94,18 +95,12 @@ func TestLargeDocumentsWithinLimits(t *testing.T) {
 	}
 	oneLine.WriteString(`], "é": "x"}}`)
 	docs, err := Parse(Options{}, Source{Name: "wide.json", Data: oneLine.Bytes()})
-	if err != nil {
-		t.Fatal(truncate(err, 300))
-	}
-	if l := docs.Package.Resources[0].Spec["l"].([]any); len(l) != 400000 {
-		t.Fatalf("list has %d values", len(l))
-	}
+	require.NoError(t, err, "%v", truncate(err, 300))
+	l := docs.Package.Resources[0].Spec["l"].([]any)
+	require.Len(t, l, 400000, "list has %d values", len(l))
 
 	g, err := ParseGraph(Options{}, Source{Name: "10k.yaml", Data: tenKTasks(10000)})
-	if err != nil {
-		t.Fatal(truncate(err, 300))
-	}
-	if len(g.Tasks) != 10000 || g.Tasks[9999].Pos.Line == 0 {
-		t.Fatalf("graph has %d tasks", len(g.Tasks))
-	}
+	require.NoError(t, err, "%v", truncate(err, 300))
+	require.Len(t, g.Tasks, 10000, "graph has %d tasks", len(g.Tasks))
+	require.NotEqual(t, 0, g.Tasks[9999].Pos.Line, "graph has %d tasks", len(g.Tasks))
 }

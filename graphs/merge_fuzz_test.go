@@ -2,9 +2,10 @@ package graphs
 
 import (
 	"fmt"
-	"reflect"
 	"slices"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 
 	"github.com/cairn-io/cairn/model"
 )
@@ -143,19 +144,16 @@ func FuzzMerge(f *testing.F) {
 		in := (&choices{data: data}).layers()
 		pristine := (&choices{data: data}).layers()
 		g1, err1 := Merge("default", in...)
-		if !reflect.DeepEqual(in, pristine) {
-			t.Fatal("Merge modified its inputs")
-		}
+		require.Equal(t, pristine, in, "Merge modified its inputs")
 		g2, err2 := Merge("default", (&choices{data: data}).layers()...)
-		if (err1 == nil) != (err2 == nil) || (err1 != nil && err1.Error() != err2.Error()) {
-			t.Fatalf("errors differ: %v / %v", err1, err2)
+		require.Equal(t, err2 == nil, err1 == nil, "errors differ: %v / %v", err1, err2)
+		if err1 != nil {
+			require.Equal(t, err2.Error(), err1.Error(), "errors differ: %v / %v", err1, err2)
 		}
 		if err1 != nil {
 			return
 		}
-		if !reflect.DeepEqual(g1, g2) {
-			t.Fatal("merge not deterministic")
-		}
+		require.Equal(t, g2, g1, "merge not deterministic")
 		// Order: ids in first-seen order across release, cluster, plugins.
 		var want []string
 		for _, layer := range []model.Layer{model.LayerRelease, model.LayerCluster, model.LayerPlugin} {
@@ -173,27 +171,16 @@ func FuzzMerge(f *testing.F) {
 		var got []string
 		for _, tk := range g1.Tasks {
 			got = append(got, tk.ID)
-			if tk.Nulls != nil {
-				t.Fatalf("merged task %q keeps nulls", tk.ID)
-			}
+			require.Nil(t, tk.Nulls, "merged task %q keeps nulls", tk.ID)
 		}
-		if !slices.Equal(got, want) {
-			t.Fatalf("order %v, want %v", got, want)
-		}
+		require.True(t, slices.Equal(got, want), "order %v, want %v", got, want)
 		out1, err := MarshalGraph(g1, "yaml")
-		if err != nil {
-			t.Fatalf("marshal: %v", err)
-		}
-		if _, err := MarshalGraph(g1, "json"); err != nil {
-			t.Fatalf("marshal json: %v", err)
-		}
+		require.NoError(t, err, "marshal")
+		_, err = MarshalGraph(g1, "json")
+		require.NoError(t, err, "marshal json")
 		again, err := Merge("default", LayerGraph{Layer: model.LayerRelease, Owner: "r", Graph: g1})
-		if err != nil {
-			t.Fatalf("re-merge: %v", err)
-		}
+		require.NoError(t, err, "re-merge")
 		out2, _ := MarshalGraph(again, "yaml")
-		if string(out1) != string(out2) {
-			t.Fatalf("merged graph merged alone changed:\n%s\n---\n%s", out1, out2)
-		}
+		require.Equal(t, string(out2), string(out1), "merged graph merged alone changed:\n%s\n---\n%s", out1, out2)
 	})
 }

@@ -2,11 +2,12 @@ package graphs
 
 import (
 	"encoding/json"
-	"reflect"
 	"strings"
 	"testing"
 	"unicode/utf8"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	"gopkg.in/yaml.v3"
 
 	"github.com/cairn-io/cairn/model"
@@ -81,9 +82,7 @@ func clearParseOrigin(g *model.Graph) *model.Graph {
 func parseLayer(t *testing.T, name, src string) *model.Graph {
 	t.Helper()
 	g, err := ParseGraph(Options{Partial: true}, Source{Name: name, Data: []byte(src)})
-	if err != nil {
-		t.Fatalf("%s: %v", name, err)
-	}
+	require.NoError(t, err, "%s: %v", name, err)
 	return g
 }
 
@@ -93,44 +92,34 @@ func TestMarshalGraphRoundTrip(t *testing.T) {
 		LayerGraph{Layer: model.LayerCluster, Owner: "c", Graph: parseLayer(t, "cluster.yaml", clusterLayerYAML)},
 		LayerGraph{Layer: model.LayerPlugin, Owner: "p", Graph: parseLayer(t, "plugin.json", pluginLayerYAML)},
 	)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	// The merge did what the layers say.
 	byID := map[string]*model.Task{}
 	for _, tk := range merged.Tasks {
 		byID[tk.ID] = tk
 	}
 	stop := byID["stop-api"]
-	if stop.Condition != "" || stop.Strategy.Limit() != 2 || !reflect.DeepEqual(stop.Parameters["env"], map[string]any{"B": "2", "C": "3"}) ||
-		!reflect.DeepEqual(stop.Extra, map[string]any{"reexecute_on": []any{"deploy_changes"}}) {
-		t.Fatalf("stop-api merged wrongly: %+v", *stop)
-	}
-	if byID["maintenance-on"].Type != "skipped" || !reflect.DeepEqual(byID["maintenance-on"].Requires, []string{"deploy_start"}) {
-		t.Fatalf("maintenance-on: %+v", *byID["maintenance-on"])
-	}
-	if errs := ValidateGraph(nil, merged); len(errs) > 0 {
-		t.Fatalf("merged graph invalid: %v", errs)
-	}
+	require.Empty(t, stop.Condition, "stop-api merged wrongly: %+v", *stop)
+	require.Equal(t, 2, stop.Strategy.Limit(), "stop-api merged wrongly: %+v", *stop)
+	require.Equal(t, map[string]any{"B": "2", "C": "3"}, stop.Parameters["env"], "stop-api merged wrongly: %+v", *stop)
+	require.Equal(t, map[string]any{"reexecute_on": []any{"deploy_changes"}}, stop.Extra, "stop-api merged wrongly: %+v", *stop)
+	require.Equal(t, "skipped", byID["maintenance-on"].Type, "maintenance-on: %+v", *byID["maintenance-on"])
+	require.Equal(t, []string{"deploy_start"}, byID["maintenance-on"].Requires, "maintenance-on: %+v", *byID["maintenance-on"])
+	errs := ValidateGraph(nil, merged)
+	require.LessOrEqual(t, len(errs), 0, "merged graph invalid: %v", errs)
 
 	for _, format := range []string{"yaml", "json"} {
 		t.Run(format, func(t *testing.T) {
 			out, err := MarshalGraph(merged, format)
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			back, err := ParseGraph(Options{}, Source{Name: "merged." + format, Data: out})
-			if err != nil {
-				t.Fatalf("%v\n%s", err, out)
-			}
+			require.NoError(t, err, "%v\n%s", err, out)
 			want := clearParseOrigin(cloneGraphForTest(merged))
-			if got := clearParseOrigin(back); !reflect.DeepEqual(got, want) {
-				t.Fatalf("round trip differs:\n got %s\nwant %s\n%s", dumpMergedTasks(got.Tasks), dumpMergedTasks(want.Tasks), out)
-			}
+			got := clearParseOrigin(back)
+			require.Equal(t, want, got, "round trip differs:\n got %s\nwant %s\n%s", dumpMergedTasks(got.Tasks), dumpMergedTasks(want.Tasks), out)
 			again, err := MarshalGraph(back, format)
-			if err != nil || string(again) != string(out) {
-				t.Fatalf("second rendering differs (%v):\n%s\n---\n%s", err, again, out)
-			}
+			require.NoError(t, err, "second rendering differs (%v):\n%s\n---\n%s", err, again, out)
+			require.Equal(t, string(out), string(again), "second rendering differs (%v):\n%s\n---\n%s", err, again, out)
 		})
 	}
 }
@@ -155,15 +144,12 @@ func TestMarshalGraphKeepsLayerNulls(t *testing.T) {
 	layer := parseLayer(t, "cluster.yaml", clusterLayerYAML)
 	for _, format := range []string{"yaml", "json"} {
 		out, err := MarshalGraph(layer, format)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		back := parseLayer(t, "again."+format, string(out))
-		if got, want := clearParseOrigin(back), clearParseOrigin(parseLayer(t, "cluster.yaml", clusterLayerYAML)); !reflect.DeepEqual(got, want) {
-			t.Fatalf("%s: layer round trip differs:\n got %s\nwant %s\n%s", format, dumpMergedTasks(got.Tasks), dumpMergedTasks(want.Tasks), out)
-		}
-		if !strings.Contains(string(out), "condition: null") && !strings.Contains(string(out), `"condition": null`) {
-			t.Fatalf("%s: explicit null lost:\n%s", format, out)
+		got, want := clearParseOrigin(back), clearParseOrigin(parseLayer(t, "cluster.yaml", clusterLayerYAML))
+		require.Equal(t, want, got, "%s: layer round trip differs:\n got %s\nwant %s\n%s", format, dumpMergedTasks(got.Tasks), dumpMergedTasks(want.Tasks), out)
+		if !strings.Contains(string(out), "condition: null") {
+			require.Contains(t, string(out), `"condition": null`, "%s: explicit null lost:\n%s", format, out)
 		}
 	}
 }
@@ -226,12 +212,8 @@ tasks:
 	for _, tt := range tests {
 		t.Run(tt.format, func(t *testing.T) {
 			out, err := MarshalGraph(g, tt.format)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if string(out) != tt.want {
-				t.Fatalf("got:\n%s\nwant:\n%s", out, tt.want)
-			}
+			require.NoError(t, err)
+			require.Equal(t, tt.want, string(out), "got:\n%s\nwant:\n%s", out, tt.want)
 		})
 	}
 }
@@ -251,9 +233,8 @@ func TestMarshalGraphErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := MarshalGraph(tt.g, tt.format)
-			if err == nil || !strings.Contains(err.Error(), tt.want) {
-				t.Fatalf("err = %v, want %q", err, tt.want)
-			}
+			require.Error(t, err, "err = %v, want %q", err, tt.want)
+			require.Contains(t, err.Error(), tt.want, "err = %v, want %q", err, tt.want)
 		})
 	}
 }
@@ -274,29 +255,23 @@ func TestMarshalGraphYAMLValues(t *testing.T) {
 		},
 	}}}
 	out, err := MarshalGraph(g, "yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	for _, want := range []string{"script: |\n        set -e\n        echo one\n        \techo tabbed\n\n        echo done\n", "noeol: |-\n        line 1\n        line 2\n"} {
-		if !strings.Contains(string(out), want) {
-			t.Errorf("output lacks %q:\n%s", want, out)
-		}
+		assert.Contains(t, string(out), want, "output lacks %q:\n%s", want, out)
 	}
 	var doc struct {
 		Tasks []struct {
 			Parameters map[string]any
 		}
 	}
-	if err := yaml.Unmarshal(out, &doc); err != nil {
-		t.Fatalf("%v\n%s", err, out)
-	}
+	err = yaml.Unmarshal(out, &doc)
+	require.NoError(t, err, "%v\n%s", err, out)
 	want := map[string]any{}
 	for k, v := range g.Tasks[0].Parameters {
 		want[k] = yamlNormal(v)
 	}
-	if got := doc.Tasks[0].Parameters; !reflect.DeepEqual(got, want) {
-		t.Fatalf("read back:\n got %#v\nwant %#v\n%s", got, want, out)
-	}
+	got := doc.Tasks[0].Parameters
+	require.Equal(t, want, got, "read back:\n got %#v\nwant %#v\n%s", got, want, out)
 }
 
 // yamlNormal is v as yaml.v3 decodes it into interface values.
@@ -337,30 +312,22 @@ func FuzzMarshalYAML(f *testing.F) {
 		}
 		g := &model.Graph{Type: "t", Tasks: []*model.Task{{ID: "a", Type: "external", Parameters: params}}}
 		out, err := MarshalGraph(g, "yaml")
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		var doc struct {
 			Tasks []struct {
 				Parameters map[string]any
 			}
 		}
-		if err := yaml.Unmarshal(out, &doc); err != nil {
-			t.Fatalf("%v\n%s", err, out)
-		}
-		if len(doc.Tasks) != 1 || !reflect.DeepEqual(doc.Tasks[0].Parameters, params) {
-			t.Fatalf("read back %#v, want %#v\n%s", doc.Tasks, params, out)
-		}
+		err = yaml.Unmarshal(out, &doc)
+		require.NoError(t, err, "%v\n%s", err, out)
+		require.Len(t, doc.Tasks, 1, "read back %#v, want %#v\n%s", doc.Tasks, params, out)
+		require.Equal(t, params, doc.Tasks[0].Parameters, "read back %#v, want %#v\n%s", doc.Tasks, params, out)
 		out, err = MarshalGraph(g, "json")
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		doc.Tasks = nil
-		if err := json.Unmarshal(out, &doc); err != nil {
-			t.Fatalf("%v\n%s", err, out)
-		}
-		if len(doc.Tasks) != 1 || !reflect.DeepEqual(doc.Tasks[0].Parameters, params) {
-			t.Fatalf("JSON read back %#v, want %#v\n%s", doc.Tasks, params, out)
-		}
+		err = json.Unmarshal(out, &doc)
+		require.NoError(t, err, "%v\n%s", err, out)
+		require.Len(t, doc.Tasks, 1, "JSON read back %#v, want %#v\n%s", doc.Tasks, params, out)
+		require.Equal(t, params, doc.Tasks[0].Parameters, "JSON read back %#v, want %#v\n%s", doc.Tasks, params, out)
 	})
 }

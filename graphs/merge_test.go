@@ -1,9 +1,11 @@
 package graphs
 
 import (
-	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/cairn-io/cairn/model"
 )
@@ -209,25 +211,16 @@ func TestMerge(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			g, err := Merge("default", tt.layers...)
 			if tt.wantErr != nil {
-				if err == nil {
-					t.Fatalf("no error; graph %+v", g)
-				}
+				require.Error(t, err, "no error; graph %+v", g)
 				for _, s := range tt.wantErr {
-					if !strings.Contains(err.Error(), s) {
-						t.Errorf("error %q lacks %q", err, s)
-					}
+					assert.Contains(t, err.Error(), s, "error %q lacks %q", err, s)
 				}
 				return
 			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if g.Type != "default" {
-				t.Fatalf("type %q", g.Type)
-			}
-			if got := stripMergeOrigin(g).Tasks; !reflect.DeepEqual(got, tt.want) {
-				t.Fatalf("tasks:\n got %s\nwant %s", dumpMergedTasks(got), dumpMergedTasks(tt.want))
-			}
+			require.NoError(t, err)
+			require.Equal(t, "default", g.Type, "type")
+			got := stripMergeOrigin(g).Tasks
+			require.Equal(t, tt.want, got, "tasks:\n got %s\nwant %s", dumpMergedTasks(got), dumpMergedTasks(tt.want))
 		})
 	}
 }
@@ -255,9 +248,7 @@ func TestMergeRecordsWinningLayerAndOwner(t *testing.T) {
 		cluLayer(&model.Task{ID: "b", Condition: "x", Pos: model.Position{Source: "cl.yaml", Line: 7}}),
 		plugLayer("p9", &model.Task{ID: "c", Type: "shell"}),
 	)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	want := []struct {
 		layer model.Layer
 		owner string
@@ -267,17 +258,13 @@ func TestMergeRecordsWinningLayerAndOwner(t *testing.T) {
 		{model.LayerCluster, "cl-1", model.Position{Source: "cl.yaml", Line: 7}},
 		{model.LayerPlugin, "p9", model.Position{}},
 	}
-	if g.Type != "upgrade" {
-		t.Fatalf("type = %q", g.Type)
-	}
+	require.Equal(t, "upgrade", g.Type, "type")
 	for i, w := range want {
 		tk := g.Tasks[i]
-		if tk.Layer != w.layer || tk.Owner != w.owner || tk.Pos != w.pos {
-			t.Errorf("task %s: layer %q owner %q pos %v, want %+v", tk.ID, tk.Layer, tk.Owner, tk.Pos, w)
-		}
-		if tk.Nulls != nil {
-			t.Errorf("task %s keeps Nulls %v", tk.ID, tk.Nulls)
-		}
+		require.Equal(t, w.layer, tk.Layer, "task %s: layer %q owner %q pos %v, want %+v", tk.ID, tk.Layer, tk.Owner, tk.Pos, w)
+		require.Equal(t, w.owner, tk.Owner, "task %s: layer %q owner %q pos %v, want %+v", tk.ID, tk.Layer, tk.Owner, tk.Pos, w)
+		assert.Equal(t, w.pos, tk.Pos, "task %s: layer %q owner %q pos %v, want %+v", tk.ID, tk.Layer, tk.Owner, tk.Pos, w)
+		assert.Nil(t, tk.Nulls, "task %s keeps Nulls %v", tk.ID, tk.Nulls)
 	}
 }
 
@@ -291,23 +278,16 @@ func TestMergeDoesNotModifyInputs(t *testing.T) {
 	}
 	in, pristine := mk(), mk()
 	g, err := Merge("", in...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if g.Type != model.DefaultGraphType {
-		t.Fatalf("type = %q", g.Type)
-	}
+	require.NoError(t, err)
+	require.Equal(t, model.DefaultGraphType, g.Type, "type")
 	// Mutate the result deeply; the inputs must not change.
 	g.Tasks[0].Parameters["env"].(map[string]any)["Z"] = "z"
 	g.Tasks[0].Parameters["l"].([]any)[0] = 99
 	g.Tasks[0].CrossDepends[0].Role.([]any)[0] = "changed"
 	g.Tasks[0].Strategy.Amount = 7
-	if !reflect.DeepEqual(in, pristine) {
-		t.Fatalf("inputs changed:\n%s\n%s", dumpMergedTasks(in[0].Graph.Tasks), dumpMergedTasks(pristine[0].Graph.Tasks))
-	}
-	if _, ok := g.Tasks[0].Extra["e"]; ok {
-		t.Fatalf("extra e not removed by nil: %v", g.Tasks[0].Extra)
-	}
+	require.Equal(t, pristine, in, "inputs changed:\n%s\n%s", dumpMergedTasks(in[0].Graph.Tasks), dumpMergedTasks(pristine[0].Graph.Tasks))
+	_, ok := g.Tasks[0].Extra["e"]
+	require.False(t, ok, "extra e not removed by nil: %v", g.Tasks[0].Extra)
 }
 
 func TestMergeGraphName(t *testing.T) {
@@ -317,12 +297,8 @@ func TestMergeGraphName(t *testing.T) {
 	b.Graph.Name = "Cluster graph"
 	c := plugLayer("p")
 	g, err := Merge("default", c, b, a)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if g.Name != "Cluster graph" {
-		t.Fatalf("name = %q", g.Name)
-	}
+	require.NoError(t, err)
+	require.Equal(t, "Cluster graph", g.Name, "name")
 }
 
 func TestMergeIsDeterministic(t *testing.T) {
@@ -332,18 +308,12 @@ func TestMergeIsDeterministic(t *testing.T) {
 		plugLayer("p", &model.Task{ID: "q", Type: "stage"}),
 	}
 	first, err := Merge("default", layers...)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	want, _ := MarshalGraph(first, "yaml")
 	for range 20 {
 		g, err := Merge("default", layers...)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		got, _ := MarshalGraph(g, "yaml")
-		if string(got) != string(want) {
-			t.Fatalf("merge output differs:\n%s\n---\n%s", got, want)
-		}
+		require.Equal(t, string(want), string(got), "merge output differs:\n%s\n---\n%s", got, want)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
 	"gopkg.in/yaml.v3"
 )
 
@@ -72,16 +73,13 @@ func BenchmarkParseValidate10k(b *testing.B) {
 			defer func() { reportCPU(b, cpu0) }()
 			for b.Loop() {
 				docs, err := Parse(Options{}, Source{Name: "bench", Data: c.data})
-				if err != nil {
-					b.Fatal(truncate(err, 500))
-				}
+				require.NoError(b, err, "%v", truncate(err, 500))
 				tasks := 0
 				for _, g := range docs.Graphs {
 					tasks += len(g.Tasks)
 				}
-				if len(docs.Package.Resources) != c.resources || tasks != c.tasks {
-					b.Fatalf("read %d resources and %d tasks", len(docs.Package.Resources), tasks)
-				}
+				require.Len(b, docs.Package.Resources, c.resources, "read %d resources and %d tasks", len(docs.Package.Resources), tasks)
+				require.Equal(b, c.tasks, tasks, "read %d resources and %d tasks", len(docs.Package.Resources), tasks)
 			}
 		})
 	}
@@ -98,9 +96,7 @@ func BenchmarkYAMLDecode10k(b *testing.B) {
 	defer func() { reportCPU(b, cpu0) }()
 	for b.Loop() {
 		var n yaml.Node
-		if err := yaml.NewDecoder(bytes.NewReader(data)).Decode(&n); err != nil {
-			b.Fatal(err)
-		}
+		require.NoError(b, yaml.NewDecoder(bytes.NewReader(data)).Decode(&n))
 	}
 }
 
@@ -117,12 +113,8 @@ func reportCPU(b *testing.B, start time.Duration) {
 // yamlToJSON re-encodes a YAML document as JSON.
 func yamlToJSON(b *testing.B, data []byte) []byte {
 	var v any
-	if err := yaml.Unmarshal(data, &v); err != nil {
-		b.Fatal(err)
-	}
+	require.NoError(b, yaml.Unmarshal(data, &v))
 	out, err := json.Marshal(v)
-	if err != nil {
-		b.Fatal(err)
-	}
+	require.NoError(b, err)
 	return out
 }

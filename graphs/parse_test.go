@@ -1,13 +1,14 @@
 package graphs
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
-	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/cairn-io/cairn/kinds"
 	"github.com/cairn-io/cairn/model"
@@ -21,9 +22,7 @@ func parseErrLines(t *testing.T, err error) []string {
 		return nil
 	}
 	var es Errors
-	if !errors.As(err, &es) {
-		t.Fatalf("error is %T, want Errors: %v", err, err)
-	}
+	require.ErrorAs(t, err, &es, "error is %T, want Errors: %v", err, err)
 	out := make([]string, len(es))
 	for i, e := range es {
 		out[i] = e.Error()
@@ -36,9 +35,7 @@ func sameLines(t *testing.T, got, want []string) {
 	if len(got) == 0 && len(want) == 0 {
 		return
 	}
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("errors:\n  got:\n    %s\n  want:\n    %s", strings.Join(got, "\n    "), strings.Join(want, "\n    "))
-	}
+	assert.Equal(t, want, got, "errors:\n  got:\n    %s\n  want:\n    %s", strings.Join(got, "\n    "), strings.Join(want, "\n    "))
 }
 
 func TestParseRules(t *testing.T) {
@@ -431,12 +428,12 @@ tasks:
 	sameLines(t, parseErrLines(t, err), []string{
 		`up.yaml:3:51: metadata.typo: unknown field "typo"; did you mean "type"?`,
 	})
-	if g.Type != "upgrade" || g.Name != "Upgrade database" || len(g.Tasks) != 1 || g.Tasks[0].ID != "stop-api" {
-		t.Fatalf("graph = %+v", g)
-	}
-	if got := g.Tasks[0].Pos; got != (model.Position{Source: "up.yaml", Line: 5, Column: 5}) {
-		t.Errorf("task position = %+v", got)
-	}
+	require.Equal(t, "upgrade", g.Type, "graph = %+v", g)
+	require.Equal(t, "Upgrade database", g.Name, "graph = %+v", g)
+	require.Len(t, g.Tasks, 1, "graph = %+v", g)
+	require.Equal(t, "stop-api", g.Tasks[0].ID, "graph = %+v", g)
+	got := g.Tasks[0].Pos
+	assert.Equal(t, model.Position{Source: "up.yaml", Line: 5, Column: 5}, got, "task position")
 }
 
 func TestParseGraphShapes(t *testing.T) {
@@ -455,16 +452,14 @@ func TestParseGraphShapes(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			g, err := ParseGraph(Options{}, Source{Name: "g", Data: []byte(tt.src), Format: tt.format})
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			var ids []string
 			for _, task := range g.Tasks {
 				ids = append(ids, task.ID)
 			}
-			if g.Type != tt.wantType || g.Name != tt.wantNm || !reflect.DeepEqual(ids, tt.wantIDs) {
-				t.Fatalf("graph = type %q name %q ids %v", g.Type, g.Name, ids)
-			}
+			require.Equal(t, tt.wantType, g.Type, "graph = type %q name %q ids %v", g.Type, g.Name, ids)
+			require.Equal(t, tt.wantNm, g.Name, "graph = type %q name %q ids %v", g.Type, g.Name, ids)
+			require.Equal(t, tt.wantIDs, ids, "graph = type %q name %q ids %v", g.Type, g.Name, ids)
 		})
 	}
 }
@@ -510,12 +505,8 @@ func TestParseFuelTaskDetails(t *testing.T) {
 	docs, err := Parse(Options{Partial: true}, Source{Name: "tasks.yaml", Data: []byte(src)})
 	// Partial: parameters are not checked against the schema, so the
 	// null that removes an inherited parameter is kept, not refused.
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(docs.Graphs) != 1 {
-		t.Fatalf("graphs = %d", len(docs.Graphs))
-	}
+	require.NoError(t, err)
+	require.Len(t, docs.Graphs, 1, "graphs")
 	task := docs.Graphs[0].Tasks[0]
 	want := &model.Task{
 		ID: "upload", Type: "upload_file", Version: "2.0", Roles: []string{"*"}, Requires: []string{"a"},
@@ -529,9 +520,7 @@ func TestParseFuelTaskDetails(t *testing.T) {
 		Nulls: []string{"condition", "fail_on_error", "custom_flag"},
 		Pos:   model.Position{Source: "tasks.yaml", Line: 1, Column: 3},
 	}
-	if !reflect.DeepEqual(task, want) {
-		t.Errorf("task:\n got  %#v\n want %#v", task, want)
-	}
+	assert.Equal(t, want, task, "task")
 }
 
 func TestParseMultipleSources(t *testing.T) {
@@ -551,16 +540,13 @@ spec: {path: /etc}
 		`b.json:3:46: metadata.name: duplicate resource directory/etc: first defined at a.yaml:1:1`,
 		`d.json:1:89: tasks[1].id: duplicate task id "t1": first defined at c.yaml:1:3`,
 	})
-	if got := docs.Package.Sources; !reflect.DeepEqual(got, []string{"a.yaml", "b.json", "c.yaml", "d.json"}) {
-		t.Errorf("sources = %v", got)
-	}
-	if len(docs.Package.Resources) != 3 || docs.Package.Resources[1].Pos != (model.Position{Source: "b.json", Doc: 0, Line: 2, Column: 3}) ||
-		docs.Package.Resources[2].Pos.Doc != 1 {
-		t.Errorf("resources = %+v", docs.Package.Resources)
-	}
-	if len(docs.Graphs) != 1 || len(docs.Graphs[0].Tasks) != 3 {
-		t.Errorf("graphs = %+v", docs.Graphs)
-	}
+	got := docs.Package.Sources
+	assert.Equal(t, []string{"a.yaml", "b.json", "c.yaml", "d.json"}, got, "sources")
+	require.Len(t, docs.Package.Resources, 3, "resources")
+	require.Equal(t, model.Position{Source: "b.json", Doc: 0, Line: 2, Column: 3}, docs.Package.Resources[1].Pos, "resources = %+v", docs.Package.Resources)
+	assert.Equal(t, 1, docs.Package.Resources[2].Pos.Doc, "resources = %+v", docs.Package.Resources)
+	require.Len(t, docs.Graphs, 1, "graphs")
+	assert.Len(t, docs.Graphs[0].Tasks, 3, "graphs = %+v", docs.Graphs)
 }
 
 // The package of the pkger seed (its S1 stack), indented with spaces as
@@ -569,45 +555,34 @@ spec: {path: /etc}
 // reported with a suggestion, along with the name it then lacks.
 func TestParsePkgerSeedPackage(t *testing.T) {
 	srcs, err := ReadFiles("testdata/parse/pkger_kinds.yaml", "testdata/parse/pkger_s1.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	builtin := kinds.Builtin()
 	docs, err := Parse(Options{Catalogue: builtin}, srcs...)
 	sameLines(t, parseErrLines(t, err), []string{
 		`testdata/parse/pkger_s1.yaml:9:1: metadata.name: missing metadata.name`,
 		`testdata/parse/pkger_s1.yaml:10:1: metadta: unknown field "metadta"; did you mean "metadata"?`,
 	})
-	if _, ok := builtin.Lookup("Label"); ok {
-		t.Error("the caller's catalogue was modified")
-	}
-	if _, ok := docs.Catalogue.Lookup("label"); !ok {
-		t.Error("the returned catalogue lacks the defined kind")
-	}
+	_, ok := builtin.Lookup("Label")
+	assert.False(t, ok, "the caller's catalogue was modified")
+	_, ok = docs.Catalogue.Lookup("label")
+	assert.True(t, ok, "the returned catalogue lacks the defined kind")
 	var names []string
 	for _, k := range docs.Kinds {
 		names = append(names, k.Name)
 	}
-	if !reflect.DeepEqual(names, []string{"Label", "Bucket", "Dashboard", "Task"}) {
-		t.Errorf("kinds = %v", names)
-	}
+	assert.Equal(t, []string{"Label", "Bucket", "Dashboard", "Task"}, names, "kinds")
 	res := docs.Package.Resources
-	if len(res) != 3 {
-		t.Fatalf("resources = %d", len(res))
-	}
+	require.Len(t, res, 3, "resources")
 	dash := res[2]
-	if dash.Kind != "Dashboard" || dash.Name != "charmed_saratoba" ||
-		!reflect.DeepEqual(dash.Associations, []model.Ref{{Kind: "Label", Name: "lucid_einstein"}}) ||
-		!reflect.DeepEqual(dash.Spec, map[string]any{"name": "dash_1"}) {
-		t.Errorf("dashboard = %+v", dash)
-	}
+	require.Equal(t, "Dashboard", dash.Kind, "dashboard = %+v", dash)
+	require.Equal(t, "charmed_saratoba", dash.Name, "dashboard = %+v", dash)
+	require.Equal(t, []model.Ref{{Kind: "Label", Name: "lucid_einstein"}}, dash.Associations, "dashboard = %+v", dash)
+	assert.Equal(t, map[string]any{"name": "dash_1"}, dash.Spec, "dashboard = %+v", dash)
 
 	// Fixed, the package is valid.
 	fixed := strings.Replace(string(srcs[1].Data), "metadta:", "metadata:", 1)
 	_, err = Parse(Options{}, srcs[0], Source{Name: "fixed.yaml", Data: []byte(fixed)})
-	if err != nil {
-		t.Fatalf("fixed seed: %v", err)
-	}
+	require.NoError(t, err, "fixed seed")
 }
 
 func TestParseKindDefinitionErrors(t *testing.T) {
@@ -649,13 +624,9 @@ func TestParseEncodingsAgree(t *testing.T) {
 	var models []*Documents
 	for _, name := range []string{"model.yaml", "model.json", "model.jsonnet"} {
 		srcs, err := ReadFiles(filepath.Join("testdata/parse", name))
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		docs, err := Parse(Options{ExtVars: map[string]string{"site": "lab"}}, srcs...)
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
+		require.NoError(t, err, "%s: %v", name, err)
 		for _, r := range docs.Package.Resources {
 			r.Pos = model.Position{}
 		}
@@ -668,13 +639,12 @@ func TestParseEncodingsAgree(t *testing.T) {
 		docs.Catalogue = nil
 		models = append(models, docs)
 	}
-	if len(models[0].Package.Resources) != 3 || len(models[0].Graphs) != 1 || len(models[0].Graphs[0].Tasks) != 3 || len(models[0].Kinds) != 1 {
-		t.Fatalf("yaml model is not the whole fixture: %+v", models[0])
-	}
+	require.Len(t, models[0].Package.Resources, 3, "yaml model is not the whole fixture: %+v", models[0])
+	require.Len(t, models[0].Graphs, 1, "yaml model is not the whole fixture: %+v", models[0])
+	require.Len(t, models[0].Graphs[0].Tasks, 3, "yaml model is not the whole fixture: %+v", models[0])
+	require.Len(t, models[0].Kinds, 1, "yaml model is not the whole fixture: %+v", models[0])
 	for i, name := range []string{"json", "jsonnet"} {
-		if !reflect.DeepEqual(models[0], models[i+1]) {
-			t.Errorf("%s model differs from yaml:\n yaml %s\n %s %s", name, dumpDocs(models[0]), name, dumpDocs(models[i+1]))
-		}
+		assert.Equal(t, models[i+1], models[0], "%s model differs from yaml:\n yaml %s\n %s %s", name, dumpDocs(models[0]), name, dumpDocs(models[i+1]))
 	}
 }
 
@@ -696,41 +666,33 @@ func dumpDocs(d *Documents) string {
 func TestReadFiles(t *testing.T) {
 	dir := t.TempDir()
 	write := func(name, data string) {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644))
 	}
 	write("b.yaml", "kind: directory\nmetadata: {name: b}\nspec: {path: /b}\n")
 	write("a.json", `{"kind": "directory", "metadata": {"name": "a"}, "spec": {"path": "/a"}}`)
 	write("c.jsonnet", `{kind: "directory", metadata: {name: "c"}, spec: {path: "/c"}}`)
 	write("lib.libsonnet", `{}`)
 	write("notes.txt", "not a document")
-	if err := os.Mkdir(filepath.Join(dir, "sub"), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.Mkdir(filepath.Join(dir, "sub"), 0o755))
 	srcs, err := ReadFiles(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	var got []string
 	for _, s := range srcs {
 		got = append(got, filepath.Base(s.Name)+":"+string(s.Format))
 	}
-	if want := []string{"a.json:json", "b.yaml:yaml", "c.jsonnet:jsonnet"}; !reflect.DeepEqual(got, want) {
-		t.Errorf("sources = %v, want %v", got, want)
-	}
+	want := []string{"a.json:json", "b.yaml:yaml", "c.jsonnet:jsonnet"}
+	assert.Equal(t, want, got, "sources")
 	docs, err := Parse(Options{}, srcs...)
-	if err != nil || len(docs.Package.Resources) != 3 {
-		t.Fatalf("parse: %v, %d resources", err, len(docs.Package.Resources))
-	}
+	require.NoError(t, err, "parse: %v, %d resources", err, len(docs.Package.Resources))
+	require.Len(t, docs.Package.Resources, 3, "parse: %v, %d resources", err, len(docs.Package.Resources))
 
 	write("big.yaml", strings.Repeat("#", 2048))
-	if _, err := ReadFilesLimit(1024, filepath.Join(dir, "big.yaml")); err == nil || !strings.Contains(err.Error(), "larger than the limit of 1 KiB") {
-		t.Errorf("big file: %v", err)
-	}
-	if _, err := ReadFiles(filepath.Join(dir, "missing.yaml")); err == nil || !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("missing file: %v", err)
-	}
+	_, err = ReadFilesLimit(1024, filepath.Join(dir, "big.yaml"))
+	require.Error(t, err, "big file")
+	assert.Contains(t, err.Error(), "larger than the limit of 1 KiB", "big file: %v", err)
+	_, err = ReadFiles(filepath.Join(dir, "missing.yaml"))
+	require.Error(t, err, "missing file")
+	assert.ErrorIs(t, err, os.ErrNotExist, "missing file: %v", err)
 }
 
 func TestFormatDetection(t *testing.T) {
@@ -761,18 +723,15 @@ func TestFormatDetection(t *testing.T) {
 		if got == FormatAuto {
 			got = sniff([]byte(tt.data))
 		}
-		if got != tt.want {
-			t.Errorf("%s %q: format %q, want %q", tt.name, tt.data, got, tt.want)
-		}
+		assert.Equal(t, tt.want, got, "%s %q: format %q, want %q", tt.name, tt.data, got, tt.want)
 	}
 	for in, want := range map[string]Format{"application/yaml": FormatYAML, "application/json; charset=utf-8": FormatJSON, "application/jsonnet": FormatJsonnet, "": FormatAuto} {
-		if got, err := ParseFormat(in); err != nil || got != want {
-			t.Errorf("ParseFormat(%q) = %q, %v", in, got, err)
-		}
+		got, err := ParseFormat(in)
+		require.NoError(t, err, "ParseFormat(%q) = %q, %v", in, got, err)
+		assert.Equal(t, want, got, "ParseFormat(%q) = %q, %v", in, got, err)
 	}
-	if _, err := ParseFormat("text/html"); err == nil {
-		t.Error("ParseFormat accepted text/html")
-	}
+	_, err := ParseFormat("text/html")
+	assert.Error(t, err, "ParseFormat accepted text/html")
 }
 
 func sprintAny(v any) string { return fmt.Sprintf("%+v", v) }

@@ -3,13 +3,12 @@ package graphs
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"os"
 	"path/filepath"
-	"reflect"
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
 	"gopkg.in/yaml.v3"
 )
 
@@ -20,9 +19,7 @@ func fuzzSeeds(f *testing.F, exts []string, extra ...string) {
 		files, _ := filepath.Glob(filepath.Join("testdata", "parse", "*"+ext))
 		for _, file := range files {
 			data, err := os.ReadFile(file)
-			if err != nil {
-				f.Fatal(err)
-			}
+			require.NoError(f, err)
 			f.Add(data)
 		}
 	}
@@ -35,24 +32,22 @@ func fuzzSeeds(f *testing.F, exts []string, extra ...string) {
 // failure, Errors that name the source and lie inside it.
 func checkFuzzResult(t *testing.T, name string, data []byte, docs *Documents, err error) {
 	t.Helper()
-	if docs == nil || docs.Package == nil || docs.Catalogue == nil {
-		t.Fatalf("no documents returned (err %v)", err)
-	}
+	require.NotNil(t, docs, "no documents returned (err %v)", err)
+	require.NotNil(t, docs.Package, "no documents returned (err %v)", err)
+	require.NotNil(t, docs.Catalogue, "no documents returned (err %v)", err)
 	if err == nil {
 		return
 	}
 	var es Errors
-	if !errors.As(err, &es) || len(es) == 0 {
-		t.Fatalf("error is %T, want non-empty Errors: %v", err, err)
-	}
+	require.ErrorAs(t, err, &es, "error is %T, want non-empty Errors: %v", err, err)
+	require.NotEmpty(t, es, "error is %T, want non-empty Errors: %v", err, err)
 	lines := yamlLines(data)
 	for _, e := range es {
-		if e.Pos.Source != name || e.Message == "" {
-			t.Fatalf("error without source or message: %#v", e)
-		}
-		if e.Pos.Line < 0 || e.Pos.Line > lines+1 || e.Pos.Column < 0 {
-			t.Fatalf("error outside the document (%d lines): %#v", lines, e)
-		}
+		require.Equal(t, name, e.Pos.Source, "error without source or message: %#v", e)
+		require.NotEmpty(t, e.Message, "error without source or message: %#v", e)
+		require.GreaterOrEqual(t, e.Pos.Line, 0, "error outside the document (%d lines): %#v", lines, e)
+		require.LessOrEqual(t, e.Pos.Line, lines+1, "error outside the document (%d lines): %#v", lines, e)
+		require.GreaterOrEqual(t, e.Pos.Column, 0, "error outside the document (%d lines): %#v", lines, e)
 	}
 }
 
@@ -108,9 +103,7 @@ func FuzzReadJSON(f *testing.F) {
 		checkJSONAgainstStdlib(t, data)
 		for _, partial := range []bool{false, true} {
 			g, err := ParseGraph(Options{MaxBytes: 64 << 10, MaxNodes: 20000, Partial: partial}, Source{Name: "f.json", Data: data, Format: FormatJSON})
-			if g == nil {
-				t.Fatalf("ParseGraph returned no graph (err %v)", err)
-			}
+			require.NotNil(t, g, "ParseGraph returned no graph (err %v)", err)
 		}
 	})
 }
@@ -124,21 +117,16 @@ func checkJSONAgainstStdlib(t *testing.T, data []byte) {
 	jr := &jsonReader{data: data, maxDepth: 20000, budget: 1 << 30, positions: true}
 	root, err := jr.document()
 	valid := json.Valid(data)
-	if (err == nil) != valid {
-		t.Fatalf("reader says error %v, encoding/json says valid %v, for %q", err, valid, data)
-	}
+	require.Equal(t, valid, err == nil, "reader says error %v, encoding/json says valid %v, for %q", err, valid, data)
 	if !valid || len(jr.problems) > 0 {
 		return
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	var want any
-	if err := dec.Decode(&want); err != nil {
-		t.Fatal(err)
-	}
-	if got := jsonNodeValue(root); !reflect.DeepEqual(got, numbersAsText(want)) {
-		t.Fatalf("reader decoded %#v, encoding/json %#v, for %q", got, want, data)
-	}
+	require.NoError(t, dec.Decode(&want))
+	got := jsonNodeValue(root)
+	require.Equal(t, numbersAsText(want), got, "reader decoded %#v, encoding/json %#v, for %q", got, want, data)
 }
 
 func jsonNodeValue(n *yaml.Node) any {

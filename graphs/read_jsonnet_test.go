@@ -6,6 +6,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // TestMain lets this test binary serve as the sandboxed Jsonnet child that
@@ -17,26 +20,18 @@ func TestMain(m *testing.M) {
 
 func TestJsonnetDocuments(t *testing.T) {
 	dir := t.TempDir()
-	if err := os.MkdirAll(filepath.Join(dir, "lib"), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, "lib"), 0o755))
 	files := map[string]string{
 		"lib/dir.libsonnet":  `function(name, path) { kind: 'directory', metadata: { name: name }, spec: { path: path } }`,
 		"lib/uses.libsonnet": `import 'dir.libsonnet'`, // relative to lib/
 		"motd.txt":           "hello",
 	}
 	for name, data := range files {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644))
 	}
 	outside := filepath.Join(t.TempDir(), "secret.txt")
-	if err := os.WriteFile(outside, []byte("secret"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink(outside, filepath.Join(dir, "link.txt")); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(outside, []byte("secret"), 0o644))
+	require.NoError(t, os.Symlink(outside, filepath.Join(dir, "link.txt")))
 
 	tests := []struct {
 		name    string
@@ -89,8 +84,9 @@ func TestJsonnetDocuments(t *testing.T) {
 				got[0] = got[0][:strings.Index(got[0], " (after")]
 			}
 			sameLines(t, got, tt.want)
-			if tt.want == nil && (len(docs.Package.Resources) == 0 || docs.Package.Resources[0].Name != tt.wantRes) {
-				t.Errorf("resources = %+v", docs.Package.Resources)
+			if tt.want == nil {
+				require.NotEmpty(t, docs.Package.Resources, "resources = %+v", docs.Package.Resources)
+				assert.Equal(t, tt.wantRes, docs.Package.Resources[0].Name, "resources = %+v", docs.Package.Resources)
 			}
 		})
 	}
@@ -126,17 +122,13 @@ func TestJsonnetProcess(t *testing.T) {
 			opts.Jsonnet = sandbox
 			docs, err := Parse(opts, Source{Name: "p.jsonnet", Data: []byte(tt.src)})
 			if tt.wantIn == "" {
-				if err != nil {
-					t.Fatal(err)
-				}
-				if len(docs.Package.Resources) != 1 || docs.Package.Resources[0].Name != "sandboxed" {
-					t.Fatalf("resources = %+v", docs.Package.Resources)
-				}
+				require.NoError(t, err)
+				require.Len(t, docs.Package.Resources, 1, "resources")
+				require.Equal(t, "sandboxed", docs.Package.Resources[0].Name, "resources = %+v", docs.Package.Resources)
 				return
 			}
-			if err == nil || !strings.Contains(err.Error(), tt.wantIn) {
-				t.Fatalf("error = %v, want one containing %q", err, tt.wantIn)
-			}
+			require.Error(t, err, "error = %v, want one containing %q", err, tt.wantIn)
+			require.Contains(t, err.Error(), tt.wantIn, "error = %v, want one containing %q", err, tt.wantIn)
 		})
 	}
 }
@@ -146,9 +138,8 @@ func TestJsonnetProcess(t *testing.T) {
 func TestJsonnetProcessNotServing(t *testing.T) {
 	_, err := Parse(Options{Jsonnet: JsonnetProcess{Path: "/bin/echo", Args: []string{"{}"}}},
 		Source{Name: "p.jsonnet", Data: []byte("{}")})
-	if err == nil || !strings.Contains(err.Error(), "/bin/echo does not serve Jsonnet evaluation (its main must call graphs.ServeJsonnetChild first)") {
-		t.Fatalf("error = %v", err)
-	}
+	require.Error(t, err)
+	require.Contains(t, err.Error(), "/bin/echo does not serve Jsonnet evaluation (its main must call graphs.ServeJsonnetChild first)", "error = %v", err)
 }
 
 func TestCheckJsonnetSource(t *testing.T) {
@@ -166,12 +157,13 @@ func TestCheckJsonnetSource(t *testing.T) {
 	}
 	for _, tt := range tests {
 		err := checkJsonnetSource("x", tt.src, 5, false)
-		if (err == nil) != tt.ok {
-			t.Errorf("%q: err = %v, want ok %v", tt.src, err, tt.ok)
+		if !assert.Equal(t, tt.ok, err == nil, "%q: err = %v", tt.src, err) {
 			continue
 		}
-		if je, isJE := err.(*JsonnetError); err != nil && (!isJE || je.Line != tt.line) {
-			t.Errorf("%q: err = %#v, want line %d", tt.src, err, tt.line)
+		je, isJE := err.(*JsonnetError)
+		if err != nil {
+			require.True(t, isJE, "%q: err = %#v, want line %d", tt.src, err, tt.line)
+			assert.Equal(t, tt.line, je.Line, "%q: err = %#v, want line %d", tt.src, err, tt.line)
 		}
 	}
 }

@@ -1,9 +1,11 @@
 package graphs
 
 import (
-	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/cairn-io/cairn/model"
 )
@@ -50,16 +52,13 @@ func TestReadJSONValues(t *testing.T) {
   "t": true, "f": false, "null": null, "list": [1, "a", [], {}], "esc": "a\"\u00e9\/"
 }}`
 	docs, err := Parse(Options{}, Source{Name: "v.json", Data: []byte(src)})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	want := map[string]any{
 		"int": int64(42), "neg": int64(-7), "float": 1.5, "exp": 1000.0, "huge": 18446744073709551616.0,
 		"t": true, "f": false, "null": nil, "list": []any{int64(1), "a", []any{}, map[string]any{}}, "esc": "a\"é/",
 	}
-	if got := docs.Package.Resources[0].Spec; !reflect.DeepEqual(got, want) {
-		t.Errorf("spec:\n got  %#v\n want %#v", got, want)
-	}
+	got := docs.Package.Resources[0].Spec
+	assert.Equal(t, want, got, "spec")
 }
 
 func TestReadYAMLValues(t *testing.T) {
@@ -84,17 +83,14 @@ spec:
   true: key
 `
 	docs, err := Parse(Options{}, Source{Name: "v.yaml", Data: []byte(src)})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	want := map[string]any{
 		"int": int64(42), "hex": int64(31), "under": int64(1000), "float": 1.5, "whole": 2.0, "t": true,
 		"yes": "yes", "null": nil, "empty": nil, "date": "2024-01-02", "quoted": "42",
 		"block": "line 1\nline 2\n", "7": "seven", "true": "key",
 	}
-	if got := docs.Package.Resources[0].Spec; !reflect.DeepEqual(got, want) {
-		t.Errorf("spec:\n got  %#v\n want %#v", got, want)
-	}
+	got := docs.Package.Resources[0].Spec
+	assert.Equal(t, want, got, "spec")
 }
 
 func TestReadYAMLAliasesAndMerges(t *testing.T) {
@@ -111,9 +107,7 @@ spec:
   again: *l
 `
 	docs, err := Parse(Options{}, Source{Name: "m.yaml", Data: []byte(src)})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	spec := docs.Package.Resources[0].Spec
 	base := map[string]any{"user": "app", "shell": "/bin/sh", "env": map[string]any{"LANG": "C"}}
 	want := map[string]any{
@@ -124,14 +118,10 @@ spec:
 		"list":   []any{int64(1), int64(2)},
 		"again":  []any{int64(1), int64(2)},
 	}
-	if !reflect.DeepEqual(spec, want) {
-		t.Errorf("spec:\n got  %#v\n want %#v", spec, want)
-	}
+	assert.Equal(t, want, spec, "spec")
 	// Values are copies: changing one alias's value leaves the others.
 	spec["copy"].(map[string]any)["user"] = "changed"
-	if spec["base"].(map[string]any)["user"] != "app" {
-		t.Error("aliases share their decoded values")
-	}
+	assert.Equal(t, "app", spec["base"].(map[string]any)["user"], "aliases share their decoded values")
 }
 
 func TestReadYAMLStructureErrors(t *testing.T) {
@@ -172,23 +162,19 @@ spec: {path: /b}
 [{kind: directory, metadata: {name: c}, spec: {path: /c}}, {kind: directory, metadata: {name: d}, spec: {path: /d}}]
 `
 	docs, err := Parse(Options{}, Source{Name: "d.yaml", Data: []byte(src)})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	var got []string
 	for _, r := range docs.Package.Resources {
 		got = append(got, r.Name+"@"+r.Pos.String()+"#"+strings.Repeat("i", r.Pos.Doc))
 	}
 	want := []string{"a@d.yaml:2:1#", "b@d.yaml:7:1#ii", "c@d.yaml:11:2#iii", "d@d.yaml:11:60#iiii"}
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("resources = %v, want %v", got, want)
-	}
+	assert.Equal(t, want, got, "resources")
 	// An error names its document.
 	_, err = Parse(Options{}, Source{Name: "d.yaml", Data: []byte(src + "---\nkind: directory\n")})
 	var es Errors
-	if !asErrors(err, &es) || len(es) != 2 || es[0].Pos.Doc != 5 {
-		t.Errorf("errors = %#v", es)
-	}
+	require.True(t, asErrors(err, &es), "errors = %#v", es)
+	require.Len(t, es, 2, "errors")
+	assert.Equal(t, 5, es[0].Pos.Doc, "errors = %#v", es)
 }
 
 func asErrors(err error, es *Errors) bool {
@@ -210,9 +196,8 @@ func TestErrorFormatting(t *testing.T) {
 		{Error{Message: "bad"}, "<input>: bad"},
 	}
 	for _, tt := range tests {
-		if got := tt.e.Error(); got != tt.want {
-			t.Errorf("Error() = %q, want %q", got, tt.want)
-		}
+		got := tt.e.Error()
+		assert.Equal(t, tt.want, got, "Error()")
 	}
 	es := Errors{
 		{Pos: model.Position{Source: "b.yaml", Line: 1, Column: 1}, Message: "third"},
@@ -220,14 +205,11 @@ func TestErrorFormatting(t *testing.T) {
 		{Pos: model.Position{Source: "a.yaml", Line: 2, Column: 5}, Message: "first"},
 		{Pos: model.Position{Source: "a.yaml", Line: 9, Column: 1}, Message: "second"},
 	}.Sort()
-	if got := es.Error(); got != "a.yaml:2:5: first\na.yaml:9:1: second\nb.yaml:1:1: third" {
-		t.Errorf("sorted = %q", got)
-	}
+	got := es.Error()
+	assert.Equal(t, "a.yaml:2:5: first\na.yaml:9:1: second\nb.yaml:1:1: third", got, "sorted")
 	b, err := es[0].MarshalJSON()
-	if err != nil || string(b) != `{"document":"a.yaml","index":0,"line":2,"column":5,"message":"first"}` {
-		t.Errorf("json = %s, %v", b, err)
-	}
-	if (Errors{}).Err() != nil || es.Err() == nil {
-		t.Error("Err() does not tell empty from not")
-	}
+	require.NoError(t, err, "json = %s, %v", b, err)
+	assert.Equal(t, `{"document":"a.yaml","index":0,"line":2,"column":5,"message":"first"}`, string(b), "json = %s, %v", b, err)
+	require.NoError(t, (Errors{}).Err(), "Err() does not tell empty from not")
+	assert.Error(t, es.Err(), "Err() does not tell empty from not")
 }

@@ -3,6 +3,8 @@ package graphs
 import (
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/cairn-io/cairn/model"
 )
 
@@ -70,22 +72,15 @@ func TestPartialLayersValidateAfterMerge(t *testing.T) {
 `
 	opts := Options{Partial: true}
 	rel, err := ParseGraph(opts, Source{Name: "release.yaml", Data: []byte(release)})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	clu, err := ParseGraph(opts, Source{Name: "cluster.yaml", Data: []byte(cluster)})
-	if err != nil {
-		t.Fatalf("a partial layer is refused: %v", err)
-	}
-	if _, err := ParseGraph(Options{}, Source{Name: "cluster.yaml", Data: []byte(cluster)}); err == nil {
-		t.Fatal("the cluster layer alone is valid without Partial")
-	}
+	require.NoError(t, err, "a partial layer is refused")
+	_, err = ParseGraph(Options{}, Source{Name: "cluster.yaml", Data: []byte(cluster)})
+	require.Error(t, err, "the cluster layer alone is valid without Partial")
 	merged, err := Merge(model.DefaultGraphType,
 		LayerGraph{Layer: model.LayerRelease, Owner: "r1", Graph: rel},
 		LayerGraph{Layer: model.LayerCluster, Owner: "c1", Graph: clu})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	sameLines(t, errLinesOf(ValidateGraph(nil, merged)), []string{
 		`cluster.yaml:4:3: tasks[2].parameters.bogus: unknown field "bogus"`,
 	})

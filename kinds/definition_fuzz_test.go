@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/stretchr/testify/require"
 	"gopkg.in/yaml.v3"
 )
 
@@ -18,9 +19,7 @@ func kindSeeds(f *testing.F) [][]byte {
 	var out [][]byte
 	for _, file := range []string{"../examples/platform/kinds/platform.yaml", "../graphs/testdata/parse/pkger_kinds.yaml"} {
 		data, err := os.ReadFile(filepath.FromSlash(file))
-		if err != nil {
-			f.Fatal(err)
-		}
+		require.NoError(f, err)
 		dec := yaml.NewDecoder(bytes.NewReader(data))
 		for {
 			var doc map[string]any
@@ -33,15 +32,11 @@ func kindSeeds(f *testing.F) [][]byte {
 				continue
 			}
 			b, err := json.Marshal(doc)
-			if err != nil {
-				f.Fatal(err)
-			}
+			require.NoError(f, err)
 			out = append(out, b)
 		}
 	}
-	if len(out) == 0 {
-		f.Fatal("no kind definitions among the seeds")
-	}
+	require.NotEmpty(f, out, "no kind definitions among the seeds")
 	return out
 }
 
@@ -69,29 +64,22 @@ func FuzzKindDefinition(f *testing.F) {
 		}
 		k, err := ParseKindDefinition(doc)
 		if err != nil {
-			if err.Error() == "" {
-				t.Fatal("empty error")
-			}
+			require.NotEmpty(t, err.Error(), "empty error")
 			return
 		}
 		cat := Builtin().Clone()
 		if err := cat.Add(k); err != nil {
-			if err.Error() == "" {
-				t.Fatal("empty error")
-			}
+			require.NotEmpty(t, err.Error(), "empty error")
 			return
 		}
-		if _, ok := cat.Lookup(k.Name); !ok {
-			t.Fatalf("kind %q added but not found", k.Name)
-		}
+		_, ok := cat.Lookup(k.Name)
+		require.True(t, ok, "kind %q added but not found", k.Name)
 		var inst map[string]any
 		if json.Unmarshal(spec, &inst) != nil || inst == nil {
 			return
 		}
 		for _, e := range cat.ValidateSpec(k.Name, inst) {
-			if e.Message == "" {
-				t.Fatalf("spec error without message at %q", e.Path)
-			}
+			require.NotEmpty(t, e.Message, "spec error without message at %q", e.Path)
 		}
 	})
 }

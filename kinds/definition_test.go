@@ -3,9 +3,11 @@ package kinds
 import (
 	"os"
 	"path/filepath"
-	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/cairn-io/cairn/expr"
 	"github.com/cairn-io/cairn/model"
@@ -73,12 +75,8 @@ func writeFiles(t *testing.T, files map[string]string) string {
 	dir := t.TempDir()
 	for name, content := range files {
 		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		require.NoError(t, os.WriteFile(p, []byte(content), 0o644))
 	}
 	return dir
 }
@@ -93,45 +91,35 @@ func derivedCatalogue(t *testing.T) *Catalogue {
 		"nested/ignore.yaml": "kind: nonsense",
 	})
 	ks, err := LoadDir(dir)
-	if err != nil {
-		t.Fatalf("LoadDir: %v", err)
-	}
+	require.NoError(t, err, "LoadDir")
 	var names []string
 	for _, k := range ks {
 		names = append(names, k.Name)
 	}
-	if want := []string{"Bucket", "Motd", "Label", "Service"}; !reflect.DeepEqual(names, want) {
-		t.Fatalf("loaded %v, want %v (files in name order, documents in file order)", names, want)
-	}
+	want := []string{"Bucket", "Motd", "Label", "Service"}
+	require.Equal(t, want, names, "loaded %v, want %v (files in name order, documents in file order)", names, want)
 	c := Builtin().Clone()
-	if err := c.AddAll(ks); err != nil {
-		t.Fatalf("AddAll: %v", err)
-	}
+	require.NoError(t, c.AddAll(ks), "AddAll")
 	return c
 }
 
 func TestDerivedKindsFromFiles(t *testing.T) {
 	c := derivedCatalogue(t)
-	if want := []string{"Bucket", "Label", "Motd", "Service", "copy_files", "directory", "exec", "external", "file", "group", "hook", "http", "reboot", "skipped", "stage", "sync"}; !reflect.DeepEqual(c.Names(), want) {
-		t.Fatalf("Names = %v", c.Names())
-	}
+	require.Equal(t, []string{"Bucket", "Label", "Motd", "Service", "copy_files", "directory", "exec", "external", "file", "group", "hook", "http", "reboot", "skipped", "stage", "sync"}, c.Names(), "Names")
 	label, ok := c.Lookup("label")
-	if !ok || label.Name != "Label" || label.Base != "http" || label.Wrap != "body" {
-		t.Fatalf("Lookup(label) = %+v, %v", label, ok)
-	}
+	require.True(t, ok, "Lookup(label) = %+v, %v", label, ok)
+	require.Equal(t, "Label", label.Name, "Lookup(label) = %+v, %v", label, ok)
+	require.Equal(t, "http", label.Base, "Lookup(label) = %+v, %v", label, ok)
+	require.Equal(t, "body", label.Wrap, "Lookup(label) = %+v, %v", label, ok)
 	bucket, _ := c.Lookup("BUCKET")
-	if bucket.Description != "an InfluxDB bucket" || bucket.Associations == nil || *bucket.Associations != (LinkSpec{Path: "/labels", Field: "labelID"}) {
-		t.Fatalf("bucket = %+v", bucket)
-	}
-	if got := c.AttrKind("Label", "name"); got != Property {
-		t.Errorf("AttrKind(Label, name) = %q", got)
-	}
-	if got := c.AttrKind("Service", "state"); got != ReadOnly {
-		t.Errorf("AttrKind(Service, state) = %q", got)
-	}
-	if got := c.Suggest("Lable"); got != "Label" {
-		t.Errorf("Suggest(Lable) = %q", got)
-	}
+	require.Equal(t, "an InfluxDB bucket", bucket.Description, "bucket = %+v", bucket)
+	require.NotNil(t, bucket.Associations, "bucket = %+v", bucket)
+	require.Equal(t, LinkSpec{Path: "/labels", Field: "labelID"}, *bucket.Associations, "bucket = %+v", bucket)
+	got := c.AttrKind("Label", "name")
+	assert.Equal(t, Property, got, "AttrKind(Label, name)")
+	got = c.AttrKind("Service", "state")
+	assert.Equal(t, ReadOnly, got, "AttrKind(Service, state)")
+	assert.Equal(t, "Label", c.Suggest("Lable"), "Suggest(Lable)")
 
 	tests := []struct {
 		name string
@@ -161,9 +149,8 @@ func TestDerivedKindsFromFiles(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := c.ValidateSpec(tt.kind, tt.spec); !reflect.DeepEqual(got, tt.want) {
-				t.Fatalf("ValidateSpec =\n  %v\nwant\n  %v", got, tt.want)
-			}
+			got := c.ValidateSpec(tt.kind, tt.spec)
+			require.Equal(t, tt.want, got, "ValidateSpec =\n  %v\nwant\n  %v", got, tt.want)
 		})
 	}
 }
@@ -212,26 +199,20 @@ func TestBaseSpecOfDerivedKinds(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			base, out, err := c.BaseSpec(tt.kind, tt.spec, tt.assoc)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if base != tt.base || !reflect.DeepEqual(out, tt.want) {
-				t.Fatalf("BaseSpec = %s\n  %#v\nwant %s\n  %#v", base, out, tt.base, tt.want)
-			}
-			if errs := c.ValidateSpec(base, out); len(errs) != 0 {
-				t.Fatalf("base spec does not validate against %s: %v", base, errs)
-			}
+			require.NoError(t, err)
+			require.Equal(t, tt.base, base, "BaseSpec = %s\n  %#v\nwant %s\n  %#v", base, out, tt.base, tt.want)
+			require.Equal(t, tt.want, out, "BaseSpec = %s\n  %#v\nwant %s\n  %#v", base, out, tt.base, tt.want)
+			errs := c.ValidateSpec(base, out)
+			require.Empty(t, errs, "base spec does not validate against %s: %v", base, errs)
 			// The result shares nothing with the kind's defaults or the input.
 			if body, ok := out["body"].(map[string]any); ok {
 				body["orgID"] = "mutated"
 				out["url"].(map[string]any)["envRef"] = "mutated"
 				_, again, _ := c.BaseSpec(tt.kind, tt.spec, tt.assoc)
-				if again["body"].(map[string]any)["orgID"] == "mutated" || again["url"].(map[string]any)["envRef"] == "mutated" {
-					t.Fatal("BaseSpec shares defaults between calls")
-				}
-				if _, ok := tt.spec["orgID"]; ok {
-					t.Fatal("BaseSpec changed its input")
-				}
+				require.NotEqual(t, "mutated", again["body"].(map[string]any)["orgID"], "BaseSpec shares defaults between calls")
+				require.NotEqual(t, "mutated", again["url"].(map[string]any)["envRef"], "BaseSpec shares defaults between calls")
+				_, ok := tt.spec["orgID"]
+				require.False(t, ok, "BaseSpec changed its input")
 			}
 		})
 	}
@@ -242,13 +223,10 @@ func TestBaseSpecOfDerivedKinds(t *testing.T) {
 func TestBaseSpecLinksResolve(t *testing.T) {
 	c := derivedCatalogue(t)
 	_, out, err := c.BaseSpec("Bucket", map[string]any{"name": "b"}, []model.Ref{{Kind: "Label", Name: "lucid_einstein"}, {Kind: "Label", Name: "b2"}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	_, _, deps := expr.Scan(out)
-	if want := []string{"Label/b2", "Label/lucid_einstein"}; !reflect.DeepEqual(deps, want) {
-		t.Fatalf("Scan deps = %v, want %v", deps, want)
-	}
+	want := []string{"Label/b2", "Label/lucid_einstein"}
+	require.Equal(t, want, deps, "Scan deps")
 	resolved, missing, err := expr.Resolve(out, expr.Context{
 		Env:    func(string) (string, bool) { return "", false },
 		Secret: func(k string) (string, bool) { return "tok", k == "influx-token" },
@@ -257,18 +235,13 @@ func TestBaseSpecLinksResolve(t *testing.T) {
 			"Label/b2":             {"id": "0b2"},
 		},
 	})
-	if err != nil || !missing.Empty() {
-		t.Fatalf("Resolve: %v %v", err, missing)
-	}
-	if resolved["url"] != "http://127.0.0.1:8086" {
-		t.Errorf("url = %v", resolved["url"])
-	}
-	if ids := resolved["links"].(map[string]any)["ids"]; !reflect.DeepEqual(ids, []any{"0a1", "0b2"}) {
-		t.Errorf("ids = %v", ids)
-	}
-	if h := resolved["headers"].(map[string]any)["Authorization"]; h != "tok" {
-		t.Errorf("Authorization = %v", h)
-	}
+	require.NoError(t, err, "Resolve: %v %v", err, missing)
+	require.True(t, missing.Empty(), "Resolve: %v %v", err, missing)
+	assert.Equal(t, "http://127.0.0.1:8086", resolved["url"], "url")
+	ids := resolved["links"].(map[string]any)["ids"]
+	assert.Equal(t, []any{"0a1", "0b2"}, ids, "ids")
+	h := resolved["headers"].(map[string]any)["Authorization"]
+	assert.Equal(t, "tok", h, "Authorization")
 }
 
 func TestAddRefuses(t *testing.T) {
@@ -300,17 +273,13 @@ func TestAddRefuses(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			c := Builtin()
-			if err := c.Add(Kind{Name: "Label", Base: "http", Wrap: "body", Defaults: httpDefaults}); err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, c.Add(Kind{Name: "Label", Base: "http", Wrap: "body", Defaults: httpDefaults}))
 			err := c.Add(tt.kind)
-			if err == nil || !strings.Contains(err.Error(), tt.want) {
-				t.Fatalf("Add err = %v, want containing %q", err, tt.want)
-			}
+			require.Error(t, err, "Add err = %v, want containing %q", err, tt.want)
+			require.Contains(t, err.Error(), tt.want, "Add err = %v, want containing %q", err, tt.want)
 			if tt.kind.Name != "" && !strings.EqualFold(tt.kind.Name, "label") && !strings.EqualFold(tt.kind.Name, "file") && !strings.EqualFold(tt.kind.Name, "shell") {
-				if _, ok := c.Lookup(tt.kind.Name); ok {
-					t.Fatal("a refused kind was added")
-				}
+				_, ok := c.Lookup(tt.kind.Name)
+				require.False(t, ok, "a refused kind was added")
 			}
 		})
 	}
@@ -332,9 +301,7 @@ func TestParseKindDefinitionErrors(t *testing.T) {
 		},
 	}
 	_, err := ParseKindDefinition(doc)
-	if err == nil {
-		t.Fatal("expected errors")
-	}
+	require.Error(t, err, "expected errors")
 	for _, want := range []string{
 		`apiVersion: expected "cairn/v1", got "cairn/v2"`,
 		`kind: expected "Kind", got "Kynd"`,
@@ -348,21 +315,18 @@ func TestParseKindDefinitionErrors(t *testing.T) {
 		`spec.attributes.name: unknown attribute kind "propery" (want namevar, read_only, init_only, parameter or property); did you mean "property"?`,
 		`spec.autoEdges[0].match: expected "parent-path" or "equal", got "prefix"`,
 	} {
-		if !strings.Contains(err.Error(), want) {
-			t.Errorf("error lacks %q:\n%v", want, err)
-		}
+		assert.Contains(t, err.Error(), want, "error lacks %q:\n%v", want, err)
 	}
 
 	k, err := ParseKindDefinition(map[string]any{
 		"kind": "kind", "metadata": map[string]any{"name": " Widget "},
 		"spec": map[string]any{"base": "http", "verbatim": []any{"template"}, "autoEdges": []any{map[string]any{"kind": "directory", "from": "cwd", "attr": "path", "match": "equal"}}},
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if k.Name != "Widget" || k.Base != "http" || !reflect.DeepEqual(k.Verbatim, []string{"template"}) || len(k.AutoEdges) != 1 {
-		t.Fatalf("kind = %+v", k)
-	}
+	require.NoError(t, err)
+	require.Equal(t, "Widget", k.Name, "kind = %+v", k)
+	require.Equal(t, "http", k.Base, "kind = %+v", k)
+	require.Equal(t, []string{"template"}, k.Verbatim, "kind = %+v", k)
+	require.Len(t, k.AutoEdges, 1, "kind = %+v", k)
 }
 
 func TestLoadDirReportsEveryBadFile(t *testing.T) {
@@ -374,23 +338,18 @@ func TestLoadDirReportsEveryBadFile(t *testing.T) {
 		"e-bad.json":   `{"kind": `,
 	})
 	ks, err := LoadDir(dir)
-	if err == nil {
-		t.Fatal("expected errors")
-	}
-	if len(ks) != 2 || ks[0].Name != "Label" || ks[1].Name != "X" {
-		t.Fatalf("good kinds = %v", ks)
-	}
+	require.Error(t, err, "expected errors")
+	require.Len(t, ks, 2, "good kinds")
+	require.Equal(t, "Label", ks[0].Name, "good kinds = %v", ks)
+	require.Equal(t, "X", ks[1].Name, "good kinds = %v", ks)
 	for _, want := range []string{
 		filepath.Join(dir, "b-bad.yaml") + `: document 1: kind definition: metadata.name: a kind needs a name`,
 		filepath.Join(dir, "c-broken.yml") + ": invalid YAML",
 		filepath.Join(dir, "d-list.json") + ": document 0: expected a kind definition object, got number",
 		filepath.Join(dir, "e-bad.json") + ": invalid JSON",
 	} {
-		if !strings.Contains(err.Error(), want) {
-			t.Errorf("error lacks %q:\n%v", want, err)
-		}
+		assert.Contains(t, err.Error(), want, "error lacks %q:\n%v", want, err)
 	}
-	if _, err := LoadDir(filepath.Join(dir, "nope")); err == nil {
-		t.Fatal("missing directory should fail")
-	}
+	_, err = LoadDir(filepath.Join(dir, "nope"))
+	require.Error(t, err, "missing directory should fail")
 }

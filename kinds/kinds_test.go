@@ -1,11 +1,13 @@
 package kinds
 
 import (
-	"reflect"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func envRef(key string) map[string]any {
@@ -49,9 +51,8 @@ func TestBuiltinValidSpecs(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.kind, func(t *testing.T) {
-			if errs := c.ValidateSpec(tt.kind, tt.spec); len(errs) != 0 {
-				t.Fatalf("ValidateSpec(%s, %v) = %v, want no errors", tt.kind, tt.spec, errs)
-			}
+			errs := c.ValidateSpec(tt.kind, tt.spec)
+			require.Empty(t, errs, "ValidateSpec(%s, %v) = %v, want no errors", tt.kind, tt.spec, errs)
 		})
 	}
 }
@@ -178,9 +179,7 @@ func TestBuiltinInvalidSpecs(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got := c.ValidateSpec(tt.kind, tt.spec)
-			if !reflect.DeepEqual(got, tt.want) {
-				t.Fatalf("ValidateSpec =\n  %v\nwant\n  %v", got, tt.want)
-			}
+			require.Equal(t, tt.want, got, "ValidateSpec =\n  %v\nwant\n  %v", got, tt.want)
 		})
 	}
 }
@@ -188,9 +187,7 @@ func TestBuiltinInvalidSpecs(t *testing.T) {
 func TestValidateAtRoot(t *testing.T) {
 	got := Builtin().ValidateAt("shell", "parameters", map[string]any{"cmd": "ls", "retries": 1.5})
 	want := []SpecError{{"parameters.retries", "expected integer, got number"}}
-	if !reflect.DeepEqual(got, want) {
-		t.Fatalf("got %v, want %v", got, want)
-	}
+	require.Equal(t, want, got)
 }
 
 func TestReferencesAcceptedWhereScalarsGo(t *testing.T) {
@@ -217,16 +214,14 @@ func TestReferencesAcceptedWhereScalarsGo(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if errs := c.ValidateSpec(tt.kind, tt.spec); len(errs) != 0 {
-				t.Fatalf("ValidateSpec = %v, want no errors", errs)
-			}
+			errs := c.ValidateSpec(tt.kind, tt.spec)
+			require.Empty(t, errs, "ValidateSpec = %v, want no errors", errs)
 		})
 	}
 	// A reference does not hide problems elsewhere in the same spec.
 	errs := c.ValidateSpec("exec", map[string]any{"command": "ls", "timeout": envRef("T"), "cwdd": "/x"})
-	if len(errs) != 1 || errs[0].Path != "spec.cwdd" {
-		t.Fatalf("got %v", errs)
-	}
+	require.Len(t, errs, 1)
+	require.Equal(t, "spec.cwdd", errs[0].Path, "got %v", errs)
 }
 
 func TestLookup(t *testing.T) {
@@ -254,29 +249,25 @@ func TestLookup(t *testing.T) {
 	}
 	for _, tt := range tests {
 		k, ok := c.Lookup(tt.name)
-		if ok != tt.ok || (ok && k.Name != tt.wantKind) {
-			t.Errorf("Lookup(%q) = %v, %v; want %q, %v", tt.name, k, ok, tt.wantKind, tt.ok)
+		require.Equal(t, tt.ok, ok, "Lookup(%q) = %v, %v; want %q, %v", tt.name, k, ok, tt.wantKind, tt.ok)
+		if ok {
+			assert.Equal(t, tt.wantKind, k.Name, "Lookup(%q) = %v, %v; want %q, %v", tt.name, k, ok, tt.wantKind, tt.ok)
 		}
 	}
-	if want := []string{"copy_files", "directory", "exec", "external", "file", "group", "hook", "http", "reboot", "skipped", "stage", "sync"}; !reflect.DeepEqual(c.Names(), want) {
-		t.Errorf("Names = %v, want %v", c.Names(), want)
-	}
-	if want := []string{"cobbler_sync", "erase_node", "master_shell", "move_to_bootstrap", "puppet", "shell", "upload_file"}; !reflect.DeepEqual(c.TaskTypes(), want) {
-		t.Errorf("TaskTypes = %v, want %v", c.TaskTypes(), want)
-	}
-	if !c.IsTaskType("Shell") || c.IsTaskType("exec") {
-		t.Error("IsTaskType")
-	}
+	want := []string{"copy_files", "directory", "exec", "external", "file", "group", "hook", "http", "reboot", "skipped", "stage", "sync"}
+	assert.Equal(t, want, c.Names(), "Names")
+	want = []string{"cobbler_sync", "erase_node", "master_shell", "move_to_bootstrap", "puppet", "shell", "upload_file"}
+	assert.Equal(t, want, c.TaskTypes(), "TaskTypes")
+	require.True(t, c.IsTaskType("Shell"), "IsTaskType")
+	assert.False(t, c.IsTaskType("exec"), "IsTaskType")
 	// A Lookup result is a copy: changing it does not change the catalogue.
 	k, _ := c.Lookup("file")
 	k.Name = "changed"
-	if again, _ := c.Lookup("file"); again.Name != "file" {
-		t.Error("Lookup exposes the catalogue's entry")
-	}
+	again, _ := c.Lookup("file")
+	assert.Equal(t, "file", again.Name, "Lookup exposes the catalogue's entry")
 	for _, name := range []string{"group", "stage", "skipped"} {
-		if k, _ := c.Lookup(name); !k.Structural {
-			t.Errorf("%s is not structural", name)
-		}
+		k, _ := c.Lookup(name)
+		assert.True(t, k.Structural, "%s is not structural", name)
 	}
 }
 
@@ -297,9 +288,8 @@ func TestSuggest(t *testing.T) {
 		"":            "",
 	}
 	for in, want := range tests {
-		if got := c.Suggest(in); got != want {
-			t.Errorf("Suggest(%q) = %q, want %q", in, got, want)
-		}
+		got := c.Suggest(in)
+		assert.Equal(t, want, got, "Suggest(%q) = %q, want %q", in, got, want)
 	}
 }
 
@@ -330,9 +320,8 @@ func TestAttrKind(t *testing.T) {
 		{"nope", "x", ""},
 	}
 	for _, tt := range tests {
-		if got := c.AttrKind(tt.kind, tt.attr); got != tt.want {
-			t.Errorf("AttrKind(%s, %s) = %q, want %q", tt.kind, tt.attr, got, tt.want)
-		}
+		got := c.AttrKind(tt.kind, tt.attr)
+		assert.Equal(t, tt.want, got, "AttrKind(%s, %s) = %q, want %q", tt.kind, tt.attr, got, tt.want)
 	}
 }
 
@@ -341,15 +330,12 @@ func TestAutoEdges(t *testing.T) {
 	file, _ := c.Lookup("file")
 	dir, _ := c.Lookup("directory")
 	exec, _ := c.Lookup("exec")
-	if len(file.AutoEdges) != 1 || file.AutoEdges[0] != (AutoEdge{Kind: "directory", From: "path", Attr: "path", Match: "parent-path"}) {
-		t.Fatalf("file auto-edges = %v", file.AutoEdges)
-	}
-	if len(dir.AutoEdges) != 1 || dir.AutoEdges[0].Match != MatchParentPath {
-		t.Fatalf("directory auto-edges = %v", dir.AutoEdges)
-	}
-	if len(exec.AutoEdges) != 2 || exec.AutoEdges[0].From != "cwd" {
-		t.Fatalf("exec auto-edges = %v", exec.AutoEdges)
-	}
+	require.Len(t, file.AutoEdges, 1, "file auto-edges")
+	require.Equal(t, AutoEdge{Kind: "directory", From: "path", Attr: "path", Match: "parent-path"}, file.AutoEdges[0], "file auto-edges = %v", file.AutoEdges)
+	require.Len(t, dir.AutoEdges, 1, "directory auto-edges")
+	require.Equal(t, MatchParentPath, dir.AutoEdges[0].Match, "directory auto-edges = %v", dir.AutoEdges)
+	require.Len(t, exec.AutoEdges, 2, "exec auto-edges")
+	require.Equal(t, "cwd", exec.AutoEdges[0].From, "exec auto-edges = %v", exec.AutoEdges)
 	parent := AutoEdge{Match: MatchParentPath}
 	equal := AutoEdge{Match: MatchEqual}
 	tests := []struct {
@@ -369,9 +355,8 @@ func TestAutoEdges(t *testing.T) {
 		{equal, "/srv/app/x", "/srv/app", false},
 	}
 	for _, tt := range tests {
-		if got := tt.edge.Matches(tt.from, tt.attr); got != tt.want {
-			t.Errorf("%s.Matches(%q, %q) = %v, want %v", tt.edge.Match, tt.from, tt.attr, got, tt.want)
-		}
+		got := tt.edge.Matches(tt.from, tt.attr)
+		assert.Equal(t, tt.want, got, "%s.Matches(%q, %q) = %v, want %v", tt.edge.Match, tt.from, tt.attr, got, tt.want)
 	}
 }
 
@@ -405,34 +390,29 @@ func TestTaskTypes(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if errs := c.ValidateSpec(tt.taskType, tt.params); len(errs) != 0 {
-				t.Fatalf("params invalid: %v", errs)
-			}
+			errs := c.ValidateSpec(tt.taskType, tt.params)
+			require.Empty(t, errs, "params invalid")
 			base, spec, meta, err := c.TaskSpec(tt.taskType, tt.params)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if base != tt.wantBase || !reflect.DeepEqual(spec, tt.wantSpec) {
-				t.Fatalf("TaskSpec = %s %#v, want %s %#v", base, spec, tt.wantBase, tt.wantSpec)
-			}
-			if got := "retry=" + strconv.Itoa(meta.Retry) + " delay=" + meta.Delay + " timeout=" + meta.Timeout; got != tt.wantMeta {
-				t.Fatalf("meta = %s, want %s", got, tt.wantMeta)
-			}
+			require.NoError(t, err)
+			require.Equal(t, tt.wantBase, base, "TaskSpec = %s %#v, want %s %#v", base, spec, tt.wantBase, tt.wantSpec)
+			require.Equal(t, tt.wantSpec, spec, "TaskSpec = %s %#v, want %s %#v", base, spec, tt.wantBase, tt.wantSpec)
+			got := "retry=" + strconv.Itoa(meta.Retry) + " delay=" + meta.Delay + " timeout=" + meta.Timeout
+			require.Equal(t, tt.wantMeta, got, "meta")
 			// The mapped spec is valid for the base kind.
-			if errs := c.ValidateSpec(base, spec); len(errs) != 0 {
-				t.Fatalf("mapped spec invalid for %s: %v", base, errs)
-			}
+			errs = c.ValidateSpec(base, spec)
+			require.Empty(t, errs, "mapped spec invalid for %s: %v", base, errs)
 			bBase, bSpec, err := c.BaseSpec(tt.taskType, tt.params, nil)
-			if err != nil || bBase != base || !reflect.DeepEqual(bSpec, spec) {
-				t.Fatalf("BaseSpec = %s %v %v, want TaskSpec's result", bBase, bSpec, err)
-			}
+			require.NoError(t, err, "BaseSpec = %s %v %v, want TaskSpec's result", bBase, bSpec, err)
+			require.Equal(t, base, bBase, "BaseSpec = %s %v %v, want TaskSpec's result", bBase, bSpec, err)
+			require.Equal(t, spec, bSpec, "BaseSpec = %s %v %v, want TaskSpec's result", bBase, bSpec, err)
 		})
 	}
 	// Input parameters are not modified.
 	params := map[string]any{"cmd": "ls", "retries": 1}
-	if _, _, _, err := c.TaskSpec("shell", params); err != nil || params["cmd"] != "ls" || params["retries"] != 1 {
-		t.Fatalf("TaskSpec changed its input: %v", params)
-	}
+	_, _, _, err := c.TaskSpec("shell", params)
+	require.NoError(t, err, "TaskSpec changed its input: %v", params)
+	require.Equal(t, "ls", params["cmd"], "TaskSpec changed its input: %v", params)
+	require.Equal(t, 1, params["retries"], "TaskSpec changed its input: %v", params)
 	invalid := []struct {
 		taskType string
 		params   map[string]any
@@ -447,9 +427,8 @@ func TestTaskTypes(t *testing.T) {
 		{"puppet", map[string]any{"puppet_manifest": "/m.pp", "puppet_modlues": "/m"}, []SpecError{{"spec.puppet_modlues", `unknown field "puppet_modlues"; did you mean "puppet_modules"?`}}},
 	}
 	for _, tt := range invalid {
-		if got := c.ValidateSpec(tt.taskType, tt.params); !reflect.DeepEqual(got, tt.want) {
-			t.Errorf("ValidateSpec(%s, %v) = %v, want %v", tt.taskType, tt.params, got, tt.want)
-		}
+		got := c.ValidateSpec(tt.taskType, tt.params)
+		assert.Equal(t, tt.want, got, "ValidateSpec(%s, %v) = %v, want %v", tt.taskType, tt.params, got, tt.want)
 	}
 }
 
@@ -457,12 +436,12 @@ func TestBaseSpecOfBuiltinIsUnchanged(t *testing.T) {
 	c := Builtin()
 	spec := map[string]any{"path": "/x", "content": "y"}
 	base, out, err := c.BaseSpec("File", spec, nil)
-	if err != nil || base != "file" || !reflect.DeepEqual(out, spec) {
-		t.Fatalf("BaseSpec = %s %v %v", base, out, err)
-	}
-	if _, _, err := c.BaseSpec("Fiel", spec, nil); err == nil || !strings.Contains(err.Error(), `did you mean "file"?`) {
-		t.Fatalf("unknown kind err = %v", err)
-	}
+	require.NoError(t, err, "BaseSpec = %s %v %v", base, out, err)
+	require.Equal(t, "file", base, "BaseSpec = %s %v %v", base, out, err)
+	require.Equal(t, spec, out, "BaseSpec = %s %v %v", base, out, err)
+	_, _, err = c.BaseSpec("Fiel", spec, nil)
+	require.Error(t, err, "unknown kind")
+	require.Contains(t, err.Error(), `did you mean "file"?`, "unknown kind err = %v", err)
 }
 
 func TestParseTimeout(t *testing.T) {
@@ -485,30 +464,22 @@ func TestParseTimeout(t *testing.T) {
 	}
 	for _, tt := range tests {
 		got, err := ParseTimeout(tt.in)
-		if (err != nil) != tt.wantErr || got != tt.want {
-			t.Errorf("ParseTimeout(%v) = %v, %v; want %v, err=%v", tt.in, got, err, tt.want, tt.wantErr)
-		}
+		require.Equal(t, tt.wantErr, err != nil, "ParseTimeout(%v) = %v, %v; want %v, err=%v", tt.in, got, err, tt.want, tt.wantErr)
+		assert.Equal(t, tt.want, got, "ParseTimeout(%v) = %v, %v; want %v, err=%v", tt.in, got, err, tt.want, tt.wantErr)
 	}
 }
 
 func TestBuiltinReturnsIndependentCatalogues(t *testing.T) {
 	a := Builtin()
-	if err := a.Add(Kind{Name: "Label", Base: "http", Defaults: map[string]any{"url": "http://x", "path": "/l"}, Wrap: "body"}); err != nil {
-		t.Fatal(err)
-	}
-	if _, ok := Builtin().Lookup("Label"); ok {
-		t.Fatal("Add on one catalogue leaked into Builtin")
-	}
+	require.NoError(t, a.Add(Kind{Name: "Label", Base: "http", Defaults: map[string]any{"url": "http://x", "path": "/l"}, Wrap: "body"}))
+	_, ok := Builtin().Lookup("Label")
+	require.False(t, ok, "Add on one catalogue leaked into Builtin")
 	clone := a.Clone()
-	if err := clone.Add(Kind{Name: "Bucket", Base: "http", Defaults: map[string]any{"url": "http://x", "path": "/b"}, Wrap: "body"}); err != nil {
-		t.Fatal(err)
-	}
-	if _, ok := a.Lookup("Bucket"); ok {
-		t.Fatal("Add on a clone leaked into the original")
-	}
-	if _, ok := clone.Lookup("label"); !ok {
-		t.Fatal("clone lost a kind")
-	}
+	require.NoError(t, clone.Add(Kind{Name: "Bucket", Base: "http", Defaults: map[string]any{"url": "http://x", "path": "/b"}, Wrap: "body"}))
+	_, ok = a.Lookup("Bucket")
+	require.False(t, ok, "Add on a clone leaked into the original")
+	_, ok = clone.Lookup("label")
+	require.True(t, ok, "clone lost a kind")
 }
 
 func BenchmarkValidateSpec(b *testing.B) {
@@ -519,9 +490,8 @@ func BenchmarkValidateSpec(b *testing.B) {
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		if errs := c.ValidateSpec("http", spec); len(errs) != 0 {
-			b.Fatal(errs)
-		}
+		errs := c.ValidateSpec("http", spec)
+		require.Empty(b, errs)
 	}
 }
 
@@ -547,8 +517,7 @@ func TestConcurrentValidation(t *testing.T) {
 		}()
 	}
 	for i := 0; i < 8; i++ {
-		if errs := <-done; len(errs) != 2 {
-			t.Fatalf("got %v", errs)
-		}
+		errs := <-done
+		require.Len(t, errs, 2)
 	}
 }

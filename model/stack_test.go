@@ -3,6 +3,8 @@ package model
 import (
 	"encoding/json"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
 func TestStackResourceAssociationsNilVersusEmpty(t *testing.T) {
@@ -18,19 +20,12 @@ func TestStackResourceAssociationsNilVersusEmpty(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			b, err := json.Marshal(tt.in)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if string(b) != tt.want {
-				t.Fatalf("marshal = %s, want %s", b, tt.want)
-			}
+			require.NoError(t, err)
+			require.Equal(t, tt.want, string(b), "marshal = %s, want %s", b, tt.want)
 			var back StackResource
-			if err := json.Unmarshal(b, &back); err != nil {
-				t.Fatal(err)
-			}
-			if (back.Associations == nil) != (tt.in.Associations == nil) || len(back.Associations) != len(tt.in.Associations) {
-				t.Fatalf("round trip lost associations: %#v", back.Associations)
-			}
+			require.NoError(t, json.Unmarshal(b, &back))
+			require.Equal(t, tt.in.Associations == nil, back.Associations == nil, "round trip lost associations: %#v", back.Associations)
+			require.Len(t, back.Associations, len(tt.in.Associations), "round trip lost associations")
 		})
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/cairn-io/cairn/model"
 )
 
@@ -67,9 +69,7 @@ func benchFiles(b *testing.B, workers int) {
 			}
 			wg.Wait()
 			close(errs)
-			if err := <-errs; err != nil {
-				b.Fatal(err)
-			}
+			require.NoError(b, <-errs)
 			phases[phase] += time.Since(start)
 		}
 	}

@@ -4,6 +4,9 @@ import (
 	"encoding/json"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestCanonicalMode(t *testing.T) {
@@ -49,22 +52,17 @@ func TestCanonicalMode(t *testing.T) {
 	for _, tt := range tests {
 		got, err := CanonicalMode(tt.in)
 		if tt.wantErr {
-			if err == nil {
-				t.Errorf("CanonicalMode(%#v) = %q, want an error", tt.in, got)
-			}
+			assert.Error(t, err, "CanonicalMode(%#v) = %q, want an error", tt.in, got)
 			continue
 		}
-		if err != nil || got != tt.want {
-			t.Errorf("CanonicalMode(%#v) = %q, %v; want %q", tt.in, got, err, tt.want)
-		}
+		require.NoError(t, err, "CanonicalMode(%#v) = %q, %v; want %q", tt.in, got, err, tt.want)
+		assert.Equal(t, tt.want, got, "CanonicalMode(%#v) = %q, %v; want %q", tt.in, got, err, tt.want)
 	}
 }
 
 func TestEqualValues(t *testing.T) {
 	var fromJSON any
-	if err := json.Unmarshal([]byte(`{"b":[1,2.5,{"x":3}],"a":"s","c":null}`), &fromJSON); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, json.Unmarshal([]byte(`{"b":[1,2.5,{"x":3}],"a":"s","c":null}`), &fromJSON))
 	tests := []struct {
 		name string
 		a, b any
@@ -85,27 +83,18 @@ func TestEqualValues(t *testing.T) {
 		}{A: 1}, map[string]any{"a": 1.0}, true},
 	}
 	for _, tt := range tests {
-		if got := EqualValues(tt.a, tt.b); got != tt.want {
-			t.Errorf("%s: EqualValues = %v, want %v", tt.name, got, tt.want)
-		}
+		got := EqualValues(tt.a, tt.b)
+		assert.Equal(t, tt.want, got, "%s: EqualValues = %v, want %v", tt.name, got, tt.want)
 	}
 }
 
 func TestCanonicalJSONIsStable(t *testing.T) {
 	a, err := CanonicalJSON(map[string]any{"z": 1.0, "a": []any{int64(2), "x"}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	b, err := CanonicalJSON(map[string]any{"a": []string{"2", "x"}, "z": 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if string(a) != `{"a":[2,"x"],"z":1}` {
-		t.Errorf("CanonicalJSON = %s", a)
-	}
-	if string(a) == string(b) {
-		t.Errorf("different values encoded the same: %s", b)
-	}
+	require.NoError(t, err)
+	assert.Equal(t, `{"a":[2,"x"],"z":1}`, string(a), "CanonicalJSON = %s", a)
+	assert.NotEqual(t, string(b), string(a), "different values encoded the same: %s", b)
 }
 
 func TestCanonicalPathAndURL(t *testing.T) {
@@ -116,9 +105,8 @@ func TestCanonicalPathAndURL(t *testing.T) {
 		"/":              "/",
 	}
 	for in, want := range paths {
-		if got := CanonicalPath(in); got != want {
-			t.Errorf("CanonicalPath(%q) = %q, want %q", in, got, want)
-		}
+		got := CanonicalPath(in)
+		assert.Equal(t, want, got, "CanonicalPath(%q) = %q, want %q", in, got, want)
 	}
 	urls := map[string]string{
 		"HTTP://Example.COM/api/v2/": "http://example.com/api/v2",
@@ -127,13 +115,11 @@ func TestCanonicalPathAndURL(t *testing.T) {
 	}
 	for in, want := range urls {
 		got, err := CanonicalURL(in)
-		if err != nil || got != want {
-			t.Errorf("CanonicalURL(%q) = %q, %v; want %q", in, got, err, want)
-		}
+		require.NoError(t, err, "CanonicalURL(%q) = %q, %v; want %q", in, got, err, want)
+		assert.Equal(t, want, got, "CanonicalURL(%q) = %q, %v; want %q", in, got, err, want)
 	}
-	if _, err := CanonicalURL("http://[::1"); err == nil {
-		t.Error("CanonicalURL accepted a broken URL")
-	}
+	_, err := CanonicalURL("http://[::1")
+	assert.Error(t, err, "CanonicalURL accepted a broken URL")
 }
 
 func TestCanonicalDuration(t *testing.T) {
@@ -154,8 +140,7 @@ func TestCanonicalDuration(t *testing.T) {
 	}
 	for _, tt := range tests {
 		got, err := CanonicalDuration(tt.in)
-		if tt.wantErr != (err != nil) || got != tt.want {
-			t.Errorf("CanonicalDuration(%#v) = %v, %v; want %v (error %v)", tt.in, got, err, tt.want, tt.wantErr)
-		}
+		require.Equal(t, tt.wantErr, err != nil, "CanonicalDuration(%#v) = %v, %v; want %v (error %v)", tt.in, got, err, tt.want, tt.wantErr)
+		assert.Equal(t, tt.want, got, "CanonicalDuration(%#v) = %v, %v; want %v (error %v)", tt.in, got, err, tt.want, tt.wantErr)
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/cairn-io/cairn/model"
 )
 
@@ -49,9 +51,7 @@ func TestFileSyncsAtOnceOrDeferred(t *testing.T) {
 			r := localRegistry(t)
 			node := localNode(t)
 			dir := filepath.Join(node.Root, "d")
-			if err := os.Mkdir(dir, 0o755); err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, os.Mkdir(dir, 0o755))
 			var log syncLog
 			ctx := log.observe(context.Background())
 			pending := NewDeferredSync()
@@ -60,13 +60,11 @@ func TestFileSyncsAtOnceOrDeferred(t *testing.T) {
 			}
 			for _, name := range tt.files {
 				ch, err := r.Converge(ctx, Request{Kind: "file", Name: name, Node: node, Spec: model.Spec{"path": "/d/" + name, "content": name}})
-				if err != nil || ch.Outcome != model.OutcomeCreated {
-					t.Fatalf("converge %s: %v %+v", name, err, ch)
-				}
+				require.NoError(t, err, "converge %s: %v %+v", name, err, ch)
+				require.Equal(t, model.OutcomeCreated, ch.Outcome, "converge %s: %v %+v", name, err, ch)
 				got, err := os.ReadFile(filepath.Join(dir, name))
-				if err != nil || string(got) != name {
-					t.Fatalf("%s holds %q, %v", name, got, err)
-				}
+				require.NoError(t, err, "%s holds %q, %v", name, got, err)
+				require.Equal(t, name, string(got), "%s holds %q, %v", name, got, err)
 			}
 			if !tt.deferred {
 				// Each write syncs its temporary file before the rename
@@ -76,38 +74,30 @@ func TestFileSyncsAtOnceOrDeferred(t *testing.T) {
 					want = append(want, tempPath(filepath.Join(dir, name)), dir)
 				}
 				slices.Sort(want)
-				if got := log.take(); !slices.Equal(got, want) {
-					t.Fatalf("synced %v, want %v", got, want)
-				}
-				if f, d := pending.Pending(); f != 0 || d != 0 {
-					t.Fatalf("pending %d files, %d dirs", f, d)
-				}
+				got := log.take()
+				require.True(t, slices.Equal(got, want), "synced %v, want %v", got, want)
+				f, d := pending.Pending()
+				require.Equal(t, 0, f, "pending %d files, %d dirs", f, d)
+				require.Equal(t, 0, d, "pending %d files, %d dirs", f, d)
 				return
 			}
-			if got := log.take(); len(got) != 0 {
-				t.Fatalf("deferred writes synced %v", got)
-			}
-			if f, d := pending.Pending(); f != len(tt.files) || d != 1 {
-				t.Fatalf("pending %d files, %d dirs; want %d, 1", f, d, len(tt.files))
-			}
-			if err := pending.Sync(ctx); err != nil {
-				t.Fatal(err)
-			}
+			got := log.take()
+			require.Empty(t, got, "deferred writes synced")
+			f, d := pending.Pending()
+			require.Equal(t, len(tt.files), f, "pending %d files, %d dirs; want %d, 1", f, d, len(tt.files))
+			require.Equal(t, 1, d, "pending %d files, %d dirs; want %d, 1", f, d, len(tt.files))
+			require.NoError(t, pending.Sync(ctx))
 			want := []string{dir}
 			for _, name := range tt.files {
 				want = append(want, filepath.Join(dir, name))
 			}
 			slices.Sort(want)
-			if got := log.take(); !slices.Equal(got, want) {
-				t.Fatalf("Sync synced %v, want each file and the directory once: %v", got, want)
-			}
+			got = log.take()
+			require.True(t, slices.Equal(got, want), "Sync synced %v, want each file and the directory once: %v", got, want)
 			// Synced is forgotten: a second Sync has nothing to do.
-			if err := pending.Sync(ctx); err != nil {
-				t.Fatal(err)
-			}
-			if got := log.take(); len(got) != 0 {
-				t.Fatalf("second Sync synced %v", got)
-			}
+			require.NoError(t, pending.Sync(ctx))
+			got = log.take()
+			require.Empty(t, got, "second Sync synced")
 		})
 	}
 }
@@ -118,16 +108,12 @@ func TestDirectoryCreatedUnderDeferredSyncRecordsItsParent(t *testing.T) {
 	pending := NewDeferredSync()
 	ctx := WithDeferredSync(context.Background(), pending)
 	ch, err := r.Converge(ctx, Request{Kind: "directory", Name: "d", Node: node, Spec: model.Spec{"path": "/d"}})
-	if err != nil || ch.Outcome != model.OutcomeCreated {
-		t.Fatalf("converge: %v %+v", err, ch)
-	}
+	require.NoError(t, err, "converge: %v %+v", err, ch)
+	require.Equal(t, model.OutcomeCreated, ch.Outcome, "converge: %v %+v", err, ch)
 	var log syncLog
-	if err := pending.Sync(log.observe(ctx)); err != nil {
-		t.Fatal(err)
-	}
-	if got := log.take(); !slices.Equal(got, []string{node.Root}) {
-		t.Fatalf("synced %v, want the parent %s", got, node.Root)
-	}
+	require.NoError(t, pending.Sync(log.observe(ctx)))
+	got := log.take()
+	require.True(t, slices.Equal(got, []string{node.Root}), "synced %v, want the parent %s", got, node.Root)
 }
 
 func TestDeferredSyncSkipsWhatIsGone(t *testing.T) {
@@ -135,17 +121,11 @@ func TestDeferredSyncSkipsWhatIsGone(t *testing.T) {
 	node := localNode(t)
 	pending := NewDeferredSync()
 	ctx := WithDeferredSync(context.Background(), pending)
-	if _, err := r.Converge(ctx, Request{Kind: "file", Name: "f", Node: node, Spec: model.Spec{"path": "/f", "content": "x"}}); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Remove(filepath.Join(node.Root, "f")); err != nil {
-		t.Fatal(err)
-	}
+	_, err := r.Converge(ctx, Request{Kind: "file", Name: "f", Node: node, Spec: model.Spec{"path": "/f", "content": "x"}})
+	require.NoError(t, err)
+	require.NoError(t, os.Remove(filepath.Join(node.Root, "f")))
 	var log syncLog
-	if err := pending.Sync(log.observe(ctx)); err != nil {
-		t.Fatalf("sync after the file was removed: %v", err)
-	}
-	if got := log.take(); !slices.Equal(got, []string{node.Root}) {
-		t.Fatalf("synced %v", got)
-	}
+	require.NoError(t, pending.Sync(log.observe(ctx)), "sync after the file was removed")
+	got := log.take()
+	require.True(t, slices.Equal(got, []string{node.Root}), "synced %v", got)
 }

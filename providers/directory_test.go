@@ -5,8 +5,10 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/cairn-io/cairn/model"
 )
@@ -43,21 +45,14 @@ func TestDirectoryRefusals(t *testing.T) {
 			}
 			before := snapshot(t, node.Root)
 			_, err := r.Converge(ctx, Request{Kind: "directory", Name: "d", Node: node, Spec: tt.spec})
-			if err == nil {
-				t.Fatal("converge succeeded")
-			}
-			if IsConfigError(err) != tt.configErr || errors.Is(err, ErrNotEmpty) != tt.notEmpty {
-				t.Errorf("error %v: config %v, not-empty %v", err, IsConfigError(err), errors.Is(err, ErrNotEmpty))
-			}
-			if !strings.Contains(err.Error(), tt.wantMsg) {
-				t.Errorf("error %q does not say %q", err, tt.wantMsg)
-			}
-			if got := snapshot(t, node.Root); len(got) != len(before) {
-				t.Errorf("refused apply changed the root: %v", got)
-			}
-			if entries, _ := os.ReadDir(outside); len(entries) != 0 {
-				t.Errorf("created outside the root: %v", entries)
-			}
+			require.Error(t, err, "converge succeeded")
+			require.Equal(t, tt.configErr, IsConfigError(err), "error %v: config %v, not-empty %v", err, IsConfigError(err), errors.Is(err, ErrNotEmpty))
+			assert.Equal(t, tt.notEmpty, errors.Is(err, ErrNotEmpty), "error %v: config %v, not-empty %v", err, IsConfigError(err), errors.Is(err, ErrNotEmpty))
+			assert.Contains(t, err.Error(), tt.wantMsg, "error %q does not say %q", err, tt.wantMsg)
+			got := snapshot(t, node.Root)
+			assert.Len(t, got, len(before), "refused apply changed the root")
+			entries, _ := os.ReadDir(outside)
+			assert.Empty(t, entries, "created outside the root")
 		})
 	}
 }
@@ -71,28 +66,20 @@ func TestDirectoryCompensationKeepsForeignEntries(t *testing.T) {
 	node := localNode(t)
 	req := Request{Kind: "directory", Name: "app", Node: node, Spec: model.Spec{"path": "/app"}}
 	ch, err := r.Converge(ctx, req)
-	if err != nil || ch.Outcome != model.OutcomeCreated {
-		t.Fatalf("create: %v %+v", err, ch)
-	}
+	require.NoError(t, err, "create: %v %+v", err, ch)
+	require.Equal(t, model.OutcomeCreated, ch.Outcome, "create: %v %+v", err, ch)
 	mustWrite(t, filepath.Join(node.Root, "app", "upload.bin"), []byte("someone's data"), 0o644)
 	err = r.Compensate(ctx, req, jsonRoundTrip(t, ch))
-	if !errors.Is(err, ErrNotEmpty) || !strings.Contains(err.Error(), "upload.bin") {
-		t.Fatalf("compensate: %v, want ErrNotEmpty naming upload.bin", err)
-	}
-	if got, _ := os.ReadFile(filepath.Join(node.Root, "app", "upload.bin")); string(got) != "someone's data" {
-		t.Errorf("foreign entry lost")
-	}
+	require.ErrorIs(t, err, ErrNotEmpty, "compensate: %v, want ErrNotEmpty naming upload.bin", err)
+	require.Contains(t, err.Error(), "upload.bin", "compensate: %v, want ErrNotEmpty naming upload.bin", err)
+	got, _ := os.ReadFile(filepath.Join(node.Root, "app", "upload.bin"))
+	assert.Equal(t, "someone's data", string(got), "foreign entry lost")
 	// Once the entry is gone (its own resource compensated), compensation
 	// completes.
-	if err := os.Remove(filepath.Join(node.Root, "app", "upload.bin")); err != nil {
-		t.Fatal(err)
-	}
-	if err := r.Compensate(ctx, req, jsonRoundTrip(t, ch)); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(filepath.Join(node.Root, "app")); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("directory left after compensation: %v", err)
-	}
+	require.NoError(t, os.Remove(filepath.Join(node.Root, "app", "upload.bin")))
+	require.NoError(t, r.Compensate(ctx, req, jsonRoundTrip(t, ch)))
+	_, err = os.Stat(filepath.Join(node.Root, "app"))
+	assert.ErrorIs(t, err, os.ErrNotExist, "directory left after compensation: %v", err)
 }
 
 func TestDirectoryThenFileCompensateInReverse(t *testing.T) {
@@ -110,17 +97,13 @@ func TestDirectoryThenFileCompensateInReverse(t *testing.T) {
 	var changes []Change
 	for _, req := range reqs {
 		ch, err := r.Converge(ctx, req)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		changes = append(changes, jsonRoundTrip(t, ch))
 	}
 	for i := len(reqs) - 1; i >= 0; i-- {
-		if err := r.Compensate(ctx, reqs[i], changes[i]); err != nil {
-			t.Fatalf("compensate %s: %v", reqs[i].Name, err)
-		}
+		err := r.Compensate(ctx, reqs[i], changes[i])
+		require.NoError(t, err, "compensate %s: %v", reqs[i].Name, err)
 	}
-	if got := snapshot(t, node.Root); len(got) != len(before) {
-		t.Errorf("root not restored: %v", got)
-	}
+	got := snapshot(t, node.Root)
+	assert.Len(t, got, len(before), "root not restored")
 }

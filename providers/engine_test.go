@@ -4,15 +4,16 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"reflect"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/cairn-io/cairn/kinds"
 	"github.com/cairn-io/cairn/model"
@@ -77,9 +78,7 @@ func snapshot(t testing.TB, root string) map[string]entrySnap {
 		out[rel] = e
 		return err
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return out
 }
 
@@ -87,13 +86,9 @@ func snapshot(t testing.TB, root string) map[string]entrySnap {
 func jsonRoundTrip(t testing.TB, ch Change) Change {
 	t.Helper()
 	raw, err := json.Marshal(ch)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	var out Change
-	if err := json.Unmarshal(raw, &out); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, json.Unmarshal(raw, &out))
 	return out
 }
 
@@ -136,32 +131,22 @@ func runLifecycle(t *testing.T, tests []lifecycleCase) {
 			noopReq := req
 			noopReq.Noop = true
 			nch, err := r.Converge(ctx, noopReq)
-			if err != nil {
-				t.Fatalf("noop converge: %v", err)
+			require.NoError(t, err, "noop converge")
+			require.Equal(t, tt.wantAction, nch.Action, "noop: action %q outcome %q noop %v; want %q, unchanged, true", nch.Action, nch.Outcome, nch.Noop, tt.wantAction)
+			require.Equal(t, model.OutcomeUnchanged, nch.Outcome, "noop: action %q outcome %q noop %v; want %q, unchanged, true", nch.Action, nch.Outcome, nch.Noop, tt.wantAction)
+			assert.True(t, nch.Noop, "noop: action %q outcome %q noop %v; want %q, unchanged, true", nch.Action, nch.Outcome, nch.Noop, tt.wantAction)
+			if tt.wantAction != model.ActionNoop {
+				assert.True(t, strings.HasSuffix(nch.Report, "(noop)"), "noop report %q does not say noop", nch.Report)
 			}
-			if nch.Action != tt.wantAction || nch.Outcome != model.OutcomeUnchanged || !nch.Noop {
-				t.Errorf("noop: action %q outcome %q noop %v; want %q, unchanged, true", nch.Action, nch.Outcome, nch.Noop, tt.wantAction)
-			}
-			if tt.wantAction != model.ActionNoop && !strings.HasSuffix(nch.Report, "(noop)") {
-				t.Errorf("noop report %q does not say noop", nch.Report)
-			}
-			if got := snapshot(t, node.Root); !reflect.DeepEqual(got, before) {
-				t.Fatalf("noop changed the filesystem:\nbefore %v\nafter  %v", before, got)
-			}
+			got := snapshot(t, node.Root)
+			require.Equal(t, before, got, "noop changed the filesystem:\nbefore %v\nafter  %v", before, got)
 
 			ch, err := r.Converge(ctx, req)
-			if err != nil {
-				t.Fatalf("converge: %v", err)
-			}
-			if ch.Action != tt.wantAction || ch.Outcome != tt.wantOutcome {
-				t.Errorf("action %q outcome %q; want %q %q (report %q)", ch.Action, ch.Outcome, tt.wantAction, tt.wantOutcome, ch.Report)
-			}
-			if got := changedPaths(ch); !slices.Equal(got, tt.wantChanges) {
-				t.Errorf("changes %v, want %v", got, tt.wantChanges)
-			}
-			if !strings.HasPrefix(ch.Report, tt.kind+"/res: ") {
-				t.Errorf("report %q does not name the resource", ch.Report)
-			}
+			require.NoError(t, err, "converge")
+			require.Equal(t, tt.wantAction, ch.Action, "action %q outcome %q; want %q %q (report %q)", ch.Action, ch.Outcome, tt.wantAction, tt.wantOutcome, ch.Report)
+			assert.Equal(t, tt.wantOutcome, ch.Outcome, "action %q outcome %q; want %q %q (report %q)", ch.Action, ch.Outcome, tt.wantAction, tt.wantOutcome, ch.Report)
+			assert.True(t, slices.Equal(changedPaths(ch), tt.wantChanges), "changes %v, want %v", changedPaths(ch), tt.wantChanges)
+			assert.True(t, strings.HasPrefix(ch.Report, tt.kind+"/res: "), "report %q does not name the resource", ch.Report)
 			if tt.check != nil {
 				tt.check(t, node.Root, ch)
 			}
@@ -169,31 +154,23 @@ func runLifecycle(t *testing.T, tests []lifecycleCase) {
 
 			// Applying a converged resource is a noop.
 			again, err := r.Converge(ctx, req)
-			if err != nil {
-				t.Fatalf("second converge: %v", err)
-			}
-			if again.Action != model.ActionNoop || again.Outcome != model.OutcomeUnchanged {
-				t.Errorf("second converge: action %q outcome %q, want noop/unchanged (%s)", again.Action, again.Outcome, again.Report)
-			}
-			if got := snapshot(t, node.Root); !reflect.DeepEqual(got, applied) {
-				t.Errorf("second converge changed the filesystem")
-			}
+			require.NoError(t, err, "second converge")
+			require.Equal(t, model.ActionNoop, again.Action, "second converge: action %q outcome %q, want noop/unchanged (%s)", again.Action, again.Outcome, again.Report)
+			assert.Equal(t, model.OutcomeUnchanged, again.Outcome, "second converge: action %q outcome %q, want noop/unchanged (%s)", again.Action, again.Outcome, again.Report)
+			got = snapshot(t, node.Root)
+			assert.Equal(t, applied, got, "second converge changed the filesystem")
 
 			// Compensating from the persisted change restores the state
 			// byte for byte, and doing it twice is doing it once.
 			persisted := jsonRoundTrip(t, ch)
 			for i := range 2 {
-				if err := r.Compensate(ctx, req, persisted); err != nil {
-					t.Fatalf("compensate #%d: %v", i+1, err)
-				}
-				if got := snapshot(t, node.Root); !reflect.DeepEqual(got, before) {
-					t.Fatalf("compensate #%d did not restore the state:\nbefore %v\nafter  %v", i+1, before, got)
-				}
+				err := r.Compensate(ctx, req, persisted)
+				require.NoError(t, err, "compensate #%d: %v", i+1, err)
+				got := snapshot(t, node.Root)
+				require.Equal(t, before, got, "compensate #%d did not restore the state:\nbefore %v\nafter  %v", i+1, before, got)
 			}
 			// A noop change needs no compensation.
-			if err := r.Compensate(ctx, req, jsonRoundTrip(t, nch)); err != nil {
-				t.Fatalf("compensate noop change: %v", err)
-			}
+			require.NoError(t, r.Compensate(ctx, req, jsonRoundTrip(t, nch)), "compensate noop change")
 		})
 	}
 }
@@ -212,26 +189,20 @@ func TestFileLifecycle(t *testing.T) {
 			t.Helper()
 			p := filepath.Join(root, "etc", "motd")
 			got, err := os.ReadFile(p)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if string(got) != string(data) {
-				t.Errorf("bytes %q, want %q", got, data)
-			}
+			require.NoError(t, err)
+			assert.Equal(t, string(data), string(got), "bytes %q, want %q", got, data)
 			fi, _ := os.Stat(p)
-			if m := formatMode(unixMode(fi.Mode())); m != mode {
-				t.Errorf("mode %s, want %s", m, mode)
-			}
-			if ch.After.ID != "/etc/motd" || ch.After.Outputs["checksum"] != digest(data) || ch.After.Outputs["mode"] != mode {
-				t.Errorf("after state %+v", ch.After)
-			}
+			m := formatMode(unixMode(fi.Mode()))
+			assert.Equal(t, mode, m, "mode")
+			assert.Equal(t, "/etc/motd", ch.After.ID, "after state %+v", ch.After)
+			assert.Equal(t, digest(data), ch.After.Outputs["checksum"], "after state %+v", ch.After)
+			assert.Equal(t, mode, ch.After.Outputs["mode"], "after state %+v", ch.After)
 		}
 	}
 	fileGone := func(t *testing.T, root string, ch Change) {
 		t.Helper()
-		if _, err := os.Lstat(filepath.Join(root, "etc", "motd")); !errors.Is(err, fs.ErrNotExist) {
-			t.Errorf("file still there: %v", err)
-		}
+		_, err := os.Lstat(filepath.Join(root, "etc", "motd"))
+		assert.ErrorIs(t, err, fs.ErrNotExist, "file still there: %v", err)
 	}
 	runLifecycle(t, []lifecycleCase{
 		{
@@ -266,9 +237,7 @@ func TestFileLifecycle(t *testing.T) {
 			check: func(t *testing.T, root string, ch Change) {
 				fileIs([]byte("new\n"), "0640")(t, root, ch)
 				want := fmt.Sprintf("file/res: content changed %s → %s", digest([]byte("old\n")), digest([]byte("new\n")))
-				if ch.Report != want {
-					t.Errorf("report %q, want %q", ch.Report, want)
-				}
+				assert.Equal(t, want, ch.Report, "report")
 			},
 		},
 		{
@@ -277,9 +246,7 @@ func TestFileLifecycle(t *testing.T) {
 			wantAction: model.ActionUpdate, wantOutcome: model.OutcomeUpdated, wantChanges: []string{"mode"},
 			check: func(t *testing.T, root string, ch Change) {
 				fileIs([]byte("keep\n"), "0600")(t, root, ch)
-				if ch.Report != "file/res: mode changed 0644 → 0600" {
-					t.Errorf("report %q", ch.Report)
-				}
+				assert.Equal(t, "file/res: mode changed 0644 → 0600", ch.Report, "report")
 			},
 		},
 		{
@@ -317,9 +284,7 @@ func TestDirectoryLifecycle(t *testing.T) {
 	existing := func(mode os.FileMode) func(t *testing.T, root string) {
 		return func(t *testing.T, root string) {
 			mustMkdir(t, filepath.Join(root, "srv", "app"))
-			if err := os.Chmod(filepath.Join(root, "srv", "app"), mode); err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, os.Chmod(filepath.Join(root, "srv", "app"), mode))
 		}
 	}
 	srvOnly := func(t *testing.T, root string) { mustMkdir(t, filepath.Join(root, "srv")) }
@@ -327,15 +292,12 @@ func TestDirectoryLifecycle(t *testing.T) {
 		return func(t *testing.T, root string, ch Change) {
 			t.Helper()
 			fi, err := os.Stat(filepath.Join(root, "srv", "app"))
-			if err != nil || !fi.IsDir() {
-				t.Fatalf("directory missing: %v", err)
-			}
-			if m := formatMode(unixMode(fi.Mode())); m != mode {
-				t.Errorf("mode %s, want %s", m, mode)
-			}
-			if ch.After.Outputs["path"] != "/srv/app" || ch.After.Outputs["mode"] != mode {
-				t.Errorf("outputs %v", ch.After.Outputs)
-			}
+			require.NoError(t, err, "directory missing")
+			require.True(t, fi.IsDir(), "directory missing: %v", err)
+			m := formatMode(unixMode(fi.Mode()))
+			assert.Equal(t, mode, m, "mode")
+			assert.Equal(t, "/srv/app", ch.After.Outputs["path"], "outputs %v", ch.After.Outputs)
+			assert.Equal(t, mode, ch.After.Outputs["mode"], "outputs %v", ch.After.Outputs)
 		}
 	}
 	runLifecycle(t, []lifecycleCase{
@@ -367,9 +329,8 @@ func TestDirectoryLifecycle(t *testing.T) {
 			spec:       model.Spec{"path": "/srv/app", "ensure": "absent"},
 			wantAction: model.ActionDelete, wantOutcome: model.OutcomeDeleted, wantChanges: []string{"mode", "path"},
 			check: func(t *testing.T, root string, ch Change) {
-				if _, err := os.Stat(filepath.Join(root, "srv", "app")); !errors.Is(err, fs.ErrNotExist) {
-					t.Errorf("directory still there: %v", err)
-				}
+				_, err := os.Stat(filepath.Join(root, "srv", "app"))
+				assert.ErrorIs(t, err, fs.ErrNotExist, "directory still there: %v", err)
 			},
 		},
 	})
@@ -384,55 +345,45 @@ func TestCompensateSetsBackAfterLaterEdits(t *testing.T) {
 	mustWrite(t, p, []byte("original"), 0o600)
 	req := Request{Kind: "file", Name: "motd", Node: node, Spec: model.Spec{"path": "/motd", "content": "managed", "mode": "0644"}}
 	ch, err := r.Converge(ctx, req)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	mustWrite(t, p, []byte("edited by hand"), 0o666)
-	if err := r.Compensate(ctx, req, jsonRoundTrip(t, ch)); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, r.Compensate(ctx, req, jsonRoundTrip(t, ch)))
 	got, _ := os.ReadFile(p)
 	fi, _ := os.Stat(p)
-	if string(got) != "original" || fi.Mode().Perm() != 0o600 {
-		t.Errorf("after compensation: %q %v", got, fi.Mode())
-	}
+	require.Equal(t, "original", string(got), "after compensation: %q %v", got, fi.Mode())
+	assert.Equal(t, fs.FileMode(0o600), fi.Mode().Perm(), "after compensation: %q %v", got, fi.Mode())
 }
 
 func TestInitOnlyAttributeRefused(t *testing.T) {
 	ctx := context.Background()
 	cat := kinds.Builtin()
-	if err := cat.Add(kinds.Kind{Name: "LockedFile", Base: "file", Attributes: map[string]kinds.AttrKind{"mode": kinds.InitOnly}}); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, cat.Add(kinds.Kind{Name: "LockedFile", Base: "file", Attributes: map[string]kinds.AttrKind{"mode": kinds.InitOnly}}))
 	r := localRegistryWith(cat)
 	node := localNode(t)
 	req := Request{Kind: "LockedFile", Name: "key", Node: node, Spec: model.Spec{"path": "/key", "content": "k1", "mode": "0600"}}
-	if ch, err := r.Converge(ctx, req); err != nil || ch.Outcome != model.OutcomeCreated {
-		t.Fatalf("create: %v %+v", err, ch)
-	}
+	ch, err := r.Converge(ctx, req)
+	require.NoError(t, err, "create: %v %+v", err, ch)
+	require.Equal(t, model.OutcomeCreated, ch.Outcome, "create: %v %+v", err, ch)
 	// Content is a property: it may change.
 	req.Spec = model.Spec{"path": "/key", "content": "k2", "mode": "0600"}
-	if ch, err := r.Converge(ctx, req); err != nil || ch.Outcome != model.OutcomeUpdated {
-		t.Fatalf("content update: %v %+v", err, ch)
-	}
+	ch, err = r.Converge(ctx, req)
+	require.NoError(t, err, "content update: %v %+v", err, ch)
+	require.Equal(t, model.OutcomeUpdated, ch.Outcome, "content update: %v %+v", err, ch)
 	// The mode is init-only: changing it on the existing file is refused,
 	// in noop too, and nothing is touched.
 	for _, noop := range []bool{true, false} {
 		req.Spec = model.Spec{"path": "/key", "content": "k3", "mode": "0644"}
 		req.Noop = noop
 		ch, err := r.Converge(ctx, req)
-		if !IsConfigError(err) || ch.Outcome != model.OutcomeFailed {
-			t.Fatalf("noop=%v: err %v outcome %q; want a ConfigError and failed", noop, err, ch.Outcome)
-		}
-		if !strings.Contains(err.Error(), "mode") || !strings.Contains(ch.Report, "lockedfile/key: failed") {
-			t.Errorf("error %q / report %q do not name the attribute and resource", err, ch.Report)
-		}
+		require.True(t, IsConfigError(err), "noop=%v: err %v outcome %q; want a ConfigError and failed", noop, err, ch.Outcome)
+		require.Equal(t, model.OutcomeFailed, ch.Outcome, "noop=%v: err %v outcome %q; want a ConfigError and failed", noop, err, ch.Outcome)
+		require.Contains(t, err.Error(), "mode", "error %q / report %q do not name the attribute and resource", err, ch.Report)
+		assert.Contains(t, ch.Report, "lockedfile/key: failed", "error %q / report %q do not name the attribute and resource", err, ch.Report)
 	}
 	got, _ := os.ReadFile(filepath.Join(node.Root, "key"))
 	fi, _ := os.Stat(filepath.Join(node.Root, "key"))
-	if string(got) != "k2" || fi.Mode().Perm() != 0o600 {
-		t.Errorf("refused change touched the file: %q %v", got, fi.Mode())
-	}
+	require.Equal(t, "k2", string(got), "refused change touched the file: %q %v", got, fi.Mode())
+	assert.Equal(t, fs.FileMode(0o600), fi.Mode().Perm(), "refused change touched the file: %q %v", got, fi.Mode())
 }
 
 func TestConvergeConfigErrors(t *testing.T) {
@@ -463,54 +414,43 @@ func TestConvergeConfigErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		ch, err := r.Converge(ctx, Request{Kind: tt.kind, Name: "x", Spec: tt.spec, Node: node})
-		if !IsConfigError(err) {
-			t.Errorf("%s: err = %v, want a ConfigError", tt.name, err)
+		if !assert.True(t, IsConfigError(err), "%s: err = %v, want a ConfigError", tt.name, err) {
 			continue
 		}
-		if !strings.Contains(err.Error(), tt.wantMsg) {
-			t.Errorf("%s: error %q does not mention %q", tt.name, err, tt.wantMsg)
-		}
-		if ch.Outcome != model.OutcomeFailed {
-			t.Errorf("%s: outcome %q, want failed", tt.name, ch.Outcome)
-		}
+		assert.Contains(t, err.Error(), tt.wantMsg, "%s: error %q does not mention %q", tt.name, err, tt.wantMsg)
+		assert.Equal(t, model.OutcomeFailed, ch.Outcome, "%s: outcome %q, want failed", tt.name, ch.Outcome)
 	}
-	if entries, _ := os.ReadDir(node.Root); len(entries) != 0 {
-		t.Errorf("invalid specs left entries behind: %v", entries)
-	}
+	entries, _ := os.ReadDir(node.Root)
+	assert.Empty(t, entries, "invalid specs left entries behind")
 }
 
 func TestRegistryGet(t *testing.T) {
 	cat := kinds.Builtin()
-	if err := cat.Add(kinds.Kind{Name: "Motd", Base: "file", Defaults: map[string]any{"path": "/etc/motd"}}); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, cat.Add(kinds.Kind{Name: "Motd", Base: "file", Defaults: map[string]any{"path": "/etc/motd"}}))
 	r := localRegistryWith(cat)
 	for kind, want := range map[string]string{
 		"file": "file", "FILE": "file", "Directory": "directory", "exec": "exec",
 		"shell": "exec", "upload_file": "file", "Motd": "file", "group": "group", "Stage": "stage", "skipped": "skipped",
 	} {
 		p, ok := r.Get(kind)
-		if !ok || p.Kind() != want {
-			t.Errorf("Get(%q) = %v, %v; want %s", kind, p, ok, want)
-		}
+		require.True(t, ok, "Get(%q) = %v, %v; want %s", kind, p, ok, want)
+		assert.Equal(t, want, p.Kind(), "Get(%q) = %v, %v; want %s", kind, p, ok, want)
 	}
 	for _, kind := range []string{"http", "nosuch", ""} {
-		if _, ok := r.Get(kind); ok {
-			t.Errorf("Get(%q) found a provider", kind)
-		}
+		_, ok := r.Get(kind)
+		assert.False(t, ok, "Get(%q) found a provider", kind)
 	}
 	// Without a catalogue, providers' own declarations keep read-only
 	// attributes out of the diff.
 	bare := localRegistryWith(nil)
 	node := localNode(t)
 	req := Request{Kind: "file", Name: "f", Node: node, Spec: model.Spec{"path": "/f", "content": "x"}}
-	if _, err := bare.Converge(context.Background(), req); err != nil {
-		t.Fatal(err)
-	}
+	_, err := bare.Converge(context.Background(), req)
+	require.NoError(t, err)
 	req.Spec["checksum"] = "{sha256}bogus"
-	if ch, err := bare.Converge(context.Background(), req); err != nil || ch.Action != model.ActionNoop {
-		t.Errorf("read-only checksum was diffed: %v %+v", err, ch)
-	}
+	ch, err := bare.Converge(context.Background(), req)
+	require.NoError(t, err, "read-only checksum was diffed: %v %+v", err, ch)
+	assert.Equal(t, model.ActionNoop, ch.Action, "read-only checksum was diffed: %v %+v", err, ch)
 }
 
 func TestChangeKeepsContentOutOfReports(t *testing.T) {
@@ -520,9 +460,7 @@ func TestChangeKeepsContentOutOfReports(t *testing.T) {
 	const secret = "password=hunter2-very-secret"
 	mustWrite(t, filepath.Join(node.Root, "app.conf"), []byte("password=old-secret-value"), 0o600)
 	ch, err := r.Converge(ctx, Request{Kind: "file", Name: "conf", Node: node, Spec: model.Spec{"path": "/app.conf", "content": secret}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	shown, _ := json.Marshal(struct {
 		Changes []model.AttrChange
 		Report  string
@@ -531,13 +469,9 @@ func TestChangeKeepsContentOutOfReports(t *testing.T) {
 		Outputs map[string]any
 	}{ch.Changes, ch.Report, ch.After, ch.Before.Attrs, ch.Before.Outputs})
 	for _, s := range []string{secret, "hunter2", "old-secret-value"} {
-		if strings.Contains(string(shown), s) {
-			t.Errorf("%q leaked into the change: %s", s, shown)
-		}
+		assert.NotContains(t, string(shown), s, "%q leaked into the change: %s", s, shown)
 	}
-	if ch.After.Private != nil {
-		t.Errorf("after state carries private bytes")
-	}
+	assert.Nil(t, ch.After.Private, "after state carries private bytes")
 }
 
 func TestCanonicalizeIsStable(t *testing.T) {
@@ -560,16 +494,14 @@ func TestCanonicalizeIsStable(t *testing.T) {
 	for _, s := range specs {
 		p, _ := r.Get(s.kind)
 		once, err := p.Canonicalize(NormalizeSpec(s.spec))
-		if err != nil {
-			t.Errorf("%s %v: %v", s.kind, s.spec, err)
+		if !assert.NoError(t, err, "%s %v", s.kind, s.spec) {
 			continue
 		}
 		twice, err := p.Canonicalize(NormalizeSpec(once))
-		if err != nil || !EqualValues(once, twice) {
-			t.Errorf("%s: canonical %v became %v (%v)", s.kind, once, twice, err)
-		}
-		if s.kind == "file" && once["ensure"] == "present" && s.spec["content"] == 42 && once["content"] != "42" {
-			t.Errorf("numeric content canonical %v", once["content"])
+		require.NoError(t, err, "%s: canonical %v became %v (%v)", s.kind, once, twice, err)
+		assert.True(t, EqualValues(once, twice), "%s: canonical %v became %v (%v)", s.kind, once, twice, err)
+		if s.kind == "file" && once["ensure"] == "present" && s.spec["content"] == 42 {
+			assert.Equal(t, "42", once["content"], "numeric content canonical %v", once["content"])
 		}
 	}
 }

@@ -11,6 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/cairn-io/cairn/model"
 )
 
@@ -21,9 +24,7 @@ func runCount(t *testing.T, root string) int {
 	if errors.Is(err, os.ErrNotExist) {
 		return 0
 	}
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return strings.Count(string(b), "\n")
 }
 
@@ -63,37 +64,29 @@ func TestExecGuards(t *testing.T) {
 			noop := req
 			noop.Noop = true
 			nch, err := r.Converge(ctx, noop)
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			wantAction := model.ActionNoop
 			if tt.wantRun {
 				wantAction = model.ActionRun
 			}
-			if nch.Action != wantAction || nch.Outcome != model.OutcomeUnchanged || runCount(t, node.Root) != 0 {
-				t.Fatalf("noop: %+v, runs %d", nch, runCount(t, node.Root))
-			}
+			require.Equal(t, wantAction, nch.Action, "noop: %+v, runs %d", nch, runCount(t, node.Root))
+			require.Equal(t, model.OutcomeUnchanged, nch.Outcome, "noop: %+v, runs %d", nch, runCount(t, node.Root))
+			require.Equal(t, 0, runCount(t, node.Root), "noop: %+v, runs %d", nch, runCount(t, node.Root))
 			ch, err := r.Converge(ctx, req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if ch.Action != wantAction {
-				t.Errorf("action %q, want %q", ch.Action, wantAction)
-			}
+			require.NoError(t, err)
+			assert.Equal(t, wantAction, ch.Action, "action")
 			wantRuns := 0
 			if tt.wantRun {
 				wantRuns = 1
-				if ch.Outcome != model.OutcomeUpdated || ch.After.Outputs["exitCode"] != int64(0) || ch.Report != "exec/job: ran (exit 0)" {
-					t.Errorf("ran: %+v", ch)
-				}
+				require.Equal(t, model.OutcomeUpdated, ch.Outcome, "ran: %+v", ch)
+				require.Equal(t, int64(0), ch.After.Outputs["exitCode"], "ran: %+v", ch)
+				assert.Equal(t, "exec/job: ran (exit 0)", ch.Report, "ran: %+v", ch)
 			} else {
-				if ch.Outcome != model.OutcomeUnchanged || ch.Report != "exec/job: unchanged ("+tt.wantReason+")" {
-					t.Errorf("skipped: outcome %q report %q", ch.Outcome, ch.Report)
-				}
+				require.Equal(t, model.OutcomeUnchanged, ch.Outcome, "skipped: outcome %q report %q", ch.Outcome, ch.Report)
+				assert.Equal(t, "exec/job: unchanged ("+tt.wantReason+")", ch.Report, "skipped: outcome %q report %q", ch.Outcome, ch.Report)
 			}
-			if got := runCount(t, node.Root); got != wantRuns {
-				t.Errorf("command ran %d times, want %d", got, wantRuns)
-			}
+			got := runCount(t, node.Root)
+			assert.Equal(t, wantRuns, got, "command ran %d times, want %d", got, wantRuns)
 		})
 	}
 }
@@ -104,13 +97,11 @@ func TestExecCreatesMakesItIdempotent(t *testing.T) {
 	node := localNode(t)
 	req := Request{Kind: "exec", Name: "init", Node: node, Spec: model.Spec{"command": "echo run >> runs && touch initialized", "creates": "/initialized"}}
 	for i := range 3 {
-		if _, err := r.Converge(ctx, req); err != nil {
-			t.Fatalf("converge %d: %v", i, err)
-		}
+		_, err := r.Converge(ctx, req)
+		require.NoError(t, err, "converge %d: %v", i, err)
 	}
-	if got := runCount(t, node.Root); got != 1 {
-		t.Errorf("ran %d times, want once", got)
-	}
+	got := runCount(t, node.Root)
+	assert.Equal(t, 1, got, "ran %d times, want once", got)
 }
 
 func TestExecReturnsAndOutputs(t *testing.T) {
@@ -137,23 +128,17 @@ func TestExecReturnsAndOutputs(t *testing.T) {
 			node := localNode(t)
 			ch, err := r.Converge(ctx, Request{Kind: "exec", Name: "x", Node: node, Spec: tt.spec})
 			if tt.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.wantErr) || ch.Outcome != model.OutcomeFailed {
-					t.Fatalf("err %v outcome %q; want failed with %q", err, ch.Outcome, tt.wantErr)
-				}
-				if strings.Contains(tt.wantErr, "exited") && ch.After.Outputs["exitCode"] == nil {
-					t.Errorf("failed run lost its exit code: %+v", ch.After)
+				require.Error(t, err, "err %v outcome %q; want failed with %q", err, ch.Outcome, tt.wantErr)
+				require.Contains(t, err.Error(), tt.wantErr, "err %v outcome %q; want failed with %q", err, ch.Outcome, tt.wantErr)
+				require.Equal(t, model.OutcomeFailed, ch.Outcome, "err %v outcome %q; want failed with %q", err, ch.Outcome, tt.wantErr)
+				if strings.Contains(tt.wantErr, "exited") {
+					assert.NotNil(t, ch.After.Outputs["exitCode"], "failed run lost its exit code: %+v", ch.After)
 				}
 				return
 			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if ch.After.Outputs["exitCode"] != tt.wantCode {
-				t.Errorf("exitCode %v, want %d", ch.After.Outputs["exitCode"], tt.wantCode)
-			}
-			if tt.wantOut != "" && ch.After.Outputs["stdout"] != tt.wantOut {
-				t.Errorf("stdout %q, want %q", ch.After.Outputs["stdout"], tt.wantOut)
-			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.wantCode, ch.After.Outputs["exitCode"], "exitCode")
+			assert.False(t, tt.wantOut != "" && ch.After.Outputs["stdout"] != tt.wantOut, "stdout %q, want %q", ch.After.Outputs["stdout"], tt.wantOut)
 		})
 	}
 }
@@ -179,36 +164,27 @@ func TestExecEnvironmentAndCwd(t *testing.T) {
 	}
 	for _, tt := range tests {
 		ch, err := r.Converge(ctx, Request{Kind: "exec", Name: "x", Node: node, Spec: tt.spec})
-		if err != nil {
-			t.Errorf("%s: %v", tt.name, err)
+		if !assert.NoError(t, err, tt.name) {
 			continue
 		}
-		if got := ch.After.Outputs["stdout"]; got != tt.want {
-			t.Errorf("%s: stdout %q, want %q", tt.name, got, tt.want)
-		}
+		assert.Equal(t, tt.want, ch.After.Outputs["stdout"], "%s: stdout", tt.name)
 	}
 	for _, cwd := range []string{"../..", "/../.."} {
 		_, err := r.Converge(ctx, Request{Kind: "exec", Name: "x", Node: node, Spec: model.Spec{"command": "true", "cwd": cwd}})
-		if !IsConfigError(err) {
-			t.Errorf("cwd %q: %v, want a ConfigError", cwd, err)
-		}
+		assert.True(t, IsConfigError(err), "cwd %q: %v, want a ConfigError", cwd, err)
 	}
 	outside := t.TempDir()
 	mustSymlink(t, outside, filepath.Join(node.Root, "out"))
-	if _, err := r.Converge(ctx, Request{Kind: "exec", Name: "x", Node: node, Spec: model.Spec{"command": "touch pwned", "cwd": "/out"}}); !IsConfigError(err) {
-		t.Errorf("cwd through a symlink out of the root: %v", err)
-	}
-	if entries, _ := os.ReadDir(outside); len(entries) != 0 {
-		t.Errorf("command ran outside the root: %v", entries)
-	}
+	_, err := r.Converge(ctx, Request{Kind: "exec", Name: "x", Node: node, Spec: model.Spec{"command": "touch pwned", "cwd": "/out"}})
+	assert.True(t, IsConfigError(err), "cwd through a symlink out of the root: %v", err)
+	entries, _ := os.ReadDir(outside)
+	assert.Empty(t, entries, "command ran outside the root")
 }
 
 func mustEval(t *testing.T, p string) string {
 	t.Helper()
 	real, err := filepath.EvalSymlinks(p)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return real
 }
 
@@ -219,27 +195,20 @@ func TestExecTimeoutKillsProcessGroup(t *testing.T) {
 	ch, err := r.Converge(context.Background(), Request{Kind: "exec", Name: "slow", Node: node, Spec: model.Spec{
 		"command": "sleep 60 & echo $! > child.pid; wait", "timeout": "1s",
 	}})
-	if err == nil || !errors.Is(err, errTimeout) || ch.Outcome != model.OutcomeFailed {
-		t.Fatalf("err %v outcome %q; want a timeout failure", err, ch.Outcome)
-	}
-	if elapsed := time.Since(start); elapsed > 30*time.Second {
-		t.Fatalf("converge returned after %v: the timeout did not stop the command", elapsed)
-	}
+	require.Error(t, err, "err %v outcome %q; want a timeout failure", err, ch.Outcome)
+	require.ErrorIs(t, err, errTimeout, "err %v outcome %q; want a timeout failure", err, ch.Outcome)
+	require.Equal(t, model.OutcomeFailed, ch.Outcome, "err %v outcome %q; want a timeout failure", err, ch.Outcome)
+	elapsed := time.Since(start)
+	require.LessOrEqual(t, elapsed, 30*time.Second, "converge returned after %v: the timeout did not stop the command", elapsed)
 	raw, err := os.ReadFile(filepath.Join(node.Root, "child.pid"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	pid, err := strconv.Atoi(strings.TrimSpace(string(raw)))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	// The background child must be gone (a zombie awaiting its reaper counts
 	// as gone: it no longer runs).
 	deadline := time.Now().Add(10 * time.Second)
 	for !processGone(pid) {
-		if time.Now().After(deadline) {
-			t.Fatalf("background child %d still running after the timeout", pid)
-		}
+		require.False(t, time.Now().After(deadline), "background child %d still running after the timeout", pid)
 		time.Sleep(20 * time.Millisecond)
 	}
 }
@@ -266,29 +235,23 @@ func TestExecUndoAndIrreversible(t *testing.T) {
 			"command": "echo on > state", "undo": []any{"sh", "-c", "echo off > state"}, "creates": "/never",
 		}}
 		ch, err := r.Converge(ctx, req)
-		if err != nil || ch.Irreversible {
-			t.Fatalf("converge: %v irreversible=%v", err, ch.Irreversible)
-		}
+		require.NoError(t, err, "converge: %v irreversible=%v", err, ch.Irreversible)
+		require.False(t, ch.Irreversible, "converge: %v irreversible=%v", err, ch.Irreversible)
 		for range 2 { // undo runs again harmlessly: compensation is retried
-			if err := r.Compensate(ctx, req, jsonRoundTrip(t, ch)); err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, r.Compensate(ctx, req, jsonRoundTrip(t, ch)))
 		}
-		if got, _ := os.ReadFile(filepath.Join(node.Root, "state")); string(got) != "off\n" {
-			t.Errorf("state %q after undo", got)
-		}
+		got, _ := os.ReadFile(filepath.Join(node.Root, "state"))
+		assert.Equal(t, "off\n", string(got), "state %q after undo", got)
 	})
 	t.Run("failing undo is an error", func(t *testing.T) {
 		r := localRegistry(t)
 		node := localNode(t)
 		req := Request{Kind: "exec", Name: "svc", Node: node, Spec: model.Spec{"command": "true", "undo": "echo nope >&2; exit 4"}}
 		ch, err := r.Converge(ctx, req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := r.Compensate(ctx, req, ch); err == nil || !strings.Contains(err.Error(), "undo exited 4: nope") {
-			t.Errorf("compensate: %v", err)
-		}
+		require.NoError(t, err)
+		err = r.Compensate(ctx, req, ch)
+		require.Error(t, err, "compensate")
+		assert.Contains(t, err.Error(), "undo exited 4: nope", "compensate: %v", err)
 	})
 	t.Run("no undo is irreversible", func(t *testing.T) {
 		r := localRegistry(t)
@@ -296,40 +259,30 @@ func TestExecUndoAndIrreversible(t *testing.T) {
 		req := Request{Kind: "exec", Name: "migrate", Node: node, Spec: model.Spec{"command": "echo run >> runs"}}
 		noop := req
 		noop.Noop = true
-		if nch, _ := r.Converge(ctx, noop); !nch.Irreversible {
-			t.Errorf("noop plan does not warn the run is irreversible")
-		}
+		nch, _ := r.Converge(ctx, noop)
+		assert.True(t, nch.Irreversible, "noop plan does not warn the run is irreversible")
 		ch, err := r.Converge(ctx, req)
-		if err != nil || !ch.Irreversible {
-			t.Fatalf("converge: %v irreversible=%v", err, ch.Irreversible)
-		}
+		require.NoError(t, err, "converge: %v irreversible=%v", err, ch.Irreversible)
+		require.True(t, ch.Irreversible, "converge: %v irreversible=%v", err, ch.Irreversible)
 		err = r.Compensate(ctx, req, jsonRoundTrip(t, ch))
-		if !errors.Is(err, ErrIrreversible) {
-			t.Errorf("compensate: %v, want ErrIrreversible", err)
-		}
-		if runCount(t, node.Root) != 1 {
-			t.Errorf("compensation re-ran the command")
-		}
+		assert.ErrorIs(t, err, ErrIrreversible, "compensate: %v, want ErrIrreversible", err)
+		assert.Equal(t, 1, runCount(t, node.Root), "compensation re-ran the command")
 	})
 	t.Run("a skipped exec needs no compensation", func(t *testing.T) {
 		r := localRegistry(t)
 		node := localNode(t)
 		req := Request{Kind: "exec", Name: "migrate", Node: node, Spec: model.Spec{"command": "true", "unless": "true"}}
 		ch, err := r.Converge(ctx, req)
-		if err != nil || ch.Irreversible {
-			t.Fatalf("converge: %v %+v", err, ch)
-		}
-		if err := r.Compensate(ctx, req, ch); err != nil {
-			t.Errorf("compensate: %v", err)
-		}
+		require.NoError(t, err, "converge: %v %+v", err, ch)
+		require.False(t, ch.Irreversible, "converge: %v %+v", err, ch)
+		assert.NoError(t, r.Compensate(ctx, req, ch), "compensate")
 	})
 	t.Run("deleting an exec does nothing", func(t *testing.T) {
 		r := localRegistry(t)
 		node := localNode(t)
 		ch, err := r.Converge(ctx, Request{Kind: "exec", Name: "gone", Node: node, Delete: true})
-		if err != nil || ch.Outcome != model.OutcomeUnchanged {
-			t.Errorf("delete: %v %+v", err, ch)
-		}
+		require.NoError(t, err, "delete: %v %+v", err, ch)
+		assert.Equal(t, model.OutcomeUnchanged, ch.Outcome, "delete: %v %+v", err, ch)
 	})
 }
 
@@ -340,10 +293,7 @@ func TestExecCancellation(t *testing.T) {
 	defer cancel()
 	start := time.Now()
 	_, err := r.Converge(ctx, Request{Kind: "exec", Name: "x", Node: node, Spec: model.Spec{"command": "sleep 60"}})
-	if err == nil || IsConfigError(err) {
-		t.Errorf("err %v, want a retryable failure", err)
-	}
-	if time.Since(start) > 30*time.Second {
-		t.Errorf("cancellation did not stop the command")
-	}
+	require.Error(t, err, "err %v, want a retryable failure", err)
+	assert.False(t, IsConfigError(err), "err %v, want a retryable failure", err)
+	assert.LessOrEqual(t, time.Since(start), 30*time.Second, "cancellation did not stop the command")
 }

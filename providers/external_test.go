@@ -3,7 +3,6 @@ package providers
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -14,6 +13,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/cairn-io/cairn/kinds"
 	"github.com/cairn-io/cairn/model"
@@ -92,8 +94,8 @@ func (f *extFixture) jsonfile(name string, content map[string]any) model.Spec {
 func (f *extFixture) calls(t *testing.T) map[string]int {
 	t.Helper()
 	raw, err := os.ReadFile(f.log)
-	if err != nil && !os.IsNotExist(err) {
-		t.Fatal(err)
+	if err != nil {
+		require.True(t, os.IsNotExist(err), "%v", err)
 	}
 	out := map[string]int{}
 	for _, line := range strings.Fields(string(raw)) {
@@ -108,13 +110,9 @@ func (f *extFixture) fileContent(t *testing.T, name string) map[string]any {
 	if os.IsNotExist(err) {
 		return nil
 	}
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	var m map[string]any
-	if err := json.Unmarshal(raw, &m); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, json.Unmarshal(raw, &m))
 	return m
 }
 
@@ -122,9 +120,7 @@ func (f *extFixture) converge(t *testing.T, req Request) Change {
 	t.Helper()
 	req.Kind = "external"
 	ch, err := f.reg.Converge(context.Background(), req)
-	if err != nil {
-		t.Fatalf("converge: %v", err)
-	}
+	require.NoError(t, err, "converge")
 	return ch
 }
 
@@ -152,75 +148,51 @@ func TestExternalLifecycle(t *testing.T) {
 	for _, s := range steps {
 		t.Run(s.name, func(t *testing.T) {
 			ch := f.converge(t, Request{Name: "site", Spec: s.spec, Noop: s.noop})
-			if ch.Action != s.action || ch.Outcome != s.outcome {
-				t.Fatalf("%s/%s, want %s/%s (%s)", ch.Action, ch.Outcome, s.action, s.outcome, ch.Report)
-			}
-			if got := f.fileContent(t, "site"); !EqualValues(got, s.wantFile) {
-				t.Fatalf("file holds %v, want %v", got, s.wantFile)
-			}
-			if got := f.calls(t)["write"]; got != s.wantWrites {
-				t.Fatalf("write action ran %d times, want %d", got, s.wantWrites)
-			}
+			require.Equal(t, s.action, ch.Action, "%s/%s, want %s/%s (%s)", ch.Action, ch.Outcome, s.action, s.outcome, ch.Report)
+			require.Equal(t, s.outcome, ch.Outcome, "%s/%s, want %s/%s (%s)", ch.Action, ch.Outcome, s.action, s.outcome, ch.Report)
+			got := f.fileContent(t, "site")
+			require.True(t, EqualValues(got, s.wantFile), "file holds %v, want %v", got, s.wantFile)
+			require.Equal(t, s.wantWrites, f.calls(t)["write"], "write action ran")
 			if s.pending != "" {
 				// The diff: the pending actions (desired none), and the
 				// config against the state the program reports.
-				if len(ch.Changes) != 2 || ch.Changes[0].Path != "actions" || ch.Changes[1].Path != "config" {
-					t.Fatalf("changes %+v, want actions and config", ch.Changes)
-				}
+				require.Len(t, ch.Changes, 2, "changes %+v, want actions and config", ch.Changes)
+				require.Equal(t, "actions", ch.Changes[0].Path, "changes %+v, want actions and config", ch.Changes)
+				require.Equal(t, "config", ch.Changes[1].Path, "changes %+v, want actions and config", ch.Changes)
 				old, _ := json.Marshal(ch.Changes[0].Old)
-				if !strings.Contains(string(old), `"name":"`+s.pending+`"`) || !strings.Contains(string(old), "site.json") {
-					t.Fatalf("pending actions %s lack %q and its description", old, s.pending)
-				}
+				require.Contains(t, string(old), `"name":"`+s.pending+`"`, "pending actions %s lack %q and its description", old, s.pending)
+				require.Contains(t, string(old), "site.json", "pending actions %s lack %q and its description", old, s.pending)
 				stale, _ := ch.Changes[1].Old.(map[string]any)
-				if !EqualValues(stale["content"], map[string]any{"title": "one", "n": 1}) {
-					t.Fatalf("config change from %v, want the stale state", ch.Changes[1].Old)
-				}
-				if !strings.Contains(ch.Report, "actions") {
-					t.Fatalf("report %q does not show the actions", ch.Report)
-				}
+				require.True(t, EqualValues(stale["content"], map[string]any{"title": "one", "n": 1}), "config change from %v, want the stale state", ch.Changes[1].Old)
+				require.Contains(t, ch.Report, "actions", "report %q does not show the actions", ch.Report)
 			}
 			if s.action != model.ActionNoop && !s.noop {
-				if ch.After.Outputs["marker"] != "from-env" || ch.After.ID != "site" {
-					t.Fatalf("outputs %v (id %q): want the VALID state, env passed through", ch.After.Outputs, ch.After.ID)
-				}
+				require.Equal(t, "from-env", ch.After.Outputs["marker"], "outputs %v (id %q): want the VALID state, env passed through", ch.After.Outputs, ch.After.ID)
+				require.Equal(t, "site", ch.After.ID, "outputs %v (id %q): want the VALID state, env passed through", ch.After.Outputs, ch.After.ID)
 			}
 		})
 	}
-	if got := f.calls(t)["init"]; got != 1 {
-		t.Fatalf("init ran %d times, want once per program", got)
-	}
+	got := f.calls(t)["init"]
+	require.Equal(t, 1, got, "init ran %d times, want once per program", got)
 
 	t.Run("delete", func(t *testing.T) {
 		canon, err := f.prov.Canonicalize(v2)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		have, err := f.prov.Read(context.Background(), Env{Name: "site"}, canon)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := f.prov.DeleteSpec(context.Background(), Env{Name: "site"}, canon, have); err != nil {
-			t.Fatal(err)
-		}
-		if got := f.fileContent(t, "site"); got != nil {
-			t.Fatalf("file still holds %v", got)
-		}
+		require.NoError(t, err)
+		require.NoError(t, f.prov.DeleteSpec(context.Background(), Env{Name: "site"}, canon, have))
+		got := f.fileContent(t, "site")
+		require.Nil(t, got, "file still holds")
 		// Deleting what is gone does nothing.
 		have, _ = f.prov.Read(context.Background(), Env{Name: "site"}, canon)
-		if have.Exists {
-			t.Fatal("read after delete reports the object")
-		}
-		if err := f.prov.DeleteSpec(context.Background(), Env{Name: "site"}, canon, have); err != nil {
-			t.Fatal(err)
-		}
-		if got := f.calls(t)["delete"]; got != 1 {
-			t.Fatalf("delete action ran %d times, want 1", got)
-		}
+		require.False(t, have.Exists, "read after delete reports the object")
+		require.NoError(t, f.prov.DeleteSpec(context.Background(), Env{Name: "site"}, canon, have))
+		require.Equal(t, 1, f.calls(t)["delete"], "delete action ran")
 		// Without its spec a delete cannot run the program.
 		err = f.prov.Delete(context.Background(), Env{Name: "site"}, State{Exists: true, ID: "site"})
-		if err == nil || !IsConfigError(err) || !strings.Contains(err.Error(), "without its spec") {
-			t.Fatalf("delete without spec: %v", err)
-		}
+		require.Error(t, err, "delete without spec")
+		require.True(t, IsConfigError(err), "delete without spec: %v", err)
+		require.Contains(t, err.Error(), "without its spec", "delete without spec: %v", err)
 	})
 }
 
@@ -247,26 +219,16 @@ func TestExternalCompensation(t *testing.T) {
 				req.Spec = f.jsonfile("c", tt.before)
 			}
 			ch := f.converge(t, req)
-			if got := f.fileContent(t, "c"); !EqualValues(got, tt.want) {
-				t.Fatalf("after apply: %v", got)
-			}
-			if ch.Irreversible {
-				t.Fatal("change marked irreversible though the program declares delete_action")
-			}
+			got := f.fileContent(t, "c")
+			require.True(t, EqualValues(got, tt.want), "after apply: %v", got)
+			require.False(t, ch.Irreversible, "change marked irreversible though the program declares delete_action")
 			raw, _ := json.Marshal(ch)
 			var stored Change
-			if err := json.Unmarshal(raw, &stored); err != nil {
-				t.Fatal(err)
-			}
-			if err := f.reg.Compensate(context.Background(), req, stored); err != nil {
-				t.Fatal(err)
-			}
-			if got := f.fileContent(t, "c"); !EqualValues(got, tt.before) {
-				t.Fatalf("after compensation the file holds %v, want %v", got, tt.before)
-			}
-			if got := f.calls(t)["restore"] > 0; got != tt.restore {
-				t.Fatalf("restore ran: %v, want %v", got, tt.restore)
-			}
+			require.NoError(t, json.Unmarshal(raw, &stored))
+			require.NoError(t, f.reg.Compensate(context.Background(), req, stored))
+			got = f.fileContent(t, "c")
+			require.True(t, EqualValues(got, tt.before), "after compensation the file holds %v, want %v", got, tt.before)
+			require.Equal(t, tt.restore, f.calls(t)["restore"] > 0, "restore ran")
 		})
 	}
 }
@@ -275,28 +237,21 @@ func TestExternalNoDeleteOrRestore(t *testing.T) {
 	f := newExtFixture(t, ExternalOptions{})
 	spec := model.Spec{"program": []any{filepath.Join(extBin, "misbehave"), "plain"}}
 	canon, err := f.prov.Canonicalize(spec)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	have, err := f.prov.Read(context.Background(), Env{Name: "p"}, canon)
-	if err != nil || !have.Exists {
-		t.Fatalf("read: %+v %v", have, err)
-	}
-	if f.prov.Reversible(canon) {
-		t.Fatal("reversible though no delete_action is declared")
-	}
+	require.NoError(t, err, "read: %+v %v", have, err)
+	require.True(t, have.Exists, "read: %+v %v", have, err)
+	require.False(t, f.prov.Reversible(canon), "reversible though no delete_action is declared")
 	err = f.prov.DeleteSpec(context.Background(), Env{Name: "p"}, canon, have)
-	if err == nil || !IsConfigError(err) || !strings.Contains(err.Error(), "declares no delete_action") {
-		t.Fatalf("delete: %v", err)
-	}
+	require.Error(t, err, "delete")
+	require.True(t, IsConfigError(err), "delete: %v", err)
+	require.Contains(t, err.Error(), "declares no delete_action", "delete: %v", err)
 	for _, ch := range []Change{
 		{Action: model.ActionCreate, Outcome: model.OutcomeCreated, After: have},
 		{Action: model.ActionUpdate, Outcome: model.OutcomeUpdated, Before: have, After: have},
 	} {
 		err := f.prov.Compensate(context.Background(), Env{Name: "p"}, canon, ch)
-		if !errors.Is(err, ErrIrreversible) {
-			t.Fatalf("compensate %s: %v, want ErrIrreversible", ch.Action, err)
-		}
+		require.ErrorIs(t, err, ErrIrreversible, "compensate %s: %v, want ErrIrreversible", ch.Action, err)
 	}
 }
 
@@ -328,30 +283,20 @@ func TestExternalMisbehaviour(t *testing.T) {
 			f := newExtFixture(t, ExternalOptions{})
 			prog := filepath.Join(extBin, "misbehave")
 			_, err := f.reg.Converge(context.Background(), Request{Kind: "external", Name: "m", Spec: model.Spec{"program": []any{prog, tt.mode}}})
-			if err == nil {
-				t.Fatal("no error")
-			}
+			require.Error(t, err, "no error")
 			msg := err.Error()
 			t.Log(msg)
 			wantPrefix := fmt.Sprintf("external program %s (%s): ", prog, tt.phase)
-			if !strings.Contains(msg, wantPrefix) {
-				t.Errorf("error %q does not name program and phase (%q)", msg, wantPrefix)
-			}
+			assert.Contains(t, msg, wantPrefix, "error %q does not name program and phase (%q)", msg, wantPrefix)
 			for _, w := range tt.want {
-				if !strings.Contains(msg, w) {
-					t.Errorf("error %q lacks %q", msg, w)
-				}
+				assert.Contains(t, msg, w, "error %q lacks %q", msg, w)
 			}
-			if IsConfigError(err) != tt.config {
-				t.Errorf("config error = %v, want %v", IsConfigError(err), tt.config)
-			}
+			assert.Equal(t, tt.config, IsConfigError(err), "config")
 			var ee *ExternalError
-			if !errors.As(err, &ee) || ee.Phase != tt.phase {
-				t.Errorf("error %v: want an ExternalError of phase %q", err, tt.phase)
-			}
-			if hasApply := strings.Contains(msg, ": create: ") || strings.Contains(msg, ": update: "); hasApply != tt.apply {
-				t.Errorf("error %q: failed in apply = %v, want %v", msg, hasApply, tt.apply)
-			}
+			require.ErrorAs(t, err, &ee, "error %v: want an ExternalError of phase %q", err, tt.phase)
+			assert.Equal(t, tt.phase, ee.Phase, "error %v: want an ExternalError of phase %q", err, tt.phase)
+			hasApply := strings.Contains(msg, ": create: ") || strings.Contains(msg, ": update: ")
+			assert.Equal(t, tt.apply, hasApply, "error %q: failed in apply = %v, want %v", msg, hasApply, tt.apply)
 		})
 	}
 }
@@ -366,25 +311,17 @@ func TestExternalTimeoutKillsProcessGroup(t *testing.T) {
 	}
 	start := time.Now()
 	_, err := f.reg.Converge(context.Background(), Request{Kind: "external", Name: "s", Spec: spec})
-	if err == nil || !strings.Contains(err.Error(), "(state): timed out after 2s; its process group was killed") {
-		t.Fatalf("error %v, want a timeout of the state phase", err)
-	}
-	if IsConfigError(err) {
-		t.Fatal("a timeout is retryable")
-	}
-	if elapsed := time.Since(start); elapsed > 30*time.Second {
-		t.Fatalf("took %s: the timeout did not stop the program", elapsed)
-	}
+	require.Error(t, err, "error %v, want a timeout of the state phase", err)
+	require.Contains(t, err.Error(), "(state): timed out after 2s; its process group was killed", "error %v, want a timeout of the state phase", err)
+	require.False(t, IsConfigError(err), "a timeout is retryable")
+	elapsed := time.Since(start)
+	require.LessOrEqual(t, elapsed, 30*time.Second, "took %s: the timeout did not stop the program", elapsed)
 	raw, err := os.ReadFile(pidFile)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	pid, _ := strconv.Atoi(string(raw))
 	deadline := time.Now().Add(10 * time.Second)
 	for processAlive(pid) {
-		if time.Now().After(deadline) {
-			t.Fatalf("child %d of the timed-out program is still running", pid)
-		}
+		require.False(t, time.Now().After(deadline), "child %d of the timed-out program is still running", pid)
 		time.Sleep(20 * time.Millisecond)
 	}
 }
@@ -433,25 +370,18 @@ func TestExternalConfigSchema(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			f := newExtFixture(t, ExternalOptions{})
 			_, err := f.reg.Converge(context.Background(), Request{Kind: "external", Name: "c", Spec: tt.spec(f)})
-			if err == nil || !IsConfigError(err) {
-				t.Fatalf("error %v, want a config error", err)
-			}
+			require.Error(t, err, "error %v, want a config error", err)
+			require.True(t, IsConfigError(err), "error %v, want a config error", err)
 			for _, w := range tt.want {
-				if !strings.Contains(err.Error(), w) {
-					t.Errorf("error %q lacks %q", err, w)
-				}
+				assert.Contains(t, err.Error(), w, "error %q lacks %q", err, w)
 			}
-			if f.calls(t)["state"] != 0 {
-				t.Error("the state action ran with an invalid config")
-			}
+			assert.Equal(t, 0, f.calls(t)["state"], "the state action ran with an invalid config")
 		})
 	}
 	t.Run("valid config passes", func(t *testing.T) {
 		f := newExtFixture(t, ExternalOptions{})
 		ch := f.converge(t, Request{Name: "c", Spec: model.Spec{"program": []any{filepath.Join(extBin, "misbehave"), "strict-schema"}, "config": map[string]any{"size": 3}}})
-		if ch.Action != model.ActionNoop {
-			t.Fatalf("action %s", ch.Action)
-		}
+		require.Equal(t, model.ActionNoop, ch.Action, "action")
 	})
 }
 
@@ -474,9 +404,7 @@ done
 shift # the image
 exec %q "$@"
 `, argvLog, filepath.Join(extBin, "jsonfile"))
-	if err := os.WriteFile(filepath.Join(binDir, "docker"), []byte(script), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(filepath.Join(binDir, "docker"), []byte(script), 0o755))
 	t.Setenv("PATH", binDir+string(os.PathListSeparator)+os.Getenv("PATH"))
 
 	f := newExtFixture(t, ExternalOptions{})
@@ -484,13 +412,10 @@ exec %q "$@"
 	delete(spec, "program")
 	spec["image"] = "acme/jsonfile:1.0"
 	ch := f.converge(t, Request{Name: "img", Spec: spec})
-	if ch.Action != model.ActionCreate || !EqualValues(f.fileContent(t, "img"), map[string]any{"k": "v"}) {
-		t.Fatalf("create through docker: %s, file %v", ch.Action, f.fileContent(t, "img"))
-	}
+	require.Equal(t, model.ActionCreate, ch.Action, "create through docker: %s, file %v", ch.Action, f.fileContent(t, "img"))
+	require.True(t, EqualValues(f.fileContent(t, "img"), map[string]any{"k": "v"}), "create through docker: %s, file %v", ch.Action, f.fileContent(t, "img"))
 	raw, err := os.ReadFile(argvLog)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	lines := strings.Split(strings.TrimSpace(string(raw)), "\n")
 	want := []string{
 		"run -i --rm -e EXT_LOG -e EXT_MARK acme/jsonfile:1.0",       // init
@@ -499,28 +424,23 @@ exec %q "$@"
 		"run -i --rm -e EXT_LOG -e EXT_MARK acme/jsonfile:1.0 write", // the create action
 		"run -i --rm -e EXT_LOG -e EXT_MARK acme/jsonfile:1.0 state", // expect VALID
 	}
-	if strings.Join(lines, "\n") != strings.Join(want, "\n") {
-		t.Fatalf("docker calls:\n%s\nwant:\n%s", raw, strings.Join(want, "\n"))
-	}
-	if strings.Contains(string(raw), f.log) {
-		t.Fatal("env values reached docker's argv")
-	}
+	require.Equal(t, strings.Join(want, "\n"), strings.Join(lines, "\n"), "docker calls:\n%s\nwant:\n%s", raw, strings.Join(want, "\n"))
+	require.NotContains(t, string(raw), f.log, "env values reached docker's argv")
 
 	t.Run("configured binary", func(t *testing.T) {
 		f := newExtFixture(t, ExternalOptions{Docker: filepath.Join(binDir, "docker")})
 		spec := f.jsonfile("img2", map[string]any{"k": 2})
 		delete(spec, "program")
 		spec["image"] = "acme/jsonfile:1.0"
-		if ch := f.converge(t, Request{Name: "img2", Spec: spec}); ch.Action != model.ActionCreate {
-			t.Fatalf("action %s", ch.Action)
-		}
+		ch := f.converge(t, Request{Name: "img2", Spec: spec})
+		require.Equal(t, model.ActionCreate, ch.Action, "action")
 	})
 	t.Run("missing docker is a config error", func(t *testing.T) {
 		f := newExtFixture(t, ExternalOptions{Docker: filepath.Join(binDir, "no-docker")})
 		_, err := f.reg.Converge(context.Background(), Request{Kind: "external", Name: "x", Spec: model.Spec{"image": "acme/x"}})
-		if err == nil || !IsConfigError(err) || !strings.Contains(err.Error(), "external program acme/x (init)") {
-			t.Fatalf("error %v", err)
-		}
+		require.Error(t, err)
+		require.True(t, IsConfigError(err), "error %v", err)
+		require.Contains(t, err.Error(), "external program acme/x (init)", "error %v", err)
 	})
 }
 
@@ -539,23 +459,19 @@ func TestExternalInitCachedAcrossConcurrentSteps(t *testing.T) {
 	wg.Wait()
 	close(errs)
 	for err := range errs {
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 	}
 	calls := f.calls(t)
-	if calls["init"] != 1 || calls["write"] != 8 {
-		t.Fatalf("calls %v: want one init and eight writes", calls)
-	}
+	require.Equal(t, 1, calls["init"], "calls %v: want one init and eight writes", calls)
+	require.Equal(t, 8, calls["write"], "calls %v: want one init and eight writes", calls)
 	// Another provider (another worker) initializes again.
 	other := NewExternal(ExternalOptions{})
 	canon, _ := other.Canonicalize(f.jsonfile("r0", map[string]any{"i": 0}))
-	if st, err := other.Read(context.Background(), Env{Name: "r0"}, canon); err != nil || !st.Exists {
-		t.Fatalf("read: %+v %v", st, err)
-	}
-	if got := f.calls(t)["init"]; got != 2 {
-		t.Fatalf("init ran %d times across two providers, want 2", got)
-	}
+	st, err := other.Read(context.Background(), Env{Name: "r0"}, canon)
+	require.NoError(t, err, "read: %+v %v", st, err)
+	require.True(t, st.Exists, "read: %+v %v", st, err)
+	got := f.calls(t)["init"]
+	require.Equal(t, 2, got, "init ran %d times across two providers, want 2", got)
 }
 
 func TestExternalListInstances(t *testing.T) {
@@ -564,40 +480,30 @@ func TestExternalListInstances(t *testing.T) {
 		f.converge(t, Request{Name: n, Spec: f.jsonfile(n, map[string]any{"name": n})})
 	}
 	listed, err := f.reg.List(context.Background(), "external", Node{}, ListQuery{Spec: f.jsonfile("any", map[string]any{})})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(listed) != 2 || listed[0].Name != "a" || listed[1].Name != "b" {
-		t.Fatalf("listed %+v", listed)
-	}
+	require.NoError(t, err)
+	require.Len(t, listed, 2, "listed")
+	require.Equal(t, "a", listed[0].Name, "listed %+v", listed)
+	require.Equal(t, "b", listed[1].Name, "listed %+v", listed)
 	only, err := f.reg.List(context.Background(), "external", Node{}, ListQuery{Spec: f.jsonfile("any", map[string]any{}), Names: []string{"b"}})
-	if err != nil || len(only) != 1 || only[0].Name != "b" {
-		t.Fatalf("listed by name: %+v %v", only, err)
-	}
+	require.NoError(t, err, "listed by name: %+v %v", only, err)
+	require.Len(t, only, 1, "listed by name: %+v %v", only, err)
+	require.Equal(t, "b", only[0].Name, "listed by name: %+v %v", only, err)
 	// A listed spec reproduces its instance: converging it is a noop.
 	spec := listed[0].Spec
 	spec["env"] = map[string]any{"EXT_LOG": f.log}
-	if ch := f.converge(t, Request{Name: "a", Spec: spec}); ch.Action != model.ActionNoop {
-		t.Fatalf("listed spec converges with %s", ch.Action)
-	}
+	ch := f.converge(t, Request{Name: "a", Spec: spec})
+	require.Equal(t, model.ActionNoop, ch.Action, "listed spec converges with")
 	_, err = f.prov.ListInstances(context.Background(), Env{}, model.Spec{"program": []any{filepath.Join(extBin, "misbehave"), "plain"}})
-	if err == nil || !strings.Contains(err.Error(), "declares no list_action") {
-		t.Fatalf("list without list_action: %v", err)
-	}
+	require.Error(t, err, "list without list_action")
+	require.Contains(t, err.Error(), "declares no list_action", "list without list_action: %v", err)
 }
 
 func TestExternalProgramOnNode(t *testing.T) {
 	root := t.TempDir()
-	if err := os.MkdirAll(filepath.Join(root, "opt"), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.MkdirAll(filepath.Join(root, "opt"), 0o755))
 	raw, err := os.ReadFile(filepath.Join(extBin, "jsonfile"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(root, "opt", "jsonfile"), raw, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(root, "opt", "jsonfile"), raw, 0o755))
 	node := Node{Name: "n1", Root: root}
 	tests := []struct {
 		name    string
@@ -615,26 +521,26 @@ func TestExternalProgramOnNode(t *testing.T) {
 			spec := model.Spec{"program": tt.program, "config": map[string]any{"dir": "files", "name": "x", "content": map[string]any{}}}
 			ch, err := f.reg.Converge(context.Background(), Request{Kind: "external", Name: "x", Spec: spec, Node: node})
 			if tt.wantErr != "" {
-				if err == nil || !IsConfigError(err) || !strings.Contains(err.Error(), tt.wantErr) {
-					t.Fatalf("error %v, want a config error containing %q", err, tt.wantErr)
-				}
+				require.Error(t, err, "error %v, want a config error containing %q", err, tt.wantErr)
+				require.True(t, IsConfigError(err), "error %v, want a config error containing %q", err, tt.wantErr)
+				require.Contains(t, err.Error(), tt.wantErr, "error %v, want a config error containing %q", err, tt.wantErr)
 				return
 			}
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			// The program ran in the node's root: its relative dir is there.
-			if _, err := os.Stat(filepath.Join(root, "files", "x.json")); err != nil || ch.Action == model.ActionNoop && ch.Outcome != model.OutcomeUnchanged {
-				t.Fatalf("file in the node root: %v (%s)", err, ch.Action)
+			_, err = os.Stat(filepath.Join(root, "files", "x.json"))
+			require.NoError(t, err, "file in the node root: %v (%s)", err, ch.Action)
+			if ch.Action == model.ActionNoop {
+				require.Equal(t, model.OutcomeUnchanged, ch.Outcome, "file in the node root: %v (%s)", err, ch.Action)
 			}
 		})
 	}
 	t.Run("relative path on the control plane", func(t *testing.T) {
 		f := newExtFixture(t, ExternalOptions{})
 		_, err := f.reg.Converge(context.Background(), Request{Kind: "external", Name: "x", Spec: model.Spec{"program": "opt/jsonfile"}})
-		if err == nil || !IsConfigError(err) || !strings.Contains(err.Error(), "needs a node with a root") {
-			t.Fatalf("error %v", err)
-		}
+		require.Error(t, err)
+		require.True(t, IsConfigError(err), "error %v", err)
+		require.Contains(t, err.Error(), "needs a node with a root", "error %v", err)
 	})
 }
 
@@ -667,30 +573,23 @@ func TestExternalCanonicalize(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			got, err := p.Canonicalize(tt.spec)
 			if tt.wantErr != "" {
-				if err == nil || !IsConfigError(err) || !strings.Contains(err.Error(), tt.wantErr) {
-					t.Fatalf("error %v, want a config error containing %q", err, tt.wantErr)
-				}
+				require.Error(t, err, "error %v, want a config error containing %q", err, tt.wantErr)
+				require.True(t, IsConfigError(err), "error %v, want a config error containing %q", err, tt.wantErr)
+				require.Contains(t, err.Error(), tt.wantErr, "error %v, want a config error containing %q", err, tt.wantErr)
 				return
 			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !EqualValues(got, tt.want) {
-				t.Fatalf("got %v, want %v", got, tt.want)
-			}
+			require.NoError(t, err)
+			require.True(t, EqualValues(got, tt.want), "got %v, want %v", got, tt.want)
 			again, err := p.Canonicalize(got)
-			if err != nil || !EqualValues(again, got) {
-				t.Fatalf("not stable: %v (%v)", again, err)
-			}
+			require.NoError(t, err, "not stable: %v (%v)", again, err)
+			require.True(t, EqualValues(again, got), "not stable: %v (%v)", again, err)
 		})
 	}
 }
 
 func TestExternalProtocolSchemas(t *testing.T) {
 	proto, err := newExtProtocol()
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	tests := []struct {
 		schema string
 		msg    string
@@ -720,9 +619,7 @@ func TestExternalProtocolSchemas(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.schema+" "+tt.msg, func(t *testing.T) {
 			doc, err := decodeJSONValue([]byte(tt.msg))
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			err = proto.check(tt.schema, doc)
 			switch {
 			case tt.want == "" && err != nil:
@@ -743,17 +640,13 @@ func BenchmarkExternalReadValid(b *testing.B) {
 		"program": filepath.Join(extBin, "jsonfile"),
 		"config":  map[string]any{"dir": dir, "name": "bench", "content": map[string]any{"a": 1}},
 	})
-	if err != nil {
-		b.Fatal(err)
-	}
-	if _, err := p.Apply(context.Background(), Env{Name: "bench"}, spec, State{}); err != nil {
-		b.Fatal(err)
-	}
+	require.NoError(b, err)
+	_, err = p.Apply(context.Background(), Env{Name: "bench"}, spec, State{})
+	require.NoError(b, err)
 	b.ResetTimer()
 	for b.Loop() {
 		st, err := p.Read(context.Background(), Env{Name: "bench"}, spec)
-		if err != nil || !st.Exists {
-			b.Fatal(st, err)
-		}
+		require.NoError(b, err, "%v %v", st, err)
+		require.True(b, st.Exists, "%v %v", st, err)
 	}
 }

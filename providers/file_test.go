@@ -2,12 +2,13 @@ package providers
 
 import (
 	"context"
-	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/cairn-io/cairn/model"
 )
@@ -35,21 +36,17 @@ func TestFileInterruptedApplyConverges(t *testing.T) {
 			tt.stale(t, tempPath(target))
 			req := Request{Kind: "file", Name: "motd", Node: node, Spec: model.Spec{"path": "/motd", "content": "new"}}
 			ch, err := r.Converge(ctx, req)
-			if err != nil || ch.Outcome != model.OutcomeUpdated {
-				t.Fatalf("converge: %v %+v", err, ch)
-			}
-			if got, _ := os.ReadFile(target); string(got) != "new" {
-				t.Errorf("target holds %q", got)
-			}
-			if _, err := os.Lstat(tempPath(target)); !errors.Is(err, fs.ErrNotExist) {
-				t.Errorf("temporary file left behind: %v", err)
-			}
-			if got, _ := os.ReadFile(victim); string(got) != "untouched" {
-				t.Errorf("write followed the planted symlink: victim holds %q", got)
-			}
-			if ch, err := r.Converge(ctx, req); err != nil || ch.Action != model.ActionNoop {
-				t.Errorf("second converge: %v %+v", err, ch)
-			}
+			require.NoError(t, err, "converge: %v %+v", err, ch)
+			require.Equal(t, model.OutcomeUpdated, ch.Outcome, "converge: %v %+v", err, ch)
+			got, _ := os.ReadFile(target)
+			assert.Equal(t, "new", string(got), "target holds %q", got)
+			_, err = os.Lstat(tempPath(target))
+			assert.ErrorIs(t, err, fs.ErrNotExist, "temporary file left behind: %v", err)
+			got, _ = os.ReadFile(victim)
+			assert.Equal(t, "untouched", string(got), "write followed the planted symlink: victim holds %q", got)
+			second, err := r.Converge(ctx, req)
+			require.NoError(t, err, "second converge")
+			assert.Equal(t, model.ActionNoop, second.Action, "second converge: %+v", second)
 		})
 	}
 }
@@ -61,18 +58,13 @@ func TestFileWriteReplacesAtomically(t *testing.T) {
 	node := localNode(t)
 	target := filepath.Join(node.Root, "motd")
 	mustWrite(t, target, []byte("old"), 0o644)
-	if err := os.Link(target, filepath.Join(node.Root, "old-link")); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := r.Converge(context.Background(), Request{Kind: "file", Name: "motd", Node: node, Spec: model.Spec{"path": "motd", "content": "new"}}); err != nil {
-		t.Fatal(err)
-	}
-	if got, _ := os.ReadFile(filepath.Join(node.Root, "old-link")); string(got) != "old" {
-		t.Errorf("old inode was rewritten in place: %q", got)
-	}
-	if got, _ := os.ReadFile(target); string(got) != "new" {
-		t.Errorf("target holds %q", got)
-	}
+	require.NoError(t, os.Link(target, filepath.Join(node.Root, "old-link")))
+	_, err := r.Converge(context.Background(), Request{Kind: "file", Name: "motd", Node: node, Spec: model.Spec{"path": "motd", "content": "new"}})
+	require.NoError(t, err)
+	got, _ := os.ReadFile(filepath.Join(node.Root, "old-link"))
+	assert.Equal(t, "old", string(got), "old inode was rewritten in place: %q", got)
+	got, _ = os.ReadFile(target)
+	assert.Equal(t, "new", string(got), "target holds %q", got)
 }
 
 func TestFileRefusals(t *testing.T) {
@@ -108,21 +100,14 @@ func TestFileRefusals(t *testing.T) {
 			}
 			before := snapshot(t, node.Root)
 			ch, err := r.Converge(ctx, Request{Kind: "file", Name: "f", Node: node, Spec: tt.spec})
-			if err == nil || ch.Outcome != model.OutcomeFailed {
-				t.Fatalf("converge succeeded: %+v", ch)
-			}
-			if IsConfigError(err) != tt.configErr {
-				t.Errorf("IsConfigError = %v, want %v (%v)", IsConfigError(err), tt.configErr, err)
-			}
-			if !strings.Contains(err.Error(), tt.wantMsg) {
-				t.Errorf("error %q does not say %q", err, tt.wantMsg)
-			}
-			if got := snapshot(t, node.Root); len(got) != len(before) {
-				t.Errorf("refused apply changed the root: %v", got)
-			}
-			if got, _ := os.ReadFile(secret); string(got) != "outside" {
-				t.Errorf("file outside the root changed: %q", got)
-			}
+			require.Error(t, err, "converge succeeded: %+v", ch)
+			require.Equal(t, model.OutcomeFailed, ch.Outcome, "converge succeeded: %+v", ch)
+			assert.Equal(t, tt.configErr, IsConfigError(err), "IsConfigError = %v, want %v (%v)", IsConfigError(err), tt.configErr, err)
+			assert.Contains(t, err.Error(), tt.wantMsg, "error %q does not say %q", err, tt.wantMsg)
+			got := snapshot(t, node.Root)
+			assert.Len(t, got, len(before), "refused apply changed the root")
+			outside, _ := os.ReadFile(secret)
+			assert.Equal(t, "outside", string(outside), "file outside the root changed")
 		})
 	}
 }
@@ -132,18 +117,12 @@ func TestFileAbsolutePathStaysInRoot(t *testing.T) {
 	node := localNode(t)
 	const p = "/cairn-provider-test-must-not-exist"
 	ch, err := r.Converge(context.Background(), Request{Kind: "file", Name: "f", Node: node, Spec: model.Spec{"path": p, "content": "x"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(p); !errors.Is(err, fs.ErrNotExist) {
-		t.Errorf("wrote the worker's %s", p)
-	}
-	if got, _ := os.ReadFile(filepath.Join(node.Root, p)); string(got) != "x" {
-		t.Errorf("file not in the node root")
-	}
-	if ch.After.ID != p {
-		t.Errorf("id %q, want the node path %q", ch.After.ID, p)
-	}
+	require.NoError(t, err)
+	_, err = os.Stat(p)
+	assert.ErrorIs(t, err, fs.ErrNotExist, "wrote the worker's %s", p)
+	got, _ := os.ReadFile(filepath.Join(node.Root, p))
+	assert.Equal(t, "x", string(got), "file not in the node root")
+	assert.Equal(t, p, ch.After.ID, "id %q, want the node path %q", ch.After.ID, p)
 }
 
 func TestFileThroughSymlinkInsideRoot(t *testing.T) {
@@ -156,18 +135,16 @@ func TestFileThroughSymlinkInsideRoot(t *testing.T) {
 	mustWrite(t, filepath.Join(node.Root, "real", "motd"), []byte("old"), 0o644)
 	mustSymlink(t, "real/motd", filepath.Join(node.Root, "motd"))
 	req := Request{Kind: "file", Name: "motd", Node: node, Spec: model.Spec{"path": "/motd", "content": "new"}}
-	if _, err := r.Converge(ctx, req); err != nil {
-		t.Fatal(err)
-	}
-	if got, _ := os.ReadFile(filepath.Join(node.Root, "real", "motd")); string(got) != "new" {
-		t.Errorf("target holds %q", got)
-	}
-	if fi, err := os.Lstat(filepath.Join(node.Root, "motd")); err != nil || fi.Mode()&fs.ModeSymlink == 0 {
-		t.Errorf("symlink replaced: %v", err)
-	}
-	if ch, err := r.Converge(ctx, req); err != nil || ch.Action != model.ActionNoop {
-		t.Errorf("second converge: %v %+v", err, ch)
-	}
+	_, err := r.Converge(ctx, req)
+	require.NoError(t, err)
+	got, _ := os.ReadFile(filepath.Join(node.Root, "real", "motd"))
+	assert.Equal(t, "new", string(got), "target holds %q", got)
+	fi, err := os.Lstat(filepath.Join(node.Root, "motd"))
+	require.NoError(t, err, "symlink replaced")
+	assert.NotEqual(t, fs.FileMode(0), fi.Mode()&fs.ModeSymlink, "symlink replaced: %v", err)
+	ch, err := r.Converge(ctx, req)
+	require.NoError(t, err, "second converge: %v %+v", err, ch)
+	assert.Equal(t, model.ActionNoop, ch.Action, "second converge: %v %+v", err, ch)
 }
 
 func TestFileOnControlPlane(t *testing.T) {
@@ -178,17 +155,13 @@ func TestFileOnControlPlane(t *testing.T) {
 	p := filepath.Join(dir, "motd")
 	req := Request{Kind: "file", Name: "motd", Node: Node{Name: "master"}, Spec: model.Spec{"path": p, "content": "cp\n", "mode": "0640"}}
 	ch, err := r.Converge(ctx, req)
-	if err != nil || ch.Outcome != model.OutcomeCreated || ch.After.ID != p {
-		t.Fatalf("create: %v %+v", err, ch)
-	}
-	if err := r.Compensate(ctx, req, jsonRoundTrip(t, ch)); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(p); !errors.Is(err, fs.ErrNotExist) {
-		t.Errorf("compensation left the file: %v", err)
-	}
+	require.NoError(t, err, "create: %v %+v", err, ch)
+	require.Equal(t, model.OutcomeCreated, ch.Outcome, "create: %v %+v", err, ch)
+	require.Equal(t, p, ch.After.ID, "create: %v %+v", err, ch)
+	require.NoError(t, r.Compensate(ctx, req, jsonRoundTrip(t, ch)))
+	_, err = os.Stat(p)
+	assert.ErrorIs(t, err, fs.ErrNotExist, "compensation left the file: %v", err)
 	req.Spec = model.Spec{"path": "relative/motd", "content": "x"}
-	if _, err := r.Converge(ctx, req); !IsConfigError(err) {
-		t.Errorf("relative path on the control plane: %v", err)
-	}
+	_, err = r.Converge(ctx, req)
+	assert.True(t, IsConfigError(err), "relative path on the control plane: %v", err)
 }

@@ -2,12 +2,13 @@ package providers
 
 import (
 	"context"
-	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 
 	"github.com/cairn-io/cairn/model"
 )
@@ -48,23 +49,18 @@ func TestFileCreateWriteEdges(t *testing.T) {
 				target := filepath.Join(dir, tt.path)
 				ch, err := r.Converge(context.Background(), Request{Kind: "file", Name: "f", Node: node, Spec: spec})
 				if tt.wantMsg != "" {
-					if err == nil || !strings.Contains(err.Error(), tt.wantMsg) {
-						t.Fatalf("got %v, want an error with %q", err, tt.wantMsg)
-					}
-					if _, err := os.Lstat(target); err == nil {
-						t.Fatalf("%s was created", target)
-					}
+					require.Error(t, err, "got %v, want an error with %q", err, tt.wantMsg)
+					require.Contains(t, err.Error(), tt.wantMsg, "got %v, want an error with %q", err, tt.wantMsg)
+					_, err := os.Lstat(target)
+					require.Error(t, err, "%s was created", target)
 					return
 				}
-				if err != nil || ch.Outcome != model.OutcomeCreated {
-					t.Fatalf("converge: %v %+v", err, ch)
-				}
-				if got, _ := os.ReadFile(target); string(got) != "data" {
-					t.Fatalf("target holds %q", got)
-				}
-				if _, err := os.Lstat(tempPath(target)); !errors.Is(err, fs.ErrNotExist) {
-					t.Fatalf("temporary file left behind: %v", err)
-				}
+				require.NoError(t, err, "converge: %v %+v", err, ch)
+				require.Equal(t, model.OutcomeCreated, ch.Outcome, "converge: %v %+v", err, ch)
+				got, _ := os.ReadFile(target)
+				require.Equal(t, "data", string(got), "target holds %q", got)
+				_, err = os.Lstat(tempPath(target))
+				require.ErrorIs(t, err, fs.ErrNotExist, "temporary file left behind: %v", err)
 			})
 		}
 	}
@@ -90,14 +86,12 @@ func TestReadRegularWhateverTheStatSaw(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "f")
 			mustWrite(t, path, []byte(tt.data), 0o644)
 			got, err := readRegular(path, tt.size)
-			if err != nil || string(got) != tt.data {
-				t.Fatalf("read %d bytes, %v; want %d", len(got), err, len(tt.data))
-			}
+			require.NoError(t, err, "read %d bytes, %v; want %d", len(got), err, len(tt.data))
+			require.Equal(t, tt.data, string(got), "read %d bytes, %v; want %d", len(got), err, len(tt.data))
 		})
 	}
-	if _, err := readRegular(filepath.Join(t.TempDir(), "missing"), 0); !errors.Is(err, fs.ErrNotExist) {
-		t.Fatalf("missing file: %v", err)
-	}
+	_, err := readRegular(filepath.Join(t.TempDir(), "missing"), 0)
+	require.ErrorIs(t, err, fs.ErrNotExist, "missing file: %v", err)
 }
 
 // TestFileWriteSetsSpecialModeBits checks that the mode a write sets
@@ -116,19 +110,15 @@ func TestFileWriteSetsSpecialModeBits(t *testing.T) {
 			r := localRegistry(t)
 			node := localNode(t)
 			req := Request{Kind: "file", Name: "f", Node: node, Spec: model.Spec{"path": "/f", "content": "x", "mode": tt.mode}}
-			if _, err := r.Converge(context.Background(), req); err != nil {
-				t.Fatal(err)
-			}
+			_, err := r.Converge(context.Background(), req)
+			require.NoError(t, err)
 			fi, err := os.Stat(filepath.Join(node.Root, "f"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got := fi.Mode() & (fs.ModePerm | fs.ModeSetgid | fs.ModeSticky); got != tt.want {
-				t.Fatalf("mode %v, want %v", got, tt.want)
-			}
-			if ch, err := r.Converge(context.Background(), req); err != nil || ch.Action != model.ActionNoop {
-				t.Fatalf("second converge: %v %+v", err, ch)
-			}
+			require.NoError(t, err)
+			got := fi.Mode() & (fs.ModePerm | fs.ModeSetgid | fs.ModeSticky)
+			require.Equal(t, tt.want, got, "mode")
+			ch, err := r.Converge(context.Background(), req)
+			require.NoError(t, err, "second converge: %v %+v", err, ch)
+			require.Equal(t, model.ActionNoop, ch.Action, "second converge: %v %+v", err, ch)
 		})
 	}
 }

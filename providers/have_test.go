@@ -4,9 +4,11 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"reflect"
 	"sync/atomic"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/cairn-io/cairn/model"
 )
@@ -52,27 +54,21 @@ func TestConvergeWithCallerState(t *testing.T) {
 		req.Node = localNode(t)
 		target := filepath.Join(req.Node.Root, "f")
 		if existing != "" {
-			if err := os.WriteFile(target, []byte(existing), 0o644); err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, os.WriteFile(target, []byte(existing), 0o644))
 		}
 		ctx := context.Background()
 		plan := req
 		plan.Noop = true
 		planned, err := r.Converge(ctx, plan)
-		if err != nil {
-			t.Fatalf("plan: %v", err)
-		}
+		require.NoError(t, err, "plan")
 		if withHave {
 			req.Have = &planned.Before
 		}
 		ch, err := r.Converge(ctx, req)
-		if err != nil {
-			t.Fatalf("apply: %v", err)
-		}
+		require.NoError(t, err, "apply")
 		got, err := os.ReadFile(target)
-		if err != nil && !os.IsNotExist(err) {
-			t.Fatal(err)
+		if err != nil {
+			require.True(t, os.IsNotExist(err), "%v", err)
 		}
 		return ch, reads.Load(), string(got)
 	}
@@ -80,25 +76,14 @@ func TestConvergeWithCallerState(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			req := Request{Kind: "file", Name: "f", Spec: tt.spec, Delete: tt.delete}
 			ch, reads, got := run(t, tt.existing, req, true)
-			if reads != 1 {
-				t.Errorf("provider read %d times, want 1 (the plan's only)", reads)
-			}
-			if ch.Action != tt.action || ch.Outcome != tt.outcome {
-				t.Errorf("got %s/%s, want %s/%s", ch.Action, ch.Outcome, tt.action, tt.outcome)
-			}
-			if got != tt.after {
-				t.Errorf("file holds %q, want %q", got, tt.after)
-			}
+			assert.Equal(t, int32(1), reads, "provider read %d times, want 1 (the plan's only)", reads)
+			require.Equal(t, tt.action, ch.Action, "got %s/%s, want %s/%s", ch.Action, ch.Outcome, tt.action, tt.outcome)
+			assert.Equal(t, tt.outcome, ch.Outcome, "got %s/%s, want %s/%s", ch.Action, ch.Outcome, tt.action, tt.outcome)
+			assert.Equal(t, tt.after, got, "file holds")
 			ref, refReads, refGot := run(t, tt.existing, req, false)
-			if refReads != 2 {
-				t.Errorf("without a caller state the provider read %d times, want 2", refReads)
-			}
-			if refGot != got {
-				t.Errorf("file holds %q with a caller state, %q without", got, refGot)
-			}
-			if !reflect.DeepEqual(ch, ref) {
-				t.Errorf("change with a caller state\n%+v\ndiffers from the change without\n%+v", ch, ref)
-			}
+			assert.Equal(t, int32(2), refReads, "without a caller state the provider read %d times, want 2", refReads)
+			assert.Equal(t, got, refGot, "file holds %q with a caller state, %q without", got, refGot)
+			assert.Equal(t, ref, ch, "change with a caller state\n%+v\ndiffers from the change without\n%+v", ch, ref)
 		})
 	}
 }
@@ -112,27 +97,19 @@ func TestConvergeTrustsCallerState(t *testing.T) {
 	r.Register(countingFile{reads: &reads})
 	node := localNode(t)
 	target := filepath.Join(node.Root, "f")
-	if err := os.WriteFile(target, []byte("want"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(target, []byte("want"), 0o644))
 	req := Request{Kind: "file", Name: "f", Node: node, Spec: model.Spec{"path": "/f", "content": "want"}, Noop: true}
 	planned, err := r.Converge(context.Background(), req)
-	if err != nil || planned.Action != model.ActionNoop {
-		t.Fatalf("plan: %v %+v", err, planned)
-	}
-	if err := os.WriteFile(target, []byte("edited since"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err, "plan: %v %+v", err, planned)
+	require.Equal(t, model.ActionNoop, planned.Action, "plan: %v %+v", err, planned)
+	require.NoError(t, os.WriteFile(target, []byte("edited since"), 0o644))
 	req.Noop = false
 	req.Have = &planned.Before
 	ch, err := r.Converge(context.Background(), req)
-	if err != nil || ch.Action != model.ActionNoop || ch.Outcome != model.OutcomeUnchanged {
-		t.Fatalf("apply: %v %+v", err, ch)
-	}
-	if reads.Load() != 1 {
-		t.Fatalf("provider read %d times, want 1", reads.Load())
-	}
-	if got, _ := os.ReadFile(target); string(got) != "edited since" {
-		t.Fatalf("file holds %q: the caller's state was not the one used", got)
-	}
+	require.NoError(t, err, "apply: %v %+v", err, ch)
+	require.Equal(t, model.ActionNoop, ch.Action, "apply: %v %+v", err, ch)
+	require.Equal(t, model.OutcomeUnchanged, ch.Outcome, "apply: %v %+v", err, ch)
+	require.Equal(t, int32(1), reads.Load(), "provider read %d times, want 1", reads.Load())
+	got, _ := os.ReadFile(target)
+	require.Equal(t, "edited since", string(got), "file holds %q: the caller's state was not the one used", got)
 }

@@ -4,13 +4,15 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/cairn-io/cairn/internal/platform"
 	"github.com/cairn-io/cairn/kinds"
@@ -57,18 +59,14 @@ func (f *httpFixture) converge(t *testing.T, req Request) Change {
 		req.Name = "obj"
 	}
 	ch, err := f.reg.Converge(context.Background(), req)
-	if err != nil {
-		t.Fatalf("converge %s: %v", req.Name, err)
-	}
+	require.NoError(t, err, "converge %s: %v", req.Name, err)
 	return ch
 }
 
 func (f *httpFixture) label(t *testing.T, name string) string {
 	t.Helper()
 	id, err := f.plat.Create("labels", map[string]any{"name": name})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return id
 }
 
@@ -79,64 +77,50 @@ func TestHTTPLifecycle(t *testing.T) {
 	// Create.
 	want := f.spec("labels", map[string]any{"name": "label_1", "properties": map[string]any{"color": "red"}})
 	ch := f.converge(t, Request{Name: "lucid_einstein", Spec: want})
-	if ch.Action != model.ActionCreate || ch.Outcome != model.OutcomeCreated {
-		t.Fatalf("first apply: %s/%s, want create/created", ch.Action, ch.Outcome)
-	}
+	require.Equal(t, model.ActionCreate, ch.Action, "first apply: %s/%s, want create/created", ch.Action, ch.Outcome)
+	require.Equal(t, model.OutcomeCreated, ch.Outcome, "first apply: %s/%s, want create/created", ch.Action, ch.Outcome)
 	id := ch.After.ID
 	obj, ok := f.plat.Object("labels", id)
-	if !ok || obj["name"] != "label_1" {
-		t.Fatalf("platform holds %v for id %q", obj, id)
-	}
-	if ch.After.Outputs["id"] != id || ch.After.Outputs["body"].(map[string]any)["orgID"] != platform.OrgID {
-		t.Fatalf("outputs = %v, want the id and the full object", ch.After.Outputs)
-	}
+	require.True(t, ok, "platform holds %v for id %q", obj, id)
+	require.Equal(t, "label_1", obj["name"], "platform holds %v for id %q", obj, id)
+	require.Equal(t, id, ch.After.Outputs["id"], "outputs = %v, want the id and the full object", ch.After.Outputs)
+	require.Equal(t, platform.OrgID, ch.After.Outputs["body"].(map[string]any)["orgID"], "outputs = %v, want the id and the full object", ch.After.Outputs)
 
 	// Reapply: noop, no writes, although the server added fields.
 	f.plat.ResetCounters()
 	ch = f.converge(t, Request{Name: "lucid_einstein", Spec: want, ObjectID: id})
-	if ch.Action != model.ActionNoop || f.plat.Writes() != 0 {
-		t.Fatalf("reapply: action %s with %d writes, want noop and none", ch.Action, f.plat.Writes())
-	}
+	require.Equal(t, model.ActionNoop, ch.Action, "reapply: action %s with %d writes, want noop and none", ch.Action, f.plat.Writes())
+	require.Equal(t, 0, f.plat.Writes(), "reapply: action %s with %d writes, want noop and none", ch.Action, f.plat.Writes())
 
 	// Dry-run of a rename: the change is reported, nothing is written.
 	renamed := f.spec("labels", map[string]any{"name": "cool label name", "properties": map[string]any{"color": "red"}})
 	ch = f.converge(t, Request{Name: "lucid_einstein", Spec: renamed, ObjectID: id, Noop: true})
-	if ch.Action != model.ActionUpdate || !ch.Noop || len(ch.Changes) != 1 || ch.Changes[0].Path != "body" {
-		t.Fatalf("noop rename: %+v", ch)
-	}
-	if !strings.Contains(ch.Report, "would change") {
-		t.Fatalf("noop report %q does not say what would change", ch.Report)
-	}
-	if f.plat.Writes() != 0 {
-		t.Fatalf("noop wrote %d times", f.plat.Writes())
-	}
+	require.Equal(t, model.ActionUpdate, ch.Action, "noop rename: %+v", ch)
+	require.True(t, ch.Noop, "noop rename: %+v", ch)
+	require.Len(t, ch.Changes, 1, "noop rename: %+v", ch)
+	require.Equal(t, "body", ch.Changes[0].Path, "noop rename: %+v", ch)
+	require.Contains(t, ch.Report, "would change", "noop report %q does not say what would change", ch.Report)
+	require.Equal(t, 0, f.plat.Writes(), "noop wrote %d times", f.plat.Writes())
 
 	// Update.
 	ch = f.converge(t, Request{Name: "lucid_einstein", Spec: renamed, ObjectID: id})
-	if ch.Action != model.ActionUpdate || ch.After.ID != id {
-		t.Fatalf("rename: %s, id %s → %s", ch.Action, id, ch.After.ID)
-	}
-	if obj, _ := f.plat.Object("labels", id); obj["name"] != "cool label name" {
-		t.Fatalf("label after rename = %v", obj)
-	}
-	if got := f.plat.Requests("PATCH", "/api/v2/labels/"+id); got != 1 {
-		t.Fatalf("%d PATCH requests, want 1", got)
-	}
+	require.Equal(t, model.ActionUpdate, ch.Action, "rename: %s, id %s → %s", ch.Action, id, ch.After.ID)
+	require.Equal(t, id, ch.After.ID, "rename: %s, id %s → %s", ch.Action, id, ch.After.ID)
+	relabelled, _ := f.plat.Object("labels", id)
+	require.Equal(t, "cool label name", relabelled["name"], "label after rename = %v", relabelled)
+	got := f.plat.Requests("PATCH", "/api/v2/labels/"+id)
+	require.Equal(t, 1, got, "%d PATCH requests, want 1", got)
 
 	// Delete (the engine path: the address kept in the state).
 	ch = f.converge(t, Request{Name: "lucid_einstein", Spec: renamed, ObjectID: id, Delete: true})
-	if ch.Action != model.ActionDelete || len(f.plat.Labels()) != 0 {
-		t.Fatalf("delete: %s, labels left %v", ch.Action, f.plat.Labels())
-	}
+	require.Equal(t, model.ActionDelete, ch.Action, "delete: %s, labels left %v", ch.Action, f.plat.Labels())
+	require.Empty(t, f.plat.Labels(), "delete: %s, labels left %v", ch.Action, f.plat.Labels())
 	// Deleting again is a noop; reading the recorded id finds nothing.
 	ch = f.converge(t, Request{Name: "lucid_einstein", Spec: renamed, ObjectID: id, Delete: true})
-	if ch.Action != model.ActionNoop {
-		t.Fatalf("second delete: %s, want noop", ch.Action)
-	}
+	require.Equal(t, model.ActionNoop, ch.Action, "second delete: %s, want noop", ch.Action)
 	st, err := f.prov.Read(ctx, Env{ObjectID: id}, renamed)
-	if err != nil || st.Exists {
-		t.Fatalf("read of deleted object: %+v, %v", st, err)
-	}
+	require.NoError(t, err, "read of deleted object: %+v, %v", st, err)
+	require.False(t, st.Exists, "read of deleted object: %+v, %v", st, err)
 }
 
 func TestHTTPAbsentAndAdopted(t *testing.T) {
@@ -144,9 +128,7 @@ func TestHTTPAbsentAndAdopted(t *testing.T) {
 	ctx := context.Background()
 	want := f.spec("buckets", map[string]any{"name": "bucket_1"})
 	canon, err := f.prov.Canonicalize(want)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	tests := []struct {
 		name     string
 		objectID string
@@ -159,9 +141,7 @@ func TestHTTPAbsentAndAdopted(t *testing.T) {
 		{"spec id adopts an object", "", "EXISTING", true},
 	}
 	existing, err := f.plat.Create("buckets", map[string]any{"name": "bucket_1", "description": "made by hand"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			spec := copyMap(canon)
@@ -173,21 +153,14 @@ func TestHTTPAbsentAndAdopted(t *testing.T) {
 				oid = existing
 			}
 			st, err := f.prov.Read(ctx, Env{ObjectID: oid}, spec)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if st.Exists != tt.exists {
-				t.Fatalf("exists = %v, want %v", st.Exists, tt.exists)
-			}
+			require.NoError(t, err)
+			require.Equal(t, tt.exists, st.Exists, "exists")
 			if tt.exists {
 				// Only the fields the spec sets are state; the rest are outputs.
 				body := st.Attrs["body"].(map[string]any)
-				if len(body) != 1 || body["name"] != "bucket_1" {
-					t.Fatalf("managed body = %v, want only the spec's fields", body)
-				}
-				if st.Outputs["body"].(map[string]any)["description"] != "made by hand" {
-					t.Fatalf("outputs lack the server's fields: %v", st.Outputs)
-				}
+				require.Len(t, body, 1, "managed body = %v, want only the spec's fields", body)
+				require.Equal(t, "bucket_1", body["name"], "managed body = %v, want only the spec's fields", body)
+				require.Equal(t, "made by hand", st.Outputs["body"].(map[string]any)["description"], "outputs lack the server's fields: %v", st.Outputs)
 			}
 		})
 	}
@@ -216,21 +189,15 @@ func TestHTTPLinks(t *testing.T) {
 		t.Run(s.name, func(t *testing.T) {
 			f.plat.ResetCounters()
 			ch := f.converge(t, Request{Name: "pristine_noir", Spec: f.spec("buckets", body, s.ids...), ObjectID: id})
-			if ch.Action != s.action {
-				t.Fatalf("action %s, want %s (changes %+v)", ch.Action, s.action, ch.Changes)
-			}
-			if f.plat.Writes() != s.writes {
-				t.Fatalf("%d writes, want %d", f.plat.Writes(), s.writes)
-			}
+			require.Equal(t, s.action, ch.Action, "action %s, want %s (changes %+v)", ch.Action, s.action, ch.Changes)
+			require.Equal(t, s.writes, f.plat.Writes(), "%d writes, want %d", f.plat.Writes(), s.writes)
 			id = ch.After.ID
 			want := slices.Clone(s.ids)
 			slices.Sort(want)
-			if got := f.plat.MappingsOf("buckets", id); !slices.Equal(got, want) {
-				t.Fatalf("mappings %v, want %v", got, want)
-			}
-			if got := stateLinkIDs(ch.After); !slices.Equal(got, want) {
-				t.Fatalf("state links %v, want %v", got, want)
-			}
+			got := f.plat.MappingsOf("buckets", id)
+			require.True(t, slices.Equal(got, want), "mappings %v, want %v", got, want)
+			got = stateLinkIDs(ch.After)
+			require.True(t, slices.Equal(got, want), "state links %v, want %v", got, want)
 		})
 	}
 }
@@ -258,9 +225,7 @@ func TestHTTPCompensation(t *testing.T) {
 			setup: func(t *testing.T, f *httpFixture) Request {
 				l1, l2 := f.label(t, "l1"), f.label(t, "l2")
 				id, _ := f.plat.Create("dashboards", map[string]any{"name": "d1", "description": "old"})
-				if err := f.plat.Map("dashboards", id, l1); err != nil {
-					t.Fatal(err)
-				}
+				require.NoError(t, f.plat.Map("dashboards", id, l1))
 				return Request{Name: "d", ObjectID: id, Spec: f.spec("dashboards", map[string]any{"name": "d2", "description": "new"}, l2)}
 			},
 		},
@@ -278,9 +243,7 @@ func TestHTTPCompensation(t *testing.T) {
 			setup: func(t *testing.T, f *httpFixture) Request {
 				l1 := f.label(t, "l1")
 				id, _ := f.plat.Create("buckets", map[string]any{"name": "b1", "description": "keep me"})
-				if err := f.plat.Map("buckets", id, l1); err != nil {
-					t.Fatal(err)
-				}
+				require.NoError(t, f.plat.Map("buckets", id, l1))
 				return Request{Name: "b", ObjectID: id, Delete: true, Spec: f.spec("buckets", map[string]any{"name": "b1", "description": "keep me"}, l1)}
 			},
 			byContent: true,
@@ -296,29 +259,19 @@ func TestHTTPCompensation(t *testing.T) {
 			}
 			before := snap()
 			ch := f.converge(t, req)
-			if ch.Action == model.ActionNoop {
-				t.Fatal("the change changed nothing")
-			}
-			if bytes.Equal(before, snap()) {
-				t.Fatal("platform unchanged after the change")
-			}
+			require.NotEqual(t, model.ActionNoop, ch.Action, "the change changed nothing")
+			require.NotEqual(t, snap(), before, "platform unchanged after the change")
 			// The change is persisted between apply and compensation.
 			raw, err := json.Marshal(ch)
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			var stored Change
-			if err := json.Unmarshal(raw, &stored); err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, json.Unmarshal(raw, &stored))
 			req.Kind = "http"
 			for i := range 2 { // compensation is idempotent
-				if err := f.reg.Compensate(context.Background(), req, stored); err != nil {
-					t.Fatalf("compensate #%d: %v", i+1, err)
-				}
-				if after := snap(); !bytes.Equal(before, after) {
-					t.Fatalf("after compensation #%d:\n%s\nwant:\n%s", i+1, after, before)
-				}
+				err := f.reg.Compensate(context.Background(), req, stored)
+				require.NoError(t, err, "compensate #%d: %v", i+1, err)
+				after := snap()
+				require.Equal(t, after, before, "after compensation #%d:\n%s\nwant:\n%s", i+1, after, before)
 				if tt.byContent {
 					break // a recreate is not idempotent: the object is back with a new id
 				}
@@ -333,15 +286,12 @@ func TestHTTPCompensateReportsNewID(t *testing.T) {
 	spec, _ := f.prov.Canonicalize(f.spec("labels", map[string]any{"name": "l1"}))
 	ch := f.converge(t, Request{Name: "l", ObjectID: id, Spec: spec, Delete: true})
 	st, err := f.prov.CompensateState(context.Background(), Env{Name: "l"}, spec, ch)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !st.Exists || st.ID == "" || st.ID == id {
-		t.Fatalf("recreated state %+v: want a new id different from %s", st, id)
-	}
-	if _, ok := f.plat.Object("labels", st.ID); !ok {
-		t.Fatalf("no label with the reported id %s", st.ID)
-	}
+	require.NoError(t, err)
+	require.True(t, st.Exists, "recreated state %+v: want a new id different from %s", st, id)
+	require.NotEmpty(t, st.ID, "recreated state %+v: want a new id different from %s", st, id)
+	require.NotEqual(t, id, st.ID, "recreated state %+v: want a new id different from %s", st, id)
+	_, ok := f.plat.Object("labels", st.ID)
+	require.True(t, ok, "no label with the reported id %s", st.ID)
 }
 
 func TestHTTPIdempotentApply(t *testing.T) {
@@ -353,21 +303,18 @@ func TestHTTPIdempotentApply(t *testing.T) {
 	// The same apply again (an activity retried after it succeeded).
 	f.plat.ResetCounters()
 	again := f.converge(t, Request{Name: "b", Spec: spec, ObjectID: ch.After.ID})
-	if again.Action != model.ActionNoop || f.plat.Writes() != 0 || !bytes.Equal(once, f.plat.Snapshot()) {
-		t.Fatalf("second apply: %s with %d writes; platform changed: %v", again.Action, f.plat.Writes(), !bytes.Equal(once, f.plat.Snapshot()))
-	}
+	require.Equal(t, model.ActionNoop, again.Action, "second apply: %s with %d writes; platform changed: %v", again.Action, f.plat.Writes(), !bytes.Equal(once, f.plat.Snapshot()))
+	require.Equal(t, 0, f.plat.Writes(), "second apply: %s with %d writes; platform changed: %v", again.Action, f.plat.Writes(), !bytes.Equal(once, f.plat.Snapshot()))
+	require.Equal(t, f.plat.Snapshot(), once, "second apply: %s with %d writes; platform changed: %v", again.Action, f.plat.Writes(), !bytes.Equal(once, f.plat.Snapshot()))
 	// Apply called directly on a stale "have" (the read was before the
 	// first attempt's update) converges to the same platform.
 	have := ch.Before
 	have.ID, have.Exists = ch.After.ID, true
 	have.Attrs = map[string]any{"body": map[string]any{}, "links": map[string]any{"ids": []any{l}}}
 	canon, _ := f.prov.Canonicalize(spec)
-	if _, err := f.prov.Apply(context.Background(), Env{}, canon, have); err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(once, f.plat.Snapshot()) {
-		t.Fatalf("apply on a stale read changed the platform:\n%s", f.plat.Snapshot())
-	}
+	_, err := f.prov.Apply(context.Background(), Env{}, canon, have)
+	require.NoError(t, err)
+	require.Equal(t, f.plat.Snapshot(), once, "apply on a stale read changed the platform")
 }
 
 func TestHTTPCreateFailureLeavesNothing(t *testing.T) {
@@ -375,15 +322,9 @@ func TestHTTPCreateFailureLeavesNothing(t *testing.T) {
 	before := f.plat.Snapshot()
 	// The link to a label that does not exist fails after the create.
 	_, err := f.reg.Converge(context.Background(), Request{Kind: "http", Name: "b", Spec: f.spec("buckets", map[string]any{"name": "b"}, "0a00000000000777")})
-	if err == nil {
-		t.Fatal("linking a missing label succeeded")
-	}
-	if !strings.Contains(err.Error(), "link 0a00000000000777") {
-		t.Fatalf("error %q does not name the link", err)
-	}
-	if !bytes.Equal(before, f.plat.Snapshot()) {
-		t.Fatalf("a failed create left:\n%s", f.plat.Snapshot())
-	}
+	require.Error(t, err, "linking a missing label succeeded")
+	require.Contains(t, err.Error(), "link 0a00000000000777", "error %q does not name the link", err)
+	require.Equal(t, f.plat.Snapshot(), before, "a failed create left")
 }
 
 func TestHTTPStatusErrors(t *testing.T) {
@@ -441,27 +382,16 @@ func TestHTTPStatusErrors(t *testing.T) {
 				spec["headers"] = tt.headers
 			}
 			_, err := f.reg.Converge(context.Background(), Request{Kind: "http", Name: "l", Spec: spec})
-			if err == nil {
-				t.Fatal("no error")
-			}
+			require.Error(t, err, "no error")
 			for _, w := range tt.wantInMsg {
-				if !strings.Contains(err.Error(), w) {
-					t.Errorf("error %q lacks %q", err, w)
-				}
+				assert.Contains(t, err.Error(), w, "error %q lacks %q", err, w)
 			}
-			if strings.Contains(err.Error(), token) {
-				t.Errorf("error %q shows the token", err)
-			}
-			if len(err.Error()) > 1500 {
-				t.Errorf("error is %d bytes long", len(err.Error()))
-			}
+			assert.NotContains(t, err.Error(), token, "error %q shows the token", err)
+			assert.LessOrEqual(t, len(err.Error()), 1500, "error is %d bytes long", len(err.Error()))
 			var se *HTTPStatusError
-			if !errors.As(err, &se) {
-				t.Fatalf("error %v is not an HTTPStatusError", err)
-			}
-			if got := IsConfigError(err); got != tt.config {
-				t.Fatalf("config error = %v, want %v (%v)", got, tt.config, err)
-			}
+			require.ErrorAs(t, err, &se, "error %v is not an HTTPStatusError", err)
+			got := IsConfigError(err)
+			require.Equal(t, tt.config, got, "config error = %v, want %v (%v)", got, tt.config, err)
 		})
 	}
 }
@@ -502,16 +432,11 @@ func TestHTTPTransportAndResponseErrors(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			p := NewHTTP(nil).(*httpProvider)
 			spec, err := p.Canonicalize(model.Spec{"url": tt.url, "path": "/things", "body": map[string]any{"name": "x"}})
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			_, err = p.Apply(context.Background(), Env{}, spec, State{})
-			if err == nil || !strings.Contains(err.Error(), tt.want) {
-				t.Fatalf("error %v, want one containing %q", err, tt.want)
-			}
-			if IsConfigError(err) != tt.config {
-				t.Fatalf("config error = %v, want %v", IsConfigError(err), tt.config)
-			}
+			require.Error(t, err, "error %v, want one containing %q", err, tt.want)
+			require.Contains(t, err.Error(), tt.want, "error %v, want one containing %q", err, tt.want)
+			require.Equal(t, tt.config, IsConfigError(err), "config")
 		})
 	}
 }
@@ -567,38 +492,28 @@ func TestHTTPOtherAPIShapes(t *testing.T) {
 		"body": map[string]any{"name": "w", "size": 3},
 	}
 	ch, err := reg.Converge(context.Background(), Request{Kind: "http", Name: "w", Spec: spec})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if ch.After.ID != "42" || ch.Action != model.ActionCreate {
-		t.Fatalf("create: %s id %q, want create id 42", ch.Action, ch.After.ID)
-	}
+	require.NoError(t, err)
+	require.Equal(t, "42", ch.After.ID, "create: %s id %q, want create id 42", ch.Action, ch.After.ID)
+	require.Equal(t, model.ActionCreate, ch.Action, "create: %s id %q, want create id 42", ch.Action, ch.After.ID)
 	spec["body"] = map[string]any{"name": "w", "size": 4}
 	ch, err = reg.Converge(context.Background(), Request{Kind: "http", Name: "w", Spec: spec, ObjectID: "42"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if ch.Action != model.ActionUpdate || objects["42"]["size"] != 4.0 {
-		t.Fatalf("update: %s, object %v", ch.Action, objects["42"])
-	}
+	require.NoError(t, err)
+	require.Equal(t, model.ActionUpdate, ch.Action, "update: %s, object %v", ch.Action, objects["42"])
+	require.Equal(t, 4.0, objects["42"]["size"], "update: %s, object %v", ch.Action, objects["42"])
 	listed, err := p.ListObjects(context.Background(), Env{}, spec, []string{"name", "size"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(listed) != 1 || listed[0].Name != "w" || listed[0].Spec["id"] != "42" {
-		t.Fatalf("listed %+v", listed)
-	}
-	if got := listed[0].Spec["body"]; !EqualValues(got, map[string]any{"name": "w", "size": 4}) {
-		t.Fatalf("listed body %v", got)
-	}
+	require.NoError(t, err)
+	require.Len(t, listed, 1, "listed")
+	require.Equal(t, "w", listed[0].Name, "listed %+v", listed)
+	require.Equal(t, "42", listed[0].Spec["id"], "listed %+v", listed)
+	got := listed[0].Spec["body"]
+	require.True(t, EqualValues(got, map[string]any{"name": "w", "size": 4}), "listed body %v", got)
 }
 
 func TestHTTPList(t *testing.T) {
 	f := newHTTPFixture(t)
 	for _, n := range []string{"b2", "b1"} {
-		if _, err := f.plat.Create("buckets", map[string]any{"name": n, "description": "d-" + n}); err != nil {
-			t.Fatal(err)
-		}
+		_, err := f.plat.Create("buckets", map[string]any{"name": n, "description": "d-" + n})
+		require.NoError(t, err)
 	}
 	tests := []struct {
 		name      string
@@ -616,33 +531,24 @@ func TestHTTPList(t *testing.T) {
 			spec := f.spec("buckets", tt.body)
 			spec["headers"] = map[string]any{"Authorization": "Bearer secret"}
 			listed, err := f.reg.List(context.Background(), "http", Node{}, ListQuery{Spec: spec, Names: tt.names})
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			var names []string
 			for _, l := range listed {
 				names = append(names, l.Name)
 			}
-			if !slices.Equal(names, tt.wantNames) {
-				t.Fatalf("listed %v, want %v", names, tt.wantNames)
-			}
+			require.True(t, slices.Equal(names, tt.wantNames), "listed %v, want %v", names, tt.wantNames)
 			b1 := listed[0]
-			if !EqualValues(b1.Spec["body"], tt.want) {
-				t.Fatalf("b1 body = %v, want %v", b1.Spec["body"], tt.want)
-			}
-			if _, has := b1.Spec["headers"]; has {
-				t.Fatal("a listed spec carries the headers")
-			}
+			require.True(t, EqualValues(b1.Spec["body"], tt.want), "b1 body = %v, want %v", b1.Spec["body"], tt.want)
+			_, has := b1.Spec["headers"]
+			require.False(t, has, "a listed spec carries the headers")
 			// The listed spec reproduces the object: converging it is a noop.
 			ch := f.converge(t, Request{Name: b1.Name, Spec: b1.Spec})
-			if ch.Action != model.ActionNoop {
-				t.Fatalf("converging a listed spec: %s %+v", ch.Action, ch.Changes)
-			}
+			require.Equal(t, model.ActionNoop, ch.Action, "converging a listed spec: %s %+v", ch.Action, ch.Changes)
 		})
 	}
-	if _, err := f.reg.List(context.Background(), "http", Node{}, ListQuery{}); err == nil || !IsConfigError(err) {
-		t.Fatalf("listing without a spec: %v", err)
-	}
+	_, err := f.reg.List(context.Background(), "http", Node{}, ListQuery{})
+	require.Error(t, err, "listing without a spec")
+	require.True(t, IsConfigError(err), "listing without a spec: %v", err)
 }
 
 func TestHTTPCanonicalize(t *testing.T) {
@@ -662,15 +568,11 @@ func TestHTTPCanonicalize(t *testing.T) {
 				"body":   map[string]any{"n": 1},
 			},
 			check: func(t *testing.T, got model.Spec) {
-				if got["url"] != "http://example.com/base" || got["path"] != "/api/v2/labels" || got["updateMethod"] != "PUT" {
-					t.Fatalf("got %v", got)
-				}
-				if !EqualValues(got["expect"], map[string]any{"update": []any{200, 204}}) {
-					t.Fatalf("expect %v", got["expect"])
-				}
-				if !EqualValues(got["links"], map[string]any{"path": "/labels", "field": "labelID", "ids": []any{"a", "b"}}) {
-					t.Fatalf("links %v", got["links"])
-				}
+				require.Equal(t, "http://example.com/base", got["url"], "got %v", got)
+				require.Equal(t, "/api/v2/labels", got["path"], "got %v", got)
+				require.Equal(t, "PUT", got["updateMethod"], "got %v", got)
+				require.True(t, EqualValues(got["expect"], map[string]any{"update": []any{200, 204}}), "expect %v", got["expect"])
+				require.True(t, EqualValues(got["links"], map[string]any{"path": "/labels", "field": "labelID", "ids": []any{"a", "b"}}), "links %v", got["links"])
 			},
 		},
 		{name: "missing url", spec: model.Spec{"path": "/x"}, wantErr: "url: required"},
@@ -686,19 +588,16 @@ func TestHTTPCanonicalize(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			got, err := p.Canonicalize(tt.spec)
 			if tt.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.wantErr) || !IsConfigError(err) {
-					t.Fatalf("error %v, want a config error containing %q", err, tt.wantErr)
-				}
+				require.Error(t, err, "error %v, want a config error containing %q", err, tt.wantErr)
+				require.Contains(t, err.Error(), tt.wantErr, "error %v, want a config error containing %q", err, tt.wantErr)
+				require.True(t, IsConfigError(err), "error %v, want a config error containing %q", err, tt.wantErr)
 				return
 			}
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			tt.check(t, got)
 			again, err := p.Canonicalize(got)
-			if err != nil || !EqualValues(again, got) {
-				t.Fatalf("canonical form is not stable: %v → %v (%v)", got, again, err)
-			}
+			require.NoError(t, err, "canonical form is not stable: %v → %v (%v)", got, again, err)
+			require.True(t, EqualValues(again, got), "canonical form is not stable: %v → %v (%v)", got, again, err)
 		})
 	}
 }
@@ -718,15 +617,15 @@ func TestJSONPointerAndPick(t *testing.T) {
 		{"/a/b~1c/0/deeper", nil, true},
 	} {
 		got, err := jsonPointer(doc, tt.ptr)
-		if (err != nil) != tt.err || (!tt.err && !EqualValues(got, tt.want)) {
-			t.Errorf("pointer %q = %v, %v", tt.ptr, got, err)
+		require.Equal(t, tt.err, err != nil, "pointer %q = %v, %v", tt.ptr, got, err)
+		if !tt.err {
+			assert.True(t, EqualValues(got, tt.want), "pointer %q = %v, %v", tt.ptr, got, err)
 		}
 	}
 	want := map[string]any{"name": "x", "rules": []any{map[string]any{"every": 1}}, "gone": true}
 	got := map[string]any{"name": "x", "id": "1", "rules": []any{map[string]any{"every": 1, "type": "expire"}}}
-	if picked := pickFields(want, got); !EqualValues(picked, map[string]any{"name": "x", "rules": []any{map[string]any{"every": 1}}}) {
-		t.Errorf("picked %v", picked)
-	}
+	picked := pickFields(want, got)
+	assert.True(t, EqualValues(picked, map[string]any{"name": "x", "rules": []any{map[string]any{"every": 1}}}), "picked %v", picked)
 }
 
 func BenchmarkHTTPConvergeNoop(b *testing.B) {
@@ -739,14 +638,11 @@ func BenchmarkHTTPConvergeNoop(b *testing.B) {
 	spec := model.Spec{"url": srv.URL, "path": "/api/v2/buckets", "body": map[string]any{"name": "b"},
 		"links": map[string]any{"path": "/labels", "field": "labelID", "ids": []any{l}}}
 	ch, err := reg.Converge(context.Background(), Request{Kind: "http", Name: "b", Spec: spec})
-	if err != nil {
-		b.Fatal(err)
-	}
+	require.NoError(b, err)
 	b.ResetTimer()
 	for b.Loop() {
-		if _, err := reg.Converge(context.Background(), Request{Kind: "http", Name: "b", Spec: spec, ObjectID: ch.After.ID}); err != nil {
-			b.Fatal(err)
-		}
+		_, err := reg.Converge(context.Background(), Request{Kind: "http", Name: "b", Spec: spec, ObjectID: ch.After.ID})
+		require.NoError(b, err)
 	}
 }
 
@@ -759,12 +655,9 @@ func BenchmarkHTTPCreateDelete(b *testing.B) {
 	spec := model.Spec{"url": srv.URL, "path": "/api/v2/dashboards", "body": map[string]any{"name": "d"}}
 	for b.Loop() {
 		ch, err := reg.Converge(context.Background(), Request{Kind: "http", Name: "d", Spec: spec})
-		if err != nil {
-			b.Fatal(err)
-		}
-		if _, err := reg.Converge(context.Background(), Request{Kind: "http", Name: "d", Spec: spec, ObjectID: ch.After.ID, Delete: true}); err != nil {
-			b.Fatal(err)
-		}
+		require.NoError(b, err)
+		_, err = reg.Converge(context.Background(), Request{Kind: "http", Name: "d", Spec: spec, ObjectID: ch.After.ID, Delete: true})
+		require.NoError(b, err)
 	}
 }
 
@@ -783,33 +676,27 @@ func TestHTTPTokenStaysOutOfStates(t *testing.T) {
 	changes = append(changes, f.converge(t, Request{Name: "b", Spec: spec, ObjectID: id}))
 	ch = f.converge(t, Request{Name: "b", Spec: spec, ObjectID: id, Delete: true})
 	changes = append(changes, ch)
-	if ch.Action != model.ActionDelete || len(f.plat.Buckets()) != 0 {
-		t.Fatalf("delete with a token: %s, buckets %v", ch.Action, f.plat.Buckets())
-	}
+	require.Equal(t, model.ActionDelete, ch.Action, "delete with a token: %s, buckets %v", ch.Action, f.plat.Buckets())
+	require.Empty(t, f.plat.Buckets(), "delete with a token: %s, buckets %v", ch.Action, f.plat.Buckets())
 	for _, ch := range changes {
 		raw, err := json.Marshal(ch)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if bytes.Contains(raw, []byte(token)) || bytes.Contains(raw, []byte("Authorization")) {
-			t.Fatalf("a persisted change holds the headers: %s", raw)
-		}
+		require.NoError(t, err)
+		require.False(t, bytes.Contains(raw, []byte(token)), "a persisted change holds the headers: %s", raw)
+		require.False(t, bytes.Contains(raw, []byte("Authorization")), "a persisted change holds the headers: %s", raw)
 	}
 	// Compensating the delete recreates the bucket, authenticated.
-	if err := f.reg.Compensate(context.Background(), Request{Kind: "http", Name: "b", Spec: spec, ObjectID: id, Delete: true}, ch); err != nil {
-		t.Fatal(err)
-	}
-	if b, ok := f.plat.Find("buckets", "b2"); !ok || len(f.plat.MappingsOf("buckets", b["id"].(string))) != 1 {
-		t.Fatalf("bucket not recreated with its label: %v", f.plat.Buckets())
-	}
+	require.NoError(t, f.reg.Compensate(context.Background(), Request{Kind: "http", Name: "b", Spec: spec, ObjectID: id, Delete: true}, ch))
+	b, ok := f.plat.Find("buckets", "b2")
+	require.True(t, ok, "bucket not recreated with its label: %v", f.plat.Buckets())
+	require.Len(t, f.plat.MappingsOf("buckets", b["id"].(string)), 1, "bucket not recreated with its label: %v", f.plat.Buckets())
 }
 
 func TestHTTPDeleteNeedsSpec(t *testing.T) {
 	f := newHTTPFixture(t)
 	_, err := f.reg.Converge(context.Background(), Request{Kind: "http", Name: "gone", ObjectID: "0a00000000000001", Delete: true})
-	if err == nil || !IsConfigError(err) || !strings.Contains(err.Error(), "without its spec") {
-		t.Fatalf("delete without spec: %v", err)
-	}
+	require.Error(t, err, "delete without spec")
+	require.True(t, IsConfigError(err), "delete without spec: %v", err)
+	require.Contains(t, err.Error(), "without its spec", "delete without spec: %v", err)
 }
 
 // TestHTTPPkgerStackLifecycle walks pkger's S1 stack steps 1-6 through the
@@ -840,9 +727,8 @@ func TestHTTPPkgerStackLifecycle(t *testing.T) {
 			map[string]model.Action{"lucid_einstein": "create", "pristine_noir": "create", "charmed_saratoba": "create"},
 			func(t *testing.T) {
 				for _, r := range []res{bucket, dash} {
-					if got := f.plat.MappingsOf(r.coll, ids[r.name]); !slices.Equal(got, []string{ids["lucid_einstein"]}) {
-						t.Fatalf("%s mappings %v", r.name, got)
-					}
+					got := f.plat.MappingsOf(r.coll, ids[r.name])
+					require.True(t, slices.Equal(got, []string{ids["lucid_einstein"]}), "%s mappings %v", r.name, got)
 				}
 			}},
 		{"2 reapply unchanged", []res{label("label_1"), bucket, dash},
@@ -850,30 +736,26 @@ func TestHTTPPkgerStackLifecycle(t *testing.T) {
 		{"3 rename the label", []res{label("cool label name"), bucket, dash},
 			map[string]model.Action{"lucid_einstein": "update", "pristine_noir": "noop", "charmed_saratoba": "noop"},
 			func(t *testing.T) {
-				if l, _ := f.plat.Object("labels", ids["lucid_einstein"]); l["name"] != "cool label name" {
-					t.Fatalf("label %v", l)
-				}
+				l, _ := f.plat.Object("labels", ids["lucid_einstein"])
+				require.Equal(t, "cool label name", l["name"], "label %v", l)
 			}},
 		{"4 add a task", []res{label("cool label name"), bucket, dash, task},
 			map[string]model.Action{"lucid_einstein": "noop", "pristine_noir": "noop", "charmed_saratoba": "noop", "alcord_mumphries": "create"},
 			func(t *testing.T) {
-				if got := f.plat.MappingsOf("tasks", ids["alcord_mumphries"]); len(got) != 1 {
-					t.Fatalf("task mappings %v", got)
-				}
+				got := f.plat.MappingsOf("tasks", ids["alcord_mumphries"])
+				require.Len(t, got, 1, "task mappings")
 			}},
 		{"5 remove the task", []res{label("cool label name"), bucket, dash, removed(task)},
 			map[string]model.Action{"lucid_einstein": "noop", "pristine_noir": "noop", "charmed_saratoba": "noop", "alcord_mumphries": "delete"},
 			func(t *testing.T) {
-				if len(f.plat.Tasks()) != 0 {
-					t.Fatalf("tasks left: %v", f.plat.Tasks())
-				}
+				require.Empty(t, f.plat.Tasks(), "tasks left")
 			}},
 		{"6 remove the label and its associations", []res{plain(bucket), plain(dash), removed(label("cool label name"))},
 			map[string]model.Action{"pristine_noir": "update", "charmed_saratoba": "update", "lucid_einstein": "delete"},
 			func(t *testing.T) {
-				if len(f.plat.Labels()) != 0 || len(f.plat.MappingsOf("buckets", ids["pristine_noir"])) != 0 || len(f.plat.MappingsOf("dashboards", ids["charmed_saratoba"])) != 0 {
-					t.Fatalf("left behind:\n%s", f.plat.Snapshot())
-				}
+				require.Empty(t, f.plat.Labels(), "left behind:\n%s", f.plat.Snapshot())
+				require.Empty(t, f.plat.MappingsOf("buckets", ids["pristine_noir"]), "left behind:\n%s", f.plat.Snapshot())
+				require.Empty(t, f.plat.MappingsOf("dashboards", ids["charmed_saratoba"]), "left behind:\n%s", f.plat.Snapshot())
 			}},
 	}
 	for _, s := range steps {
@@ -888,9 +770,7 @@ func TestHTTPPkgerStackLifecycle(t *testing.T) {
 				}
 				spec := f.spec(r.coll, map[string]any{"name": r.objName}, links...)
 				ch := f.converge(t, Request{Name: r.name, Spec: spec, ObjectID: ids[r.name], Delete: r.remove})
-				if ch.Action != s.actions[r.name] {
-					t.Fatalf("%s: %s, want %s (%s)", r.name, ch.Action, s.actions[r.name], ch.Report)
-				}
+				require.Equal(t, s.actions[r.name], ch.Action, "%s: %s, want %s (%s)", r.name, ch.Action, s.actions[r.name], ch.Report)
 				if r.remove {
 					delete(ids, r.name)
 				} else {
@@ -900,8 +780,8 @@ func TestHTTPPkgerStackLifecycle(t *testing.T) {
 			if s.check != nil {
 				s.check(t)
 			}
-			if s.name == "2 reapply unchanged" && f.plat.Writes() != 0 {
-				t.Fatalf("reapply wrote %d times", f.plat.Writes())
+			if s.name == "2 reapply unchanged" {
+				require.Equal(t, 0, f.plat.Writes(), "reapply wrote %d times", f.plat.Writes())
 			}
 		})
 	}
@@ -913,12 +793,10 @@ func TestHTTPURLCredentialsStayOutOfStatesAndErrors(t *testing.T) {
 	spec := model.Spec{"url": withUser, "path": "/api/v2/labels", "body": map[string]any{"name": "l"}}
 	ch := f.converge(t, Request{Name: "l", Spec: spec})
 	raw, _ := json.Marshal(ch)
-	if bytes.Contains(raw, []byte("pa55word")) {
-		t.Fatalf("a persisted change holds the URL's password: %s", raw)
-	}
+	require.False(t, bytes.Contains(raw, []byte("pa55word")), "a persisted change holds the URL's password: %s", raw)
 	f.plat.FailNext("", "/api/v2/labels/"+ch.After.ID, 1)
 	_, err := f.reg.Converge(context.Background(), Request{Kind: "http", Name: "l", Spec: spec, ObjectID: ch.After.ID})
-	if err == nil || strings.Contains(err.Error(), "pa55word") || !strings.Contains(err.Error(), "status 500") {
-		t.Fatalf("error %v: want a 500 without the password", err)
-	}
+	require.Error(t, err, "error %v: want a 500 without the password", err)
+	require.NotContains(t, err.Error(), "pa55word", "error %v: want a 500 without the password", err)
+	require.Contains(t, err.Error(), "status 500", "error %v: want a 500 without the password", err)
 }

@@ -4,9 +4,10 @@ import (
 	"context"
 	"encoding/base64"
 	"path/filepath"
-	"reflect"
-	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/cairn-io/cairn/model"
 )
@@ -49,21 +50,17 @@ func TestList(t *testing.T) {
 	}
 	for _, tt := range tests {
 		got, err := r.List(ctx, tt.kind, node, tt.q)
-		if err != nil {
-			t.Errorf("%s: %v", tt.name, err)
+		if !assert.NoError(t, err, tt.name) {
 			continue
 		}
-		if !reflect.DeepEqual(got, tt.want) {
-			t.Errorf("%s:\ngot  %v\nwant %v", tt.name, got, tt.want)
-		}
+		assert.Equal(t, tt.want, got, "%s:\ngot  %v\nwant %v", tt.name, got, tt.want)
 	}
 
 	// Listed specs converge as they are: exporting then applying is a noop.
 	for _, l := range []Listed{motd, key, appConf} {
 		ch, err := r.Converge(ctx, Request{Kind: "file", Name: l.Name, Node: node, Spec: l.Spec})
-		if err != nil || ch.Action != model.ActionNoop {
-			t.Errorf("re-applying exported %s: %v %+v", l.Name, err, ch)
-		}
+		require.NoError(t, err, "re-applying exported %s: %v %+v", l.Name, err, ch)
+		assert.Equal(t, model.ActionNoop, ch.Action, "re-applying exported %s: %v %+v", l.Name, err, ch)
 	}
 
 	errs := []struct {
@@ -82,9 +79,8 @@ func TestList(t *testing.T) {
 	}
 	for _, tt := range errs {
 		_, err := r.List(ctx, tt.kind, node, tt.q)
-		if !IsConfigError(err) || !strings.Contains(err.Error(), tt.want) {
-			t.Errorf("%s: err %v, want a ConfigError saying %q", tt.name, err, tt.want)
-		}
+		require.True(t, IsConfigError(err), "%s: err %v, want a ConfigError saying %q", tt.name, err, tt.want)
+		assert.Contains(t, err.Error(), tt.want, "%s: err %v, want a ConfigError saying %q", tt.name, err, tt.want)
 	}
 }
 
@@ -99,18 +95,15 @@ func TestStructuralKinds(t *testing.T) {
 			{Kind: kind, Name: "deploy", Node: node, Delete: true},
 		} {
 			ch, err := r.Converge(ctx, req)
-			if err != nil || ch.Action != model.ActionNoop || ch.Outcome != model.OutcomeUnchanged {
-				t.Errorf("%s %+v: %v %+v", kind, req, err, ch)
-			}
-			if err := r.Compensate(ctx, req, ch); err != nil {
-				t.Errorf("%s: compensate: %v", kind, err)
-			}
+			require.NoError(t, err, "%s %+v: %v %+v", kind, req, err, ch)
+			require.Equal(t, model.ActionNoop, ch.Action, "%s %+v: %v %+v", kind, req, err, ch)
+			assert.Equal(t, model.OutcomeUnchanged, ch.Outcome, "%s %+v: %v %+v", kind, req, err, ch)
+			err = r.Compensate(ctx, req, ch)
+			assert.NoError(t, err, "%s: compensate: %v", kind, err)
 		}
-		if _, err := r.List(ctx, kind, node, ListQuery{Dir: "/"}); !IsConfigError(err) {
-			t.Errorf("%s listed: %v", kind, err)
-		}
+		_, err := r.List(ctx, kind, node, ListQuery{Dir: "/"})
+		assert.True(t, IsConfigError(err), "%s listed: %v", kind, err)
 	}
-	if entries := snapshot(t, node.Root); len(entries) != 0 {
-		t.Errorf("structural kinds touched the node: %v", entries)
-	}
+	entries := snapshot(t, node.Root)
+	assert.Empty(t, entries, "structural kinds touched the node")
 }

@@ -4,6 +4,9 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestNodeResolve(t *testing.T) {
@@ -50,82 +53,65 @@ func TestNodeResolve(t *testing.T) {
 	for _, tt := range tests {
 		got, err := node.Resolve(tt.path)
 		if tt.configErr {
-			if !IsConfigError(err) {
-				t.Errorf("Resolve(%q) = %q, %v; want a ConfigError", tt.path, got, err)
-			}
+			assert.True(t, IsConfigError(err), "Resolve(%q) = %q, %v; want a ConfigError", tt.path, got, err)
 			continue
 		}
-		if err != nil {
-			t.Errorf("Resolve(%q): %v", tt.path, err)
+		if !assert.NoError(t, err, "Resolve(%q)", tt.path) {
 			continue
 		}
-		if want := filepath.Join(root, tt.want); got != want {
-			t.Errorf("Resolve(%q) = %q, want %q", tt.path, got, want)
-		}
+		want := filepath.Join(root, tt.want)
+		assert.Equal(t, want, got, "Resolve(%q) = %q, want %q", tt.path, got, want)
 	}
 }
 
 func TestNodeResolveControlPlane(t *testing.T) {
 	cp := Node{Name: "master"}
-	if got, err := cp.Resolve("/etc/../etc/motd/"); err != nil || got != "/etc/motd" {
-		t.Errorf("Resolve = %q, %v; want /etc/motd", got, err)
-	}
-	if _, err := cp.Resolve("etc/motd"); !IsConfigError(err) {
-		t.Errorf("relative path on the control plane: err = %v, want a ConfigError", err)
-	}
-	if got, err := cp.OnNode("/srv/app/"); err != nil || got != "/srv/app" {
-		t.Errorf("OnNode = %q, %v", got, err)
-	}
-	if dir, err := cp.WorkDir(""); err != nil || dir != "" {
-		t.Errorf("WorkDir(\"\") = %q, %v; want the worker's own", dir, err)
-	}
+	got, err := cp.Resolve("/etc/../etc/motd/")
+	require.NoError(t, err, "Resolve = %q, %v; want /etc/motd", got, err)
+	assert.Equal(t, "/etc/motd", got, "Resolve = %q, %v; want /etc/motd", got, err)
+	_, err = cp.Resolve("etc/motd")
+	assert.True(t, IsConfigError(err), "relative path on the control plane: err = %v, want a ConfigError", err)
+	got, err = cp.OnNode("/srv/app/")
+	require.NoError(t, err, "OnNode = %q, %v", got, err)
+	assert.Equal(t, "/srv/app", got, "OnNode = %q, %v", got, err)
+	dir, err := cp.WorkDir("")
+	require.NoError(t, err, "WorkDir(\"\") = %q, %v; want the worker's own", dir, err)
+	assert.Empty(t, dir, "WorkDir(\"\") = %q, %v; want the worker's own", dir, err)
 }
 
 func TestNodeOnNodeAndWorkDir(t *testing.T) {
 	root := t.TempDir()
 	node := Node{Name: "n1", Root: root}
 	for in, want := range map[string]string{"etc/motd": "/etc/motd", "/etc/motd/": "/etc/motd", "a/./b/../c": "/a/c", "/": "/"} {
-		if got, err := node.OnNode(in); err != nil || got != want {
-			t.Errorf("OnNode(%q) = %q, %v; want %q", in, got, err, want)
-		}
+		got, err := node.OnNode(in)
+		require.NoError(t, err, "OnNode(%q) = %q, %v; want %q", in, got, err, want)
+		assert.Equal(t, want, got, "OnNode(%q) = %q, %v; want %q", in, got, err, want)
 	}
-	if _, err := node.OnNode("../x"); !IsConfigError(err) {
-		t.Errorf("OnNode(../x): err = %v, want a ConfigError", err)
-	}
-	if dir, err := node.WorkDir(""); err != nil || dir != root {
-		t.Errorf("WorkDir(\"\") = %q, %v; want the root %q", dir, err, root)
-	}
-	if dir, err := node.WorkDir("/srv"); err != nil || dir != filepath.Join(root, "srv") {
-		t.Errorf("WorkDir(/srv) = %q, %v", dir, err)
-	}
-	if _, err := node.WorkDir("../.."); !IsConfigError(err) {
-		t.Errorf("WorkDir(../..): err = %v, want a ConfigError", err)
-	}
+	_, err := node.OnNode("../x")
+	assert.True(t, IsConfigError(err), "OnNode(../x): err = %v, want a ConfigError", err)
+	dir, err := node.WorkDir("")
+	require.NoError(t, err, "WorkDir(\"\") = %q, %v; want the root %q", dir, err, root)
+	assert.Equal(t, root, dir, "WorkDir(\"\") = %q, %v; want the root %q", dir, err, root)
+	dir, err = node.WorkDir("/srv")
+	require.NoError(t, err, "WorkDir(/srv) = %q, %v", dir, err)
+	assert.Equal(t, filepath.Join(root, "srv"), dir, "WorkDir(/srv) = %q, %v", dir, err)
+	_, err = node.WorkDir("../..")
+	assert.True(t, IsConfigError(err), "WorkDir(../..): err = %v, want a ConfigError", err)
 }
 
 func mustMkdir(t testing.TB, dir string) {
 	t.Helper()
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Chmod(dir, 0o755); err != nil { // whatever the umask
-		t.Fatal(err)
-	}
+	require.NoError(t, os.MkdirAll(dir, 0o755))
+	require.NoError(t, os.Chmod(dir, 0o755)) // whatever the umask
 }
 
 func mustSymlink(t testing.TB, target, link string) {
 	t.Helper()
-	if err := os.Symlink(target, link); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.Symlink(target, link))
 }
 
 func mustWrite(t testing.TB, path string, data []byte, mode os.FileMode) {
 	t.Helper()
-	if err := os.WriteFile(path, data, mode); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Chmod(path, mode); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(path, data, mode))
+	require.NoError(t, os.Chmod(path, mode))
 }

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/cairn-io/cairn/model"
 )
 
@@ -71,12 +73,8 @@ func benchPlanApply(b *testing.B, handOver bool) {
 					})
 				}
 				wg.Wait()
-				if failed != nil {
-					b.Fatal(failed)
-				}
-				if err := pending.Sync(ctx); err != nil {
-					b.Fatal(err)
-				}
+				require.NoError(b, failed)
+				require.NoError(b, pending.Sync(ctx))
 			}
 			phases[phase] += time.Since(start)
 		}

@@ -9,6 +9,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/cairn-io/cairn/internal/config"
 	"github.com/cairn-io/cairn/internal/testenv"
 	"github.com/cairn-io/cairn/server"
@@ -37,9 +40,7 @@ func TestRunServesEverything(t *testing.T) {
 			"CAIRN_TASK_QUEUE":       "server-test",
 		}[k]
 	}))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	ctx, cancel := context.WithCancel(context.Background())
 	ready := make(chan string, 1)
 	done := make(chan error, 1)
@@ -61,25 +62,21 @@ func TestRunServesEverything(t *testing.T) {
 			req.Header.Set("Authorization", "Bearer "+token)
 		}
 		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		defer resp.Body.Close()
 		b, _ := io.ReadAll(resp.Body)
 		return resp.StatusCode, string(b)
 	}
-	if code, _ := get("/readyz", ""); code != http.StatusOK {
-		t.Errorf("/readyz = %d", code)
-	}
-	if code, _ := get("/v1/clusters", ""); code != http.StatusUnauthorized {
-		t.Errorf("/v1/clusters without token = %d, want 401", code)
-	}
-	if code, body := get("/v1/clusters", "t0ken"); code != http.StatusOK || !strings.Contains(body, `"demo"`) {
-		t.Errorf("/v1/clusters = %d %s, want the example cluster", code, body)
-	}
-	if code, body := get("/metrics", "t0ken"); code != http.StatusOK || !strings.Contains(body, "temporal_") {
-		t.Errorf("/metrics = %d, want the Temporal SDK's metrics", code)
-	}
+	code, _ := get("/readyz", "")
+	assert.Equal(t, http.StatusOK, code, "/readyz")
+	code, _ = get("/v1/clusters", "")
+	assert.Equal(t, http.StatusUnauthorized, code, "/v1/clusters without token = %d, want 401", code)
+	code, body := get("/v1/clusters", "t0ken")
+	require.Equal(t, http.StatusOK, code, "/v1/clusters = %d %s, want the example cluster", code, body)
+	assert.Contains(t, body, `"demo"`, "/v1/clusters = %d %s, want the example cluster", code, body)
+	code, body = get("/metrics", "t0ken")
+	require.Equal(t, http.StatusOK, code, "/metrics = %d, want the Temporal SDK's metrics", code)
+	assert.Contains(t, body, "temporal_", "/metrics = %d, want the Temporal SDK's metrics", code)
 	post := func(token string) int {
 		req, _ := http.NewRequest(http.MethodPost, "http://"+addr+"/codec/encode", strings.NewReader(`{"payloads":[]}`))
 		req.Header.Set("Content-Type", "application/json")
@@ -87,47 +84,35 @@ func TestRunServesEverything(t *testing.T) {
 			req.Header.Set("Authorization", "Bearer "+token)
 		}
 		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		resp.Body.Close()
 		return resp.StatusCode
 	}
-	if code := post(""); code != http.StatusUnauthorized {
-		t.Errorf("codec endpoint without token = %d, want 401", code)
-	}
-	if code := post("t0ken"); code != http.StatusOK {
-		t.Errorf("codec endpoint = %d, want 200", code)
-	}
+	code = post("")
+	assert.Equal(t, http.StatusUnauthorized, code, "codec endpoint without token = %d, want 401", code)
+	code = post("t0ken")
+	assert.Equal(t, http.StatusOK, code, "codec endpoint = %d, want 200", code)
 
 	cancel()
 	select {
 	case err := <-done:
-		if err != nil {
-			t.Fatalf("Run: %v", err)
-		}
+		require.NoError(t, err, "Run")
 	case <-time.After(60 * time.Second):
 		t.Fatal("server did not stop")
 	}
 	st, err := store.Open(context.Background(), store.DefaultURL(dir))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer st.Close()
 	c, err := st.GetCluster(context.Background(), "demo")
-	if err != nil || len(c.Nodes) != 3 || len(c.PluginIDs) != 1 {
-		t.Fatalf("example cluster = %+v, %v", c, err)
-	}
+	require.NoError(t, err, "example cluster = %+v, %v", c, err)
+	require.Len(t, c.Nodes, 3, "example cluster = %+v, %v", c, err)
+	require.Len(t, c.PluginIDs, 1, "example cluster = %+v, %v", c, err)
 }
 
 func TestRunRefusesAnOpenListenWithoutToken(t *testing.T) {
 	cfg, err := config.Load(config.Values(func(k string) string {
 		return map[string]string{"CAIRN_API_ADDR": "0.0.0.0:0", "CAIRN_DATA_DIR": t.TempDir()}[k]
 	}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := server.Run(context.Background(), cfg, nil, server.Options{API: true}); err == nil {
-		t.Fatal("listening beyond loopback without a token was allowed")
-	}
+	require.NoError(t, err)
+	require.Error(t, server.Run(context.Background(), cfg, nil, server.Options{API: true}), "listening beyond loopback without a token was allowed")
 }

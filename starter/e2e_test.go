@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -14,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
 	sdkworker "go.temporal.io/sdk/worker"
 
 	"github.com/cairn-io/cairn/activities"
@@ -63,18 +65,14 @@ func newHarness(t *testing.T, o harnessOptions) *harness {
 		secrets: expr.NewSecrets(o.secrets, nil)}
 	ctx := context.Background()
 	st, err := store.Open(ctx, h.dbURL)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	t.Cleanup(func() { _ = st.Close() })
 	h.store = st
 	h.queue = "cairn-test-" + randomHex(6)
 	h.starter = starter.New(dev.Client, starter.Config{
 		TaskQueue: h.queue, Store: st, HeartbeatTimeout: 2 * time.Second, NodeWait: 5 * time.Second,
 	})
-	if err := h.starter.EnsureSearchAttributes(ctx); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, h.starter.EnsureSearchAttributes(ctx))
 	if !o.noWorker {
 		h.startWorker()
 	}
@@ -89,12 +87,8 @@ func (h *harness) lookupEnv(k string) (string, bool) {
 func (h *harness) startWorker() {
 	h.t.Helper()
 	w, err := worker.New(h.dev.Client, worker.Deps{Store: h.store, Env: h.lookupEnv, Secrets: h.secrets, Logger: testLogger()}, worker.Options{TaskQueue: h.queue})
-	if err != nil {
-		h.t.Fatal(err)
-	}
-	if err := w.Start(); err != nil {
-		h.t.Fatal(err)
-	}
+	require.NoError(h.t, err)
+	require.NoError(h.t, w.Start())
 	h.worker = w
 	h.t.Cleanup(w.Stop)
 }
@@ -115,22 +109,16 @@ func randomHex(n int) string {
 func (h *harness) stack(name string) *model.Stack {
 	h.t.Helper()
 	s := &model.Stack{Name: name, URLs: []string{}}
-	if err := h.store.CreateStack(context.Background(), s); err != nil {
-		h.t.Fatal(err)
-	}
+	require.NoError(h.t, h.store.CreateStack(context.Background(), s))
 	return s
 }
 
 func (h *harness) snapshot(docs string) string {
 	h.t.Helper()
 	content, err := activities.EncodePackageSnapshot(activities.SnapshotSource{Name: "package.yaml", Format: "yaml", Data: docs})
-	if err != nil {
-		h.t.Fatal(err)
-	}
+	require.NoError(h.t, err)
 	hash, err := h.store.PutSnapshot(context.Background(), "package", content)
-	if err != nil {
-		h.t.Fatal(err)
-	}
+	require.NoError(h.t, err)
 	return hash
 }
 
@@ -152,13 +140,9 @@ func (h *harness) applyRun(stackID, docs string, run starter.StackRun, wait time
 	ctx, cancel := context.WithTimeout(context.Background(), wait)
 	defer cancel()
 	e, err := h.starter.StartApply(ctx, run)
-	if err != nil {
-		h.t.Fatal(err)
-	}
+	require.NoError(h.t, err)
 	done, err := h.starter.Await(ctx, e.ID)
-	if err != nil {
-		h.t.Fatal(err)
-	}
+	require.NoError(h.t, err)
 	return done
 }
 
@@ -174,37 +158,27 @@ func (h *harness) dryRunWith(stackID, docs string, run starter.StackRun) *starte
 	defer cancel()
 	run.StackID, run.SnapshotHash = stackID, h.snapshot(docs)
 	e, err := h.starter.StartDryRun(ctx, run)
-	if err != nil {
-		h.t.Fatal(err)
-	}
+	require.NoError(h.t, err)
 	done, err := h.starter.Await(ctx, e.ID)
-	if err != nil {
-		h.t.Fatal(err)
-	}
+	require.NoError(h.t, err)
 	return done
 }
 
 func (h *harness) getStack(id string) *model.Stack {
 	h.t.Helper()
 	s, err := h.store.GetStack(context.Background(), id)
-	if err != nil {
-		h.t.Fatal(err)
-	}
+	require.NoError(h.t, err)
 	return s
 }
 
 func mustStatus(t *testing.T, e *starter.Execution, want model.ExecutionStatus) {
 	t.Helper()
-	if e.Status != want {
-		t.Fatalf("execution %s status = %s (error %q), want %s", e.ID, e.Status, e.Error, want)
-	}
+	require.Equal(t, want, e.Status, "execution %s status = %s (error %q), want %s", e.ID, e.Status, e.Error, want)
 }
 
 func wantReport(t *testing.T, got *model.Report, want model.Report) {
 	t.Helper()
-	if got == nil {
-		t.Fatalf("no report, want %+v", want)
-	}
+	require.NotNil(t, got, "no report, want %+v", want)
 	counts := func(r model.Report) [7]int {
 		rb := 0
 		if r.RolledBack {
@@ -212,9 +186,7 @@ func wantReport(t *testing.T, got *model.Report, want model.Report) {
 		}
 		return [7]int{r.Created, r.Updated, r.Deleted, r.Unchanged, r.Failed, r.Skipped, rb}
 	}
-	if counts(*got) != counts(want) {
-		t.Fatalf("report = %+v, want %+v (failures %+v)", *got, want, got.Failures)
-	}
+	require.Equal(t, counts(want), counts(*got), "report = %+v, want %+v (failures %+v)", *got, want, got.Failures)
 }
 
 func filesPackage(dir string, motd string) string {
@@ -249,47 +221,42 @@ func TestApplyFilesThenReapplyAsNoop(t *testing.T) {
 	first := h.apply(s.ID, filesPackage(root, "hello\n"), starter.StackRun{})
 	mustStatus(t, first, model.ExecCompleted)
 	wantReport(t, first.Report, model.Report{Created: 3, Updated: 1})
-	if b, err := os.ReadFile(filepath.Join(root, "app", "motd")); err != nil || string(b) != "hello\n" {
-		t.Fatalf("motd = %q, %v", b, err)
-	}
-	if fi, err := os.Stat(filepath.Join(root, "app", "motd")); err != nil || fi.Mode().Perm() != 0o640 {
-		t.Fatalf("motd mode = %v, %v", fi.Mode(), err)
-	}
+	b, err := os.ReadFile(filepath.Join(root, "app", "motd"))
+	require.NoError(t, err, "motd = %q, %v", b, err)
+	require.Equal(t, "hello\n", string(b), "motd = %q, %v", b, err)
+	fi, err := os.Stat(filepath.Join(root, "app", "motd"))
+	require.NoError(t, err, "motd mode = %v, %v", fi.Mode(), err)
+	require.Equal(t, fs.FileMode(0o640), fi.Mode().Perm(), "motd mode = %v, %v", fi.Mode(), err)
 	rec := h.getStack(s.ID)
-	if len(rec.Resources) != 4 || !strings.EqualFold(rec.Resources[1].Kind, "file") || rec.Resources[1].ID != filepath.Join(root, "app", "motd") {
-		t.Fatalf("record = %+v", rec.Resources)
-	}
-	if len(first.Steps) != 4 {
-		t.Fatalf("steps = %+v", first.Steps)
-	}
+	require.Len(t, rec.Resources, 4, "record")
+	require.True(t, strings.EqualFold(rec.Resources[1].Kind, "file"), "record = %+v", rec.Resources)
+	require.Equal(t, filepath.Join(root, "app", "motd"), rec.Resources[1].ID, "record = %+v", rec.Resources)
+	require.Len(t, first.Steps, 4, "steps")
 
 	again := h.apply(s.ID, filesPackage(root, "hello\n"), starter.StackRun{})
 	mustStatus(t, again, model.ExecCompleted)
 	wantReport(t, again.Report, model.Report{Unchanged: 4})
-	if after := h.getStack(s.ID); !after.UpdatedAt.Equal(rec.UpdatedAt) {
-		t.Fatalf("updatedAt moved on a noop apply: %v → %v", rec.UpdatedAt, after.UpdatedAt)
-	}
-	if b, _ := os.ReadFile(filepath.Join(root, "reloads")); string(b) != "run\n" {
-		t.Fatalf("reload ran %q", b)
-	}
+	after := h.getStack(s.ID)
+	require.True(t, after.UpdatedAt.Equal(rec.UpdatedAt), "updatedAt moved on a noop apply: %v → %v", rec.UpdatedAt, after.UpdatedAt)
+	b, _ = os.ReadFile(filepath.Join(root, "reloads"))
+	require.Equal(t, "run\n", string(b), "reload ran %q", b)
 
 	plan := h.dryRun(s.ID, filesPackage(root, "changed\n"))
 	mustStatus(t, plan, model.ExecCompleted)
-	if plan.Plan == nil || plan.Plan.Summary.Update != 1 || plan.Plan.Summary.Noop != 3 || len(plan.Plan.Steps) != 4 {
-		t.Fatalf("plan = %+v", plan.Plan)
-	}
-	if b, _ := os.ReadFile(filepath.Join(root, "app", "motd")); string(b) != "hello\n" {
-		t.Fatal("a dry-run changed a file")
-	}
+	require.NotNil(t, plan.Plan, "plan = %+v", plan.Plan)
+	require.Equal(t, 1, plan.Plan.Summary.Update, "plan = %+v", plan.Plan)
+	require.Equal(t, 3, plan.Plan.Summary.Noop, "plan = %+v", plan.Plan)
+	require.Len(t, plan.Plan.Steps, 4, "plan = %+v", plan.Plan)
+	b, _ = os.ReadFile(filepath.Join(root, "app", "motd"))
+	require.Equal(t, "hello\n", string(b), "a dry-run changed a file")
 	var motd model.PlanStep
 	for _, ps := range plan.Plan.Steps {
 		if ps.Name == "motd" {
 			motd = ps
 		}
 	}
-	if motd.Action != model.ActionUpdate || len(motd.Changes) == 0 {
-		t.Fatalf("motd plan = %+v", motd)
-	}
+	require.Equal(t, model.ActionUpdate, motd.Action, "motd plan = %+v", motd)
+	require.NotEmpty(t, motd.Changes, "motd plan = %+v", motd)
 }
 
 // platform snapshot helpers used by several tests.

@@ -2,7 +2,6 @@ package starter_test
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -11,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
 	enumspb "go.temporal.io/api/enums/v1"
 
 	"github.com/cairn-io/cairn/model"
@@ -29,17 +29,11 @@ func TestStepsRunOnTheirNodes(t *testing.T) {
 		{ID: "n1", Name: "n1", Roles: []string{"web"}, Mode: model.NodeLocal},
 		{ID: "n3", Name: "n3", Roles: []string{"db"}, Mode: model.NodeAgent},
 	}}
-	if err := h.store.PutCluster(ctx, cluster); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, h.store.PutCluster(ctx, cluster))
 	n1Root := t.TempDir()
 	nw, err := worker.NewNodeWorker(h.dev.Client, worker.Deps{Store: h.store}, cluster.ID, providers.Node{Name: "n1", Root: n1Root}, worker.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := nw.Start(); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
+	require.NoError(t, nw.Start())
 	defer nw.Stop()
 	quick := starter.New(h.dev.Client, starter.Config{TaskQueue: h.queue, Store: h.store, NodeWait: 2 * time.Second, HeartbeatTimeout: 2 * time.Second})
 	s := h.stack("nodes")
@@ -58,27 +52,22 @@ target: {roles: [web]}
 	run := func(docs string) *starter.Execution {
 		t.Helper()
 		e, err := quick.StartApply(ctx, starter.StackRun{StackID: s.ID, SnapshotHash: h.snapshot(docs), ClusterID: cluster.ID, OnFailure: model.OnFailureStop})
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		done, err := quick.Await(ctx, e.ID)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		return done
 	}
 	e := run(web)
 	mustStatus(t, e, model.ExecCompleted)
-	if b, err := os.ReadFile(filepath.Join(n1Root, "etc", "motd")); err != nil || string(b) != "on n1\n" {
-		t.Fatalf("n1's motd = %q, %v", b, err)
-	}
+	b, err := os.ReadFile(filepath.Join(n1Root, "etc", "motd"))
+	require.NoError(t, err, "n1's motd = %q, %v", b, err)
+	require.Equal(t, "on n1\n", string(b), "n1's motd = %q, %v", b, err)
 	rec := h.getStack(s.ID)
-	if len(rec.Resources) != 2 || rec.Resources[1].Node != "n1" || rec.Resources[1].ID != "/etc/motd" {
-		t.Fatalf("record = %s", recordJSON(t, rec.Resources))
-	}
-	if e.Steps[1].ID != "file/motd@n1" || e.Steps[1].Node != "n1" {
-		t.Fatalf("steps = %+v", e.Steps)
-	}
+	require.Len(t, rec.Resources, 2, "record = %s", recordJSON(t, rec.Resources))
+	require.Equal(t, "n1", rec.Resources[1].Node, "record = %s", recordJSON(t, rec.Resources))
+	require.Equal(t, "/etc/motd", rec.Resources[1].ID, "record = %s", recordJSON(t, rec.Resources))
+	require.Equal(t, "file/motd@n1", e.Steps[1].ID, "steps = %+v", e.Steps)
+	require.Equal(t, "n1", e.Steps[1].Node, "steps = %+v", e.Steps)
 
 	db := web + `---
 apiVersion: cairn/v1
@@ -89,9 +78,7 @@ target: {nodes: [n3]}
 `
 	e = run(db)
 	mustStatus(t, e, model.ExecFailed)
-	if !strings.Contains(e.Error, "node n3 has no agent polling") {
-		t.Fatalf("error %q does not say n3 has no agent", e.Error)
-	}
+	require.Contains(t, e.Error, "node n3 has no agent polling", "error %q does not say n3 has no agent", e.Error)
 }
 
 // TestDestroyDeletesInReverseOrder removes everything a stack records: the
@@ -104,24 +91,18 @@ func TestDestroyDeletesInReverseOrder(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	e, err := h.starter.StartDestroy(ctx, starter.StackRun{StackID: s.ID})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	done, err := h.starter.Await(ctx, e.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	mustStatus(t, done, model.ExecCompleted)
 	// The directory is deleted after its files (a non-empty directory
 	// would fail to delete); the exec has no object to delete.
 	wantReport(t, done.Report, model.Report{Deleted: 3, Unchanged: 1})
-	if _, err := os.Stat(filepath.Join(root, "app")); !errors.Is(err, fs.ErrNotExist) {
-		t.Fatalf("app still exists: %v", err)
-	}
+	_, err = os.Stat(filepath.Join(root, "app"))
+	require.ErrorIs(t, err, fs.ErrNotExist, "app still exists: %v", err)
 	rec := h.getStack(s.ID)
-	if len(rec.Resources) != 0 || rec.SnapshotHash != "" {
-		t.Fatalf("record after destroy = %s (snapshot %q)", recordJSON(t, rec.Resources), rec.SnapshotHash)
-	}
+	require.Empty(t, rec.Resources, "record after destroy = %s (snapshot %q)", recordJSON(t, rec.Resources), rec.SnapshotHash)
+	require.Empty(t, rec.SnapshotHash, "record after destroy = %s (snapshot %q)", recordJSON(t, rec.Resources), rec.SnapshotHash)
 }
 
 // TestLargePlanIsSharded runs a plan split into child workflows (a small
@@ -141,46 +122,33 @@ func TestLargePlanIsSharded(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	e, err := sharded.StartApply(ctx, starter.StackRun{StackID: s.ID, SnapshotHash: h.snapshot(docs.String())})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	done, err := sharded.Await(ctx, e.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	mustStatus(t, done, model.ExecCompleted)
 	wantReport(t, done.Report, model.Report{Created: n + 1})
 	for i := range n {
-		if b, err := os.ReadFile(filepath.Join(root, "d", fmt.Sprintf("f%03d", i))); err != nil || string(b) != fmt.Sprint(i) {
-			t.Fatalf("f%03d = %q, %v", i, b, err)
-		}
+		b, err := os.ReadFile(filepath.Join(root, "d", fmt.Sprintf("f%03d", i)))
+		require.NoError(t, err, "f%03d = %q, %v", i, b, err)
+		require.Equal(t, fmt.Sprint(i), string(b), "f%03d = %q, %v", i, b, err)
 	}
-	if rec := h.getStack(s.ID); len(rec.Resources) != n+1 {
-		t.Fatalf("record has %d resources", len(rec.Resources))
-	}
+	rec := h.getStack(s.ID)
+	require.Len(t, rec.Resources, n+1, "record has %d resources", len(rec.Resources))
 	children := 0
 	it := h.dev.Client.GetWorkflowHistory(ctx, e.WorkflowID, e.RunID, false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
 	for it.HasNext() {
 		ev, err := it.Next()
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		if a := ev.GetChildWorkflowExecutionStartedEventAttributes(); a.GetWorkflowType().GetName() == "ShardWorkflow" {
 			children++
 		}
 	}
 	// 1 directory unit + 23 batches of 10 = 24 units, 5 per shard.
-	if children != 5 {
-		t.Fatalf("%d shard workflows, want 5", children)
-	}
+	require.Equal(t, 5, children, "%d shard workflows, want 5", children)
 	// Re-applying is a noop across shards too.
 	again, err := sharded.StartApply(ctx, starter.StackRun{StackID: s.ID, SnapshotHash: h.snapshot(docs.String())})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	doneAgain, err := sharded.Await(ctx, again.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	wantReport(t, doneAgain.Report, model.Report{Unchanged: n + 1})
 }

@@ -2,11 +2,14 @@ package starter_test
 
 import (
 	"encoding/json"
-	"github.com/cairn-io/cairn/examples"
 	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/cairn-io/cairn/examples"
 
 	"github.com/cairn-io/cairn/internal/platform"
 	"github.com/cairn-io/cairn/model"
@@ -83,9 +86,7 @@ func newS1Platform(t *testing.T) *s1Platform {
 func (p *s1Platform) id(t *testing.T, coll, name string) string {
 	t.Helper()
 	obj, ok := p.plat.Find(coll, name)
-	if !ok {
-		t.Fatalf("no %s named %q on the platform", coll, name)
-	}
+	require.True(t, ok, "no %s named %q on the platform", coll, name)
 	return obj["id"].(string)
 }
 
@@ -93,9 +94,7 @@ func (p *s1Platform) id(t *testing.T, coll, name string) string {
 func recordJSON(t *testing.T, rs []model.StackResource) string {
 	t.Helper()
 	b, err := json.MarshalIndent(rs, "", "  ")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return string(b)
 }
 
@@ -152,9 +151,9 @@ func TestPkgerS1StackLifecycle(t *testing.T) {
 			check: func(t *testing.T) {
 				lid := p.id(t, "labels", "label_1")
 				for _, c := range [][2]string{{"buckets", "bucket_1"}, {"dashboards", "dash_1"}} {
-					if m := p.plat.MappingsOf(c[0], p.id(t, c[0], c[1])); len(m) != 1 || m[0] != lid {
-						t.Fatalf("%s label mappings = %v, want [%s]", c[1], m, lid)
-					}
+					m := p.plat.MappingsOf(c[0], p.id(t, c[0], c[1]))
+					require.Len(t, m, 1, "%s label mappings = %v, want [%s]", c[1], m, lid)
+					require.Equal(t, lid, m[0], "%s label mappings = %v, want [%s]", c[1], m, lid)
 				}
 			},
 		},
@@ -174,9 +173,7 @@ func TestPkgerS1StackLifecycle(t *testing.T) {
 			name: "5 task removed", docs: pkg(s1Label("cool label name"), s1Bucket(true), s1Dashboard(true)), rename: "cool label name",
 			report: model.Report{Deleted: 1, Unchanged: 3}, want: []res{label, bucket, dash}, updatedMove: true,
 			check: func(t *testing.T) {
-				if len(p.plat.Tasks()) != 0 {
-					t.Fatalf("task still on the platform: %v", p.plat.Tasks())
-				}
+				require.Empty(t, p.plat.Tasks(), "task still on the platform")
 			},
 		},
 		{
@@ -188,13 +185,10 @@ func TestPkgerS1StackLifecycle(t *testing.T) {
 			},
 			updatedMove: true,
 			check: func(t *testing.T) {
-				if len(p.plat.Labels()) != 0 {
-					t.Fatalf("label still on the platform: %v", p.plat.Labels())
-				}
+				require.Empty(t, p.plat.Labels(), "label still on the platform")
 				for _, c := range [][2]string{{"buckets", "bucket_1"}, {"dashboards", "dash_1"}} {
-					if m := p.plat.MappingsOf(c[0], p.id(t, c[0], c[1])); len(m) != 0 {
-						t.Fatalf("%s still has label mappings %v", c[1], m)
-					}
+					m := p.plat.MappingsOf(c[0], p.id(t, c[0], c[1]))
+					require.Empty(t, m, "%s still has label mappings %v", c[1], m)
 				}
 			},
 		},
@@ -213,23 +207,20 @@ func TestPkgerS1StackLifecycle(t *testing.T) {
 			}
 			rec := h.getStack(s.ID)
 			want := expectedRecord(t, p, names, st.want...)
-			if got := recordJSON(t, rec.Resources); got != want {
-				t.Fatalf("stack record:\n%s\nwant:\n%s", got, want)
-			}
-			if moved := !rec.UpdatedAt.Equal(prevUpdated); moved != st.updatedMove {
-				t.Fatalf("updatedAt moved = %v (%v → %v), want %v", moved, prevUpdated, rec.UpdatedAt, st.updatedMove)
-			}
-			if !rec.CreatedAt.Equal(before.CreatedAt) {
-				t.Fatalf("createdAt changed: %v → %v", before.CreatedAt, rec.CreatedAt)
-			}
+			got := recordJSON(t, rec.Resources)
+			require.Equal(t, want, got, "stack record:\n%s\nwant:\n%s", got, want)
+			moved := !rec.UpdatedAt.Equal(prevUpdated)
+			require.Equal(t, st.updatedMove, moved, "updatedAt moved = %v (%v → %v), want %v", moved, prevUpdated, rec.UpdatedAt, st.updatedMove)
+			require.True(t, rec.CreatedAt.Equal(before.CreatedAt), "createdAt changed: %v → %v", before.CreatedAt, rec.CreatedAt)
 			// Object ids stay the same across steps: nothing is recreated.
 			cur := map[string]string{}
 			for _, r := range rec.Resources {
 				cur[r.PkgName] = r.ID
 			}
 			for name, id := range ids {
-				if now, ok := cur[name]; ok && now != id {
-					t.Fatalf("%s was recreated: id %s → %s", name, id, now)
+				now, ok := cur[name]
+				if ok {
+					require.Equal(t, id, now, "%s was recreated: id %s → %s", name, id, now)
 				}
 			}
 			ids = cur

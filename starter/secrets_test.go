@@ -3,9 +3,9 @@ package starter_test
 import (
 	"bytes"
 	"context"
-	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/require"
 	enumspb "go.temporal.io/api/enums/v1"
 	"google.golang.org/protobuf/proto"
 
@@ -51,18 +51,14 @@ spec: {name: label_1, description: {secretRef: {key: label-desc}}}
 	e := h.apply(s.ID, docs, starter.StackRun{})
 	mustStatus(t, e, model.ExecCompleted)
 	obj, ok := p.plat.Find("labels", "label_1")
-	if !ok || obj["description"] != secretDesc {
-		t.Fatalf("platform label = %v", obj)
-	}
+	require.True(t, ok, "platform label = %v", obj)
+	require.Equal(t, secretDesc, obj["description"], "platform label = %v", obj)
 	for _, secret := range []string{token, secretDesc} {
-		if historyHolds(t, h, e, secret) {
-			t.Fatalf("secret %q reached workflow history", secret)
-		}
+		require.False(t, historyHolds(t, h, e, secret), "secret %q reached workflow history", secret)
 		for _, st := range e.Steps {
 			for _, c := range st.Changes {
-				if strings.Contains(asString(c.New), secret) || strings.Contains(asString(c.Old), secret) {
-					t.Fatalf("secret in step changes: %+v", c)
-				}
+				require.NotContains(t, asString(c.New), secret, "secret in step changes: %+v", c)
+				require.NotContains(t, asString(c.Old), secret, "secret in step changes: %+v", c)
 			}
 		}
 	}
@@ -75,15 +71,13 @@ spec: {name: label_1, description: {secretRef: {key: not-there}}}
 `
 	plan := h.dryRun(s.ID, missing)
 	mustStatus(t, plan, model.ExecCompleted)
-	if plan.Plan == nil || len(plan.Plan.MissingSecrets) != 1 || plan.Plan.MissingSecrets[0] != "not-there" {
-		t.Fatalf("plan = %+v", plan.Plan)
-	}
+	require.NotNil(t, plan.Plan, "plan = %+v", plan.Plan)
+	require.Len(t, plan.Plan.MissingSecrets, 1, "plan = %+v", plan.Plan)
+	require.Equal(t, "not-there", plan.Plan.MissingSecrets[0], "plan = %+v", plan.Plan)
 	// The step fails before changing anything: nothing to roll back.
 	failed := h.apply(s.ID, missing, starter.StackRun{})
 	mustStatus(t, failed, model.ExecFailed)
-	if !strings.Contains(failed.Error, "missing secret not-there") {
-		t.Fatalf("error %q does not name the missing secret", failed.Error)
-	}
+	require.Contains(t, failed.Error, "missing secret not-there", "error %q does not name the missing secret", failed.Error)
 }
 
 func asString(v any) string {
@@ -96,9 +90,7 @@ func historyHolds(t *testing.T, h *harness, e *starter.Execution, needle string)
 	it := h.dev.Client.GetWorkflowHistory(context.Background(), e.WorkflowID, e.RunID, false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
 	for it.HasNext() {
 		ev, err := it.Next()
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		raw, _ := proto.Marshal(ev)
 		if bytes.Contains(raw, []byte(needle)) {
 			return true
@@ -128,15 +120,13 @@ func TestListFindsExecutionsByStack(t *testing.T) {
 	ids := map[string]model.ExecutionKind{}
 	for _, e := range got {
 		ids[e.ID] = e.Kind
-		if e.StackID != s.ID || e.Status != model.ExecCompleted {
-			t.Fatalf("listed %+v", e)
-		}
+		require.Equal(t, s.ID, e.StackID, "listed %+v", e)
+		require.Equal(t, model.ExecCompleted, e.Status, "listed %+v", e)
 	}
-	if ids[a.ID] != model.ExecApply || ids[d.ID] != model.ExecDryRun {
-		t.Fatalf("listed ids %v, want %s and %s", ids, a.ID, d.ID)
-	}
+	require.Equal(t, model.ExecApply, ids[a.ID], "listed ids %v, want %s and %s", ids, a.ID, d.ID)
+	require.Equal(t, model.ExecDryRun, ids[d.ID], "listed ids %v, want %s and %s", ids, a.ID, d.ID)
 	only, _, err := h.starter.List(ctx, starter.Filter{Stack: s.ID, Kind: model.ExecDryRun})
-	if err != nil || len(only) != 1 || only[0].ID != d.ID {
-		t.Fatalf("dry-runs only: %v %v", only, err)
-	}
+	require.NoError(t, err, "dry-runs only: %v %v", only, err)
+	require.Len(t, only, 1, "dry-runs only: %v %v", only, err)
+	require.Equal(t, d.ID, only[0].ID, "dry-runs only: %v %v", only, err)
 }

@@ -2,9 +2,10 @@ package store
 
 import (
 	"context"
-	"reflect"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/require"
 
 	"github.com/cairn-io/cairn/model"
 )
@@ -16,34 +17,29 @@ func TestReleases(t *testing.T) {
 
 		r := &model.Release{Name: "2026.1", Description: "first"}
 		must(t, s.PutRelease(ctx, r))
-		if len(r.ID) != 16 || r.CreatedAt.IsZero() || !r.CreatedAt.Equal(r.UpdatedAt) {
-			t.Fatalf("PutRelease filled %+v", r)
-		}
+		require.Len(t, r.ID, 16, "PutRelease filled %+v", r)
+		require.False(t, r.CreatedAt.IsZero(), "PutRelease filled %+v", r)
+		require.True(t, r.CreatedAt.Equal(r.UpdatedAt), "PutRelease filled %+v", r)
 		got, err := s.GetRelease(ctx, r.ID)
 		must(t, err)
-		if !reflect.DeepEqual(got, r) {
-			t.Fatalf("GetRelease = %+v, want %+v", got, r)
-		}
+		require.Equal(t, r, got, "GetRelease")
 
 		time.Sleep(2 * time.Millisecond)
 		update := &model.Release{ID: r.ID, Name: "2026.1", Description: "updated"}
 		must(t, s.PutRelease(ctx, update))
-		if !update.CreatedAt.Equal(r.CreatedAt) || !update.UpdatedAt.After(r.UpdatedAt) {
-			t.Fatalf("update: CreatedAt %v (was %v), UpdatedAt %v (was %v)", update.CreatedAt, r.CreatedAt, update.UpdatedAt, r.UpdatedAt)
-		}
+		require.True(t, update.CreatedAt.Equal(r.CreatedAt), "update: CreatedAt %v (was %v), UpdatedAt %v (was %v)", update.CreatedAt, r.CreatedAt, update.UpdatedAt, r.UpdatedAt)
+		require.True(t, update.UpdatedAt.After(r.UpdatedAt), "update: CreatedAt %v (was %v), UpdatedAt %v (was %v)", update.CreatedAt, r.CreatedAt, update.UpdatedAt, r.UpdatedAt)
 		got, err = s.GetRelease(ctx, r.ID)
 		must(t, err)
-		if !reflect.DeepEqual(got, update) {
-			t.Fatalf("GetRelease after update = %+v, want %+v", got, update)
-		}
+		require.Equal(t, update, got, "GetRelease after update")
 
 		second := &model.Release{ID: "r2", Name: "2026.2"}
 		must(t, s.PutRelease(ctx, second))
 		list, err := s.ListReleases(ctx)
 		must(t, err)
-		if len(list) != 2 || list[0].ID != r.ID || list[1].ID != "r2" {
-			t.Fatalf("ListReleases = %+v", list)
-		}
+		require.Len(t, list, 2, "ListReleases")
+		require.Equal(t, r.ID, list[0].ID, "ListReleases = %+v", list)
+		require.Equal(t, "r2", list[1].ID, "ListReleases = %+v", list)
 
 		must(t, s.DeleteRelease(ctx, r.ID))
 		_, err = s.GetRelease(ctx, r.ID)
@@ -61,22 +57,20 @@ func TestPlugins(t *testing.T) {
 		must(t, s.PutPlugin(ctx, p))
 		got, err := s.GetPlugin(ctx, p.ID)
 		must(t, err)
-		if !reflect.DeepEqual(got, p) {
-			t.Fatalf("GetPlugin = %+v, want %+v", got, p)
-		}
+		require.Equal(t, p, got, "GetPlugin")
 		time.Sleep(2 * time.Millisecond)
 		p2 := &model.Plugin{ID: p.ID, Name: "detach-db", Version: "1.1.0"}
 		must(t, s.PutPlugin(ctx, p2))
 		got, err = s.GetPlugin(ctx, p.ID)
 		must(t, err)
-		if got.Version != "1.1.0" || got.Description != "" || !got.CreatedAt.Equal(p.CreatedAt) || !got.UpdatedAt.After(p.UpdatedAt) {
-			t.Fatalf("GetPlugin after update = %+v", got)
-		}
+		require.Equal(t, "1.1.0", got.Version, "GetPlugin after update = %+v", got)
+		require.Empty(t, got.Description, "GetPlugin after update = %+v", got)
+		require.True(t, got.CreatedAt.Equal(p.CreatedAt), "GetPlugin after update = %+v", got)
+		require.True(t, got.UpdatedAt.After(p.UpdatedAt), "GetPlugin after update = %+v", got)
 		list, err := s.ListPlugins(ctx)
 		must(t, err)
-		if len(list) != 1 || !reflect.DeepEqual(list[0], got) {
-			t.Fatalf("ListPlugins = %+v", list)
-		}
+		require.Len(t, list, 1, "ListPlugins")
+		require.Equal(t, got, list[0], "ListPlugins = %+v", list)
 		must(t, s.DeletePlugin(ctx, p.ID))
 		_, err = s.GetPlugin(ctx, p.ID)
 		wantErr(t, err, ErrNotFound, "plugin", p.ID)
@@ -105,14 +99,12 @@ func TestClusters(t *testing.T) {
 			},
 		}
 		must(t, s.PutCluster(ctx, c))
-		if c.ID == "" || c.Nodes[2].ID != "node-3" || c.CreatedAt.IsZero() {
-			t.Fatalf("PutCluster filled %+v", c)
-		}
+		require.NotEmpty(t, c.ID, "PutCluster filled %+v", c)
+		require.Equal(t, "node-3", c.Nodes[2].ID, "PutCluster filled %+v", c)
+		require.False(t, c.CreatedAt.IsZero(), "PutCluster filled %+v", c)
 		got, err := s.GetCluster(ctx, c.ID)
 		must(t, err)
-		if !reflect.DeepEqual(got, c) {
-			t.Fatalf("GetCluster = %+v\nwant %+v", got, c)
-		}
+		require.Equal(t, c, got, "GetCluster = %+v\nwant %+v", got, c)
 
 		// Put replaces nodes and plugin order whole.
 		time.Sleep(2 * time.Millisecond)
@@ -125,27 +117,25 @@ func TestClusters(t *testing.T) {
 		must(t, s.PutCluster(ctx, c2))
 		got, err = s.GetCluster(ctx, c.ID)
 		must(t, err)
-		if !reflect.DeepEqual(got, c2) {
-			t.Fatalf("GetCluster after replace = %+v\nwant %+v", got, c2)
-		}
-		if !got.CreatedAt.Equal(c.CreatedAt) || !got.UpdatedAt.After(c.UpdatedAt) || got.ReleaseID != "" {
-			t.Fatalf("replace: %+v (first put %+v)", got, c)
-		}
+		require.Equal(t, c2, got, "GetCluster after replace = %+v\nwant %+v", got, c2)
+		require.True(t, got.CreatedAt.Equal(c.CreatedAt), "replace: %+v (first put %+v)", got, c)
+		require.True(t, got.UpdatedAt.After(c.UpdatedAt), "replace: %+v (first put %+v)", got, c)
+		require.Empty(t, got.ReleaseID, "replace: %+v (first put %+v)", got, c)
 
 		// A cluster with neither nodes nor plugins.
 		bare := &model.Cluster{ID: "bare", Name: "bare"}
 		must(t, s.PutCluster(ctx, bare))
 		got, err = s.GetCluster(ctx, "bare")
 		must(t, err)
-		if got.Nodes == nil || len(got.Nodes) != 0 || got.PluginIDs != nil {
-			t.Fatalf("bare cluster = %+v, want empty nodes and no plugins", got)
-		}
+		require.NotNil(t, got.Nodes, "bare cluster = %+v, want empty nodes and no plugins", got)
+		require.Empty(t, got.Nodes, "bare cluster = %+v, want empty nodes and no plugins", got)
+		require.Nil(t, got.PluginIDs, "bare cluster = %+v, want empty nodes and no plugins", got)
 
 		list, err := s.ListClusters(ctx)
 		must(t, err)
-		if len(list) != 2 || !reflect.DeepEqual(list[0], c2) || list[1].ID != "bare" {
-			t.Fatalf("ListClusters = %+v", list)
-		}
+		require.Len(t, list, 2, "ListClusters")
+		require.Equal(t, c2, list[0], "ListClusters = %+v", list)
+		require.Equal(t, "bare", list[1].ID, "ListClusters = %+v", list)
 
 		must(t, s.DeleteCluster(ctx, c.ID))
 		_, err = s.GetCluster(ctx, c.ID)
@@ -156,9 +146,7 @@ func TestClusters(t *testing.T) {
 		for _, table := range []string{"nodes", "cluster_plugins"} {
 			var n int
 			must(t, raw.QueryRow(`SELECT count(*) FROM `+table+` WHERE cluster_id = $1`, c.ID).Scan(&n))
-			if n != 0 {
-				t.Fatalf("%d rows of %s outlived their cluster", n, table)
-			}
+			require.Equal(t, 0, n, "%d rows of %s outlived their cluster", n, table)
 		}
 	})
 }

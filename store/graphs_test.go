@@ -2,10 +2,11 @@ package store
 
 import (
 	"context"
-	"reflect"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/require"
 
 	"github.com/cairn-io/cairn/model"
 )
@@ -60,24 +61,17 @@ func TestGraphRoundTripKeepsEveryField(t *testing.T) {
 		in := &model.StoredGraph{Layer: model.LayerCluster, OwnerID: "env-1", Name: "Detach DB",
 			Source: source, ContentType: "application/yaml", Graph: fuelGraph()}
 		must(t, s.PutGraph(ctx, in))
-		if in.Type != "detach-db" || in.UpdatedAt.IsZero() {
-			t.Fatalf("PutGraph filled type %q, updatedAt %v", in.Type, in.UpdatedAt)
-		}
+		require.Equal(t, "detach-db", in.Type, "PutGraph filled type %q, updatedAt %v", in.Type, in.UpdatedAt)
+		require.False(t, in.UpdatedAt.IsZero(), "PutGraph filled type %q, updatedAt %v", in.Type, in.UpdatedAt)
 		got, err := s.GetGraph(ctx, model.LayerCluster, "env-1", "detach-db")
 		must(t, err)
 		want := *in
 		want.Graph = fuelGraph()
 		for i := range want.Graph.Tasks {
-			if !reflect.DeepEqual(got.Graph.Tasks[i], want.Graph.Tasks[i]) {
-				t.Fatalf("task %d differs after the round trip:\n got %#v\nwant %#v", i, got.Graph.Tasks[i], want.Graph.Tasks[i])
-			}
+			require.Equal(t, want.Graph.Tasks[i], got.Graph.Tasks[i], "task %d differs after the round trip:\n got %#v\nwant %#v", i, got.Graph.Tasks[i], want.Graph.Tasks[i])
 		}
-		if !reflect.DeepEqual(got, &want) {
-			t.Fatalf("stored graph differs after the round trip:\n got %+v\nwant %+v", got, &want)
-		}
-		if string(got.Source) != string(source) {
-			t.Fatalf("source %q, want it verbatim", got.Source)
-		}
+		require.Equal(t, &want, got, "stored graph differs after the round trip:\n got %+v\nwant %+v", got, &want)
+		require.Equal(t, string(source), string(got.Source), "source %q, want it verbatim", got.Source)
 	})
 }
 
@@ -123,43 +117,39 @@ func TestGraphs(t *testing.T) {
 		put(model.LayerRelease, "rel", "default", "d")
 		got, err := s.GetGraph(ctx, model.LayerRelease, "rel", "default")
 		must(t, err)
-		if taskIDs(got) != "d" || string(got.Source) != "d" || !got.UpdatedAt.After(first.UpdatedAt) {
-			t.Fatalf("replaced graph: tasks %s, source %q, updatedAt %v (was %v)", taskIDs(got), got.Source, got.UpdatedAt, first.UpdatedAt)
-		}
+		require.Equal(t, "d", taskIDs(got), "replaced graph: tasks %s, source %q, updatedAt %v (was %v)", taskIDs(got), got.Source, got.UpdatedAt, first.UpdatedAt)
+		require.Equal(t, "d", string(got.Source), "replaced graph: tasks %s, source %q, updatedAt %v (was %v)", taskIDs(got), got.Source, got.UpdatedAt, first.UpdatedAt)
+		require.True(t, got.UpdatedAt.After(first.UpdatedAt), "replaced graph: tasks %s, source %q, updatedAt %v (was %v)", taskIDs(got), got.Source, got.UpdatedAt, first.UpdatedAt)
 
 		list, err := s.ListGraphs(ctx, model.LayerRelease, "rel")
 		must(t, err)
-		if len(list) != 2 || list[0].Type != "default" || list[1].Type != "upgrade" || taskIDs(list[1]) != "u" {
-			t.Fatalf("ListGraphs(release rel) = %+v", list)
-		}
+		require.Len(t, list, 2, "ListGraphs(release rel)")
+		require.Equal(t, "default", list[0].Type, "ListGraphs(release rel) = %+v", list)
+		require.Equal(t, "upgrade", list[1].Type, "ListGraphs(release rel) = %+v", list)
+		require.Equal(t, "u", taskIDs(list[1]), "ListGraphs(release rel) = %+v", list)
 		pl, err := s.ListGraphs(ctx, model.LayerPlugin, "rel")
 		must(t, err)
-		if len(pl) != 1 || taskIDs(pl[0]) != "from-plugin" {
-			t.Fatalf("ListGraphs(plugin rel) = %+v", pl)
-		}
+		require.Len(t, pl, 1, "ListGraphs(plugin rel)")
+		require.Equal(t, "from-plugin", taskIDs(pl[0]), "ListGraphs(plugin rel) = %+v", pl)
 		none, err := s.ListGraphs(ctx, model.LayerCluster, "nobody")
 		must(t, err)
-		if none == nil || len(none) != 0 {
-			t.Fatalf("ListGraphs of an unknown owner = %#v, want empty", none)
-		}
+		require.NotNil(t, none, "ListGraphs of an unknown owner = %#v, want empty", none)
+		require.Empty(t, none, "ListGraphs of an unknown owner = %#v, want empty", none)
 
 		// Type defaults to "default" on put, get and delete.
 		untyped := &model.StoredGraph{Layer: model.LayerCluster, OwnerID: "env", Graph: &model.Graph{Tasks: []*model.Task{{ID: "y", Type: "shell"}}}}
 		must(t, s.PutGraph(ctx, untyped))
-		if untyped.Type != model.DefaultGraphType {
-			t.Fatalf("untyped graph stored as %q", untyped.Type)
-		}
+		require.Equal(t, model.DefaultGraphType, untyped.Type, "untyped graph stored as")
 		got, err = s.GetGraph(ctx, model.LayerCluster, "env", "")
 		must(t, err)
-		if taskIDs(got) != "y" || got.Source == nil {
-			t.Fatalf("GetGraph(default) = %+v", got)
-		}
+		require.Equal(t, "y", taskIDs(got), "GetGraph(default) = %+v", got)
+		require.NotNil(t, got.Source, "GetGraph(default) = %+v", got)
 
 		// Errors.
 		wantErr(t, s.PutGraph(ctx, &model.StoredGraph{Layer: model.LayerCluster, OwnerID: "ghost", Type: "default"}), ErrNotFound, "cluster", "ghost")
-		if err := s.PutGraph(ctx, &model.StoredGraph{Layer: "environment", OwnerID: "env"}); err == nil || !strings.Contains(err.Error(), `unknown graph layer "environment"`) {
-			t.Fatalf("unknown layer: %v", err)
-		}
+		err = s.PutGraph(ctx, &model.StoredGraph{Layer: "environment", OwnerID: "env"})
+		require.Error(t, err, "unknown layer")
+		require.Contains(t, err.Error(), `unknown graph layer "environment"`, "unknown layer: %v", err)
 		_, err = s.GetGraph(ctx, model.LayerCluster, "env", "nope")
 		wantErr(t, err, ErrNotFound, "nope", "env")
 		wantErr(t, s.DeleteGraph(ctx, model.LayerCluster, "env", "nope"), ErrNotFound, "nope")
@@ -175,20 +165,16 @@ func TestGraphs(t *testing.T) {
 			return n
 		}
 		must(t, s.DeleteCluster(ctx, "env"))
-		if n := graphCount(model.LayerCluster, "env"); n != 0 {
-			t.Fatalf("%d graphs outlived cluster env", n)
-		}
+		n := graphCount(model.LayerCluster, "env")
+		require.Equal(t, 0, n, "%d graphs outlived cluster env", n)
 		must(t, s.DeletePlugin(ctx, "plug"))
-		if n := graphCount(model.LayerPlugin, "plug"); n != 0 {
-			t.Fatalf("%d graphs outlived plugin plug", n)
-		}
+		n = graphCount(model.LayerPlugin, "plug")
+		require.Equal(t, 0, n, "%d graphs outlived plugin plug", n)
 		must(t, s.DeleteRelease(ctx, "rel"))
-		if n := graphCount(model.LayerRelease, "rel"); n != 0 {
-			t.Fatalf("%d graphs outlived release rel", n)
-		}
-		if n := graphCount(model.LayerPlugin, "rel"); n != 1 {
-			t.Fatalf("deleting release rel took %d graphs of plugin rel with it", 1-n)
-		}
+		n = graphCount(model.LayerRelease, "rel")
+		require.Equal(t, 0, n, "%d graphs outlived release rel", n)
+		n = graphCount(model.LayerPlugin, "rel")
+		require.Equal(t, 1, n, "deleting release rel took %d graphs of plugin rel with it", 1-n)
 	})
 }
 
@@ -198,9 +184,8 @@ func TestGraphCodecRejectsShadowingExtra(t *testing.T) {
 		t.Run(key, func(t *testing.T) {
 			g := &model.Graph{Type: "default", Tasks: []*model.Task{{ID: "t", Type: "shell", Extra: map[string]any{key: "x"}}}}
 			_, err := encodeGraph(g)
-			if err == nil || !strings.Contains(err.Error(), key) {
-				t.Fatalf("encodeGraph with extra %q: %v", key, err)
-			}
+			require.Error(t, err, "encodeGraph with extra %q: %v", key, err)
+			require.Contains(t, err.Error(), key, "encodeGraph with extra %q: %v", key, err)
 		})
 	}
 }
@@ -210,10 +195,7 @@ func TestGraphCodecNil(t *testing.T) {
 	must(t, err)
 	g, err := decodeGraph(b)
 	must(t, err)
-	if g != nil {
-		t.Fatalf("nil graph came back as %+v", g)
-	}
-	if _, err := encodeGraph(&model.Graph{Tasks: []*model.Task{nil}}); err == nil {
-		t.Fatal("nil task accepted")
-	}
+	require.Nil(t, g, "nil graph came back as")
+	_, err = encodeGraph(&model.Graph{Tasks: []*model.Task{nil}})
+	require.Error(t, err, "nil task accepted")
 }

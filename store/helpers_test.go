@@ -3,11 +3,12 @@ package store
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 
 	"github.com/cairn-io/cairn/internal/testenv"
 )
@@ -31,9 +32,7 @@ var testBackends = []testBackend{
 		},
 		raw: func(t testing.TB, dbURL string) *sql.DB {
 			db, err := sql.Open("sqlite", strings.TrimPrefix(dbURL, "sqlite://"))
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			t.Cleanup(func() { _ = db.Close() })
 			return db
 		},
@@ -43,9 +42,7 @@ var testBackends = []testBackend{
 		fresh: testenv.FreshPostgres,
 		raw: func(t testing.TB, dbURL string) *sql.DB {
 			db, err := sql.Open("pgx", dbURL)
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			t.Cleanup(func() { _ = db.Close() })
 			return db
 		},
@@ -64,9 +61,7 @@ func eachBackend(t *testing.T, fn func(t *testing.T, be testBackend)) {
 func openTest(t testing.TB, dbURL string) Store {
 	t.Helper()
 	s, err := Open(context.Background(), dbURL)
-	if err != nil {
-		t.Fatalf("open %s: %v", dbURL, err)
-	}
+	require.NoError(t, err, "open %s: %v", dbURL, err)
 	t.Cleanup(func() { _ = s.Close() })
 	return s
 }
@@ -79,21 +74,15 @@ func freshStore(t testing.TB, be testBackend) Store {
 
 func must(t testing.TB, err error) {
 	t.Helper()
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 }
 
 // wantErr checks that err wraps target and its message names every part.
 func wantErr(t testing.TB, err, target error, parts ...string) {
 	t.Helper()
-	if !errors.Is(err, target) {
-		t.Fatalf("error = %v, want one wrapping %v", err, target)
-	}
+	require.ErrorIs(t, err, target, "error = %v, want one wrapping %v", err, target)
 	for _, p := range parts {
-		if !strings.Contains(err.Error(), p) {
-			t.Fatalf("error %q does not name %q", err, p)
-		}
+		require.Contains(t, err.Error(), p, "error %q does not name %q", err, p)
 	}
 }
 

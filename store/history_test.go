@@ -2,9 +2,10 @@ package store
 
 import (
 	"context"
-	"reflect"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/require"
 
 	"github.com/cairn-io/cairn/model"
 )
@@ -23,9 +24,7 @@ func TestTaskRuns(t *testing.T) {
 		must(t, err)
 		want := first
 		want.At = time.Date(2026, 3, 1, 11, 0, 0, 123456000, time.UTC) // UTC, microseconds
-		if !reflect.DeepEqual(*got, want) {
-			t.Fatalf("LastTaskRun = %+v, want %+v", *got, want)
-		}
+		require.Equal(t, want, *got, "LastTaskRun")
 
 		tests := []struct {
 			name string
@@ -40,27 +39,22 @@ func TestTaskRuns(t *testing.T) {
 			must(t, s.RecordTaskRun(ctx, tt.run))
 			got, err := s.LastTaskRun(ctx, "env", "n1", "netconfig")
 			must(t, err)
-			if got.ExecutionID != tt.want {
-				t.Fatalf("%s: last run is %s, want %s", tt.name, got.ExecutionID, tt.want)
-			}
+			require.Equal(t, tt.want, got.ExecutionID, "%s: last run is %s, want %s", tt.name, got.ExecutionID, tt.want)
 		}
 
 		// Other tasks and nodes are separate entries.
 		must(t, s.RecordTaskRun(ctx, model.TaskRun{ClusterID: "env", NodeID: "n2", TaskID: "netconfig", ExecutionID: "g9"}))
 		got, err = s.LastTaskRun(ctx, "env", "n1", "netconfig")
 		must(t, err)
-		if got.ExecutionID != "g3" {
-			t.Fatalf("a run on n2 replaced n1's: %+v", got)
-		}
+		require.Equal(t, "g3", got.ExecutionID, "a run on n2 replaced n1's: %+v", got)
 		_, err = s.LastTaskRun(ctx, "env", "n1", "never")
 		wantErr(t, err, ErrNotFound, "never", "n1", "env")
 		wantErr(t, s.RecordTaskRun(ctx, model.TaskRun{ClusterID: "ghost", NodeID: "n1", TaskID: "t"}), ErrNotFound, "ghost")
 
 		// Saving the cluster (its nodes are replaced) keeps node history.
 		must(t, s.PutCluster(ctx, &model.Cluster{ID: "env", Name: "env", Nodes: []model.Node{{ID: "n1", Name: "node-1", Roles: []string{"compute"}}}}))
-		if _, err := s.LastTaskRun(ctx, "env", "n1", "netconfig"); err != nil {
-			t.Fatalf("history lost when the cluster was saved: %v", err)
-		}
+		_, err = s.LastTaskRun(ctx, "env", "n1", "netconfig")
+		require.NoError(t, err, "history lost when the cluster was saved")
 		// Deleting the cluster deletes it.
 		must(t, s.DeleteCluster(ctx, "env"))
 		must(t, s.PutCluster(ctx, &model.Cluster{ID: "env", Name: "env again"}))

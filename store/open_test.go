@@ -2,25 +2,26 @@ package store
 
 import (
 	"context"
-	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"reflect"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/cairn-io/cairn/model"
 )
 
 func TestDefaultURL(t *testing.T) {
-	if got, want := DefaultURL("/var/lib/cairn"), "sqlite:///var/lib/cairn/cairn.db"; got != want {
-		t.Fatalf("DefaultURL = %q, want %q", got, want)
-	}
+	got, want := DefaultURL("/var/lib/cairn"), "sqlite:///var/lib/cairn/cairn.db"
+	require.Equal(t, want, got, "DefaultURL")
 }
 
 func TestOpenSQLiteURLs(t *testing.T) {
@@ -42,20 +43,16 @@ func TestOpenSQLiteURLs(t *testing.T) {
 			st := newTestStack("on disk")
 			must(t, s.CreateStack(context.Background(), st))
 			info, err := os.Stat(tt.file)
-			if err != nil {
-				t.Fatalf("database file: %v", err)
-			}
-			if perm := info.Mode().Perm(); perm != 0o600 {
-				t.Fatalf("database file mode %o, want 600 (it may hold secrets)", perm)
-			}
-			if info, err := os.Stat(tt.file + "-wal"); err != nil || info.Mode().Perm() != 0o600 {
-				t.Fatalf("write-ahead log: %v, %v; want mode 600", info, err)
-			}
+			require.NoError(t, err, "database file")
+			perm := info.Mode().Perm()
+			require.Equal(t, fs.FileMode(0o600), perm, "database file mode %o, want 600 (it may hold secrets)", perm)
+			info, err = os.Stat(tt.file + "-wal")
+			require.NoError(t, err, "write-ahead log")
+			require.Equal(t, os.FileMode(0o600), info.Mode().Perm(), "write-ahead log mode")
 			// The same file through DefaultURL's form sees the same data.
 			other := openTest(t, "sqlite://"+tt.file)
-			if _, err := other.GetStack(context.Background(), st.ID); err != nil {
-				t.Fatalf("second store on %s: %v", tt.file, err)
-			}
+			_, err = other.GetStack(context.Background(), st.ID)
+			require.NoError(t, err, "second store on %s: %v", tt.file, err)
 		})
 	}
 }
@@ -64,9 +61,8 @@ func TestOpenEmptyURLUsesDataDir(t *testing.T) {
 	t.Chdir(t.TempDir())
 	s := openTest(t, "")
 	must(t, s.CreateStack(context.Background(), newTestStack("default")))
-	if _, err := os.Stat(filepath.Join(DefaultDataDir, DefaultFile)); err != nil {
-		t.Fatalf("Open(\"\") did not use %s: %v", filepath.Join(DefaultDataDir, DefaultFile), err)
-	}
+	_, err := os.Stat(filepath.Join(DefaultDataDir, DefaultFile))
+	require.NoError(t, err, "Open(\"\") did not use %s: %v", filepath.Join(DefaultDataDir, DefaultFile), err)
 }
 
 func TestOpenRejectsBadURLs(t *testing.T) {
@@ -87,21 +83,15 @@ func TestOpenRejectsBadURLs(t *testing.T) {
 				_ = s.Close()
 				t.Fatalf("Open(%q) succeeded", tt.url)
 			}
-			if !strings.Contains(err.Error(), tt.want) {
-				t.Fatalf("Open(%q) error %q, want it to contain %q", tt.url, err, tt.want)
-			}
+			require.Contains(t, err.Error(), tt.want, "Open(%q) error %q, want it to contain %q", tt.url, err, tt.want)
 		})
 	}
 }
 
 func TestOpenRedactsPassword(t *testing.T) {
 	_, err := Open(context.Background(), "postgres://cairn:hunter2@127.0.0.1:1/none?sslmode=disable&connect_timeout=2")
-	if err == nil {
-		t.Fatal("Open of an unreachable server succeeded")
-	}
-	if strings.Contains(err.Error(), "hunter2") {
-		t.Fatalf("error leaks the password: %v", err)
-	}
+	require.Error(t, err, "Open of an unreachable server succeeded")
+	require.NotContains(t, err.Error(), "hunter2", "error leaks the password: %v", err)
 }
 
 func TestMigrationFoldersAgree(t *testing.T) {
@@ -115,9 +105,8 @@ func TestMigrationFoldersAgree(t *testing.T) {
 		return out
 	}
 	sq, pg := versions(sqliteDialect), versions(postgresDialect)
-	if len(sq) == 0 || !reflect.DeepEqual(sq, pg) {
-		t.Fatalf("migrations differ between dialects: sqlite %v, postgres %v", sq, pg)
-	}
+	require.NotEmpty(t, sq, "migrations differ between dialects: sqlite %v, postgres %v", sq, pg)
+	require.Equal(t, pg, sq, "migrations differ between dialects: sqlite %v, postgres %v", sq, pg)
 }
 
 // appliedMigrations reads schema_migrations behind the store.
@@ -158,17 +147,13 @@ func TestMigrationsIdempotentOnReopen(t *testing.T) {
 
 		for i := range 3 {
 			s, err := Open(ctx, dbURL)
-			if err != nil {
-				t.Fatalf("reopen %d: %v", i, err)
-			}
-			if _, err := s.GetStack(ctx, st.ID); err != nil {
-				t.Fatalf("reopen %d lost data: %v", i, err)
-			}
+			require.NoError(t, err, "reopen %d: %v", i, err)
+			_, err = s.GetStack(ctx, st.ID)
+			require.NoError(t, err, "reopen %d lost data: %v", i, err)
 			must(t, s.Close())
 		}
-		if got, want := appliedMigrations(t, be, dbURL), wantVersions(t); !reflect.DeepEqual(got, want) {
-			t.Fatalf("schema_migrations = %v, want %v", got, want)
-		}
+		got, want := appliedMigrations(t, be, dbURL), wantVersions(t)
+		require.Equal(t, want, got, "schema_migrations")
 	})
 }
 
@@ -192,19 +177,14 @@ func TestMigrationsConcurrentOpen(t *testing.T) {
 		}
 		wg.Wait()
 		for i, err := range errs {
-			if err != nil {
-				t.Fatalf("opener %d: %v", i, err)
-			}
+			require.NoError(t, err, "opener %d: %v", i, err)
 		}
-		if got, want := appliedMigrations(t, be, dbURL), wantVersions(t); !reflect.DeepEqual(got, want) {
-			t.Fatalf("schema_migrations = %v, want %v", got, want)
-		}
+		got, want := appliedMigrations(t, be, dbURL), wantVersions(t)
+		require.Equal(t, want, got, "schema_migrations")
 		s := openTest(t, dbURL)
 		all, err := s.ListStepData(ctx, "open", "before")
 		must(t, err)
-		if len(all) != openers {
-			t.Fatalf("%d openers wrote %d rows", openers, len(all))
-		}
+		require.Len(t, all, openers, "%d openers wrote %d rows", openers, len(all))
 	})
 }
 
@@ -257,21 +237,17 @@ func TestMigrationsConcurrentProcesses(t *testing.T) {
 			must(t, cmd.Start())
 		}
 		for i, cmd := range cmds {
-			if err := cmd.Wait(); err != nil {
-				t.Errorf("process %d: %v\n%s", i, err, outs[i].String())
-			}
+			err := cmd.Wait()
+			assert.NoError(t, err, "process %d: %v\n%s", i, err, outs[i].String())
 		}
 		if t.Failed() {
 			return
 		}
-		if got, want := appliedMigrations(t, be, dbURL), wantVersions(t); !reflect.DeepEqual(got, want) {
-			t.Fatalf("schema_migrations = %v, want %v", got, want)
-		}
+		got, want := appliedMigrations(t, be, dbURL), wantVersions(t)
+		require.Equal(t, want, got, "schema_migrations")
 		var rows int
 		must(t, be.raw(t, dbURL).QueryRow(`SELECT count(*) FROM step_data`).Scan(&rows))
-		if rows != procs*550 {
-			t.Fatalf("%d processes wrote %d rows, want %d", procs, rows, procs*550)
-		}
+		require.Equal(t, procs*550, rows, "%d processes wrote %d rows, want %d", procs, rows, procs*550)
 	})
 }
 
@@ -283,9 +259,7 @@ func TestPing(t *testing.T) {
 		must(t, s.Close())
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
-		if err := s.Ping(ctx); err == nil {
-			t.Fatal("Ping after Close succeeded")
-		}
+		require.Error(t, s.Ping(ctx), "Ping after Close succeeded")
 	})
 }
 
@@ -334,13 +308,11 @@ func TestClosedStoreReturnsErrors(t *testing.T) {
 		}
 		for name, call := range calls {
 			err := call()
-			if err == nil {
-				t.Errorf("%s on a closed store succeeded", name)
+			if !assert.Error(t, err, "%s on a closed store succeeded", name) {
 				continue
 			}
-			if errors.Is(err, ErrNotFound) || errors.Is(err, ErrConflict) {
-				t.Errorf("%s on a closed store: %v, want a database error, not a record error", name, err)
-			}
+			require.NotErrorIs(t, err, ErrNotFound, "%s on a closed store: %v, want a database error, not a record error", name, err)
+			assert.NotErrorIs(t, err, ErrConflict, "%s on a closed store: %v, want a database error, not a record error", name, err)
 		}
 	})
 }

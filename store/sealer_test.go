@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
 const secretFile = "root:$6$s3cr3t-hash:19000:0:99999:7:::"
@@ -30,19 +32,13 @@ func TestSealerKeepsPlaintextOutOfTheDatabase(t *testing.T) {
 		// Through the sealer: plaintext.
 		got, err := s.GetStepData(ctx, "e1", "file/shadow@n1", "before")
 		must(t, err)
-		if string(got) != secretFile {
-			t.Fatalf("GetStepData = %q", got)
-		}
+		require.Equal(t, secretFile, string(got), "GetStepData = %q", got)
 		list, err := s.ListStepData(ctx, "e1", "before")
 		must(t, err)
 		want := map[string]string{"file/shadow@n1": secretFile, "file/a@n1": secretFile + "-a", "file/b@n1": secretFile + "-b", "file/e@n1": ""}
-		if len(list) != len(want) {
-			t.Fatalf("ListStepData = %q", list)
-		}
+		require.Len(t, list, len(want), "ListStepData")
 		for k, v := range want {
-			if string(list[k]) != v {
-				t.Fatalf("ListStepData[%s] = %q, want %q", k, list[k], v)
-			}
+			require.Equal(t, v, string(list[k]), "ListStepData[%s] = %q, want %q", k, list[k], v)
 		}
 
 		// In the database: no plaintext, neither in the column nor in the
@@ -54,35 +50,25 @@ func TestSealerKeepsPlaintextOutOfTheDatabase(t *testing.T) {
 			var raw []byte
 			must(t, rows.Scan(&raw))
 			n++
-			if bytes.Contains(raw, []byte("s3cr3t")) {
-				t.Fatalf("stored value holds the plaintext: %q", raw)
-			}
-			if !bytes.HasPrefix(raw, sealedPrefix) {
-				t.Fatalf("stored value is not sealed: %q", raw)
-			}
+			require.False(t, bytes.Contains(raw, []byte("s3cr3t")), "stored value holds the plaintext: %q", raw)
+			require.True(t, bytes.HasPrefix(raw, sealedPrefix), "stored value is not sealed: %q", raw)
 		}
 		must(t, rows.Err())
 		_ = rows.Close()
-		if n != 4 {
-			t.Fatalf("%d rows stored, want 4", n)
-		}
+		require.Equal(t, 4, n, "%d rows stored, want 4", n)
 		// The store underneath returns the sealed bytes.
 		sealed, err := plain.GetStepData(ctx, "e1", "file/shadow@n1", "before")
 		must(t, err)
-		if bytes.Contains(sealed, []byte("s3cr3t")) {
-			t.Fatal("unsealed read through the plain store")
-		}
+		require.False(t, bytes.Contains(sealed, []byte("s3cr3t")), "unsealed read through the plain store")
 		if be.name == "sqlite" {
 			must(t, plain.Close()) // checkpoints the WAL into the file
 			path := strings.TrimPrefix(dbURL, "sqlite://")
 			for _, f := range []string{path, path + "-wal"} {
 				b, err := os.ReadFile(f)
-				if err != nil && !os.IsNotExist(err) {
-					t.Fatal(err)
+				if err != nil {
+					require.True(t, os.IsNotExist(err), "%v", err)
 				}
-				if bytes.Contains(b, []byte("s3cr3t")) {
-					t.Fatalf("%s holds the plaintext", filepath.Base(f))
-				}
+				require.False(t, bytes.Contains(b, []byte("s3cr3t")), "%s holds the plaintext", filepath.Base(f))
 			}
 		}
 	})
@@ -124,9 +110,7 @@ func TestSealerRefusesWrongKeyAndMovedValues(t *testing.T) {
 		must(t, plain.PutStepData(ctx, "e0", "old", "before", []byte("written unsealed")))
 		got, err := s.GetStepData(ctx, "e0", "old", "before")
 		must(t, err)
-		if string(got) != "written unsealed" {
-			t.Fatalf("unsealed value read as %q", got)
-		}
+		require.Equal(t, "written unsealed", string(got), "unsealed value read as %q", got)
 		// Everything else passes through to the store.
 		must(t, s.CreateStack(ctx, newTestStack("through")))
 		_, err = s.GetStepData(ctx, "e1", "missing", "before")
@@ -136,8 +120,8 @@ func TestSealerRefusesWrongKeyAndMovedValues(t *testing.T) {
 
 func TestWithSealerRejectsShortKeys(t *testing.T) {
 	for _, key := range [][]byte{nil, []byte("short")} {
-		if _, err := WithSealer(nil, key); err == nil || !strings.Contains(err.Error(), "at least 16") {
-			t.Fatalf("WithSealer(%q): %v", key, err)
-		}
+		_, err := WithSealer(nil, key)
+		require.Error(t, err, "WithSealer(%q): %v", key, err)
+		require.Contains(t, err.Error(), "at least 16", "WithSealer(%q): %v", key, err)
 	}
 }

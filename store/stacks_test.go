@@ -3,9 +3,10 @@ package store
 import (
 	"context"
 	"encoding/json"
-	"reflect"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/require"
 
 	"github.com/cairn-io/cairn/model"
 )
@@ -21,46 +22,35 @@ func TestStackCRUD(t *testing.T) {
 
 		a := newTestStack("a")
 		must(t, s.CreateStack(ctx, a))
-		if len(a.ID) != 16 {
-			t.Fatalf("generated id %q, want 16 hex characters", a.ID)
-		}
-		if a.CreatedAt.IsZero() || !a.CreatedAt.Equal(a.UpdatedAt) || a.CreatedAt.Location() != time.UTC {
-			t.Fatalf("CreatedAt %v, UpdatedAt %v: want equal, set and UTC", a.CreatedAt, a.UpdatedAt)
-		}
+		require.Len(t, a.ID, 16, "generated id %q, want 16 hex characters", a.ID)
+		require.False(t, a.CreatedAt.IsZero(), "CreatedAt unset")
+		require.True(t, a.CreatedAt.Equal(a.UpdatedAt), "CreatedAt %v, UpdatedAt %v: want equal", a.CreatedAt, a.UpdatedAt)
+		require.Same(t, time.UTC, a.CreatedAt.Location(), "CreatedAt %v: want UTC", a.CreatedAt)
 		b := &model.Stack{ID: "chosen-id", Name: "b"} // no URLs: nil stays nil
 		must(t, s.CreateStack(ctx, b))
-		if b.ID != "chosen-id" {
-			t.Fatalf("CreateStack replaced a given id with %q", b.ID)
-		}
+		require.Equal(t, "chosen-id", b.ID, "CreateStack replaced a given id with")
 
 		got, err := s.GetStack(ctx, a.ID)
 		must(t, err)
-		if !reflect.DeepEqual(got, a) {
-			t.Fatalf("GetStack = %#v\nwant %#v", got, a)
-		}
+		require.Equal(t, a, got, "GetStack = %#v\nwant %#v", got, a)
 		gotB, err := s.GetStack(ctx, b.ID)
 		must(t, err)
-		if !reflect.DeepEqual(gotB, b) {
-			t.Fatalf("GetStack = %#v\nwant %#v", gotB, b)
-		}
+		require.Equal(t, b, gotB, "GetStack = %#v\nwant %#v", gotB, b)
 
 		wantErr(t, s.CreateStack(ctx, &model.Stack{ID: a.ID, Name: "again"}), ErrConflict, a.ID)
 
 		list, err := s.ListStacks(ctx)
 		must(t, err)
-		if len(list) != 2 || list[0].ID != a.ID || list[1].ID != b.ID {
-			t.Fatalf("ListStacks = %v, want [a b] in creation order", stackIDs(list))
-		}
+		require.Len(t, list, 2, "ListStacks = %v, want [a b] in creation order", stackIDs(list))
+		require.Equal(t, a.ID, list[0].ID, "ListStacks = %v, want [a b] in creation order", stackIDs(list))
+		require.Equal(t, b.ID, list[1].ID, "ListStacks = %v, want [a b] in creation order", stackIDs(list))
 		named, err := s.StacksNamed(ctx, "b")
 		must(t, err)
-		if len(named) != 1 || named[0].ID != b.ID {
-			t.Fatalf("StacksNamed(b) = %v, want [%s]", stackIDs(named), b.ID)
-		}
+		require.Len(t, named, 1, "StacksNamed(b) = %v, want [%s]", stackIDs(named), b.ID)
+		require.Equal(t, b.ID, named[0].ID, "StacksNamed(b) = %v, want [%s]", stackIDs(named), b.ID)
 		named, err = s.StacksNamed(ctx, "nobody")
 		must(t, err)
-		if len(named) != 0 {
-			t.Fatalf("StacksNamed(nobody) = %v, want none", stackIDs(named))
-		}
+		require.Empty(t, named, "StacksNamed(nobody) = %v, want none", stackIDs(named))
 
 		must(t, s.DeleteStack(ctx, a.ID))
 		_, err = s.GetStack(ctx, a.ID)
@@ -68,9 +58,8 @@ func TestStackCRUD(t *testing.T) {
 		wantErr(t, s.DeleteStack(ctx, a.ID), ErrNotFound, a.ID)
 		list, err = s.ListStacks(ctx)
 		must(t, err)
-		if len(list) != 1 || list[0].ID != b.ID {
-			t.Fatalf("ListStacks after delete = %v", stackIDs(list))
-		}
+		require.Len(t, list, 1, "ListStacks after delete = %v", stackIDs(list))
+		require.Equal(t, b.ID, list[0].ID, "ListStacks after delete = %v", stackIDs(list))
 	})
 }
 
@@ -78,9 +67,8 @@ func TestListStacksEmpty(t *testing.T) {
 	eachBackend(t, func(t *testing.T, be testBackend) {
 		list, err := freshStore(t, be).ListStacks(context.Background())
 		must(t, err)
-		if list == nil || len(list) != 0 {
-			t.Fatalf("ListStacks on an empty store = %#v, want an empty list", list)
-		}
+		require.NotNil(t, list, "ListStacks on an empty store = %#v, want an empty list", list)
+		require.Empty(t, list, "ListStacks on an empty store = %#v, want an empty list", list)
 	})
 }
 
@@ -133,36 +121,25 @@ func TestWriteStackRecordLifecycle(t *testing.T) {
 			hash := "snap-" + step.execID
 			got, err := s.WriteStackRecord(ctx, st.ID, step.execID, step.resources, hash, step.changed)
 			must(t, err)
-			if !got.CreatedAt.Equal(created) {
-				t.Fatalf("step %s: CreatedAt moved from %v to %v", step.name, created, got.CreatedAt)
-			}
-			if moved := !got.UpdatedAt.Equal(prev); moved != step.moves {
-				t.Fatalf("step %s: UpdatedAt moved=%v (from %v to %v), want moved=%v", step.name, moved, prev, got.UpdatedAt, step.moves)
-			}
-			if step.moves && !got.UpdatedAt.After(prev) {
-				t.Fatalf("step %s: UpdatedAt went from %v to %v", step.name, prev, got.UpdatedAt)
+			require.True(t, got.CreatedAt.Equal(created), "step %s: CreatedAt moved from %v to %v", step.name, created, got.CreatedAt)
+			moved := !got.UpdatedAt.Equal(prev)
+			require.Equal(t, step.moves, moved, "step %s: UpdatedAt moved=%v (from %v to %v), want moved=%v", step.name, moved, prev, got.UpdatedAt, step.moves)
+			if step.moves {
+				require.True(t, got.UpdatedAt.After(prev), "step %s: UpdatedAt went from %v to %v", step.name, prev, got.UpdatedAt)
 			}
 			prev = got.UpdatedAt
-			if !reflect.DeepEqual(got.Resources, step.resources) {
-				t.Fatalf("step %s: resources %#v, want %#v", step.name, got.Resources, step.resources)
-			}
-			if got.SnapshotHash != hash {
-				t.Fatalf("step %s: snapshot %q, want %q", step.name, got.SnapshotHash, hash)
-			}
+			require.Equal(t, step.resources, got.Resources, "step %s: resources %#v, want %#v", step.name, got.Resources, step.resources)
+			require.Equal(t, hash, got.SnapshotHash, "step %s: snapshot %q, want %q", step.name, got.SnapshotHash, hash)
 			again, err := s.GetStack(ctx, st.ID)
 			must(t, err)
-			if !reflect.DeepEqual(again, got) {
-				t.Fatalf("step %s: GetStack %#v differs from the returned record %#v", step.name, again, got)
-			}
+			require.Equal(t, got, again, "step %s: GetStack %#v differs from the returned record %#v", step.name, again, got)
 			if i == len(steps)-1 {
 				// The stored record renders as the pkger document shows it.
 				b, err := json.Marshal(again.Resources)
 				must(t, err)
 				want := `[{"kind":"Bucket","id":"BUCKET_UUID","pkgName":"pristine_noir","associations":[]},` +
 					`{"kind":"Dashboard","id":"DASHBOARD_UUID","pkgName":"charmed_saratoba","associations":[]}]`
-				if string(b) != want {
-					t.Fatalf("record JSON %s\nwant %s", b, want)
-				}
+				require.Equal(t, want, string(b), "record JSON %s\nwant %s", b, want)
 			}
 		}
 
@@ -171,9 +148,7 @@ func TestWriteStackRecordLifecycle(t *testing.T) {
 		must(t, err)
 		replay, err := s.WriteStackRecord(ctx, st.ID, "exec-4", []model.StackResource{task}, "other", true)
 		must(t, err)
-		if !reflect.DeepEqual(replay, before) {
-			t.Fatalf("replayed exec-4 changed the stack: %#v\nwas %#v", replay, before)
-		}
+		require.Equal(t, before, replay, "replayed exec-4 changed the stack: %#v\nwas %#v", replay, before)
 	})
 }
 
@@ -192,15 +167,10 @@ func TestWriteStackRecordKeepsNilAssociations(t *testing.T) {
 		must(t, err)
 		got, err := s.GetStack(ctx, st.ID)
 		must(t, err)
-		if got.Resources[0].Associations != nil {
-			t.Fatalf("nil associations came back as %#v", got.Resources[0].Associations)
-		}
-		if got.Resources[1].Associations == nil || len(got.Resources[1].Associations) != 0 {
-			t.Fatalf("empty associations came back as %#v", got.Resources[1].Associations)
-		}
-		if !reflect.DeepEqual(got.Resources, in) {
-			t.Fatalf("resources %#v, want %#v", got.Resources, in)
-		}
+		require.Nil(t, got.Resources[0].Associations, "nil associations came back as")
+		require.NotNil(t, got.Resources[1].Associations, "empty associations came back as %#v", got.Resources[1].Associations)
+		require.Empty(t, got.Resources[1].Associations, "empty associations came back as")
+		require.Equal(t, in, got.Resources, "resources")
 	})
 }
 
@@ -212,9 +182,8 @@ func TestWriteStackRecordErrors(t *testing.T) {
 		wantErr(t, err, ErrNotFound, "missing")
 		st := newTestStack("x")
 		must(t, s.CreateStack(ctx, st))
-		if _, err := s.WriteStackRecord(ctx, st.ID, "", nil, "", true); err == nil {
-			t.Fatal("empty execution id accepted")
-		}
+		_, err = s.WriteStackRecord(ctx, st.ID, "", nil, "", true)
+		require.Error(t, err, "empty execution id accepted")
 		// Deleting the stack forgets its executions: a new stack with the
 		// same id takes a record from the same execution id.
 		_, err = s.WriteStackRecord(ctx, st.ID, "e1", []model.StackResource{labelRes}, "h1", true)
@@ -223,9 +192,9 @@ func TestWriteStackRecordErrors(t *testing.T) {
 		must(t, s.CreateStack(ctx, &model.Stack{ID: st.ID, Name: "again"}))
 		got, err := s.WriteStackRecord(ctx, st.ID, "e1", []model.StackResource{bucket}, "h2", true)
 		must(t, err)
-		if got.SnapshotHash != "h2" || len(got.Resources) != 1 || got.Resources[0].ID != bucket.ID {
-			t.Fatalf("record of the recreated stack: %#v", got)
-		}
+		require.Equal(t, "h2", got.SnapshotHash, "record of the recreated stack: %#v", got)
+		require.Len(t, got.Resources, 1, "record of the recreated stack: %#v", got)
+		require.Equal(t, bucket.ID, got.Resources[0].ID, "record of the recreated stack: %#v", got)
 	})
 }
 
@@ -253,9 +222,7 @@ func TestWriteStackRecordConcurrentRetries(t *testing.T) {
 		}
 		for i := range callers {
 			must(t, errs[i])
-			if !reflect.DeepEqual(results[i], results[0]) {
-				t.Fatalf("caller %d saw %#v, caller 0 saw %#v", i, results[i], results[0])
-			}
+			require.Equal(t, results[0], results[i], "caller %d saw %#v, caller 0 saw %#v", i, results[i], results[0])
 		}
 	})
 }

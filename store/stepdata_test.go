@@ -10,6 +10,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/require"
 )
 
 func TestSnapshots(t *testing.T) {
@@ -30,25 +32,20 @@ func TestSnapshots(t *testing.T) {
 			want := hex.EncodeToString(sum[:])
 			hash, err := s.PutSnapshot(ctx, tt.kind, tt.content)
 			must(t, err)
-			if hash != want {
-				t.Fatalf("PutSnapshot hash %s, want sha256 hex %s", hash, want)
-			}
+			require.Equal(t, want, hash, "PutSnapshot hash %s, want sha256 hex %s", hash, want)
 			first, err := s.GetSnapshot(ctx, hash)
 			must(t, err)
 			time.Sleep(2 * time.Millisecond)
 			again, err := s.PutSnapshot(ctx, "graph", tt.content)
 			must(t, err)
-			if again != hash {
-				t.Fatalf("second PutSnapshot hash %s, want %s", again, hash)
-			}
+			require.Equal(t, hash, again, "second PutSnapshot hash")
 			got, err := s.GetSnapshot(ctx, hash)
 			must(t, err)
-			if got.Hash != hash || got.Kind != tt.kind || !bytes.Equal(got.Content, tt.content) {
-				t.Fatalf("GetSnapshot = %+v, want kind %q content %q", got, tt.kind, tt.content)
-			}
-			if !got.CreatedAt.Equal(first.CreatedAt) || got.CreatedAt.IsZero() {
-				t.Fatalf("second Put changed CreatedAt from %v to %v", first.CreatedAt, got.CreatedAt)
-			}
+			require.Equal(t, hash, got.Hash, "GetSnapshot = %+v, want kind %q content %q", got, tt.kind, tt.content)
+			require.Equal(t, tt.kind, got.Kind, "GetSnapshot = %+v, want kind %q content %q", got, tt.kind, tt.content)
+			require.Equal(t, tt.content, got.Content, "GetSnapshot = %+v, want kind %q content %q", got, tt.kind, tt.content)
+			require.True(t, got.CreatedAt.Equal(first.CreatedAt), "second Put changed CreatedAt from %v to %v", first.CreatedAt, got.CreatedAt)
+			require.False(t, got.CreatedAt.IsZero(), "second Put changed CreatedAt from %v to %v", first.CreatedAt, got.CreatedAt)
 		}
 		_, err := s.GetSnapshot(ctx, "0000")
 		wantErr(t, err, ErrNotFound, "snapshot", "0000")
@@ -77,18 +74,15 @@ func TestStepData(t *testing.T) {
 		for _, tt := range tests {
 			got, err := s.GetStepData(ctx, tt.exec, tt.step, tt.kind)
 			must(t, err)
-			if !bytes.Equal(got, tt.want) || got == nil {
-				t.Fatalf("GetStepData(%s, %s, %s) = %q, want %q", tt.exec, tt.step, tt.kind, got, tt.want)
-			}
+			require.Equal(t, tt.want, got, "GetStepData(%s, %s, %s) = %q, want %q", tt.exec, tt.step, tt.kind, got, tt.want)
+			require.NotNil(t, got, "GetStepData(%s, %s, %s) = %q, want %q", tt.exec, tt.step, tt.kind, got, tt.want)
 		}
 
 		// Put again is an upsert.
 		must(t, s.PutStepData(ctx, "e1", "file/motd@node-1", "before", []byte("newer")))
 		got, err := s.GetStepData(ctx, "e1", "file/motd@node-1", "before")
 		must(t, err)
-		if string(got) != "newer" {
-			t.Fatalf("after upsert got %q", got)
-		}
+		require.Equal(t, "newer", string(got), "after upsert got %q", got)
 
 		_, err = s.GetStepData(ctx, "e1", "nope", "before")
 		wantErr(t, err, ErrNotFound, "nope", "e1", "before")
@@ -96,19 +90,14 @@ func TestStepData(t *testing.T) {
 		list, err := s.ListStepData(ctx, "e1", "before")
 		must(t, err)
 		want := map[string]string{"file/motd@node-1": "newer", "file/issue@node-1": ""}
-		if len(list) != len(want) {
-			t.Fatalf("ListStepData = %q, want %q", list, want)
-		}
+		require.Len(t, list, len(want), "ListStepData = %q, want %q", list, want)
 		for k, v := range want {
-			if string(list[k]) != v {
-				t.Fatalf("ListStepData[%s] = %q, want %q", k, list[k], v)
-			}
+			require.Equal(t, v, string(list[k]), "ListStepData[%s] = %q, want %q", k, list[k], v)
 		}
 		empty, err := s.ListStepData(ctx, "e3", "before")
 		must(t, err)
-		if empty == nil || len(empty) != 0 {
-			t.Fatalf("ListStepData of an unknown execution = %#v, want empty map", empty)
-		}
+		require.NotNil(t, empty, "ListStepData of an unknown execution = %#v, want empty map", empty)
+		require.Empty(t, empty, "ListStepData of an unknown execution = %#v, want empty map", empty)
 
 		// Batch: new rows, overwritten rows, a nil value.
 		must(t, s.PutStepDataBatch(ctx, "e1", "before", map[string][]byte{
@@ -120,24 +109,17 @@ func TestStepData(t *testing.T) {
 		list, err = s.ListStepData(ctx, "e1", "before")
 		must(t, err)
 		want = map[string]string{"file/motd@node-1": "batched", "file/issue@node-1": "", "file/new@node-2": "fresh", "file/nil@node-2": ""}
-		if len(list) != len(want) {
-			t.Fatalf("ListStepData after batch = %q, want %q", list, want)
-		}
+		require.Len(t, list, len(want), "ListStepData after batch = %q, want %q", list, want)
 		for k, v := range want {
-			if string(list[k]) != v {
-				t.Fatalf("ListStepData[%s] after batch = %q, want %q", k, list[k], v)
-			}
+			require.Equal(t, v, string(list[k]), "ListStepData[%s] after batch = %q, want %q", k, list[k], v)
 		}
 
 		must(t, s.DeleteStepData(ctx, "e1"))
 		list, err = s.ListStepData(ctx, "e1", "before")
 		must(t, err)
-		if len(list) != 0 {
-			t.Fatalf("DeleteStepData left %d rows", len(list))
-		}
-		if _, err := s.GetStepData(ctx, "e2", "file/motd@node-1", "before"); err != nil {
-			t.Fatalf("DeleteStepData of e1 removed e2's data: %v", err)
-		}
+		require.Empty(t, list, "DeleteStepData left %d rows", len(list))
+		_, err = s.GetStepData(ctx, "e2", "file/motd@node-1", "before")
+		require.NoError(t, err, "DeleteStepData of e1 removed e2's data")
 	})
 }
 
@@ -165,17 +147,13 @@ func TestStepDataBatch100k(t *testing.T) {
 
 		got, err := s.ListStepData(ctx, "big", "before")
 		must(t, err)
-		if len(got) != n {
-			t.Fatalf("ListStepData returned %d rows, want %d", len(got), n)
-		}
+		require.Len(t, got, n, "ListStepData returned %d rows, want %d", len(got), n)
 		for id, v := range first {
 			want := v
 			if w, ok := second[id]; ok {
 				want = w
 			}
-			if !bytes.Equal(got[id], want) {
-				t.Fatalf("step %s = %q, want %q", id, got[id], want)
-			}
+			require.Equal(t, want, got[id], "step %s = %q, want %q", id, got[id], want)
 		}
 	})
 }
@@ -223,14 +201,11 @@ func TestConcurrentStepDataWriters(t *testing.T) {
 		must(t, err)
 		report, err := stores[1].ListStepData(ctx, "conc", "report")
 		must(t, err)
-		if len(before) != writers*each || len(report) != writers*each/5*2 {
-			t.Fatalf("rows: before %d (want %d), report %d (want %d)", len(before), writers*each, len(report), writers*each/5*2)
-		}
+		require.Len(t, before, writers*each, "rows: before %d (want %d), report %d (want %d)", len(before), writers*each, len(report), writers*each/5*2)
+		require.Len(t, report, writers*each/5*2, "rows: before %d (want %d), report %d (want %d)", len(before), writers*each, len(report), writers*each/5*2)
 		for w := range writers {
 			step := fmt.Sprintf("w%02d-s%02d", w, each-1)
-			if string(before[step]) != step {
-				t.Fatalf("step %s = %q", step, before[step])
-			}
+			require.Equal(t, step, string(before[step]), "step %s = %q", step, before[step])
 		}
 	})
 }
@@ -243,9 +218,7 @@ func BenchmarkStepDataBatch(b *testing.B) {
 			s := freshStore(b, be)
 			data := stepBatch(rows, 64, "bench")
 			for i := 0; b.Loop(); i++ {
-				if err := s.PutStepDataBatch(ctx, "bench-"+strconv.Itoa(i), "before", data); err != nil {
-					b.Fatal(err)
-				}
+				require.NoError(b, s.PutStepDataBatch(ctx, "bench-"+strconv.Itoa(i), "before", data))
 			}
 			b.ReportMetric(float64(rows)*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
 		})
@@ -261,9 +234,8 @@ func BenchmarkListStepData(b *testing.B) {
 			must(b, s.PutStepDataBatch(ctx, "bench", "before", stepBatch(rows, 64, "bench")))
 			for b.Loop() {
 				got, err := s.ListStepData(ctx, "bench", "before")
-				if err != nil || len(got) != rows {
-					b.Fatalf("ListStepData: %d rows, %v", len(got), err)
-				}
+				require.NoError(b, err, "ListStepData: %d rows, %v", len(got), err)
+				require.Len(b, got, rows, "ListStepData: %d rows, %v", len(got), err)
 			}
 			b.ReportMetric(float64(rows)*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
 		})
@@ -277,9 +249,7 @@ func BenchmarkPutStepData(b *testing.B) {
 			s := freshStore(b, be)
 			value := bytes.Repeat([]byte("x"), 64)
 			for i := 0; b.Loop(); i++ {
-				if err := s.PutStepData(ctx, "bench", strconv.Itoa(i), "before", value); err != nil {
-					b.Fatal(err)
-				}
+				require.NoError(b, s.PutStepData(ctx, "bench", strconv.Itoa(i), "before", value))
 			}
 			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "rows/s")
 		})

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/log"
@@ -64,25 +65,19 @@ func TestRollbackRecordsRecreatedObjects(t *testing.T) {
 			env.RegisterActivityWithOptions(f.WantsHooks, activity.RegisterOptions{Name: contract.WantsHooksName})
 			env.ExecuteWorkflow(ApplyWorkflow, applyInput(model.OnFailureRollback, 1))
 			err := env.GetWorkflowError()
-			if r := reportOf(t, err); !r.RolledBack {
-				t.Fatalf("report %+v, want a rollback", r)
-			}
-			if !sameSet(f.compensated, []string{tt.steps[0], tt.steps[1], "exec/fail"}) {
-				t.Fatalf("compensated %v", f.compensated)
-			}
+			r := reportOf(t, err)
+			require.True(t, r.RolledBack, "report %+v, want a rollback", r)
+			require.True(t, sameSet(f.compensated, []string{tt.steps[0], tt.steps[1], "exec/fail"}), "compensated %v", f.compensated)
 			if !tt.wantRecord {
-				if len(f.records) != 0 {
-					t.Fatalf("records written: %+v", f.records)
-				}
+				require.Empty(t, f.records, "records written")
 				return
 			}
-			if len(f.records) != 1 {
-				t.Fatalf("records written: %+v, want one", f.records)
-			}
+			require.Len(t, f.records, 1, "records written: %+v, want one", f.records)
 			rec := f.records[0]
-			if rec.Changed || rec.Destroy || rec.StackID != "s1" || rec.ExecutionID != "stack-s1" {
-				t.Fatalf("record input %+v, want an unchanged record of s1", rec)
-			}
+			require.False(t, rec.Changed, "record input %+v, want an unchanged record of s1", rec)
+			require.False(t, rec.Destroy, "record input %+v, want an unchanged record of s1", rec)
+			require.Equal(t, "s1", rec.StackID, "record input %+v, want an unchanged record of s1", rec)
+			require.Equal(t, "stack-s1", rec.ExecutionID, "record input %+v, want an unchanged record of s1", rec)
 		})
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/testsuite"
@@ -112,48 +114,34 @@ func TestExecutorGroupTolerance(t *testing.T) {
 			env.RegisterWorkflow(runUnitsWorkflow)
 			opts := ExecOptions{ExecutionID: "tol", Mode: contract.ModeApply, OnFailure: tt.onFailure, Parallelism: 1, Tolerance: tt.tolerance}
 			env.ExecuteWorkflow(runUnitsWorkflow, opts, f.plan.Units)
-			if err := env.GetWorkflowError(); err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, env.GetWorkflowError())
 			var out Outcome
-			if err := env.GetWorkflowResult(&out); err != nil {
-				t.Fatal(err)
-			}
-			if out.Failed != tt.wantFailed || !strings.Contains(out.Cause, tt.wantCause) {
-				t.Fatalf("failed = %v cause %q, want %v %q", out.Failed, out.Cause, tt.wantFailed, tt.wantCause)
-			}
-			if !tt.wantFailed && (out.Err() != nil || out.Status() != model.ExecCompleted) {
-				t.Fatalf("a run within its tolerance ended %s: %v", out.Status(), out.Err())
+			require.NoError(t, env.GetWorkflowResult(&out))
+			require.Equal(t, tt.wantFailed, out.Failed, "failed = %v cause %q, want %v %q", out.Failed, out.Cause, tt.wantFailed, tt.wantCause)
+			require.Contains(t, out.Cause, tt.wantCause, "failed = %v cause %q, want %v %q", out.Failed, out.Cause, tt.wantFailed, tt.wantCause)
+			if !tt.wantFailed {
+				require.NoError(t, out.Err(), "a run within its tolerance ended %s: %v", out.Status(), out.Err())
+				require.Equal(t, model.ExecCompleted, out.Status(), "a run within its tolerance ended %s: %v", out.Status(), out.Err())
 			}
 			var tolerated []string
 			for _, e := range out.Tolerated {
 				tolerated = append(tolerated, e.Step)
 			}
-			if !sameSet(tolerated, tt.wantTolerated) {
-				t.Fatalf("tolerated %v, want %v", tolerated, tt.wantTolerated)
-			}
-			if out.Report.Failed != len(tt.fail) || len(out.Report.Failures) != len(tt.fail) {
-				t.Fatalf("report %+v: every failure stays in it", out.Report)
-			}
-			if len(f.compensated) != 0 || out.RolledBack {
-				t.Fatalf("compensated %v", f.compensated)
-			}
+			require.True(t, sameSet(tolerated, tt.wantTolerated), "tolerated %v, want %v", tolerated, tt.wantTolerated)
+			require.Equal(t, len(tt.fail), out.Report.Failed, "report %+v: every failure stays in it", out.Report)
+			require.Len(t, out.Report.Failures, len(tt.fail), "report %+v: every failure stays in it", out.Report)
+			require.Empty(t, f.compensated, "compensated")
+			require.False(t, out.RolledBack, "compensated %v", f.compensated)
 			for _, id := range tt.wantRan {
-				if f.runs[id] == 0 {
-					t.Errorf("%s did not run", id)
-				}
+				assert.NotEqual(t, 0, f.runs[id], "%s did not run", id)
 			}
 			for _, id := range tt.wantNotRan {
-				if f.runs[id] != 0 {
-					t.Errorf("%s ran", id)
-				}
+				assert.Equal(t, 0, f.runs[id], "%s ran", id)
 			}
 			if len(tt.wantStatus) > 0 {
 				statuses := stepStatuses(t, env)
 				for id, want := range tt.wantStatus {
-					if statuses[id] != want {
-						t.Errorf("%s is %s, want %s", id, statuses[id], want)
-					}
+					assert.Equal(t, want, statuses[id], "%s is %s, want %s", id, statuses[id], want)
 				}
 			}
 		})
@@ -201,16 +189,12 @@ func TestSkippedStepsShowAsSkipped(t *testing.T) {
 	env.RegisterActivityWithOptions(skipping{}.ApplyBatch, activity.RegisterOptions{Name: contract.ApplyBatchName})
 	env.RegisterWorkflow(runUnitsWorkflow)
 	env.ExecuteWorkflow(runUnitsWorkflow, ExecOptions{ExecutionID: "skip", Mode: contract.ModeApply}, units)
-	if err := env.GetWorkflowError(); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, env.GetWorkflowError())
 	var out Outcome
-	if err := env.GetWorkflowResult(&out); err != nil {
-		t.Fatal(err)
-	}
-	if out.Failed || out.Report.Skipped != 4 || out.Report.Updated != 2 {
-		t.Fatalf("outcome %+v", out)
-	}
+	require.NoError(t, env.GetWorkflowResult(&out))
+	require.False(t, out.Failed, "outcome %+v", out)
+	require.Equal(t, 4, out.Report.Skipped, "outcome %+v", out)
+	require.Equal(t, 2, out.Report.Updated, "outcome %+v", out)
 	want := map[string]model.Status{
 		"skip-a": model.StatusSkipped, "run-b": model.StatusSucceeded,
 		"skip-c": model.StatusSkipped, "skip-d": model.StatusSkipped,
@@ -218,28 +202,21 @@ func TestSkippedStepsShowAsSkipped(t *testing.T) {
 	}
 	got := stepStatuses(t, env)
 	for id, w := range want {
-		if got[id] != w {
-			t.Errorf("%s is %s, want %s", id, got[id], w)
-		}
+		assert.Equal(t, w, got[id], "%s is %s, want %s", id, got[id], w)
 	}
 }
 
 func stepStatuses(t *testing.T, env *testsuite.TestWorkflowEnvironment) map[string]model.Status {
 	t.Helper()
 	v, err := env.QueryWorkflow(ProgressQuery, 0, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	var p Progress
-	if err := v.Get(&p); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, v.Get(&p))
 	out := map[string]model.Status{}
 	for _, sp := range p.Steps {
 		out[sp.ID] = sp.Status
 	}
-	if len(out) == 0 || slices.ContainsFunc(p.Steps, func(sp model.StepProgress) bool { return sp.ID == "" }) {
-		t.Fatalf("progress %+v", p)
-	}
+	require.NotEmpty(t, out, "progress %+v", p)
+	require.False(t, slices.ContainsFunc(p.Steps, func(sp model.StepProgress) bool { return sp.ID == "" }), "progress %+v", p)
 	return out
 }

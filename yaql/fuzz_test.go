@@ -2,6 +2,8 @@ package yaql
 
 import (
 	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
 // FuzzParse: no input makes the parsers or the evaluator panic or run
@@ -26,8 +28,8 @@ func FuzzParse(f *testing.F) {
 			Limits: Limits{Steps: 10_000, Size: 1 << 16}}
 		if x, err := Parse(src); err == nil {
 			_, _ = x.Eval(in)
-		} else if _, ok := err.(*Error); !ok {
-			t.Fatalf("Parse(%q) returned %T, want *Error", src, err)
+		} else {
+			require.IsType(t, (*Error)(nil), err, "Parse(%q) returned %T, want *Error", src, err)
 		}
 		if x, err := ParseLegacy(src); err == nil {
 			_, _ = x.Eval(in)

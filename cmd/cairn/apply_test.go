@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/require"
 	"gopkg.in/yaml.v3"
 
 	"github.com/cairn-io/cairn/client"
@@ -30,9 +31,7 @@ func TestApply(t *testing.T) {
 	s := newAPIServer(t, apiServerOptions{temporal: true, token: "tok"})
 	id := s.stack("web")
 	root := s.path("target")
-	if err := os.Mkdir(root, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.Mkdir(root, 0o755))
 	pkg := s.file("site.yaml", sitePackage(root, "hello"))
 
 	t.Run("progress to completion", func(t *testing.T) {
@@ -40,56 +39,50 @@ func TestApply(t *testing.T) {
 		// A line per step with the progress bar, in dependency order.
 		bar := regexp.MustCompile(`(?m)^\[=+>? *\] ([12])/2 (created|unchanged) (directory/site|file/motd)`)
 		lines := bar.FindAllStringSubmatch(r.stdout, -1)
-		if len(lines) != 2 || lines[0][3] != "directory/site" || lines[1][1] != "2" || lines[1][3] != "file/motd" {
-			t.Fatalf("progress lines = %q\n%s", lines, r.stdout)
-		}
+		require.Len(t, lines, 2, "progress lines = %q\n%s", lines, r.stdout)
+		require.Equal(t, "directory/site", lines[0][3], "progress lines = %q\n%s", lines, r.stdout)
+		require.Equal(t, "2", lines[1][1], "progress lines = %q\n%s", lines, r.stdout)
+		require.Equal(t, "file/motd", lines[1][3], "progress lines = %q\n%s", lines, r.stdout)
 		r.has(t, "[========================] 2/2 created file/motd", "Apply completed in", "(execution stack-")
 		report := regexp.MustCompile(`(?m)^\s+created:\s+2$`)
-		if !report.MatchString(r.stdout) || !regexp.MustCompile(`(?m)^\s+failed:\s+0$`).MatchString(r.stdout) {
-			t.Fatalf("no Puppet-style report:\n%s", r.stdout)
-		}
-		if got := readFile(t, root+"/site/motd"); got != "hello" {
-			t.Fatalf("motd = %q", got)
-		}
+		require.True(t, report.MatchString(r.stdout), "no Puppet-style report:\n%s", r.stdout)
+		require.True(t, regexp.MustCompile(`(?m)^\s+failed:\s+0$`).MatchString(r.stdout), "no Puppet-style report:\n%s", r.stdout)
+		got := readFile(t, root+"/site/motd")
+		require.Equal(t, "hello", got, "motd")
 	})
 
 	t.Run("reapply changes nothing", func(t *testing.T) {
 		r := s.run("apply", "--stack", id, pkg, "--detailed-exitcode").expect(t, 0)
 		r.has(t, "unchanged directory/site", "unchanged file/motd")
-		if !regexp.MustCompile(`(?m)^\s+unchanged:\s+2$`).MatchString(r.stdout) {
-			t.Fatalf("report:\n%s", r.stdout)
-		}
+		require.True(t, regexp.MustCompile(`(?m)^\s+unchanged:\s+2$`).MatchString(r.stdout), "report:\n%s", r.stdout)
 	})
 
 	t.Run("json output", func(t *testing.T) {
 		changed := s.file("site2.yaml", sitePackage(root, "bonjour"))
 		r := s.run("apply", "--stack", id, changed, "-o", "json").expect(t, 0)
 		var ex client.Execution
-		if err := json.Unmarshal([]byte(r.stdout), &ex); err != nil {
-			t.Fatalf("-o json is not one execution: %v\n%s", err, r.stdout)
-		}
-		if ex.Status != model.ExecCompleted || ex.Report == nil || ex.Report.Updated != 1 || ex.Report.Unchanged != 1 {
-			t.Fatalf("execution = %+v report %+v", ex, ex.Report)
-		}
+		err := json.Unmarshal([]byte(r.stdout), &ex)
+		require.NoError(t, err, "-o json is not one execution: %v\n%s", err, r.stdout)
+		require.Equal(t, model.ExecCompleted, ex.Status, "execution = %+v report %+v", ex, ex.Report)
+		require.NotNil(t, ex.Report, "execution = %+v report %+v", ex, ex.Report)
+		require.Equal(t, 1, ex.Report.Updated, "execution = %+v report %+v", ex, ex.Report)
+		require.Equal(t, 1, ex.Report.Unchanged, "execution = %+v report %+v", ex, ex.Report)
 		// The progress went to stderr.
 		r.hasErr(t, "updated file/motd")
-		if got := readFile(t, root+"/site/motd"); got != "bonjour" {
-			t.Fatalf("motd = %q", got)
-		}
+		got := readFile(t, root+"/site/motd")
+		require.Equal(t, "bonjour", got, "motd")
 	})
 
 	t.Run("wait=false", func(t *testing.T) {
 		again := s.file("site3.yaml", sitePackage(root, "hola"))
 		r := s.run("apply", "--stack", id, again, "--wait=false").expect(t, 0)
 		exID := strings.TrimSpace(r.stdout)
-		if strings.Contains(exID, "\n") || !strings.HasPrefix(exID, "stack-"+id) {
-			t.Fatalf("--wait=false should print the execution id alone:\n%s", r.stdout)
-		}
+		require.NotContains(t, exID, "\n", "--wait=false should print the execution id alone:\n%s", r.stdout)
+		require.True(t, strings.HasPrefix(exID, "stack-"+id), "--wait=false should print the execution id alone:\n%s", r.stdout)
 		r.hasErr(t, "cairn exec watch "+exID)
 		done := s.waitExecution(exID, "finished", (*client.Execution).Finished)
-		if done.Status != model.ExecCompleted || readFile(t, root+"/site/motd") != "hola" {
-			t.Fatalf("execution %s: %s %q", exID, done.Status, done.Error)
-		}
+		require.Equal(t, model.ExecCompleted, done.Status, "execution %s: %s %q", exID, done.Status, done.Error)
+		require.Equal(t, "hola", readFile(t, root+"/site/motd"), "execution %s: %s %q", exID, done.Status, done.Error)
 		// -o yaml prints the started execution.
 		yet := s.file("site4.yaml", sitePackage(root, "ciao"))
 		out := s.run("apply", "--stack", id, yet, "--wait=false", "-o", "yaml").expect(t, 0).stdout
@@ -98,29 +91,25 @@ func TestApply(t *testing.T) {
 			Kind   string `yaml:"kind"`
 			Status string `yaml:"status"`
 		}
-		if err := yaml.Unmarshal([]byte(out), &ex); err != nil || ex.Kind != "apply" || ex.Status != "running" {
-			t.Fatalf("-o yaml: %v\n%s", err, out)
-		}
+		err := yaml.Unmarshal([]byte(out), &ex)
+		require.NoError(t, err, "-o yaml: %v\n%s", err, out)
+		require.Equal(t, "apply", ex.Kind, "-o yaml: %v\n%s", err, out)
+		require.Equal(t, "running", ex.Status, "-o yaml: %v\n%s", err, out)
 		s.waitExecution(ex.ID, "finished", (*client.Execution).Finished)
 	})
 
 	t.Run("failure rolls back", func(t *testing.T) {
 		other := s.stack("broken")
 		broken := s.path("broken")
-		if err := os.Mkdir(broken, 0o755); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, os.Mkdir(broken, 0o755))
 		bad := s.file("failing.yaml", failingPackage(broken))
 		r := s.run("apply", "--stack", other, bad).expect(t, 1)
 		r.has(t, "3/3 failed exec/boom: run: exited 3",
 			"rolled back file/motd", "rolled back directory/site",
 			"Apply failed and was rolled back", "Failures:", "exec/boom:")
-		if !regexp.MustCompile(`(?m)^\s+failed:\s+1$`).MatchString(r.stdout) {
-			t.Fatalf("report:\n%s", r.stdout)
-		}
-		if _, err := os.Stat(broken + "/site"); !os.IsNotExist(err) {
-			t.Fatalf("rollback left %s/site: %v", broken, err)
-		}
+		require.True(t, regexp.MustCompile(`(?m)^\s+failed:\s+1$`).MatchString(r.stdout), "report:\n%s", r.stdout)
+		_, err := os.Stat(broken + "/site")
+		require.True(t, os.IsNotExist(err), "rollback left %s/site: %v", broken, err)
 	})
 
 	t.Run("conflict", func(t *testing.T) {
@@ -147,14 +136,10 @@ func TestApplyPollsWhenEventsFail(t *testing.T) {
 	s := newAPIServer(t, apiServerOptions{temporal: true, front: noEvents})
 	id := s.stack("web")
 	root := s.path("target")
-	if err := os.Mkdir(root, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.Mkdir(root, 0o755))
 	pkg := s.file("site.yaml", sitePackage(root, "hello"))
 	r := s.run("apply", "--stack", id, pkg, "--poll-interval", "100ms").expect(t, 0)
 	r.hasErr(t, "polling instead", "502")
 	r.has(t, "created directory/site", "2/2 created file/motd", "Apply completed")
-	if readFile(t, root+"/site/motd") != "hello" {
-		t.Fatal("motd not written")
-	}
+	require.Equal(t, "hello", readFile(t, root+"/site/motd"), "motd not written")
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
 	"golang.org/x/sys/unix"
 )
 
@@ -18,21 +19,13 @@ import (
 func openPTY(t *testing.T) (ptm, tty *os.File) {
 	t.Helper()
 	ptm, err := os.OpenFile("/dev/ptmx", os.O_RDWR|unix.O_NOCTTY, 0)
-	if err != nil {
-		t.Fatalf("open /dev/ptmx: %v", err)
-	}
+	require.NoError(t, err, "open /dev/ptmx")
 	fd := int(ptm.Fd())
-	if err := unix.IoctlSetPointerInt(fd, unix.TIOCSPTLCK, 0); err != nil {
-		t.Fatalf("unlock pty: %v", err)
-	}
+	require.NoError(t, unix.IoctlSetPointerInt(fd, unix.TIOCSPTLCK, 0), "unlock pty")
 	n, err := unix.IoctlGetInt(fd, unix.TIOCGPTN)
-	if err != nil {
-		t.Fatalf("pty number: %v", err)
-	}
+	require.NoError(t, err, "pty number")
 	tty, err = os.OpenFile(fmt.Sprintf("/dev/pts/%d", n), os.O_RDWR|unix.O_NOCTTY, 0)
-	if err != nil {
-		t.Fatalf("open pty: %v", err)
-	}
+	require.NoError(t, err, "open pty")
 	t.Cleanup(func() { _ = tty.Close(); _ = ptm.Close() })
 	return ptm, tty
 }
@@ -81,9 +74,7 @@ func TestPlanColours(t *testing.T) {
 	s := newAPIServer(t, apiServerOptions{temporal: true})
 	id := s.stack("web")
 	root := s.path("target")
-	if err := os.Mkdir(root, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.Mkdir(root, 0o755))
 	pkg := s.file("site.yaml", sitePackage(root, "hello"))
 	plan := []string{"plan", "--stack", id, pkg, "--server", s.url}
 	green := "\x1b[32m+\x1b[0m"
@@ -114,17 +105,13 @@ func TestPlanColours(t *testing.T) {
 				r := runCairn(t, args...)
 				code, out = r.code, r.stdout
 			}
-			if code != 0 {
-				t.Fatalf("exit %d:\n%s", code, out)
-			}
-			if !strings.Contains(out, "directory/site") || !strings.Contains(out, " to create, ") {
-				t.Fatalf("no plan shown:\n%q", out)
-			}
-			if got := strings.Contains(out, green); got != tt.coloured {
-				t.Fatalf("coloured = %v, want %v:\n%q", got, tt.coloured, out)
-			}
-			if !tt.coloured && ansi(out) {
-				t.Fatalf("ANSI sequences without colour:\n%q", out)
+			require.Equal(t, 0, code, "exit %d:\n%s", code, out)
+			require.Contains(t, out, "directory/site", "no plan shown")
+			require.Contains(t, out, " to create, ", "no plan shown")
+			got := strings.Contains(out, green)
+			require.Equal(t, tt.coloured, got, "coloured = %v, want %v:\n%q", got, tt.coloured, out)
+			if !tt.coloured {
+				require.False(t, ansi(out), "ANSI sequences without colour:\n%q", out)
 			}
 		})
 	}
@@ -136,14 +123,10 @@ func TestApplyLiveProgress(t *testing.T) {
 	s := newAPIServer(t, apiServerOptions{temporal: true})
 	id := s.stack("web")
 	root := s.path("target")
-	if err := os.Mkdir(root, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.Mkdir(root, 0o755))
 	pkg := s.file("site.yaml", sitePackage(root, "hello"))
 	code, out := runOnTerminal(t, "apply", "--stack", id, pkg, "--server", s.url)
-	if code != 0 {
-		t.Fatalf("exit %d:\n%q", code, out)
-	}
+	require.Equal(t, 0, code, "exit %d:\n%q", code, out)
 	for _, want := range []string{
 		"\r\x1b[K[",                             // the bar, redrawn in place
 		"\x1b[32mcreated\x1b[0m directory/site", // a step line, coloured
@@ -151,12 +134,8 @@ func TestApplyLiveProgress(t *testing.T) {
 		"[========================] 2/2 steps", // the last bar stays
 		"Apply completed",
 	} {
-		if !strings.Contains(out, want) {
-			t.Fatalf("terminal output lacks %q:\n%q", want, out)
-		}
+		require.Contains(t, out, want, "terminal output lacks %q:\n%q", want, out)
 	}
 	// Step lines never start with the bar on a terminal.
-	if strings.Contains(out, "] 1/2 created") {
-		t.Fatalf("step lines carry the bar on a terminal:\n%q", out)
-	}
+	require.NotContains(t, out, "] 1/2 created", "step lines carry the bar on a terminal")
 }

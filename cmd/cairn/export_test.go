@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/require"
 	"gopkg.in/yaml.v3"
 
 	"github.com/cairn-io/cairn/client"
@@ -16,14 +17,10 @@ func TestExportAndStackDelete(t *testing.T) {
 	s := newAPIServer(t, apiServerOptions{temporal: true})
 	id := s.stack("web")
 	root := s.path("target")
-	if err := os.Mkdir(root, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.Mkdir(root, 0o755))
 	s.run("apply", "--stack", id, s.file("site.yaml", sitePackage(root, "hello"))).expect(t, 0)
 	// Changed behind Cairn's back: the export shows the file as it is now.
-	if err := os.WriteFile(root+"/site/motd", []byte("edited"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(root+"/site/motd", []byte("edited"), 0o644))
 
 	t.Run("export", func(t *testing.T) {
 		y := s.run("export", "--stack", "web").expect(t, 0).stdout
@@ -40,15 +37,14 @@ func TestExportAndStackDelete(t *testing.T) {
 			}
 			docs[d.Kind+"/"+d.Metadata["name"]] = d.Spec
 		}
-		if len(docs) != 2 || docs["file/motd"]["content"] != "edited" {
-			t.Fatalf("export -o yaml = %v\n%s", docs, y)
-		}
+		require.Len(t, docs, 2, "export -o yaml = %v\n%s", docs, y)
+		require.Equal(t, "edited", docs["file/motd"]["content"], "export -o yaml = %v\n%s", docs, y)
 
 		j := s.run("export", "--stack", id, "-o", "json").expect(t, 0).stdout
 		var arr []map[string]any
-		if err := json.Unmarshal([]byte(j), &arr); err != nil || len(arr) != 2 {
-			t.Fatalf("export -o json: %v\n%s", err, j)
-		}
+		err := json.Unmarshal([]byte(j), &arr)
+		require.NoError(t, err, "export -o json: %v\n%s", err, j)
+		require.Len(t, arr, 2, "export -o json: %v\n%s", err, j)
 
 		s.run("export", "--stack", id, "-o", "table").expect(t, 0).has(t, "KIND", "NAME", "PATH", "motd", root+"/site/motd")
 
@@ -67,9 +63,8 @@ func TestExportAndStackDelete(t *testing.T) {
 	t.Run("delete", func(t *testing.T) {
 		r := s.run("stack", "delete", "web").expect(t, 0)
 		r.has(t, "deleted file/motd", "deleted directory/site", "Destroy completed")
-		if _, err := os.Stat(root + "/site"); !os.IsNotExist(err) {
-			t.Fatalf("destroy left %s/site: %v", root, err)
-		}
+		_, err := os.Stat(root + "/site")
+		require.True(t, os.IsNotExist(err), "destroy left %s/site: %v", root, err)
 		// The server removes the record after the destroy.
 		s.waitUntil("stack record removed", func() bool {
 			_, err := s.client.GetStack(s.ctx(), id)
@@ -81,8 +76,8 @@ func TestExportAndStackDelete(t *testing.T) {
 		other := s.stack("db")
 		r = s.run("stack", "delete", other, "--wait=false").expect(t, 0)
 		exID := strings.TrimSpace(r.stdout)
-		if ex := s.waitExecution(exID, "finished", (*client.Execution).Finished); ex.Kind != model.ExecDestroy || ex.Status != model.ExecCompleted {
-			t.Fatalf("destroy %s: %s %s", exID, ex.Kind, ex.Status)
-		}
+		ex := s.waitExecution(exID, "finished", (*client.Execution).Finished)
+		require.Equal(t, model.ExecDestroy, ex.Kind, "destroy %s: %s %s", exID, ex.Kind, ex.Status)
+		require.Equal(t, model.ExecCompleted, ex.Status, "destroy %s: %s %s", exID, ex.Kind, ex.Status)
 	})
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/require"
 	"gopkg.in/yaml.v3"
 
 	"github.com/cairn-io/cairn/client"
@@ -110,31 +111,32 @@ func TestGraphUploadDownloadListDelete(t *testing.T) {
 			})
 		}
 		// Nothing of the broken graph was stored.
-		if _, _, err := s.client.GetGraph(s.ctx(), model.LayerRelease, "rel", "broken", ""); !client.IsStatus(err, 404) {
-			t.Fatalf("broken graph stored: %v", err)
-		}
+		_, _, err := s.client.GetGraph(s.ctx(), model.LayerRelease, "rel", "broken", "")
+		require.True(t, client.IsStatus(err, 404), "broken graph stored: %v", err)
 	})
 
 	t.Run("list", func(t *testing.T) {
 		s.run("graph", "list", "--release", "rel").expect(t, 0).has(t, "release", "upgrade", "Upgrade")
 		all := s.run("graph", "list", "--cluster", cluster, "--all").expect(t, 0).stdout
 		lines := strings.Split(strings.TrimSpace(all), "\n")
-		if len(lines) != 4 || !strings.HasPrefix(lines[1], "release") || !strings.HasPrefix(lines[2], "cluster") || !strings.HasPrefix(lines[3], "plugin") {
-			t.Fatalf("--all should list release, cluster and plugin layers in merge order:\n%s", all)
-		}
+		require.Len(t, lines, 4, "--all should list release, cluster and plugin layers in merge order:\n%s", all)
+		require.True(t, strings.HasPrefix(lines[1], "release"), "--all should list release, cluster and plugin layers in merge order:\n%s", all)
+		require.True(t, strings.HasPrefix(lines[2], "cluster"), "--all should list release, cluster and plugin layers in merge order:\n%s", all)
+		require.True(t, strings.HasPrefix(lines[3], "plugin"), "--all should list release, cluster and plugin layers in merge order:\n%s", all)
 		var v struct{ Graphs []client.GraphInfo }
 		out := s.run("graph", "list", "--cluster", cluster, "-o", "json").expect(t, 0).stdout
-		if err := json.Unmarshal([]byte(out), &v); err != nil || len(v.Graphs) != 1 || v.Graphs[0].Tasks != 2 || v.Graphs[0].Layer != model.LayerCluster {
-			t.Fatalf("list -o json: %v\n%s", err, out)
-		}
+		err := json.Unmarshal([]byte(out), &v)
+		require.NoError(t, err, "list -o json: %v\n%s", err, out)
+		require.Len(t, v.Graphs, 1, "list -o json: %v\n%s", err, out)
+		require.Equal(t, 2, v.Graphs[0].Tasks, "list -o json: %v\n%s", err, out)
+		require.Equal(t, model.LayerCluster, v.Graphs[0].Layer, "list -o json: %v\n%s", err, out)
 		s.run("graph", "list", "--release", "rel", "--all").expect(t, 1).hasErr(t, "--all needs --cluster")
 	})
 
 	t.Run("download", func(t *testing.T) {
 		// YAML as uploaded comes back verbatim.
-		if got := s.run("graph", "download", "--release", "rel", "--type", "upgrade").expect(t, 0).stdout; got != releaseUpgrade {
-			t.Fatalf("download should return the source as uploaded:\n%s", got)
-		}
+		got := s.run("graph", "download", "--release", "rel", "--type", "upgrade").expect(t, 0).stdout
+		require.Equal(t, releaseUpgrade, got, "download should return the source as uploaded")
 		// The merged graph: release, cluster and plugin tasks, the cluster's override winning.
 		merged := s.run("graph", "download", "--cluster", cluster, "--type", "upgrade", "--merged", "-o", "json").expect(t, 0).stdout
 		var g struct {
@@ -143,22 +145,19 @@ func TestGraphUploadDownloadListDelete(t *testing.T) {
 				Parameters map[string]any `json:"parameters"`
 			} `json:"tasks"`
 		}
-		if err := json.Unmarshal([]byte(merged), &g); err != nil {
-			t.Fatalf("merged -o json: %v\n%s", err, merged)
-		}
+		err := json.Unmarshal([]byte(merged), &g)
+		require.NoError(t, err, "merged -o json: %v\n%s", err, merged)
 		ids := map[string]map[string]any{}
 		for _, task := range g.Tasks {
 			ids[task.ID] = task.Parameters
 		}
-		if len(ids) != 4 || ids["plugin-check"] == nil || ids["announce"] == nil {
-			t.Fatalf("merged tasks = %v", ids)
-		}
-		if cmd := ids["migrate"]["cmd"]; cmd != "echo cluster-migrated > migrated.txt" {
-			t.Fatalf("cluster override lost: migrate cmd = %v", cmd)
-		}
-		if cmd := ids["plugin-check"]["cmd"]; cmd != "echo checked > plugin.txt" {
-			t.Fatalf("jsonnet ext var not applied: %v", cmd)
-		}
+		require.Len(t, ids, 4, "merged tasks")
+		require.NotNil(t, ids["plugin-check"], "merged tasks = %v", ids)
+		require.NotNil(t, ids["announce"], "merged tasks = %v", ids)
+		cmd := ids["migrate"]["cmd"]
+		require.Equal(t, "echo cluster-migrated > migrated.txt", cmd, "cluster override lost: migrate cmd")
+		cmd = ids["plugin-check"]["cmd"]
+		require.Equal(t, "echo checked > plugin.txt", cmd, "jsonnet ext var not applied")
 		// Table lists the tasks; --file writes the graph.
 		s.run("graph", "download", "--cluster", cluster, "--type", "upgrade", "--merged", "-o", "table").expect(t, 0).
 			has(t, "TASK", "TYPE", "ROLES", "REQUIRES", "plugin-check", "prepare", "controller")
@@ -166,9 +165,9 @@ func TestGraphUploadDownloadListDelete(t *testing.T) {
 		s.file("out/.keep", "")
 		s.run("graph", "download", "--cluster", cluster, "--type", "upgrade", "--merged", "--file", out).expect(t, 0)
 		var doc map[string]any
-		if err := yaml.Unmarshal([]byte(readFile(t, out)), &doc); err != nil || doc["kind"] != "Graph" {
-			t.Fatalf("--file: %v\n%s", err, readFile(t, out))
-		}
+		err = yaml.Unmarshal([]byte(readFile(t, out)), &doc)
+		require.NoError(t, err, "--file: %v\n%s", err, readFile(t, out))
+		require.Equal(t, "Graph", doc["kind"], "--file: %v\n%s", err, readFile(t, out))
 		s.run("graph", "download", "--release", "rel", "--merged").expect(t, 1).hasErr(t, "--merged needs --cluster")
 		s.run("graph", "download", "--release", "rel", "--type", "nope").expect(t, 1).hasErr(t, "404")
 	})
@@ -201,9 +200,7 @@ func TestPayloadPositions(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			r := s.run(append([]string{"plan", "--stack", id}, tt.args...)...).expect(t, 1).hasErr(t, tt.stderr...)
-			if strings.Contains(r.stderr, "request:") {
-				t.Fatalf("positions still name the request:\n%s", r.stderr)
-			}
+			require.NotContains(t, r.stderr, "request:", "positions still name the request")
 		})
 	}
 }
@@ -236,36 +233,30 @@ func TestGraphExecute(t *testing.T) {
 			{"n1", "prepared.txt", true}, {"n2", "prepared.txt", true}, {"n2", "announced.txt", true},
 			{"n3", "prepared.txt", false}, {"n1", "migrated.txt", false},
 		} {
-			if got := exists(c.node, c.file); got != c.want {
-				t.Fatalf("%s on %s exists = %v, want %v\n%s", c.file, c.node, got, c.want, r.stdout)
-			}
+			got := exists(c.node, c.file)
+			require.Equal(t, c.want, got, "%s on %s exists = %v, want %v\n%s", c.file, c.node, got, c.want, r.stdout)
 		}
 	})
 
 	t.Run("dry run changes nothing", func(t *testing.T) {
 		r := s.run("graph", "execute", "--cluster", cluster, "--type", "upgrade", "--dry-run", "-o", "json").expect(t, 0)
 		var ex client.Execution
-		if err := json.Unmarshal([]byte(r.stdout), &ex); err != nil || ex.Kind != model.ExecGraph || ex.Status != model.ExecCompleted {
-			t.Fatalf("-o json: %v\n%s", err, r.stdout)
-		}
-		if exists("n1", "migrated.txt") || exists("n3", "prepared.txt") {
-			t.Fatal("a dry run changed the nodes")
-		}
+		err := json.Unmarshal([]byte(r.stdout), &ex)
+		require.NoError(t, err, "-o json: %v\n%s", err, r.stdout)
+		require.Equal(t, model.ExecGraph, ex.Kind, "-o json: %v\n%s", err, r.stdout)
+		require.Equal(t, model.ExecCompleted, ex.Status, "-o json: %v\n%s", err, r.stdout)
+		require.False(t, exists("n1", "migrated.txt"), "a dry run changed the nodes")
+		require.False(t, exists("n3", "prepared.txt"), "a dry run changed the nodes")
 	})
 
 	t.Run("whole cluster, returning at once", func(t *testing.T) {
 		r := s.run("graph", "execute", "--cluster", cluster, "--type", "upgrade", "--wait=false").expect(t, 0)
 		id := strings.TrimSpace(r.stdout)
 		done := s.waitExecution(id, "finished", (*client.Execution).Finished)
-		if done.Status != model.ExecCompleted {
-			t.Fatalf("status %s: %s", done.Status, done.Error)
-		}
-		if got := strings.TrimSpace(readFile(t, nodeFile("n1", "migrated.txt"))); got != "cluster-migrated" {
-			t.Fatalf("migrated.txt = %q: the cluster layer's override should run", got)
-		}
-		if !exists("n3", "prepared.txt") {
-			t.Fatal("n3 was not prepared")
-		}
+		require.Equal(t, model.ExecCompleted, done.Status, "status %s: %s", done.Status, done.Error)
+		got := strings.TrimSpace(readFile(t, nodeFile("n1", "migrated.txt")))
+		require.Equal(t, "cluster-migrated", got, "migrated.txt = %q: the cluster layer's override should run", got)
+		require.True(t, exists("n3", "prepared.txt"), "n3 was not prepared")
 		s.run("exec", "list", "--cluster", cluster, "--kind", "graph").expect(t, 0).has(t, id)
 	})
 

@@ -3,9 +3,10 @@ package main
 import (
 	"encoding/json"
 	"path/filepath"
-	"reflect"
-	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/cairn-io/cairn/graphs"
 	"github.com/cairn-io/cairn/model"
@@ -76,47 +77,36 @@ func graphFixture(t *testing.T) func(string) string {
 func TestGraphMerge(t *testing.T) {
 	p := graphFixture(t)
 	code, stdout, stderr := runCLI(t, "graph", "merge", "--release", p("release.yaml"), "--cluster", p("cluster.yaml"), "--plugin", p("lma.json"), "--type", "default")
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr)
-	}
+	require.Equal(t, 0, code, "exit %d: %s", code, stderr)
 	g, err := graphs.ParseGraph(graphs.Options{}, graphs.Source{Name: "out.yaml", Data: []byte(stdout)})
-	if err != nil {
-		t.Fatalf("output does not parse: %v\n%s", err, stdout)
-	}
+	require.NoError(t, err, "output does not parse: %v\n%s", err, stdout)
 	var ids []string
 	byID := map[string]*model.Task{}
 	for _, tk := range g.Tasks {
 		ids = append(ids, tk.ID)
 		byID[tk.ID] = tk
 	}
-	if want := []string{"deploy_start", "deploy_end", "hosts", "api", "agent", "lma"}; !reflect.DeepEqual(ids, want) {
-		t.Fatalf("tasks %v, want %v", ids, want)
-	}
-	if api := byID["api"]; api.Strategy.Limit() != 2 || api.Parameters["cmd"] != "echo api --verbose" || !reflect.DeepEqual(api.Requires, []string{"hosts"}) {
-		t.Fatalf("api not merged: %+v", *api)
-	}
-	if agent := byID["agent"]; agent.CrossDepends != nil {
-		t.Fatalf("agent cross_depends not removed: %+v", agent.CrossDepends)
-	}
-	if g.Type != "default" {
-		t.Fatalf("type %q", g.Type)
-	}
+	require.Equal(t, []string{"deploy_start", "deploy_end", "hosts", "api", "agent", "lma"}, ids, "tasks")
+	api := byID["api"]
+	require.Equal(t, 2, api.Strategy.Limit(), "api not merged: %+v", *api)
+	require.Equal(t, "echo api --verbose", api.Parameters["cmd"], "api not merged: %+v", *api)
+	require.Equal(t, []string{"hosts"}, api.Requires, "api not merged: %+v", *api)
+	agent := byID["agent"]
+	require.Nil(t, agent.CrossDepends, "agent cross_depends not removed")
+	require.Equal(t, "default", g.Type, "type")
 
 	t.Run("json and another type", func(t *testing.T) {
 		code, stdout, stderr := runCLI(t, "graph", "merge", "--release", p("release.yaml"), "--cluster", p("cluster.yaml"), "--type", "upgrade", "-o", "json")
-		if code != 0 {
-			t.Fatalf("exit %d: %s", code, stderr)
-		}
+		require.Equal(t, 0, code, "exit %d: %s", code, stderr)
 		var doc struct {
 			Metadata struct{ Type string }
 			Tasks    []map[string]any
 		}
-		if err := json.Unmarshal([]byte(stdout), &doc); err != nil {
-			t.Fatalf("%v\n%s", err, stdout)
-		}
-		if doc.Metadata.Type != "upgrade" || len(doc.Tasks) != 1 || doc.Tasks[0]["id"] != "upgrade-db" {
-			t.Fatalf("unexpected: %s", stdout)
-		}
+		err := json.Unmarshal([]byte(stdout), &doc)
+		require.NoError(t, err, "%v\n%s", err, stdout)
+		require.Equal(t, "upgrade", doc.Metadata.Type, "unexpected: %s", stdout)
+		require.Len(t, doc.Tasks, 1, "unexpected: %s", stdout)
+		require.Equal(t, "upgrade-db", doc.Tasks[0]["id"], "unexpected: %s", stdout)
 	})
 
 	errorCases := []struct {
@@ -135,13 +125,10 @@ func TestGraphMerge(t *testing.T) {
 	for _, tt := range errorCases {
 		t.Run(tt.name, func(t *testing.T) {
 			code, stdout, stderr := runCLI(t, append([]string{"graph", "merge"}, tt.args...)...)
-			if code != 1 || stdout != "" {
-				t.Fatalf("exit %d, stdout %q", code, stdout)
-			}
+			require.Equal(t, 1, code, "exit %d, stdout %q", code, stdout)
+			require.Empty(t, stdout, "exit %d, stdout %q", code, stdout)
 			for _, w := range tt.want {
-				if !strings.Contains(stderr, w) {
-					t.Errorf("stderr lacks %q:\n%s", w, stderr)
-				}
+				assert.Contains(t, stderr, w, "stderr lacks %q:\n%s", w, stderr)
 			}
 		})
 	}
@@ -194,30 +181,23 @@ layer 4:
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			code, stdout, stderr := runCLI(t, append([]string{"graph", "show"}, tt.args...)...)
-			if code != 0 {
-				t.Fatalf("exit %d: %s", code, stderr)
-			}
-			if stdout != tt.want {
-				t.Fatalf("got:\n%s\nwant:\n%s", stdout, tt.want)
-			}
+			require.Equal(t, 0, code, "exit %d: %s", code, stderr)
+			require.Equal(t, tt.want, stdout, "got:\n%s\nwant:\n%s", stdout, tt.want)
 		})
 	}
 
 	t.Run("json", func(t *testing.T) {
 		code, stdout, stderr := runCLI(t, "graph", "show", p("release.yaml"), "--nodes", p("nodes.yaml"), "-o", "json")
-		if code != 0 {
-			t.Fatalf("exit %d: %s", code, stderr)
-		}
+		require.Equal(t, 0, code, "exit %d: %s", code, stderr)
 		var out struct {
 			Type   string
 			Layers [][]model.Step
 		}
-		if err := json.Unmarshal([]byte(stdout), &out); err != nil {
-			t.Fatal(err)
-		}
-		if out.Type != "default" || len(out.Layers) != 5 || out.Layers[2][0].ID != "api@n1" || out.Layers[2][0].Spec["command"] != "echo api" {
-			t.Fatalf("unexpected: %s", stdout)
-		}
+		require.NoError(t, json.Unmarshal([]byte(stdout), &out))
+		require.Equal(t, "default", out.Type, "unexpected: %s", stdout)
+		require.Len(t, out.Layers, 5, "unexpected: %s", stdout)
+		require.Equal(t, "api@n1", out.Layers[2][0].ID, "unexpected: %s", stdout)
+		require.Equal(t, "echo api", out.Layers[2][0].Spec["command"], "unexpected: %s", stdout)
 	})
 
 	errorCases := []struct {
@@ -235,13 +215,9 @@ layer 4:
 	for _, tt := range errorCases {
 		t.Run(tt.name, func(t *testing.T) {
 			code, _, stderr := runCLI(t, append([]string{"graph", "show"}, tt.args...)...)
-			if code != 1 {
-				t.Fatalf("exit %d: %s", code, stderr)
-			}
+			require.Equal(t, 1, code, "exit %d: %s", code, stderr)
 			for _, w := range tt.want {
-				if !strings.Contains(stderr, w) {
-					t.Errorf("stderr lacks %q:\n%s", w, stderr)
-				}
+				assert.Contains(t, stderr, w, "stderr lacks %q:\n%s", w, stderr)
 			}
 		})
 	}

@@ -5,22 +5,20 @@ import (
 	"errors"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
 // TestBinary builds the real binary and runs it as a user would: exit
 // codes and output streams must match the in-process commands.
 func TestBinary(t *testing.T) {
 	goTool, err := exec.LookPath("go")
-	if err != nil {
-		t.Fatalf("go tool not found: %v", err)
-	}
+	require.NoError(t, err, "go tool not found")
 	bin := filepath.Join(t.TempDir(), "cairn")
 	build := exec.Command(goTool, "build", "-o", bin, ".")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	out, err := build.CombinedOutput()
+	require.NoError(t, err, "go build: %v\n%s", err, out)
 	dir := writeFiles(t, map[string]string{
 		"pkg.yaml":   motdPackage,
 		"graph.yaml": upgradeGraph,
@@ -53,14 +51,11 @@ func TestBinary(t *testing.T) {
 			} else if err != nil {
 				t.Fatal(err)
 			}
-			if code != tt.code {
-				t.Fatalf("exit %d, want %d\nstdout: %s\nstderr: %s", code, tt.code, &stdout, &stderr)
-			}
-			if !strings.Contains(stdout.String(), tt.stdoutHas) || !strings.Contains(stderr.String(), tt.stderrHas) {
-				t.Fatalf("stdout: %s\nstderr: %s", &stdout, &stderr)
-			}
-			if tt.code != 0 && stdout.Len() > 0 {
-				t.Fatalf("failure wrote to stdout: %s", &stdout)
+			require.Equal(t, tt.code, code, "exit %d, want %d\nstdout: %s\nstderr: %s", code, tt.code, &stdout, &stderr)
+			require.Contains(t, stdout.String(), tt.stdoutHas, "stdout: %s\nstderr: %s", &stdout, &stderr)
+			require.Contains(t, stderr.String(), tt.stderrHas, "stdout: %s\nstderr: %s", &stdout, &stderr)
+			if tt.code != 0 {
+				require.LessOrEqual(t, stdout.Len(), 0, "failure wrote to stdout: %s", &stdout)
 			}
 		})
 	}

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	"gopkg.in/yaml.v3"
 
 	"github.com/cairn-io/cairn/client"
@@ -22,9 +24,7 @@ func TestToYAML(t *testing.T) {
 	}
 	v := item{Name: "b-first", Flag: "true", Text: "line 1\nline 2\n", Count: 3, Empty: []string{}, Map: map[string]any{"z": 1, "a": "0755"}}
 	out, err := toYAML(v)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	tests := []struct{ name, want string }{
 		{"JSON field order", "name: b-first\nflag: "},
 		{"strings that read as other types stay strings", `flag: "true"`},
@@ -34,16 +34,16 @@ func TestToYAML(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if !strings.Contains(string(out), tt.want) {
-				t.Fatalf("YAML lacks %q:\n%s", tt.want, out)
-			}
+			require.Contains(t, string(out), tt.want, "YAML lacks %q:\n%s", tt.want, out)
 		})
 	}
 	// It reads back as the same value.
 	var back item
-	if err := yaml.Unmarshal(out, &back); err != nil || back.Flag != "true" || back.Text != v.Text || back.Map["a"] != "0755" {
-		t.Fatalf("round trip: %v %+v", err, back)
-	}
+	err = yaml.Unmarshal(out, &back)
+	require.NoError(t, err, "round trip: %v %+v", err, back)
+	require.Equal(t, "true", back.Flag, "round trip: %v %+v", err, back)
+	require.Equal(t, v.Text, back.Text, "round trip: %v %+v", err, back)
+	require.Equal(t, "0755", back.Map["a"], "round trip: %v %+v", err, back)
 }
 
 func TestFormatValue(t *testing.T) {
@@ -59,9 +59,8 @@ func TestFormatValue(t *testing.T) {
 		{map[string]any{"k": "v"}, `{"k":"v"}`},
 	}
 	for _, tt := range tests {
-		if got := formatValue(tt.in); got != tt.want {
-			t.Errorf("formatValue(%#v) = %s, want %s", tt.in, got, tt.want)
-		}
+		got := formatValue(tt.in)
+		assert.Equal(t, tt.want, got, "formatValue(%#v) = %s, want %s", tt.in, got, tt.want)
 	}
 }
 
@@ -90,9 +89,8 @@ func TestProgressLines(t *testing.T) {
 		"[========================] 4/4 failed exec/c after 2 attempts: exit 1",
 		"[========================] 4/4 rolled back file/a",
 	}
-	if got := strings.Split(strings.TrimSpace(buf.String()), "\n"); strings.Join(got, "\n") != strings.Join(want, "\n") {
-		t.Fatalf("progress lines:\n%s\nwant:\n%s", buf.String(), strings.Join(want, "\n"))
-	}
+	got := strings.Split(strings.TrimSpace(buf.String()), "\n")
+	require.Equal(t, strings.Join(want, "\n"), strings.Join(got, "\n"), "progress lines:\n%s\nwant:\n%s", buf.String(), strings.Join(want, "\n"))
 }
 
 func TestPayloadDetailNames(t *testing.T) {
@@ -111,8 +109,7 @@ func TestPayloadDetailNames(t *testing.T) {
 		{client.ErrorDetail{Document: "https://example.com/x.yaml", Line: 3}, client.ErrorDetail{Document: "https://example.com/x.yaml", Line: 3}},
 	}
 	for _, tt := range tests {
-		if got := p.detailNames(tt.in); got != tt.want {
-			t.Errorf("detailNames(%+v) = %+v, want %+v", tt.in, got, tt.want)
-		}
+		got := p.detailNames(tt.in)
+		assert.Equal(t, tt.want, got, "detailNames(%+v) = %+v, want %+v", tt.in, got, tt.want)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/require"
 	"gopkg.in/yaml.v3"
 
 	"github.com/cairn-io/cairn/client"
@@ -32,9 +33,7 @@ func TestPlan(t *testing.T) {
 	s := newAPIServer(t, apiServerOptions{temporal: true, token: "tok"})
 	id := s.stack("web")
 	root := s.path("target")
-	if err := os.Mkdir(root, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.Mkdir(root, 0o755))
 	pkg := s.file("site.yaml", sitePackage(root, "hello"))
 
 	t.Run("new package", func(t *testing.T) {
@@ -53,15 +52,12 @@ func TestPlan(t *testing.T) {
 					"+ directory/site will be created", "+ file/motd will be created",
 					`+ content = "{sha256}`, `+ path    = "`+root+`/site/motd"`,
 					"Plan: 2 to create, 0 to update, 0 to delete, 0 to run, 0 unchanged.")
-				if ansi(r.stdout) {
-					t.Fatalf("colours on a pipe:\n%q", r.stdout)
-				}
+				require.False(t, ansi(r.stdout), "colours on a pipe:\n%q", r.stdout)
 			})
 		}
 		// A plan changes nothing.
-		if _, err := os.Stat(root + "/site"); !os.IsNotExist(err) {
-			t.Fatalf("plan created %s: %v", root, err)
-		}
+		_, err := os.Stat(root + "/site")
+		require.True(t, os.IsNotExist(err), "plan created %s: %v", root, err)
 	})
 
 	s.run("apply", "--stack", id, pkg).expect(t, 0)
@@ -102,12 +98,11 @@ func TestPlan(t *testing.T) {
 		changed := s.file("site3.yaml", sitePackage(root, "hallo"))
 		out := s.run("plan", "--stack", id, changed, "-o", "json", "--detailed-exitcode").expect(t, 2).stdout
 		var plan client.DryRun
-		if err := json.Unmarshal([]byte(out), &plan); err != nil {
-			t.Fatalf("-o json: %v\n%s", err, out)
-		}
-		if plan.Summary.Update != 1 || plan.Summary.Noop != 1 || plan.ExecutionID == "" {
-			t.Fatalf("plan summary = %+v", plan.Summary)
-		}
+		err := json.Unmarshal([]byte(out), &plan)
+		require.NoError(t, err, "-o json: %v\n%s", err, out)
+		require.Equal(t, 1, plan.Summary.Update, "plan summary = %+v", plan.Summary)
+		require.Equal(t, 1, plan.Summary.Noop, "plan summary = %+v", plan.Summary)
+		require.NotEmpty(t, plan.ExecutionID, "plan summary = %+v", plan.Summary)
 		out = s.run("plan", "--stack", id, changed, "-o", "yaml").expect(t, 0).stdout
 		var y struct {
 			Summary struct{ Update int } `yaml:"summary"`
@@ -116,9 +111,10 @@ func TestPlan(t *testing.T) {
 				Action string `yaml:"action"`
 			} `yaml:"diff"`
 		}
-		if err := yaml.Unmarshal([]byte(out), &y); err != nil || y.Summary.Update != 1 || len(y.Diff) != 2 {
-			t.Fatalf("-o yaml: %v\n%s", err, out)
-		}
+		err = yaml.Unmarshal([]byte(out), &y)
+		require.NoError(t, err, "-o yaml: %v\n%s", err, out)
+		require.Equal(t, 1, y.Summary.Update, "-o yaml: %v\n%s", err, out)
+		require.Len(t, y.Diff, 2, "-o yaml: %v\n%s", err, out)
 	})
 
 	t.Run("failure", func(t *testing.T) {
@@ -142,9 +138,7 @@ func TestPlanJsonnetImport(t *testing.T) {
 	s := newAPIServer(t, apiServerOptions{temporal: true})
 	id := s.stack("web")
 	root := s.path("target")
-	if err := os.Mkdir(root, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.Mkdir(root, 0o755))
 	s.file("pkg/lib/files.libsonnet", `{
   file(name, path, content):: {apiVersion: 'cairn/v1', kind: 'File', metadata: {name: name}, spec: {path: path, content: content}},
 }
@@ -155,9 +149,8 @@ func TestPlanJsonnetImport(t *testing.T) {
 	s.run("plan", "--stack", id, main, "--ext-var", "root="+root, "--detailed-exitcode").expect(t, 2).
 		has(t, "+ file/motd will be created", `+ content = "{sha256}`)
 	s.run("apply", "--stack", id, main, "--ext-var", "root="+root).expect(t, 0)
-	if got := readFile(t, root+"/motd"); got != "from jsonnet" {
-		t.Fatalf("motd = %q", got)
-	}
+	got := readFile(t, root+"/motd")
+	require.Equal(t, "from jsonnet", got, "motd")
 	// Evaluation errors are reported here, with the file's position.
 	broken := s.file("pkg/broken.jsonnet", "local files = import 'lib/files.libsonnet';\n[files.nope]\n")
 	s.run("plan", "--stack", id, broken).expect(t, 1).hasErr(t, broken+":2:", "Jsonnet did not evaluate")

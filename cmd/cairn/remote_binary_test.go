@@ -7,6 +7,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
 // TestBinaryAgainstServer builds the real binary and runs client verbs as
@@ -14,19 +16,14 @@ import (
 // exit codes from the process.
 func TestBinaryAgainstServer(t *testing.T) {
 	goTool, err := exec.LookPath("go")
-	if err != nil {
-		t.Fatalf("go tool not found: %v", err)
-	}
+	require.NoError(t, err, "go tool not found")
 	bin := filepath.Join(t.TempDir(), "cairn")
-	if out, err := exec.Command(goTool, "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	out, err := exec.Command(goTool, "build", "-o", bin, ".").CombinedOutput()
+	require.NoError(t, err, "go build: %v\n%s", err, out)
 	s := newAPIServer(t, apiServerOptions{temporal: true, token: "bin-token", tokens: map[string]string{"alice": aliceToken}})
 	s.stack("web")
 	root := s.path("target")
-	if err := os.Mkdir(root, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.Mkdir(root, 0o755))
 	pkg := s.file("site.yaml", sitePackage(root, "hello"))
 
 	tests := []struct {
@@ -49,9 +46,7 @@ func TestBinaryAgainstServer(t *testing.T) {
 			r.hasErr(t, tt.stderr)
 		})
 	}
-	if readFile(t, root+"/site/motd") != "hello" {
-		t.Fatal("the binary's apply did not write the file")
-	}
+	require.Equal(t, "hello", readFile(t, root+"/site/motd"), "the binary's apply did not write the file")
 
 	t.Run("approved and rejected plans", func(t *testing.T) {
 		changed := s.file("site2.yaml", sitePackage(root, "bonjour"))
@@ -63,15 +58,11 @@ func TestBinaryAgainstServer(t *testing.T) {
 		rejected := plan()
 		runBinary(t, bin, s.url, aliceToken, "exec", "reject", rejected, "--comment", "no").expect(t, 0).has(t, rejected+" rejected by alice")
 		runBinary(t, bin, s.url, aliceToken, "exec", "reject", rejected).expect(t, 1).hasErr(t, "409")
-		if readFile(t, root+"/site/motd") != "hello" {
-			t.Fatal("a rejected plan changed the file")
-		}
+		require.Equal(t, "hello", readFile(t, root+"/site/motd"), "a rejected plan changed the file")
 		approved := plan()
 		r := runBinary(t, bin, s.url, aliceToken, "exec", "approve", approved).expect(t, 0).has(t, approved+" approved by alice", "applying as ")
 		runBinary(t, bin, s.url, "bin-token", "exec", "watch", applyingAs.FindStringSubmatch(r.stdout)[1]).expect(t, 0).has(t, "Apply completed")
-		if readFile(t, root+"/site/motd") != "bonjour" {
-			t.Fatal("the approved plan did not write the file")
-		}
+		require.Equal(t, "bonjour", readFile(t, root+"/site/motd"), "the approved plan did not write the file")
 	})
 }
 

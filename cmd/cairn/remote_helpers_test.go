@@ -5,7 +5,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"github.com/cairn-io/cairn/graphs"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -13,6 +12,10 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/cairn-io/cairn/graphs"
 
 	"github.com/cairn-io/cairn/api"
 	"github.com/cairn-io/cairn/client"
@@ -67,9 +70,7 @@ func newAPIServer(t *testing.T, o apiServerOptions) *apiServer {
 	dir := t.TempDir()
 	ctx := context.Background()
 	st, err := store.Open(ctx, "sqlite://"+filepath.Join(dir, "cairn.db"))
-	if err != nil {
-		t.Fatalf("open store: %v", err)
-	}
+	require.NoError(t, err, "open store")
 	t.Cleanup(func() { _ = st.Close() })
 	if o.sealKey != nil {
 		if st, err = store.WithSealer(st, o.sealKey); err != nil {
@@ -87,27 +88,19 @@ func newAPIServer(t *testing.T, o apiServerOptions) *apiServer {
 		wdeps := worker.Deps{Store: st, Catalogue: cat, Fetch: fetch.New(fetch.Options{})}
 		wopts := worker.Options{TaskQueue: queue}
 		w, err := worker.New(dev.Client, wdeps, wopts)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		worker.RegisterGraph(w, wdeps, wopts)
-		if err := w.Start(); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, w.Start())
 		t.Cleanup(w.Stop)
 		s.locals = worker.NewLocalNodes(dev.Client, wdeps, filepath.Join(dir, "data"), worker.Options{})
 		t.Cleanup(s.locals.Stop)
 		starterCfg := starter.Config{TaskQueue: queue, Store: st, HeartbeatTimeout: 2 * time.Second, NodeWait: 10 * time.Second}
 		st := starter.New(dev.Client, starterCfg)
-		if err := st.EnsureSearchAttributes(ctx); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, st.EnsureSearchAttributes(ctx))
 		deps.Executions, deps.Drift = st, st
 	}
 	e, err := api.New(cfg, deps)
-	if err != nil {
-		t.Fatalf("api.New: %v", err)
-	}
+	require.NoError(t, err, "api.New")
 	var h http.Handler = e
 	if o.front != nil {
 		h = o.front(e)
@@ -115,9 +108,8 @@ func newAPIServer(t *testing.T, o apiServerOptions) *apiServer {
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
 	s.url = srv.URL
-	if s.client, err = client.New(srv.URL, o.token); err != nil {
-		t.Fatal(err)
-	}
+	s.client, err = client.New(srv.URL, o.token)
+	require.NoError(t, err)
 	return s
 }
 
@@ -156,9 +148,7 @@ func runCairn(t *testing.T, args ...string) cliResult {
 // ok fails the test unless the command exited with code.
 func (r cliResult) expect(t *testing.T, code int) cliResult {
 	t.Helper()
-	if r.code != code {
-		t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", r.code, code, r.stdout, r.stderr)
-	}
+	require.Equal(t, code, r.code, "exit %d, want %d\nstdout:\n%s\nstderr:\n%s", r.code, code, r.stdout, r.stderr)
 	return r
 }
 
@@ -166,9 +156,7 @@ func (r cliResult) expect(t *testing.T, code int) cliResult {
 func (r cliResult) has(t *testing.T, wants ...string) cliResult {
 	t.Helper()
 	for _, w := range wants {
-		if !strings.Contains(r.stdout, w) {
-			t.Fatalf("stdout lacks %q\nstdout:\n%s\nstderr:\n%s", w, r.stdout, r.stderr)
-		}
+		require.Contains(t, r.stdout, w, "stdout lacks %q\nstdout:\n%s\nstderr:\n%s", w, r.stdout, r.stderr)
 	}
 	return r
 }
@@ -177,9 +165,7 @@ func (r cliResult) has(t *testing.T, wants ...string) cliResult {
 func (r cliResult) hasErr(t *testing.T, wants ...string) cliResult {
 	t.Helper()
 	for _, w := range wants {
-		if !strings.Contains(r.stderr, w) {
-			t.Fatalf("stderr lacks %q\nstdout:\n%s\nstderr:\n%s", w, r.stdout, r.stderr)
-		}
+		require.Contains(t, r.stderr, w, "stderr lacks %q\nstdout:\n%s\nstderr:\n%s", w, r.stdout, r.stderr)
 	}
 	return r
 }
@@ -189,12 +175,8 @@ func (r cliResult) hasErr(t *testing.T, wants ...string) cliResult {
 func (s *apiServer) file(name, content string) string {
 	s.t.Helper()
 	p := filepath.Join(s.dir, name)
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		s.t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-		s.t.Fatal(err)
-	}
+	require.NoError(s.t, os.MkdirAll(filepath.Dir(p), 0o755))
+	require.NoError(s.t, os.WriteFile(p, []byte(content), 0o644))
 	return p
 }
 
@@ -211,9 +193,7 @@ func (s *apiServer) ctx() context.Context {
 func (s *apiServer) stack(name string) string {
 	s.t.Helper()
 	st, err := s.client.CreateStack(s.ctx(), client.StackInput{Name: name})
-	if err != nil {
-		s.t.Fatal(err)
-	}
+	require.NoError(s.t, err)
 	return st.ID
 }
 
@@ -223,19 +203,14 @@ func (s *apiServer) cluster(nodes ...model.Node) string {
 	s.t.Helper()
 	ctx := s.ctx()
 	id := "c" + randomSuffix()
-	if _, err := s.client.CreateRelease(ctx, client.ReleaseInput{ID: "rel", Name: "release"}); err != nil {
-		s.t.Fatal(err)
-	}
-	if _, err := s.client.CreatePlugin(ctx, client.PluginInput{ID: "plug", Name: "plugin"}); err != nil {
-		s.t.Fatal(err)
-	}
-	if _, err := s.client.CreateCluster(ctx, client.ClusterInput{ID: id, Name: "env", ReleaseID: "rel", PluginIDs: []string{"plug"}, Nodes: nodes}); err != nil {
-		s.t.Fatal(err)
-	}
+	_, err := s.client.CreateRelease(ctx, client.ReleaseInput{ID: "rel", Name: "release"})
+	require.NoError(s.t, err)
+	_, err = s.client.CreatePlugin(ctx, client.PluginInput{ID: "plug", Name: "plugin"})
+	require.NoError(s.t, err)
+	_, err = s.client.CreateCluster(ctx, client.ClusterInput{ID: id, Name: "env", ReleaseID: "rel", PluginIDs: []string{"plug"}, Nodes: nodes})
+	require.NoError(s.t, err)
 	if s.locals != nil {
-		if err := s.locals.Sync(ctx); err != nil {
-			s.t.Fatal(err)
-		}
+		require.NoError(s.t, s.locals.Sync(ctx))
 	}
 	return id
 }
@@ -244,9 +219,7 @@ func (s *apiServer) cluster(nodes ...model.Node) string {
 func (s *apiServer) execution(id string) *client.Execution {
 	s.t.Helper()
 	ex, err := s.client.GetExecution(s.ctx(), id)
-	if err != nil {
-		s.t.Fatalf("get execution %s: %v", id, err)
-	}
+	require.NoError(s.t, err, "get execution %s: %v", id, err)
 	return ex
 }
 
@@ -268,9 +241,7 @@ func (s *apiServer) waitExecution(id, what string, cond func(*client.Execution) 
 func readFile(t *testing.T, p string) string {
 	t.Helper()
 	b, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return string(b)
 }
 
@@ -282,9 +253,7 @@ func (s *apiServer) waitUntil(what string, cond func() bool) {
 	s.t.Helper()
 	deadline := time.Now().Add(time.Minute)
 	for !cond() {
-		if time.Now().After(deadline) {
-			s.t.Fatalf("%s: not within a minute", what)
-		}
+		require.False(s.t, time.Now().After(deadline), "%s: not within a minute", what)
 		time.Sleep(100 * time.Millisecond)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/require"
 	"gopkg.in/yaml.v3"
 
 	"github.com/cairn-io/cairn/client"
@@ -15,16 +16,15 @@ func TestStackCreateListShow(t *testing.T) {
 
 	created := s.run("stack", "create", "web", "--description", "the web tier", "--url", "https://example.com/web.yaml", "-o", "json").expect(t, 0)
 	var st client.Stack
-	if err := json.Unmarshal([]byte(created.stdout), &st); err != nil {
-		t.Fatalf("stack create -o json: %v\n%s", err, created.stdout)
-	}
-	if st.ID == "" || st.Name != "web" || st.Description != "the web tier" || len(st.URLs) != 1 {
-		t.Fatalf("created stack = %+v", st)
-	}
+	require.NoError(t, json.Unmarshal([]byte(created.stdout), &st), "stack create -o json:\n%s", created.stdout)
+	require.NotEmpty(t, st.ID, "created stack = %+v", st)
+	require.Equal(t, "web", st.Name, "created stack = %+v", st)
+	require.Equal(t, "the web tier", st.Description, "created stack = %+v", st)
+	require.Len(t, st.URLs, 1, "created stack = %+v", st)
 	// The server has it.
-	if got, err := s.client.GetStack(s.ctx(), st.ID); err != nil || got.Name != "web" {
-		t.Fatalf("GET stack: %+v, %v", got, err)
-	}
+	got, err := s.client.GetStack(s.ctx(), st.ID)
+	require.NoError(t, err, "GET stack")
+	require.Equal(t, "web", got.Name, "GET stack: %+v", got)
 	s.run("stack", "create", "db").expect(t, 0).has(t, "ID", "NAME", "db")
 
 	t.Run("list", func(t *testing.T) {
@@ -34,22 +34,23 @@ func TestStackCreateListShow(t *testing.T) {
 		}{
 			{"table", func(t *testing.T, out string) {
 				lines := strings.Split(strings.TrimSpace(out), "\n")
-				if len(lines) != 3 || !strings.HasPrefix(lines[0], "ID") || !strings.Contains(lines[0], "RESOURCES") {
-					t.Fatalf("table:\n%s", out)
-				}
+				require.Len(t, lines, 3, "table:\n%s", out)
+				require.True(t, strings.HasPrefix(lines[0], "ID"), "table:\n%s", out)
+				require.Contains(t, lines[0], "RESOURCES", "table:\n%s", out)
 				// Columns are aligned: NAME starts at the same offset on every line.
 				col := strings.Index(lines[0], "NAME")
 				for _, l := range lines[1:] {
-					if name := strings.Fields(l[col:])[0]; name != "web" && name != "db" {
-						t.Fatalf("NAME column misaligned:\n%s", out)
+					name := strings.Fields(l[col:])[0]
+					if name != "web" {
+						require.Equal(t, "db", name, "NAME column misaligned:\n%s", out)
 					}
 				}
 			}},
 			{"json", func(t *testing.T, out string) {
 				var v struct{ Stacks []client.Stack }
-				if err := json.Unmarshal([]byte(out), &v); err != nil || len(v.Stacks) != 2 {
-					t.Fatalf("json: %v\n%s", err, out)
-				}
+				err := json.Unmarshal([]byte(out), &v)
+				require.NoError(t, err, "json: %v\n%s", err, out)
+				require.Len(t, v.Stacks, 2, "json: %v\n%s", err, out)
 			}},
 			{"yaml", func(t *testing.T, out string) {
 				var v struct {
@@ -59,12 +60,12 @@ func TestStackCreateListShow(t *testing.T) {
 						CreatedAt string `yaml:"createdAt"`
 					} `yaml:"stacks"`
 				}
-				if err := yaml.Unmarshal([]byte(out), &v); err != nil || len(v.Stacks) != 2 || v.Stacks[0].ID == "" || v.Stacks[0].CreatedAt == "" {
-					t.Fatalf("yaml: %v\n%s", err, out)
-				}
-				if !strings.HasPrefix(out, "stacks:\n  - id: ") {
-					t.Fatalf("yaml output should be block style in the JSON field order:\n%s", out)
-				}
+				err := yaml.Unmarshal([]byte(out), &v)
+				require.NoError(t, err, "yaml: %v\n%s", err, out)
+				require.Len(t, v.Stacks, 2, "yaml: %v\n%s", err, out)
+				require.NotEmpty(t, v.Stacks[0].ID, "yaml: %v\n%s", err, out)
+				require.NotEmpty(t, v.Stacks[0].CreatedAt, "yaml: %v\n%s", err, out)
+				require.True(t, strings.HasPrefix(out, "stacks:\n  - id: "), "yaml output should be block style in the JSON field order:\n%s", out)
 			}},
 		}
 		for _, tt := range tests {
@@ -91,8 +92,8 @@ func TestStackCreateListShow(t *testing.T) {
 		for _, tt := range tests {
 			t.Run(tt.name, func(t *testing.T) {
 				r := s.run(tt.args...).expect(t, tt.code).has(t, tt.out...).hasErr(t, tt.err)
-				if tt.code != 0 && r.stdout != "" {
-					t.Fatalf("a failure wrote to stdout: %s", r.stdout)
+				if tt.code != 0 {
+					require.Empty(t, r.stdout, "a failure wrote to stdout: %s", r.stdout)
 				}
 			})
 		}
@@ -130,9 +131,7 @@ func TestTokenAndServer(t *testing.T) {
 				t.Setenv(k, v)
 			}
 			r := runCairn(t, tt.args...).expect(t, tt.code).has(t, tt.stdout).hasErr(t, tt.stderr)
-			if strings.Contains(r.stdout+r.stderr, "s3cret-token") {
-				t.Fatal("the token was printed")
-			}
+			require.NotContains(t, r.stdout+r.stderr, "s3cret-token", "the token was printed")
 		})
 	}
 }

@@ -5,8 +5,10 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // runCLI runs a command line in-process.
@@ -24,12 +26,8 @@ func writeFiles(t *testing.T, files map[string]string) string {
 	dir := t.TempDir()
 	for name, content := range files {
 		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		require.NoError(t, os.WriteFile(p, []byte(content), 0o644))
 	}
 	return dir
 }
@@ -140,19 +138,15 @@ dependsOn: [Directory/nope]
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			code, stdout, stderr := runCLI(t, tt.args...)
-			if code != tt.code {
-				t.Fatalf("exit %d, want %d\nstdout: %s\nstderr: %s", code, tt.code, stdout, stderr)
+			require.Equal(t, tt.code, code, "exit %d, want %d\nstdout: %s\nstderr: %s", code, tt.code, stdout, stderr)
+			if tt.stdout != "" {
+				require.Equal(t, tt.stdout, stdout, "stdout %q, want %q", stdout, tt.stdout)
 			}
-			if tt.stdout != "" && stdout != tt.stdout {
-				t.Fatalf("stdout %q, want %q", stdout, tt.stdout)
-			}
-			if tt.stderrNone && stderr != "" {
-				t.Fatalf("stderr: %s", stderr)
+			if tt.stderrNone {
+				require.Empty(t, stderr, "stderr: %s", stderr)
 			}
 			for _, s := range tt.stderrHas {
-				if !strings.Contains(stderr, s) {
-					t.Errorf("stderr lacks %q:\n%s", s, stderr)
-				}
+				assert.Contains(t, stderr, s, "stderr lacks %q:\n%s", s, stderr)
 			}
 		})
 	}
@@ -161,22 +155,19 @@ dependsOn: [Directory/nope]
 func TestValidatePartialLayer(t *testing.T) {
 	dir := writeFiles(t, map[string]string{"cluster.yaml": "- id: stop-api\n  condition: null\n  requires: [elsewhere]\n"})
 	code, _, stderr := runCLI(t, "validate", filepath.Join(dir, "cluster.yaml"))
-	if code != 1 || !strings.Contains(stderr, "missing task type") {
-		t.Fatalf("without --partial: exit %d, %s", code, stderr)
-	}
+	require.Equal(t, 1, code, "without --partial: exit %d, %s", code, stderr)
+	require.Contains(t, stderr, "missing task type", "without --partial: exit %d, %s", code, stderr)
 	code, stdout, stderr := runCLI(t, "validate", "--partial", filepath.Join(dir, "cluster.yaml"))
-	if code != 0 || stdout != "1 file: 0 resources, 1 graph (1 task): valid\n" {
-		t.Fatalf("with --partial: exit %d, %q %s", code, stdout, stderr)
-	}
+	require.Equal(t, 0, code, "with --partial: exit %d, %q %s", code, stdout, stderr)
+	require.Equal(t, "1 file: 0 resources, 1 graph (1 task): valid\n", stdout, "with --partial: exit %d, %q %s", code, stdout, stderr)
 }
 
 func TestRootHelp(t *testing.T) {
 	code, stdout, _ := runCLI(t)
-	if code != 0 || !strings.Contains(stdout, "validate") || !strings.Contains(stdout, "graph") {
-		t.Fatalf("exit %d: %s", code, stdout)
-	}
+	require.Equal(t, 0, code, "exit %d: %s", code, stdout)
+	require.Contains(t, stdout, "validate", "exit %d: %s", code, stdout)
+	require.Contains(t, stdout, "graph", "exit %d: %s", code, stdout)
 	code, _, stderr := runCLI(t, "frobnicate")
-	if code != 1 || !strings.Contains(stderr, `unknown command "frobnicate"`) {
-		t.Fatalf("exit %d: %s", code, stderr)
-	}
+	require.Equal(t, 1, code, "exit %d: %s", code, stderr)
+	require.Contains(t, stderr, `unknown command "frobnicate"`, "exit %d: %s", code, stderr)
 }

@@ -28,7 +28,7 @@ func TestComposePublishesOnLoopbackUnlessTold(t *testing.T) {
 				assert.Equal(t, want, p.HostIP, "%s publishes %d on %q", svc.Name, p.Target, p.HostIP)
 			}
 		}
-		assert.Equal(t, 3, published, "the Temporal frontend, its UI and the API")
+		assert.Equal(t, 4, published, "the Temporal frontend, its UI, the UI's codec proxy and the API")
 		pg, err := project.GetService("postgres")
 		require.NoError(t, err)
 		assert.Empty(t, pg.Ports, "PostgreSQL is for the services here only")

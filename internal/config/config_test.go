@@ -1,22 +1,23 @@
 package config
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
 
 func TestLoadDefaultsAndOverrides(t *testing.T) {
 	env := map[string]string{"CAIRN_API_TOKEN": "s3cret", "CAIRN_BODY_LIMIT": "1MiB", "CAIRN_FETCH_SCHEMES": "https, FILE"}
 	c, err := Load(Values(func(k string) string { return env[k] }))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if c.TemporalAddress != "127.0.0.1:7233" || c.TaskQueue != "cairn" || c.Parallelism != 10 {
-		t.Fatalf("defaults not applied: %+v", c)
-	}
-	if c.APIToken != "s3cret" || c.BodyLimit != 1<<20 {
-		t.Fatalf("overrides not applied: %+v", c)
-	}
-	if len(c.FetchSchemes) != 2 || c.FetchSchemes[1] != "file" {
-		t.Fatalf("schemes = %v", c.FetchSchemes)
-	}
+	require.NoError(t, err)
+	require.Equal(t, "127.0.0.1:7233", c.TemporalAddress, "defaults not applied: %+v", c)
+	require.Equal(t, "cairn", c.TaskQueue, "defaults not applied: %+v", c)
+	require.Equal(t, 10, c.Parallelism, "defaults not applied: %+v", c)
+	require.Equal(t, "s3cret", c.APIToken, "overrides not applied: %+v", c)
+	require.Equal(t, int64(1<<20), c.BodyLimit, "overrides not applied: %+v", c)
+	require.Len(t, c.FetchSchemes, 2, "schemes")
+	require.Equal(t, "file", c.FetchSchemes[1], "schemes = %v", c.FetchSchemes)
 }
 
 func TestLoadRejectsBadValues(t *testing.T) {
@@ -26,9 +27,8 @@ func TestLoadRejectsBadValues(t *testing.T) {
 		"api addr":    {"CAIRN_API_ADDR": "nohostport"},
 	} {
 		t.Run(name, func(t *testing.T) {
-			if _, err := Load(Values(func(k string) string { return env[k] })); err == nil {
-				t.Fatal("want an error")
-			}
+			_, err := Load(Values(func(k string) string { return env[k] }))
+			require.Error(t, err, "want an error")
 		})
 	}
 }
@@ -36,8 +36,7 @@ func TestLoadRejectsBadValues(t *testing.T) {
 func TestParseSize(t *testing.T) {
 	for in, want := range map[string]int64{"10MB": 10e6, "512KiB": 512 << 10, "1048576": 1048576, "2 M": 2 << 20} {
 		got, err := ParseSize(in)
-		if err != nil || got != want {
-			t.Errorf("ParseSize(%q) = %d, %v; want %d", in, got, err, want)
-		}
+		require.NoError(t, err, "ParseSize(%q) = %d, %v; want %d", in, got, err, want)
+		assert.Equal(t, want, got, "ParseSize(%q) = %d, %v; want %d", in, got, err, want)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/testsuite"
 	"go.temporal.io/sdk/worker"
@@ -62,9 +63,7 @@ func step(_ context.Context, n int) (int, error) { return n, nil }
 // step's round trip.
 func BenchmarkSequentialStep(b *testing.B) {
 	bin, err := testenv.TemporalBinary()
-	if err != nil {
-		b.Fatal(err)
-	}
+	require.NoError(b, err)
 	for _, srv := range []struct {
 		name string
 		args []string
@@ -79,9 +78,7 @@ func BenchmarkSequentialStep(b *testing.B) {
 		w := worker.New(c, queue, worker.Options{MaxConcurrentActivityTaskPollers: 8, MaxConcurrentWorkflowTaskPollers: 8})
 		w.RegisterWorkflow(chainWorkflow)
 		w.RegisterActivity(step)
-		if err := w.Start(); err != nil {
-			b.Fatal(err)
-		}
+		require.NoError(b, w.Start())
 		for _, way := range srv.ways {
 			b.Run(srv.name+"/"+way, func(b *testing.B) {
 				ctx := context.Background()
@@ -90,9 +87,7 @@ func BenchmarkSequentialStep(b *testing.B) {
 					if err == nil {
 						err = r.Get(ctx, nil)
 					}
-					if err != nil {
-						b.Fatal(err)
-					}
+					require.NoError(b, err)
 				}
 				run() // the first run warms the worker's cache up
 				start := time.Now()
@@ -116,9 +111,7 @@ func startServer(b *testing.B, bin string, args []string) client.Client {
 	srv, err := testsuite.StartDevServer(ctx, testsuite.DevServerOptions{
 		ExistingPath: bin, LogLevel: "error", ExtraArgs: args,
 	})
-	if err != nil {
-		b.Fatal(err)
-	}
+	require.NoError(b, err)
 	b.Cleanup(func() { _ = srv.Stop() })
 	return srv.Client()
 }

@@ -2,7 +2,6 @@ package fetch
 
 import (
 	"context"
-	"errors"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -10,6 +9,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestFetchHTTP(t *testing.T) {
@@ -65,22 +67,16 @@ func TestFetchHTTP(t *testing.T) {
 		t.Run(tt.path, func(t *testing.T) {
 			src, err := f.Fetch(ctx, srv.URL+tt.path)
 			if tt.err != nil {
-				if !errors.Is(err, tt.err) {
-					t.Fatalf("err %v, want %v", err, tt.err)
-				}
+				require.ErrorIs(t, err, tt.err, "err %v, want %v", err, tt.err)
 				return
 			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if string(src.Data) != tt.text || src.Format != tt.format {
-				t.Fatalf("got %q (%s)", src.Data, src.Format)
-			}
+			require.NoError(t, err)
+			require.Equal(t, tt.text, string(src.Data), "got %q (%s)", src.Data, src.Format)
+			require.Equal(t, tt.format, src.Format, "got %q (%s)", src.Data, src.Format)
 		})
 	}
-	if _, err := New(Options{Schemes: []string{"https"}}).Fetch(ctx, srv.URL+"/pkg.yaml"); !errors.Is(err, ErrScheme) {
-		t.Fatalf("http with only https allowed: %v", err)
-	}
+	_, err := New(Options{Schemes: []string{"https"}}).Fetch(ctx, srv.URL+"/pkg.yaml")
+	require.ErrorIs(t, err, ErrScheme, "http with only https allowed: %v", err)
 }
 
 func TestFetchFileConfined(t *testing.T) {
@@ -88,9 +84,7 @@ func TestFetchFileConfined(t *testing.T) {
 	outside := t.TempDir()
 	must := func(err error) {
 		t.Helper()
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 	}
 	must(os.MkdirAll(filepath.Join(dir, "pkgs"), 0o755))
 	must(os.WriteFile(filepath.Join(dir, "pkgs", "a.json"), []byte(`{"kind": "File"}`), 0o644))
@@ -102,9 +96,9 @@ func TestFetchFileConfined(t *testing.T) {
 	ctx := context.Background()
 	for _, ok := range []string{"file:///pkgs/a.json", "file:pkgs/a.json", "file://localhost/pkgs/a.json"} {
 		src, err := f.Fetch(ctx, ok)
-		if err != nil || string(src.Data) != `{"kind": "File"}` || src.Format != "json" {
-			t.Fatalf("%s: %v %+v", ok, err, src)
-		}
+		require.NoError(t, err, "%s: %v %+v", ok, err, src)
+		require.Equal(t, `{"kind": "File"}`, string(src.Data), "%s: %v %+v", ok, err, src)
+		require.Equal(t, "json", src.Format, "%s: %v %+v", ok, err, src)
 	}
 	for raw, want := range map[string]error{
 		"file:///../" + filepath.Base(outside) + "/secret.yaml": ErrOutside,
@@ -115,17 +109,14 @@ func TestFetchFileConfined(t *testing.T) {
 		"file://otherhost/pkgs/a.json":                          ErrURL,
 		"file:///":                                              ErrURL,
 	} {
-		if _, err := f.Fetch(ctx, raw); !errors.Is(err, want) {
-			t.Errorf("%s: err %v, want %v", raw, err, want)
-		}
+		_, err := f.Fetch(ctx, raw)
+		assert.ErrorIs(t, err, want, "%s: err %v, want %v", raw, err, want)
 	}
-	if _, err := f.Fetch(ctx, "file:///pkgs"); err == nil {
-		t.Error("a directory was read as a file")
-	}
+	_, err := f.Fetch(ctx, "file:///pkgs")
+	assert.Error(t, err, "a directory was read as a file")
 	// Without a directory, file URLs are refused even when listed.
-	if err := New(Options{Schemes: []string{"file"}}).Check("file:///pkgs/a.json"); !errors.Is(err, ErrScheme) {
-		t.Fatalf("file without dir: %v", err)
-	}
+	err = New(Options{Schemes: []string{"file"}}).Check("file:///pkgs/a.json")
+	require.ErrorIs(t, err, ErrScheme, "file without dir: %v", err)
 }
 
 func TestCheck(t *testing.T) {
@@ -141,25 +132,25 @@ func TestCheck(t *testing.T) {
 		"::":                         ErrURL,
 	} {
 		err := f.Check(raw)
-		if (want == nil && err != nil) || (want != nil && !errors.Is(err, want)) {
-			t.Errorf("Check(%q) = %v, want %v", raw, err, want)
+		if want == nil {
+			require.NoError(t, err, "Check(%q) = %v, want %v", raw, err, want)
+		}
+		if want != nil {
+			assert.ErrorIs(t, err, want, "Check(%q) = %v, want %v", raw, err, want)
 		}
 	}
 }
 
 func TestFetchAllStopsAtTheFirstFailure(t *testing.T) {
 	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "a.yaml"), []byte("a"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "a.yaml"), []byte("a"), 0o644))
 	f := New(Options{Schemes: []string{"file"}, Dir: dir})
 	srcs, err := f.FetchAll(context.Background(), []string{"file:///a.yaml", "file:///a.yaml"})
-	if err != nil || len(srcs) != 2 {
-		t.Fatalf("%v %v", srcs, err)
-	}
-	if _, err := f.FetchAll(context.Background(), []string{"file:///a.yaml", "file:///missing.yaml"}); err == nil || !strings.Contains(err.Error(), "missing.yaml") {
-		t.Fatalf("err %v", err)
-	}
+	require.NoError(t, err, "%v %v", srcs, err)
+	require.Len(t, srcs, 2, "%v %v", srcs, err)
+	_, err = f.FetchAll(context.Background(), []string{"file:///a.yaml", "file:///missing.yaml"})
+	require.Error(t, err)
+	require.Contains(t, err.Error(), "missing.yaml", "err %v", err)
 }
 
 func TestStatusErrorIsTypedAndClassified(t *testing.T) {
@@ -169,11 +160,9 @@ func TestStatusErrorIsTypedAndClassified(t *testing.T) {
 		_, err := f.Fetch(context.Background(), srv.URL+"/p.yaml")
 		srv.Close()
 		var se *StatusError
-		if !errors.As(err, &se) || !errors.Is(err, ErrStatus) {
-			t.Fatalf("%d: error %v is not a StatusError matching ErrStatus", code, err)
-		}
-		if se.Code != code || se.Retryable() != retryable {
-			t.Errorf("%d: code %d retryable %v, want %v", code, se.Code, se.Retryable(), retryable)
-		}
+		require.ErrorAs(t, err, &se, "%d: error %v is not a StatusError matching ErrStatus", code, err)
+		require.ErrorIs(t, err, ErrStatus, "%d: error %v is not a StatusError matching ErrStatus", code, err)
+		require.Equal(t, code, se.Code, "%d: code %d retryable %v, want %v", code, se.Code, se.Retryable(), retryable)
+		assert.Equal(t, retryable, se.Retryable(), "%d: code %d retryable %v, want %v", code, se.Code, se.Retryable(), retryable)
 	}
 }

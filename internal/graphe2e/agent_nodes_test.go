@@ -2,9 +2,11 @@ package graphe2e
 
 import (
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/cairn-io/cairn/model"
 	"github.com/cairn-io/cairn/starter"
@@ -40,24 +42,20 @@ func TestAgentKilledMidRunAndRestarted(t *testing.T) {
 
 	deadline := time.Now().Add(time.Minute)
 	for !exists(filepath.Join(agentRoot, "slow.started")) {
-		if time.Now().After(deadline) {
-			t.Fatal("slow never started on the agent's node")
-		}
+		require.False(t, time.Now().After(deadline), "slow never started on the agent's node")
 		time.Sleep(50 * time.Millisecond)
 	}
 	agent.kill()
-	if s := h.waitFor(e.ID, "progress", func(*starter.Execution) bool { return true }); s.Finished() {
-		t.Fatalf("the execution finished without its agent: %s", s.Status)
-	}
+	s := h.waitFor(e.ID, "progress", func(*starter.Execution) bool { return true })
+	require.False(t, s.Finished(), "the execution finished without its agent: %s", s.Status)
 	h.startAgent("n4", agentRoot)
 
 	done := h.await(e.ID)
 	mustStatus(t, done, model.ExecCompleted)
 	roots := map[string]string{"n1": h.root("n1"), "n2": h.root("n2"), "n3": h.root("n3"), "n4": agentRoot}
 	for n, root := range roots {
-		if got := readFile(t, filepath.Join(root, "runs.log")); got != "prepare\nslow\nfinish\n" {
-			t.Errorf("%s: runs.log = %q, want each step exactly once", n, got)
-		}
+		got := readFile(t, filepath.Join(root, "runs.log"))
+		assert.Equal(t, "prepare\nslow\nfinish\n", got, "%s: runs.log = %q, want each step exactly once", n, got)
 	}
 	var slow *model.StepProgress
 	for i := range done.Steps {
@@ -65,9 +63,8 @@ func TestAgentKilledMidRunAndRestarted(t *testing.T) {
 			slow = &done.Steps[i]
 		}
 	}
-	if slow == nil || slow.Attempts < 2 {
-		t.Fatalf("slow@n4 = %+v, want a second attempt after the agent died", slow)
-	}
+	require.NotNil(t, slow, "slow@n4 = %+v, want a second attempt after the agent died", slow)
+	require.GreaterOrEqual(t, slow.Attempts, 2, "slow@n4 = %+v, want a second attempt after the agent died", slow)
 }
 
 func TestAgentNodeWithoutAgentFailsClearly(t *testing.T) {
@@ -84,10 +81,6 @@ func TestAgentNodeWithoutAgentFailsClearly(t *testing.T) {
 `)
 	e := h.run(starter.GraphRun{})
 	mustStatus(t, e, model.ExecFailed)
-	if !strings.Contains(e.Error, "node n5 has no agent polling") {
-		t.Fatalf("error %q does not say the node has no agent", e.Error)
-	}
-	if !exists(filepath.Join(h.root("n1"), "hello.txt")) {
-		t.Fatal("the local node's step did not run")
-	}
+	require.Contains(t, e.Error, "node n5 has no agent polling", "error %q does not say the node has no agent", e.Error)
+	require.True(t, exists(filepath.Join(h.root("n1"), "hello.txt")), "the local node's step did not run")
 }

@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/cairn-io/cairn/api"
 	"github.com/cairn-io/cairn/internal/agentapi"
 	"github.com/cairn-io/cairn/internal/config"
@@ -58,9 +60,7 @@ func (h *harness) agentAPI() string {
 		return h.apiURL
 	}
 	e, err := api.New(api.Config{}, api.Deps{Store: h.st, Logger: testLogger()})
-	if err != nil {
-		h.t.Fatal(err)
-	}
+	require.NoError(h.t, err)
 	srv := httptest.NewServer(e)
 	h.t.Cleanup(srv.Close)
 	h.apiURL = srv.URL
@@ -75,9 +75,7 @@ func (h *harness) nodeToken(node string) string {
 	if err == nil {
 		err = h.st.SetNodeTokenHash(context.Background(), h.cluster, node, agentapi.Hash(token))
 	}
-	if err != nil {
-		h.t.Fatal(err)
-	}
+	require.NoError(h.t, err)
 	return token
 }
 
@@ -100,12 +98,8 @@ func (h *harness) startAgent(node, root string, env ...string) *agentProc {
 	cmd.Env = append(cmd.Env, env...)
 	cmd.Stderr = os.Stderr
 	out, err := cmd.StdoutPipe()
-	if err != nil {
-		h.t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		h.t.Fatal(err)
-	}
+	require.NoError(h.t, err)
+	require.NoError(h.t, cmd.Start())
 	p := &agentProc{t: h.t, cmd: cmd}
 	h.t.Cleanup(p.kill)
 	ready := make(chan bool, 1)
@@ -120,9 +114,7 @@ func (h *harness) startAgent(node, root string, env ...string) *agentProc {
 	}()
 	select {
 	case ok := <-ready:
-		if !ok {
-			h.t.Fatalf("agent for %s exited before it was ready", node)
-		}
+		require.True(h.t, ok, "agent for %s exited before it was ready", node)
 	case <-time.After(30 * time.Second):
 		h.t.Fatalf("agent for %s not ready after 30s", node)
 	}

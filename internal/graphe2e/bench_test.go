@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/cairn-io/cairn/model"
 	"github.com/cairn-io/cairn/starter"
 )
@@ -58,9 +60,7 @@ func BenchmarkGraph1000Steps(b *testing.B) {
 			start := time.Now()
 			for range b.N {
 				e := h.run(starter.GraphRun{Force: true})
-				if e.Status != model.ExecCompleted {
-					b.Fatalf("execution %s: %s (%s)", e.ID, e.Status, e.Error)
-				}
+				require.Equal(b, model.ExecCompleted, e.Status, "execution %s: %s (%s)", e.ID, e.Status, e.Error)
 				if e.Progress != nil {
 					steps += e.Progress.Total
 				}

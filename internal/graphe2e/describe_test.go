@@ -4,6 +4,8 @@ import (
 	"context"
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/cairn-io/cairn/model"
 	"github.com/cairn-io/cairn/starter"
 )
@@ -33,22 +35,17 @@ func TestDescribeShowsAGraphPlan(t *testing.T) {
 			e := h.start(tt.run)
 			h.await(e.ID)
 			done, err := h.starter.Describe(context.Background(), e.ID)
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			mustStatus(t, done, model.ExecCompleted)
 			if tt.wantPlan == nil {
-				if done.Plan != nil {
-					t.Fatalf("a real run has a plan: %+v", done.Plan)
-				}
-				if done.Report == nil || done.Report.Updated+done.Report.Created != tt.wantRun {
-					t.Fatalf("report = %+v, want %d steps run", done.Report, tt.wantRun)
-				}
+				require.Nil(t, done.Plan, "a real run has a plan")
+				require.NotNil(t, done.Report, "report = %+v, want %d steps run", done.Report, tt.wantRun)
+				require.Equal(t, tt.wantRun, done.Report.Updated+done.Report.Created, "report = %+v, want %d steps run", done.Report, tt.wantRun)
 				return
 			}
-			if done.Plan == nil || done.Plan.Summary != *tt.wantPlan || len(done.Plan.Steps) != 2 {
-				t.Fatalf("plan = %+v, want summary %+v over 2 steps", done.Plan, *tt.wantPlan)
-			}
+			require.NotNil(t, done.Plan, "plan = %+v, want summary %+v over 2 steps", done.Plan, *tt.wantPlan)
+			require.Equal(t, *tt.wantPlan, done.Plan.Summary, "plan = %+v, want summary %+v over 2 steps", done.Plan, *tt.wantPlan)
+			require.Len(t, done.Plan.Steps, 2, "plan = %+v, want summary %+v over 2 steps", done.Plan, *tt.wantPlan)
 		})
 	}
 }

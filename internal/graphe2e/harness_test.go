@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
 	sdkpb "go.temporal.io/api/sdk/v1"
 
 	"github.com/cairn-io/cairn/graphs"
@@ -86,9 +87,7 @@ func newHarness(t testing.TB, o harnessOptions, nodes ...model.Node) *harness {
 	h := &harness{t: t, dev: dev, dir: dir, dbURL: "sqlite://" + filepath.Join(dir, "cairn.db")}
 	ctx := context.Background()
 	st, err := store.Open(ctx, h.dbURL)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	t.Cleanup(func() { _ = st.Close() })
 	if o.wrap != nil {
 		st = o.wrap(st)
@@ -102,9 +101,7 @@ func newHarness(t testing.TB, o harnessOptions, nodes ...model.Node) *harness {
 		st.PutPlugin(ctx, &model.Plugin{ID: "plug", Name: "plugin"}),
 		st.PutCluster(ctx, &model.Cluster{ID: h.cluster, Name: "env", ReleaseID: "rel", PluginIDs: []string{"plug"}, Nodes: nodes}),
 	} {
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 	}
 	if o.heartbeat == 0 {
 		o.heartbeat = 30 * time.Second
@@ -112,27 +109,19 @@ func newHarness(t testing.TB, o harnessOptions, nodes ...model.Node) *harness {
 	h.starter = starter.New(dev.Client, starter.Config{
 		TaskQueue: h.queue, Store: st, HeartbeatTimeout: o.heartbeat, NodeWait: o.nodeWait, Parallelism: o.parallelism,
 	})
-	if err := h.starter.EnsureSearchAttributes(ctx); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, h.starter.EnsureSearchAttributes(ctx))
 	deps := worker.Deps{Store: st, Logger: testLogger()}
 	if len(o.hooks) > 0 {
 		deps.Catalogue, deps.Registry = fuelHooks(t, o.hooks)
 	}
 	wo := worker.Options{TaskQueue: h.queue, Pollers: o.pollers, FilesDir: o.filesDir, Drain: o.drain}
 	w, err := worker.New(dev.Client, deps, wo)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	worker.RegisterGraph(w, deps, wo)
-	if err := w.Start(); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, w.Start())
 	t.Cleanup(w.Stop)
 	h.locals = worker.NewLocalNodes(dev.Client, deps, filepath.Join(dir, "data"), worker.Options{Pollers: o.pollers, Drain: o.drain})
-	if err := h.locals.Sync(ctx); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, h.locals.Sync(ctx))
 	t.Cleanup(h.locals.Stop)
 	return h
 }
@@ -142,9 +131,7 @@ func newHarness(t testing.TB, o harnessOptions, nodes ...model.Node) *harness {
 func fuelHooks(t testing.TB, hooks map[string]string) (*kinds.Catalogue, *providers.Registry) {
 	t.Helper()
 	cat, err := kinds.Builtin().WithHooks(slices.Collect(maps.Keys(hooks))...)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	reg := worker.DefaultRegistry(cat, nil)
 	worker.RegisterFuel(reg, "", hooks)
 	return cat, reg
@@ -168,24 +155,18 @@ func (h *harness) putGraph(layer model.Layer, owner, typ, src string) {
 		owner = h.cluster
 	}
 	g, err := graphs.ParseGraph(graphs.Options{Partial: true}, graphs.Source{Name: string(layer) + ".yaml", Data: []byte(src)})
-	if err != nil {
-		h.t.Fatalf("%s graph: %v", layer, err)
-	}
+	require.NoError(h.t, err, "%s graph: %v", layer, err)
 	g.Type = typ
 	err = h.st.PutGraph(context.Background(), &model.StoredGraph{Layer: layer, OwnerID: owner, Type: typ,
 		Source: []byte(src), ContentType: "application/yaml", Graph: g})
-	if err != nil {
-		h.t.Fatal(err)
-	}
+	require.NoError(h.t, err)
 }
 
 func (h *harness) start(run starter.GraphRun) *starter.Execution {
 	h.t.Helper()
 	run.ClusterID = h.cluster
 	e, err := h.starter.StartGraph(context.Background(), run)
-	if err != nil {
-		h.t.Fatal(err)
-	}
+	require.NoError(h.t, err)
 	return e
 }
 
@@ -194,9 +175,7 @@ func (h *harness) await(id string) *starter.Execution {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	e, err := h.starter.Await(ctx, id)
-	if err != nil {
-		h.t.Fatal(err)
-	}
+	require.NoError(h.t, err)
 	return e
 }
 
@@ -225,28 +204,21 @@ func (h *harness) waitFor(id, what string, cond func(*starter.Execution) bool) *
 func (h *harness) currentDetails(e *starter.Execution) string {
 	h.t.Helper()
 	v, err := h.dev.Client.QueryWorkflow(context.Background(), e.WorkflowID, e.RunID, "__temporal_workflow_metadata")
-	if err != nil {
-		h.t.Fatal(err)
-	}
+	require.NoError(h.t, err)
 	var md sdkpb.WorkflowMetadata
-	if err := v.Get(&md); err != nil {
-		h.t.Fatal(err)
-	}
+	require.NoError(h.t, v.Get(&md))
 	return md.GetCurrentDetails()
 }
 
 func (h *harness) decide(id string, action model.Decision) {
 	h.t.Helper()
-	if _, err := h.starter.Decide(context.Background(), id, workflows.DecisionRequest{Action: action}); err != nil {
-		h.t.Fatalf("decide %s: %v", action, err)
-	}
+	_, err := h.starter.Decide(context.Background(), id, workflows.DecisionRequest{Action: action})
+	require.NoError(h.t, err, "decide %s: %v", action, err)
 }
 
 func mustStatus(t testing.TB, e *starter.Execution, want model.ExecutionStatus) {
 	t.Helper()
-	if e.Status != want {
-		t.Fatalf("execution %s status = %s (error %q, report %+v), want %s", e.ID, e.Status, e.Error, e.Report, want)
-	}
+	require.Equal(t, want, e.Status, "execution %s status = %s (error %q, report %+v), want %s", e.ID, e.Status, e.Error, e.Report, want)
 }
 
 // stepStatus finds a step's status in an execution's progress.
@@ -266,9 +238,7 @@ func readFile(t testing.TB, path string) string {
 	if errors.Is(err, os.ErrNotExist) {
 		return ""
 	}
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return string(b)
 }
 
@@ -289,9 +259,7 @@ func (h *harness) interval(node, root, task string) interval {
 	read := func(suffix string) int64 {
 		s := strings.TrimSpace(readFile(h.t, filepath.Join(root, task+suffix)))
 		n, err := strconv.ParseInt(s, 10, 64)
-		if err != nil {
-			h.t.Fatalf("%s on %s: %s%s holds %q", task, node, task, suffix, s)
-		}
+		require.NoError(h.t, err, "%s on %s: %s%s holds %q", task, node, task, suffix, s)
 		return n
 	}
 	return interval{node: node, start: read(".start"), end: read(".end")}
@@ -341,12 +309,8 @@ func randomHex(n int) string {
 
 func writeFile(t testing.TB, path, content string) {
 	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
+	require.NoError(t, os.WriteFile(path, []byte(content), 0o644))
 }
 
 func osStat(path string) (os.FileInfo, error) { return os.Stat(path) }

@@ -10,6 +10,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/require"
 )
 
 type client struct {
@@ -23,29 +25,22 @@ func (c client) do(method, path string, body any) (int, map[string]any) {
 	var rd io.Reader
 	if body != nil {
 		b, err := json.Marshal(body)
-		if err != nil {
-			c.t.Fatal(err)
-		}
+		require.NoError(c.t, err)
 		rd = bytes.NewReader(b)
 	}
 	req, err := http.NewRequest(method, c.base+path, rd)
-	if err != nil {
-		c.t.Fatal(err)
-	}
+	require.NoError(c.t, err)
 	if c.token != "" {
 		req.Header.Set("Authorization", "Bearer "+c.token)
 	}
 	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		c.t.Fatal(err)
-	}
+	require.NoError(c.t, err)
 	defer resp.Body.Close()
 	raw, _ := io.ReadAll(resp.Body)
 	var out map[string]any
 	if len(bytes.TrimSpace(raw)) > 0 {
-		if err := json.Unmarshal(raw, &out); err != nil {
-			c.t.Fatalf("%s %s: body %q is not a JSON object: %v", method, path, raw, err)
-		}
+		err := json.Unmarshal(raw, &out)
+		require.NoError(c.t, err, "%s %s: body %q is not a JSON object: %v", method, path, raw, err)
 	}
 	return resp.StatusCode, out
 }
@@ -63,56 +58,46 @@ func TestCRUD(t *testing.T) {
 			p, c := newServer(t)
 			base := "/api/v2/" + coll
 			status, obj := c.do("POST", base, map[string]any{"name": "one", "description": "d"})
-			if status != http.StatusCreated {
-				t.Fatalf("create: %d %v", status, obj)
-			}
+			require.Equal(t, http.StatusCreated, status, "create: %d %v", status, obj)
 			id, _ := obj["id"].(string)
-			if id == "" || obj["orgID"] != OrgID || obj["name"] != "one" {
-				t.Fatalf("created object %v lacks id, orgID or name", obj)
-			}
+			require.NotEmpty(t, id, "created object %v lacks id, orgID or name", obj)
+			require.Equal(t, OrgID, obj["orgID"], "created object %v lacks id, orgID or name", obj)
+			require.Equal(t, "one", obj["name"], "created object %v lacks id, orgID or name", obj)
 			status, got := c.do("GET", base+"/"+id, nil)
-			if status != http.StatusOK || got["name"] != "one" {
-				t.Fatalf("get: %d %v", status, got)
-			}
+			require.Equal(t, http.StatusOK, status, "get: %d %v", status, got)
+			require.Equal(t, "one", got["name"], "get: %d %v", status, got)
 			status, list := c.do("GET", base, nil)
 			items, _ := list[coll].([]any)
-			if status != http.StatusOK || len(items) != 1 {
-				t.Fatalf("list: %d %v", status, list)
-			}
+			require.Equal(t, http.StatusOK, status, "list: %d %v", status, list)
+			require.Len(t, items, 1, "list: %d %v", status, list)
 			status, got = c.do("PATCH", base+"/"+id, map[string]any{"name": "two", "description": nil})
-			if status != http.StatusOK || got["name"] != "two" || got["id"] != id {
-				t.Fatalf("patch: %d %v", status, got)
-			}
-			if _, has := got["description"]; has {
-				t.Fatalf("patch with null kept the field: %v", got)
-			}
+			require.Equal(t, http.StatusOK, status, "patch: %v", got)
+			require.Equal(t, "two", got["name"], "patch: %v", got)
+			require.Equal(t, id, got["id"], "patch: %v", got)
+			_, has := got["description"]
+			require.False(t, has, "patch with null kept the field: %v", got)
 			status, got = c.do("PUT", base+"/"+id, map[string]any{"name": "three", "extra": 1.0})
-			if status != http.StatusOK || got["name"] != "three" || got["extra"] != 1.0 || got["orgID"] != OrgID {
-				t.Fatalf("put: %d %v", status, got)
-			}
-			if status, _ := c.do("DELETE", base+"/"+id, nil); status != http.StatusNoContent {
-				t.Fatalf("delete: %d", status)
-			}
+			require.Equal(t, http.StatusOK, status, "put: %d %v", status, got)
+			require.Equal(t, "three", got["name"], "put: %d %v", status, got)
+			require.Equal(t, 1.0, got["extra"], "put: %d %v", status, got)
+			require.Equal(t, OrgID, got["orgID"], "put: %d %v", status, got)
+			status, _ = c.do("DELETE", base+"/"+id, nil)
+			require.Equal(t, http.StatusNoContent, status, "delete")
 			for _, m := range []string{"GET", "DELETE", "PATCH"} {
-				if status, _ := c.do(m, base+"/"+id, map[string]any{"name": "x"}); status != http.StatusNotFound {
-					t.Fatalf("%s after delete: %d, want 404", m, status)
-				}
+				status, _ := c.do(m, base+"/"+id, map[string]any{"name": "x"})
+				require.Equal(t, http.StatusNotFound, status, "%s after delete: %d, want 404", m, status)
 			}
-			if n := len(p.Objects(coll)); n != 0 {
-				t.Fatalf("%d objects left", n)
-			}
-			if got := p.Requests("POST", base); got != 1 {
-				t.Fatalf("POST count = %d", got)
-			}
+			n := len(p.Objects(coll))
+			require.Equal(t, 0, n, "%d objects left", n)
+			require.Equal(t, 1, p.Requests("POST", base), "POST count")
 		})
 	}
 }
 
 func TestRequestErrors(t *testing.T) {
 	p, c := newServer(t)
-	if _, err := p.Create("labels", map[string]any{"name": "taken"}); err != nil {
-		t.Fatal(err)
-	}
+	_, err := p.Create("labels", map[string]any{"name": "taken"})
+	require.NoError(t, err)
 	tests := []struct {
 		name   string
 		method string
@@ -129,9 +114,8 @@ func TestRequestErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if status, body := c.do(tt.method, tt.path, tt.body); status != tt.want {
-				t.Fatalf("%s %s = %d %v, want %d", tt.method, tt.path, status, body, tt.want)
-			}
+			status, body := c.do(tt.method, tt.path, tt.body)
+			require.Equal(t, tt.want, status, "%s %s = %d %v, want %d", tt.method, tt.path, status, body, tt.want)
 		})
 	}
 }
@@ -150,91 +134,66 @@ func TestLabelMappings(t *testing.T) {
 		{"/api/v2/buckets/" + bid + "/labels", l2id},
 		{"/api/v2/dashboards/" + did + "/labels", l1id},
 	} {
-		if status, body := c.do("POST", m.path, map[string]any{"labelID": m.label}); status != 201 {
-			t.Fatalf("map %s: %d %v", m.path, status, body)
-		}
+		status, body := c.do("POST", m.path, map[string]any{"labelID": m.label})
+		require.Equal(t, 201, status, "map %s: %d %v", m.path, status, body)
 	}
-	if status, _ := c.do("POST", "/api/v2/buckets/"+bid+"/labels", map[string]any{"labelID": l1id}); status != 409 {
-		t.Fatalf("duplicate mapping = %d, want 409", status)
-	}
-	if status, _ := c.do("POST", "/api/v2/buckets/"+bid+"/labels", map[string]any{"labelID": "missing"}); status != 404 {
-		t.Fatalf("mapping a missing label = %d, want 404", status)
-	}
+	status, _ := c.do("POST", "/api/v2/buckets/"+bid+"/labels", map[string]any{"labelID": l1id})
+	require.Equal(t, 409, status, "duplicate mapping = %d, want 409", status)
+	status, _ = c.do("POST", "/api/v2/buckets/"+bid+"/labels", map[string]any{"labelID": "missing"})
+	require.Equal(t, 404, status, "mapping a missing label = %d, want 404", status)
 	_, got := c.do("GET", "/api/v2/buckets/"+bid+"/labels", nil)
 	labels, _ := got["labels"].([]any)
-	if len(labels) != 2 || labels[0].(map[string]any)["name"] != "l1" {
-		t.Fatalf("bucket labels = %v", got)
-	}
-	if status, _ := c.do("DELETE", "/api/v2/buckets/"+bid+"/labels/"+l2id, nil); status != 204 {
-		t.Fatalf("unmap = %d", status)
-	}
-	if status, _ := c.do("DELETE", "/api/v2/buckets/"+bid+"/labels/"+l2id, nil); status != 404 {
-		t.Fatalf("unmap twice = %d, want 404", status)
-	}
-	if got := p.MappingsOf("buckets", bid); len(got) != 1 || got[0] != l1id {
-		t.Fatalf("bucket mappings = %v", got)
-	}
+	require.Len(t, labels, 2, "bucket labels = %v", got)
+	require.Equal(t, "l1", labels[0].(map[string]any)["name"], "bucket labels = %v", got)
+	status, _ = c.do("DELETE", "/api/v2/buckets/"+bid+"/labels/"+l2id, nil)
+	require.Equal(t, 204, status, "unmap")
+	status, _ = c.do("DELETE", "/api/v2/buckets/"+bid+"/labels/"+l2id, nil)
+	require.Equal(t, 404, status, "unmap twice = %d, want 404", status)
+	require.Equal(t, []string{l1id}, p.MappingsOf("buckets", bid), "bucket mappings")
 	// Deleting a label removes every mapping to it.
-	if status, _ := c.do("DELETE", "/api/v2/labels/"+l1id, nil); status != 204 {
-		t.Fatal("delete label")
-	}
-	if got := p.MappingsOf("buckets", bid); len(got) != 0 {
-		t.Fatalf("bucket mappings after label delete = %v", got)
-	}
-	if got := p.MappingsOf("dashboards", did); len(got) != 0 {
-		t.Fatalf("dashboard mappings after label delete = %v", got)
-	}
+	status, _ = c.do("DELETE", "/api/v2/labels/"+l1id, nil)
+	require.Equal(t, 204, status, "delete label")
+	require.Empty(t, p.MappingsOf("buckets", bid), "bucket mappings after label delete")
+	require.Empty(t, p.MappingsOf("dashboards", did), "dashboard mappings after label delete")
 	_, got = c.do("GET", "/api/v2/dashboards/"+did+"/labels", nil)
-	if labels, _ := got["labels"].([]any); labels == nil || len(labels) != 0 {
-		t.Fatalf("dashboard labels = %v, want an empty list", got)
-	}
+	labels, _ = got["labels"].([]any)
+	require.NotNil(t, labels, "dashboard labels = %v, want an empty list", got)
+	require.Empty(t, labels, "dashboard labels = %v, want an empty list", got)
 }
 
 func TestTokenAndFaults(t *testing.T) {
 	p, c := newServer(t)
 	p.SetToken("s3cret")
-	if status, _ := c.do("GET", "/api/v2/labels", nil); status != 401 {
-		t.Fatalf("no token = %d, want 401", status)
-	}
+	status, _ := c.do("GET", "/api/v2/labels", nil)
+	require.Equal(t, 401, status, "no token = %d, want 401", status)
 	c.token = "s3cret"
-	if status, _ := c.do("GET", "/api/v2/labels", nil); status != 200 {
-		t.Fatalf("with token = %d", status)
-	}
+	status, _ = c.do("GET", "/api/v2/labels", nil)
+	require.Equal(t, 200, status, "with token")
 
 	p.FailNext("POST", "/api/v2/labels", 2)
 	for i, want := range []int{500, 500, 201} {
-		if status, _ := c.do("POST", "/api/v2/labels", map[string]any{"name": "x"}); status != want {
-			t.Fatalf("attempt %d = %d, want %d", i, status, want)
-		}
+		status, _ := c.do("POST", "/api/v2/labels", map[string]any{"name": "x"})
+		require.Equal(t, want, status, "attempt %d = %d, want %d", i, status, want)
 	}
 	p.Inject(Fault{Path: "/api/v2/buckets*", Status: 503})
-	if status, _ := c.do("GET", "/api/v2/buckets/any", nil); status != 503 {
-		t.Fatalf("prefix fault = %d, want 503", status)
-	}
+	status, _ = c.do("GET", "/api/v2/buckets/any", nil)
+	require.Equal(t, 503, status, "prefix fault = %d, want 503", status)
 	p.ClearFaults()
-	if err := p.RejectNames("^bad"); err != nil {
-		t.Fatal(err)
-	}
-	if status, _ := c.do("POST", "/api/v2/buckets", map[string]any{"name": "bad-one"}); status != 422 {
-		t.Fatalf("rejected name = %d, want 422", status)
-	}
-	if status, _ := c.do("POST", "/api/v2/buckets", map[string]any{"name": "good"}); status != 201 {
-		t.Fatalf("accepted name = %d, want 201", status)
-	}
-	if err := p.RejectNames("("); err == nil {
-		t.Fatal("bad pattern accepted")
-	}
-	if got, want := p.Writes(), 5; got != want {
-		t.Fatalf("writes = %d, want %d", got, want)
-	}
+	require.NoError(t, p.RejectNames("^bad"))
+	status, _ = c.do("POST", "/api/v2/buckets", map[string]any{"name": "bad-one"})
+	require.Equal(t, 422, status, "rejected name = %d, want 422", status)
+	status, _ = c.do("POST", "/api/v2/buckets", map[string]any{"name": "good"})
+	require.Equal(t, 201, status, "accepted name = %d, want 201", status)
+	require.Error(t, p.RejectNames("("), "bad pattern accepted")
+	got, want := p.Writes(), 5
+	require.Equal(t, want, got, "writes")
 
 	p.Inject(Fault{Method: "GET", Path: "/api/v2/tasks", Delay: time.Hour, Times: 1})
 	req, _ := http.NewRequest("GET", c.base+"/api/v2/tasks", nil)
 	req.Header.Set("Authorization", "Bearer s3cret")
 	hc := &http.Client{Timeout: 50 * time.Millisecond}
-	if _, err := hc.Do(req); err == nil {
-		t.Fatal("delayed request answered before the client timeout")
-	}
+	_, err := hc.Do(req)
+	require.Error(t, err, "delayed request answered before the client timeout")
 }
 
 func TestSnapshots(t *testing.T) {
@@ -242,13 +201,9 @@ func TestSnapshots(t *testing.T) {
 	for _, p := range []*Platform{a, b} {
 		l, _ := p.Create("labels", map[string]any{"name": "l"})
 		bk, _ := p.Create("buckets", map[string]any{"name": "b"})
-		if err := p.Map("buckets", bk, l); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, p.Map("buckets", bk, l))
 	}
-	if !bytes.Equal(a.Snapshot(), b.Snapshot()) {
-		t.Fatalf("equal platforms differ:\n%s\n%s", a.Snapshot(), b.Snapshot())
-	}
+	require.Equal(t, b.Snapshot(), a.Snapshot(), "equal platforms differ")
 	// Recreating the label gives it a new id: Snapshot sees it,
 	// ContentSnapshot does not once the mapping is restored too.
 	before := a.ContentSnapshot()
@@ -258,19 +213,11 @@ func TestSnapshots(t *testing.T) {
 	defer srv.Close()
 	c := client{t: t, base: srv.URL}
 	c.do("DELETE", "/api/v2/labels/"+l["id"].(string), nil)
-	if bytes.Equal(before, a.ContentSnapshot()) {
-		t.Fatal("snapshot did not change after delete")
-	}
+	require.NotEqual(t, a.ContentSnapshot(), before, "snapshot did not change after delete")
 	nl, _ := a.Create("labels", map[string]any{"name": "l"})
-	if err := a.Map("buckets", bk["id"].(string), nl); err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(before, a.ContentSnapshot()) {
-		t.Fatalf("content snapshot differs after recreate:\n%s\n%s", before, a.ContentSnapshot())
-	}
-	if bytes.Equal(a.Snapshot(), b.Snapshot()) {
-		t.Fatal("id snapshot ignores the new id")
-	}
+	require.NoError(t, a.Map("buckets", bk["id"].(string), nl))
+	require.Equal(t, a.ContentSnapshot(), before, "content snapshot differs after recreate")
+	require.NotEqual(t, b.Snapshot(), a.Snapshot(), "id snapshot ignores the new id")
 }
 
 func TestConcurrentUse(t *testing.T) {
@@ -290,10 +237,8 @@ func TestConcurrentUse(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	if n := len(p.Dashboards()); n != 20 {
-		t.Fatalf("%d dashboards, want 20", n)
-	}
-	if n := p.TotalRequests(); n != 40 {
-		t.Fatalf("%d requests counted, want 40", n)
-	}
+	n := len(p.Dashboards())
+	require.Equal(t, 20, n, "%d dashboards, want 20", n)
+	n = p.TotalRequests()
+	require.Equal(t, 40, n, "%d requests counted, want 40", n)
 }
