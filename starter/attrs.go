@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	commonpb "go.temporal.io/api/common/v1"
 	"go.temporal.io/api/operatorservice/v1"
@@ -14,10 +15,46 @@ import (
 	"github.com/cairn-io/cairn/internal/searchattr"
 )
 
+// ensureAttempts bounds EnsureSearchAttributes' tries; a busy or just
+// started Temporal answers the namespace lookup with a transient error.
+const ensureAttempts = 5
+
 // EnsureSearchAttributes registers Cairn's search attributes in the
 // namespace, leaving those already there alone, so the Temporal UI and List
-// can filter executions by kind, stack, cluster and graph type.
+// can filter executions by kind, stack, cluster and graph type. A
+// transient failure (unavailable, interrupted, busy) is tried again,
+// ensureAttempts times in all over about three seconds.
 func (s *Starter) EnsureSearchAttributes(ctx context.Context) error {
+	var err error
+	wait := 200 * time.Millisecond
+	for attempt := 1; ; attempt++ {
+		if err = s.ensureSearchAttributes(ctx); err == nil || attempt == ensureAttempts || !transient(err) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(wait):
+		}
+		wait *= 2
+	}
+}
+
+// transient says whether a Temporal error may pass on its own: anything
+// but a refusal of the request itself.
+func transient(err error) bool {
+	var (
+		invalid  *serviceerror.InvalidArgument
+		denied   *serviceerror.PermissionDenied
+		noNS     *serviceerror.NamespaceNotFound
+		notFound *serviceerror.NotFound
+		unimpl   *serviceerror.Unimplemented
+	)
+	return !errors.As(err, &invalid) && !errors.As(err, &denied) && !errors.As(err, &noNS) &&
+		!errors.As(err, &notFound) && !errors.As(err, &unimpl) && !errors.Is(err, context.Canceled)
+}
+
+func (s *Starter) ensureSearchAttributes(ctx context.Context) error {
 	ops := s.c.OperatorService()
 	have, err := ops.ListSearchAttributes(ctx, &operatorservice.ListSearchAttributesRequest{Namespace: s.cfg.Namespace})
 	if err != nil {
