@@ -56,7 +56,7 @@ func newExecListCmd(a *app) *cobra.Command {
 			return apiFailure(a, err, nil)
 		}
 		if list.Executions == nil {
-			list.Executions = []client.Execution{}
+			list.Executions = []model.Execution{}
 		}
 		return r.print(list, func(w io.Writer) error {
 			if err := executionTable(w, list.Executions); err != nil {
@@ -78,7 +78,7 @@ func newExecListCmd(a *app) *cobra.Command {
 	return cmd
 }
 
-func executionTable(w io.Writer, list []client.Execution) error {
+func executionTable(w io.Writer, list []model.Execution) error {
 	t := newTable(w, "ID", "KIND", "STATUS", "TARGET", "STARTED", "DURATION")
 	for _, e := range list {
 		t.row(e.ID, string(e.Kind), listedStatus(&e), executionTarget(&e), formatTimePtr(e.StartedAt), executionDuration(&e))
@@ -87,7 +87,7 @@ func executionTable(w io.Writer, list []client.Execution) error {
 }
 
 // executionTarget names what an execution works on.
-func executionTarget(e *client.Execution) string {
+func executionTarget(e *model.Execution) string {
 	switch {
 	case e.StackID != "":
 		return "stack " + e.StackID
@@ -97,7 +97,7 @@ func executionTarget(e *client.Execution) string {
 	return "-"
 }
 
-func executionDuration(e *client.Execution) string {
+func executionDuration(e *model.Execution) string {
 	if e.StartedAt == nil || e.ClosedAt == nil {
 		return "-"
 	}
@@ -125,7 +125,7 @@ func newExecShowCmd(a *app) *cobra.Command {
 	return cmd
 }
 
-func executionDetails(w io.Writer, ex *client.Execution) error {
+func executionDetails(w io.Writer, ex *model.Execution) error {
 	t := newTable(w)
 	t.row("ID:", ex.ID)
 	t.row("Kind:", string(ex.Kind))
@@ -278,7 +278,7 @@ func newExecCancelCmd(a *app) *cobra.Command {
 var decisionActions = []model.Decision{model.DecisionRetry, model.DecisionSkip, model.DecisionRollback, model.DecisionAbort}
 
 func newExecDecideCmd(a *app) *cobra.Command {
-	var d client.Decision
+	var d model.DecisionRequest
 	var action string
 	cmd := &cobra.Command{
 		Use:   "decide ID --action retry|skip|rollback|abort [--step STEP]",

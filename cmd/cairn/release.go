@@ -6,7 +6,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/cairn-io/cairn/client"
 	"github.com/cairn-io/cairn/model"
 )
 
@@ -20,7 +19,7 @@ func newReleaseCmd(a *app) *cobra.Command {
 }
 
 func newReleaseCreateCmd(a *app) *cobra.Command {
-	var in client.ReleaseInput
+	var in model.ReleaseInput
 	cmd := &cobra.Command{
 		Use:   "create NAME [--id ID] [--version VERSION] [--description TEXT]",
 		Short: "Create a release",

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cairn-io/cairn/client"
+	"github.com/cairn-io/cairn/model"
 )
 
 func newStackCmd(a *app) *cobra.Command {
@@ -20,7 +21,7 @@ func newStackCmd(a *app) *cobra.Command {
 }
 
 func newStackCreateCmd(a *app) *cobra.Command {
-	var in client.StackInput
+	var in model.StackInput
 	cmd := &cobra.Command{
 		Use:     "create NAME [--description TEXT] [--url URL]...",
 		Short:   "Create a stack",
@@ -39,7 +40,7 @@ func newStackCreateCmd(a *app) *cobra.Command {
 		if err != nil {
 			return apiFailure(a, err, nil)
 		}
-		return r.print(st, func(w io.Writer) error { return stackTable(w, []client.Stack{*st}) })
+		return r.print(st, func(w io.Writer) error { return stackTable(w, []model.StackRecord{*st}) })
 	}
 	cmd.Flags().StringVar(&in.Description, "description", "", "what the stack is for")
 	cmd.Flags().StringArrayVar(&in.URLs, "url", nil, "`URL` of a package to apply; repeatable")
@@ -64,14 +65,14 @@ func newStackListCmd(a *app) *cobra.Command {
 			return apiFailure(a, err, nil)
 		}
 		if list == nil {
-			list = []client.Stack{}
+			list = []model.StackRecord{}
 		}
 		return r.print(map[string]any{"stacks": list}, func(w io.Writer) error { return stackTable(w, list) })
 	}
 	return cmd
 }
 
-func stackTable(w io.Writer, list []client.Stack) error {
+func stackTable(w io.Writer, list []model.StackRecord) error {
 	t := newTable(w, "ID", "NAME", "RESOURCES", "CREATED", "UPDATED", "DESCRIPTION")
 	for _, s := range list {
 		t.row(s.ID, s.Name, fmt.Sprint(len(s.Resources)), formatTime(s.CreatedAt), formatTime(s.UpdatedAt), orDash(s.Description))
@@ -107,7 +108,7 @@ func newStackShowCmd(a *app) *cobra.Command {
 	return cmd
 }
 
-func stackDetails(w io.Writer, st *client.Stack) error {
+func stackDetails(w io.Writer, st *model.StackRecord) error {
 	t := newTable(w)
 	t.row("ID:", st.ID)
 	t.row("Name:", st.Name)
