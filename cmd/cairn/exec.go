@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"slices"
@@ -111,17 +112,9 @@ func newExecShowCmd(a *app) *cobra.Command {
 		Args:  cobra.ExactArgs(1),
 	}
 	r := newRemote(a, cmd, formatTable)
-	cmd.RunE = func(cmd *cobra.Command, args []string) error {
-		c, err := r.client()
-		if err != nil {
-			return err
-		}
-		ex, err := c.GetExecution(cmd.Context(), args[0])
-		if err != nil {
-			return apiFailure(a, err, nil)
-		}
-		return r.print(ex, func(w io.Writer) error { return executionDetails(w, ex) })
-	}
+	cmd.RunE = showVerb(r, func(ctx context.Context, c *client.Client, args []string) (*model.Execution, error) {
+		return c.GetExecution(ctx, args[0])
+	}, executionDetails)
 	return cmd
 }
 
@@ -258,20 +251,12 @@ func newExecCancelCmd(a *app) *cobra.Command {
 		Args:  cobra.ExactArgs(1),
 	}
 	r := newRemote(a, cmd, formatTable)
-	cmd.RunE = func(cmd *cobra.Command, args []string) error {
-		c, err := r.client()
-		if err != nil {
-			return err
-		}
-		ex, err := c.Cancel(cmd.Context(), args[0])
-		if err != nil {
-			return apiFailure(a, err, nil)
-		}
-		return r.print(ex, func(w io.Writer) error {
-			_, err := fmt.Fprintf(w, "cancel requested for %s (status %s)\n", ex.ID, ex.Status)
-			return err
-		})
-	}
+	cmd.RunE = showVerb(r, func(ctx context.Context, c *client.Client, args []string) (*model.Execution, error) {
+		return c.Cancel(ctx, args[0])
+	}, func(w io.Writer, ex *model.Execution) error {
+		_, err := fmt.Fprintf(w, "cancel requested for %s (status %s)\n", ex.ID, ex.Status)
+		return err
+	})
 	return cmd
 }
 

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"strings"
@@ -30,18 +31,10 @@ func newStackCreateCmd(a *app) *cobra.Command {
 		Args:    cobra.ExactArgs(1),
 	}
 	r := newRemote(a, cmd, formatTable)
-	cmd.RunE = func(cmd *cobra.Command, args []string) error {
-		c, err := r.client()
-		if err != nil {
-			return err
-		}
+	cmd.RunE = showVerb(r, func(ctx context.Context, c *client.Client, args []string) (*model.StackRecord, error) {
 		in.Name = args[0]
-		st, err := c.CreateStack(cmd.Context(), in)
-		if err != nil {
-			return apiFailure(a, err, nil)
-		}
-		return r.print(st, func(w io.Writer) error { return stackTable(w, []model.StackRecord{*st}) })
-	}
+		return c.CreateStack(ctx, in)
+	}, func(w io.Writer, st *model.StackRecord) error { return stackTable(w, []model.StackRecord{*st}) })
 	cmd.Flags().StringVar(&in.Description, "description", "", "what the stack is for")
 	cmd.Flags().StringArrayVar(&in.URLs, "url", nil, "`URL` of a package to apply; repeatable")
 	return cmd
@@ -55,20 +48,7 @@ func newStackListCmd(a *app) *cobra.Command {
 		Args:    cobra.NoArgs,
 	}
 	r := newRemote(a, cmd, formatTable)
-	cmd.RunE = func(cmd *cobra.Command, args []string) error {
-		c, err := r.client()
-		if err != nil {
-			return err
-		}
-		list, err := c.ListStacks(cmd.Context())
-		if err != nil {
-			return apiFailure(a, err, nil)
-		}
-		if list == nil {
-			list = []model.StackRecord{}
-		}
-		return r.print(map[string]any{"stacks": list}, func(w io.Writer) error { return stackTable(w, list) })
-	}
+	cmd.RunE = listVerb(r, "stacks", (*client.Client).ListStacks, stackTable)
 	return cmd
 }
 
