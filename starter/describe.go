@@ -243,15 +243,11 @@ func (s *Starter) Await(ctx context.Context, id string) (*Execution, error) {
 // another shape, another task queue) is refused with ErrNotFound, so the
 // API cannot stop other work in the namespace.
 func (s *Starter) Cancel(ctx context.Context, id string) error {
-	wfID, runID := ParseExecutionID(id)
-	desc, err := s.c.DescribeWorkflowExecution(ctx, wfID, runID)
+	wfID, runID, info, err := s.describeOurs(ctx, id)
 	if err != nil {
-		return notFoundOr(err, id)
-	}
-	if err := s.ours(desc.GetWorkflowExecutionInfo(), id); err != nil {
 		return err
 	}
-	if desc.GetWorkflowExecutionInfo().GetStatus() != enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
+	if info.GetStatus() != enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
 		return fmt.Errorf("%w: %s", ErrFinished, id)
 	}
 	if err := s.c.CancelWorkflow(ctx, wfID, runID); err != nil {
@@ -263,12 +259,8 @@ func (s *Starter) Cancel(ctx context.Context, id string) error {
 // Decide answers a paused execution: retry, skip, rollback or abort the
 // waiting step (req.Step picks one of several).
 func (s *Starter) Decide(ctx context.Context, id string, req workflows.DecisionRequest) (*workflows.DecisionResult, error) {
-	wfID, runID := ParseExecutionID(id)
-	desc, err := s.c.DescribeWorkflowExecution(ctx, wfID, runID)
+	wfID, runID, _, err := s.describeOurs(ctx, id)
 	if err != nil {
-		return nil, notFoundOr(err, id)
-	}
-	if err := s.ours(desc.GetWorkflowExecutionInfo(), id); err != nil {
 		return nil, err
 	}
 	// A sharded execution's waiting step is in its running shard.
