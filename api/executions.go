@@ -14,7 +14,6 @@ import (
 
 	"github.com/cairn-io/cairn/model"
 	"github.com/cairn-io/cairn/starter"
-	"github.com/cairn-io/cairn/workflows"
 )
 
 var executionKinds = []model.ExecutionKind{model.ExecApply, model.ExecDryRun, model.ExecGraph, model.ExecDestroy}
@@ -245,9 +244,9 @@ func (s *server) decideExecution(c echo.Context) error {
 			Message: fmt.Sprintf("action %q is not one of %s", req.Action, joinQuoted(decisions)),
 		}}}
 	}
-	res, err := s.exec.Decide(c.Request().Context(), id, workflows.DecisionRequest{Action: req.Action, Step: req.Step})
+	res, err := s.exec.Decide(c.Request().Context(), id, req)
 	if err != nil {
 		return s.executionError(err, id)
 	}
-	return c.JSON(http.StatusOK, model.DecisionResult{Step: res.Step, Action: res.Action})
+	return c.JSON(http.StatusOK, res)
 }

@@ -31,7 +31,7 @@ type Executions interface {
 	Cancel(ctx context.Context, id string) error
 	Retry(ctx context.Context, id string) (*starter.Execution, error)
 	RetryGraph(ctx context.Context, id string) (*starter.Execution, error)
-	Decide(ctx context.Context, id string, req workflows.DecisionRequest) (*workflows.DecisionResult, error)
+	Decide(ctx context.Context, id string, req model.DecisionRequest) (*model.DecisionResult, error)
 	// Graph lists the execution's steps with the steps each waits for.
 	Graph(ctx context.Context, id string) ([]model.StepDeps, error)
 	// Steps answers a page of the execution's step states from offset, at

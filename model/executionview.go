@@ -49,8 +49,10 @@ type Progress struct {
 	Entries int      `json:"entries,omitempty"`
 }
 
-// DecisionRequest is the body of POST /v1/executions/{id}/decision: what
-// to do with the step a paused execution waits on.
+// DecisionRequest is an operator's answer to a paused execution: the body
+// of POST /v1/executions/{id}/decision and the argument of the workflows'
+// "decision" Update. Step picks one of several waiting steps; empty means
+// the first.
 type DecisionRequest struct {
 	Action Decision `json:"action"`
 	Step   string   `json:"step,omitempty"`

@@ -258,7 +258,7 @@ func (s *Starter) Cancel(ctx context.Context, id string) error {
 
 // Decide answers a paused execution: retry, skip, rollback or abort the
 // waiting step (req.Step picks one of several).
-func (s *Starter) Decide(ctx context.Context, id string, req workflows.DecisionRequest) (*workflows.DecisionResult, error) {
+func (s *Starter) Decide(ctx context.Context, id string, req model.DecisionRequest) (*model.DecisionResult, error) {
 	wfID, runID, _, err := s.describeOurs(ctx, id)
 	if err != nil {
 		return nil, err
@@ -272,7 +272,7 @@ func (s *Starter) Decide(ctx context.Context, id string, req workflows.DecisionR
 		Args: []any{req}, WaitForStage: client.WorkflowUpdateStageCompleted,
 	})
 	if err == nil {
-		var res workflows.DecisionResult
+		var res model.DecisionResult
 		if err = h.Get(ctx, &res); err == nil {
 			return &res, nil
 		}
