@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"go.temporal.io/api/serviceerror"
-	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/cairn-io/cairn/contract"
@@ -46,15 +45,9 @@ func (s *Starter) Approve(ctx context.Context, id string, req workflows.Approval
 	if err != nil {
 		return nil, err
 	}
-	h, err := s.c.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
-		WorkflowID: wfID, RunID: runID, UpdateName: workflows.ApprovalUpdate,
-		Args: []any{req}, WaitForStage: client.WorkflowUpdateStageCompleted,
-	})
+	res, err := update[model.Approval](ctx, s.c, wfID, runID, workflows.ApprovalUpdate, req)
 	if err == nil {
-		var res model.Approval
-		if err = h.Get(ctx, &res); err == nil {
-			return &res, nil
-		}
+		return res, nil
 	}
 	var app *temporal.ApplicationError
 	if errors.As(err, &app) {

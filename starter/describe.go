@@ -9,7 +9,6 @@ import (
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/api/workflowservice/v1"
-	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/cairn-io/cairn/activities"
@@ -267,15 +266,9 @@ func (s *Starter) Decide(ctx context.Context, id string, req model.DecisionReque
 	if p, err := s.progress(ctx, wfID, runID, 0, 1); err == nil && p.Shard != nil && p.Shard.WorkflowID != "" {
 		wfID, runID = p.Shard.WorkflowID, ""
 	}
-	h, err := s.c.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
-		WorkflowID: wfID, RunID: runID, UpdateName: workflows.DecisionUpdate,
-		Args: []any{req}, WaitForStage: client.WorkflowUpdateStageCompleted,
-	})
+	res, err := update[model.DecisionResult](ctx, s.c, wfID, runID, workflows.DecisionUpdate, req)
 	if err == nil {
-		var res model.DecisionResult
-		if err = h.Get(ctx, &res); err == nil {
-			return &res, nil
-		}
+		return res, nil
 	}
 	msg := err.Error()
 	switch {
