@@ -24,6 +24,7 @@ import (
 	"github.com/cairn-io/cairn/graphs"
 	"github.com/cairn-io/cairn/internal/fetch"
 	"github.com/cairn-io/cairn/kinds"
+	"github.com/cairn-io/cairn/model"
 	"github.com/cairn-io/cairn/store"
 )
 
@@ -356,17 +357,17 @@ func (s *server) healthz(c echo.Context) error {
 func (s *server) readyz(c echo.Context) error {
 	ctx, cancel := context.WithTimeout(c.Request().Context(), DefaultReadyTimeout)
 	defer cancel()
-	var details []ErrorDetail
+	var details []model.ErrorDetail
 	// The probe is open, so it names what failed but keeps the causes
 	// (addresses, driver messages) for the log.
 	if err := s.store.Ping(ctx); err != nil {
 		requestLogger(c, s.log).Warn("store unreachable", "error", err)
-		details = append(details, ErrorDetail{Path: "store", Message: "store unreachable"})
+		details = append(details, model.ErrorDetail{Path: "store", Message: "store unreachable"})
 	}
 	if s.ready != nil {
 		if err := s.ready(ctx); err != nil {
 			requestLogger(c, s.log).Warn("temporal unreachable", "error", err)
-			details = append(details, ErrorDetail{Path: "temporal", Message: "temporal unreachable"})
+			details = append(details, model.ErrorDetail{Path: "temporal", Message: "temporal unreachable"})
 		}
 	}
 	if len(details) > 0 {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/cairn-io/cairn/model"
 	"github.com/cairn-io/cairn/starter"
 	"github.com/cairn-io/cairn/workflows"
 )
@@ -49,7 +50,7 @@ func approvalParam(c echo.Context) (*workflows.ApprovalSettings, error) {
 // answerAwaiting answers a started plan awaiting approval: 202 with the
 // execution once its plan is made and it awaits approval (or it ended),
 // polling at most the wait timeout.
-func (s *server) answerAwaiting(c echo.Context, ex *Execution) error {
+func (s *server) answerAwaiting(c echo.Context, ex *model.Execution) error {
 	c.Response().Header().Set(echo.HeaderLocation, "/v1/executions/"+ex.ID)
 	extendWriteDeadline(c, s.cfg.WaitTimeout+time.Minute)
 	ctx, cancel := context.WithTimeout(c.Request().Context(), s.cfg.WaitTimeout)

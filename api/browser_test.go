@@ -13,7 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/cairn-io/cairn/client"
+	"github.com/cairn-io/cairn/model"
 )
 
 // browserRequest is a request as a browser (or a forger) would send it:
@@ -202,7 +202,7 @@ func TestBodiesNeedADocumentContentType(t *testing.T) {
 // the same apply from a foreign origin is refused before anything runs.
 func TestForeignOriginCannotApply(t *testing.T) {
 	h := newCairn(t, cairnOptions{cfg: func(c *Config) { c.Token = "" }})
-	stack, err := h.client.CreateStack(ctxTimeout(t, time.Minute), client.StackInput{Name: "browser"})
+	stack, err := h.client.CreateStack(ctxTimeout(t, time.Minute), model.StackInput{Name: "browser"})
 	require.NoError(t, err)
 	st := stack.ID
 	dir := t.TempDir()

@@ -11,6 +11,8 @@ import (
 	"strings"
 
 	"github.com/labstack/echo/v4"
+
+	"github.com/cairn-io/cairn/model"
 )
 
 // readBody reads the whole request body, mapping the body limit to 413.
@@ -74,14 +76,14 @@ func unmarshalStrict(data []byte, v any) error {
 	if _, err := dec.Token(); err != io.EOF {
 		line, col := lineColumn(data, dec.InputOffset())
 		return &Error{Status: http.StatusBadRequest, Message: "malformed JSON body",
-			Details: []ErrorDetail{{Document: "request", Line: line, Column: col, Message: "unexpected data after the JSON value"}}}
+			Details: []model.ErrorDetail{{Document: "request", Line: line, Column: col, Message: "unexpected data after the JSON value"}}}
 	}
 	return nil
 }
 
 // jsonError turns a decoding error into a 400 with its position.
 func jsonError(data []byte, err error, offset int64) error {
-	detail := ErrorDetail{Document: "request", Message: err.Error()}
+	detail := model.ErrorDetail{Document: "request", Message: err.Error()}
 	var syntax *json.SyntaxError
 	var typ *json.UnmarshalTypeError
 	switch {
@@ -102,7 +104,7 @@ func jsonError(data []byte, err error, offset int64) error {
 		}
 		detail.Line, detail.Column = lineColumn(data, offset)
 	}
-	return &Error{Status: http.StatusBadRequest, Message: "malformed JSON body", Details: []ErrorDetail{detail}}
+	return &Error{Status: http.StatusBadRequest, Message: "malformed JSON body", Details: []model.ErrorDetail{detail}}
 }
 
 // lineColumn converts a byte offset to a 1-based line and column.

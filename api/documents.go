@@ -103,10 +103,10 @@ func (s *server) evaluated(ctx context.Context, src graphs.Source) (graphs.Sourc
 
 // documentDetails turns a parse failure into error details; ok is false
 // when err is not about the documents (then it is a server fault).
-func documentDetails(err error) ([]ErrorDetail, bool) {
+func documentDetails(err error) ([]model.ErrorDetail, bool) {
 	var errs graphs.Errors
 	if errors.As(err, &errs) {
-		out := make([]ErrorDetail, 0, len(errs))
+		out := make([]model.ErrorDetail, 0, len(errs))
 		for _, e := range errs {
 			out = append(out, detailAt(e.Pos, e.Path, e.Message))
 		}
@@ -114,11 +114,11 @@ func documentDetails(err error) ([]ErrorDetail, bool) {
 	}
 	var one graphs.Error
 	if errors.As(err, &one) {
-		return []ErrorDetail{detailAt(one.Pos, one.Path, one.Message)}, true
+		return []model.ErrorDetail{detailAt(one.Pos, one.Path, one.Message)}, true
 	}
 	var onePtr *graphs.Error
 	if errors.As(err, &onePtr) {
-		return []ErrorDetail{detailAt(onePtr.Pos, onePtr.Path, onePtr.Message)}, true
+		return []model.ErrorDetail{detailAt(onePtr.Pos, onePtr.Path, onePtr.Message)}, true
 	}
 	return nil, false
 }
@@ -137,27 +137,6 @@ func invalidDocuments(what string, err error, extra map[string]any) error {
 	return &Error{Status: http.StatusUnprocessableEntity, Message: msg, Details: details, Extra: extra}
 }
 
-// PackageSummary describes a valid package: its resources by kind, what
-// each depends on, and the environment and secret references it uses.
-type PackageSummary struct {
-	Resources  int            `json:"resources"`
-	Kinds      map[string]int `json:"kinds"`
-	Items      []SummaryItem  `json:"items"`
-	Graphs     int            `json:"graphs,omitempty"`
-	EnvRefs    []string       `json:"envRefs"`
-	SecretRefs []string       `json:"secretRefs"`
-}
-
-// SummaryItem is one resource of a package summary.
-type SummaryItem struct {
-	Kind         string   `json:"kind"`
-	Name         string   `json:"name"`
-	DependsOn    []string `json:"dependsOn,omitempty"`
-	Associations []string `json:"associations,omitempty"`
-	Notify       []string `json:"notify,omitempty"`
-	Subscribe    []string `json:"subscribe,omitempty"`
-}
-
 // refStrings renders references as "Kind/name" (nil for none).
 func refStrings(refs []model.Ref) []string {
 	var out []string
@@ -167,8 +146,8 @@ func refStrings(refs []model.Ref) []string {
 	return out
 }
 
-func summarize(docs *graphs.Documents) PackageSummary {
-	sum := PackageSummary{Kinds: map[string]int{}, Items: []SummaryItem{}, EnvRefs: []string{}, SecretRefs: []string{}}
+func summarize(docs *graphs.Documents) model.PackageSummary {
+	sum := model.PackageSummary{Kinds: map[string]int{}, Items: []model.SummaryItem{}, EnvRefs: []string{}, SecretRefs: []string{}}
 	if docs == nil {
 		return sum
 	}
@@ -180,7 +159,7 @@ func summarize(docs *graphs.Documents) PackageSummary {
 	for i, r := range docs.Package.Resources {
 		sum.Resources++
 		sum.Kinds[r.Kind]++
-		item := SummaryItem{Kind: r.Kind, Name: r.Name, DependsOn: refStrings(r.DependsOn),
+		item := model.SummaryItem{Kind: r.Kind, Name: r.Name, DependsOn: refStrings(r.DependsOn),
 			Associations: refStrings(r.Associations), Notify: refStrings(r.Notify), Subscribe: refStrings(r.Subscribe)}
 		sum.Items = append(sum.Items, item)
 		specs[strconv.Itoa(i)] = map[string]any(r.Spec)

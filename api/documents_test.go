@@ -73,7 +73,7 @@ func countSnapshots(t *testing.T, s *testServer, dbURL string) int {
 func TestValidatePackage(t *testing.T) {
 	s := newTestServer(t, sqliteURL(t))
 	t.Run("valid YAML", func(t *testing.T) {
-		var sum PackageSummary
+		var sum model.PackageSummary
 		s.do(http.MethodPost, "/v1/packages/validate", validPackageYAML, "Content-Type", "application/yaml").expect(t, http.StatusOK).json(t, &sum)
 		require.Equal(t, 2, sum.Resources, "summary %+v", sum)
 		require.Equal(t, 1, sum.Kinds["file"], "summary %+v", sum)
@@ -87,7 +87,7 @@ func TestValidatePackage(t *testing.T) {
 		jsonnetDoc := `local dir(name, path) = {kind: 'Directory', metadata: {name: name}, spec: {path: path}};
 [dir('etc', '/srv/app/etc')]`
 		for ctype, body := range map[string]string{"application/json": jsonDoc, "application/jsonnet": jsonnetDoc, "text/yaml": "kind: Directory\nmetadata: {name: etc}\nspec: {path: /srv/app/etc}\n"} {
-			var sum PackageSummary
+			var sum model.PackageSummary
 			s.do(http.MethodPost, "/v1/packages/validate", body, "Content-Type", ctype).expect(t, http.StatusOK).json(t, &sum)
 			require.Equal(t, 1, sum.Resources, "%s: summary %+v", ctype, sum)
 			require.Equal(t, "etc", sum.Items[0].Name, "%s: summary %+v", ctype, sum)
@@ -140,7 +140,7 @@ func TestBadPackagesStoreNothing(t *testing.T) {
 	eachBackend(t, func(t *testing.T, be backend) {
 		dbURL := be.url(t)
 		s := newTestServer(t, dbURL)
-		var st StackRecord
+		var st model.StackRecord
 		s.do(http.MethodPost, "/v1/stacks", map[string]any{"name": "s1"}).expect(t, http.StatusCreated).json(t, &st)
 		for _, tt := range badPackages {
 			for _, route := range []string{"apply", "dry-run"} {
@@ -150,7 +150,7 @@ func TestBadPackagesStoreNothing(t *testing.T) {
 					checkDetails(t, info, tt)
 					if route == "dry-run" {
 						var withSummary struct {
-							Summary *PackageSummary `json:"summary"`
+							Summary *model.PackageSummary `json:"summary"`
 						}
 						r.json(t, &withSummary)
 						require.NotNil(t, withSummary.Summary, "dry-run 422 without the summary of what parsed: %s", r.Body)

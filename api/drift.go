@@ -81,7 +81,7 @@ func (s *server) setDrift(c echo.Context, set model.DriftSettings) error {
 	}
 	every, _, err := starter.ParseDriftSettings(set)
 	if err != nil {
-		return invalid("invalid drift settings", []ErrorDetail{{Document: requestSource, Message: err.Error()}})
+		return invalid("invalid drift settings", []model.ErrorDetail{{Document: requestSource, Message: err.Error()}})
 	}
 	set.Every = every.String() // as Temporal will show it
 
@@ -153,7 +153,7 @@ func driftError(err error, stackID string) error {
 	case errors.Is(err, starter.ErrNotFound):
 		return &Error{Status: http.StatusNotFound, Message: fmt.Sprintf("stack %q has no drift schedule", stackID), Cause: err}
 	case errors.Is(err, starter.ErrInvalidDrift):
-		return invalid("invalid drift settings", []ErrorDetail{{Document: requestSource, Message: err.Error()}})
+		return invalid("invalid drift settings", []model.ErrorDetail{{Document: requestSource, Message: err.Error()}})
 	default:
 		return internalError(err)
 	}

@@ -28,7 +28,7 @@ func approvalCairn(t *testing.T) (*cairn, *client.Client) {
 
 // planForApproval applies docs to the stack with approve=required and
 // returns the plan awaiting approval.
-func planForApproval(t *testing.T, c *client.Client, stackID, docs string, timeout time.Duration) *client.Execution {
+func planForApproval(t *testing.T, c *client.Client, stackID, docs string, timeout time.Duration) *model.Execution {
 	t.Helper()
 	ex, err := c.Apply(ctxTimeout(t, 3*time.Minute), stackID, &client.Document{Data: []byte(docs), Format: "yaml"},
 		client.ApplyOptions{ApproveRequired: true, ApprovalTimeout: timeout})
@@ -42,9 +42,9 @@ func planForApproval(t *testing.T, c *client.Client, stackID, docs string, timeo
 }
 
 // awaitClosed polls the execution until it closed.
-func awaitClosed(t *testing.T, c *client.Client, id string) *client.Execution {
+func awaitClosed(t *testing.T, c *client.Client, id string) *model.Execution {
 	t.Helper()
-	var ex *client.Execution
+	var ex *model.Execution
 	waitUntil(t, "execution "+id+" closes", func() bool {
 		var err error
 		ex, err = c.GetExecution(ctxTimeout(t, time.Minute), id)
@@ -58,7 +58,7 @@ func TestE2EApprovedPlanAppliesWhatItShowed(t *testing.T) {
 	h, alice := approvalCairn(t)
 	ctx := ctxTimeout(t, 3*time.Minute)
 	dir := t.TempDir()
-	st, err := h.client.CreateStack(ctx, client.StackInput{Name: "approved"})
+	st, err := h.client.CreateStack(ctx, model.StackInput{Name: "approved"})
 	require.NoError(t, err)
 
 	plan := planForApproval(t, h.client, st.ID, filesPackage(dir, "hello\n"), 0)
@@ -108,7 +108,7 @@ func TestE2EApprovalRefusedWhenTheStackMoved(t *testing.T) {
 
 	t.Run("another apply landed", func(t *testing.T) {
 		dir := t.TempDir()
-		st, err := h.client.CreateStack(ctx, client.StackInput{Name: "moved-by-apply"})
+		st, err := h.client.CreateStack(ctx, model.StackInput{Name: "moved-by-apply"})
 		require.NoError(t, err)
 		plan := planForApproval(t, h.client, st.ID, filesPackage(dir, "planned\n"), 0)
 		other := h.applyWait(st.ID, filesPackage(dir, "other\n"), client.ApplyOptions{})
@@ -128,7 +128,7 @@ func TestE2EApprovalRefusedWhenTheStackMoved(t *testing.T) {
 
 	t.Run("a planned file changed", func(t *testing.T) {
 		dir := t.TempDir()
-		st, err := h.client.CreateStack(ctx, client.StackInput{Name: "moved-by-hand"})
+		st, err := h.client.CreateStack(ctx, model.StackInput{Name: "moved-by-hand"})
 		require.NoError(t, err)
 		mustStatus(t, h.applyWait(st.ID, filesPackage(dir, "v1\n"), client.ApplyOptions{}), model.ExecCompleted)
 		plan := planForApproval(t, h.client, st.ID, filesPackage(dir, "v2\n"), 0)
@@ -156,7 +156,7 @@ func TestE2ERejectedAndExpiredPlansChangeNothing(t *testing.T) {
 
 	t.Run("rejected", func(t *testing.T) {
 		dir := t.TempDir()
-		st, err := h.client.CreateStack(ctx, client.StackInput{Name: "rejected"})
+		st, err := h.client.CreateStack(ctx, model.StackInput{Name: "rejected"})
 		require.NoError(t, err)
 		plan := planForApproval(t, h.client, st.ID, filesPackage(dir, "x\n"), 0)
 		res, err := alice.Reject(ctx, plan.ID, "not today")
@@ -173,7 +173,7 @@ func TestE2ERejectedAndExpiredPlansChangeNothing(t *testing.T) {
 
 	t.Run("expired", func(t *testing.T) {
 		dir := t.TempDir()
-		st, err := h.client.CreateStack(ctx, client.StackInput{Name: "expired"})
+		st, err := h.client.CreateStack(ctx, model.StackInput{Name: "expired"})
 		require.NoError(t, err)
 		plan := planForApproval(t, h.client, st.ID, filesPackage(dir, "x\n"), 3*time.Second)
 		require.NotNil(t, plan.Approval.Deadline)
@@ -200,11 +200,11 @@ func TestE2ERejectedAndExpiredPlansChangeNothing(t *testing.T) {
 func TestE2EPlanAwaitingApprovalListedAsWaiting(t *testing.T) {
 	h, _ := approvalCairn(t)
 	ctx := ctxTimeout(t, 3*time.Minute)
-	st, err := h.client.CreateStack(ctx, client.StackInput{Name: "listed"})
+	st, err := h.client.CreateStack(ctx, model.StackInput{Name: "listed"})
 	require.NoError(t, err)
 	plan := planForApproval(t, h.client, st.ID, filesPackage(t.TempDir(), "x\n"), 0)
 
-	var got *client.Execution
+	var got *model.Execution
 	waitUntil(t, "the plan listed as waiting", func() bool {
 		list, err := h.client.ListExecutions(ctx, client.ExecutionFilter{Stack: st.ID, Status: model.ExecWaiting})
 		require.NoError(t, err)

@@ -61,7 +61,7 @@ func TestDeploysterE2E(t *testing.T) {
 	ctx := ctxTimeout(t, 4*time.Minute)
 	const secret = "vm-Pa55-7c1d9e"
 	dir := t.TempDir()
-	st, err := h.client.CreateStack(ctx, client.StackInput{Name: "deployster"})
+	st, err := h.client.CreateStack(ctx, model.StackInput{Name: "deployster"})
 	require.NoError(t, err)
 	doc := &client.Document{Data: []byte(fmt.Sprintf(deploysterPackage, bin, dir)), Format: "yaml"}
 
@@ -168,7 +168,7 @@ func TestDeploysterPrecheckE2E(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
 			pkg := strings.Join([]string{res("a", bin, "{dir: %[1]s}"), res("b", bin, "{dir: %[1]s, size: 1}"), tc.bad}, "---\n")
-			st, err := h.client.CreateStack(ctx, client.StackInput{Name: "precheck-" + strings.ReplaceAll(tc.name, " ", "-")})
+			st, err := h.client.CreateStack(ctx, model.StackInput{Name: "precheck-" + strings.ReplaceAll(tc.name, " ", "-")})
 			require.NoError(t, err)
 			ex, err := h.client.Apply(ctx, st.ID, &client.Document{Data: []byte(fmt.Sprintf(pkg, dir)), Format: "yaml"}, client.ApplyOptions{Wait: true})
 			require.NoError(t, err)
@@ -183,7 +183,7 @@ func TestDeploysterPrecheckE2E(t *testing.T) {
 	}
 
 	t.Run("an alias to no resource is refused with its line", func(t *testing.T) {
-		st, err := h.client.CreateStack(ctx, client.StackInput{Name: "alias"})
+		st, err := h.client.CreateStack(ctx, model.StackInput{Name: "alias"})
 		require.NoError(t, err)
 		pkg := fmt.Sprintf("kind: external\nmetadata: {name: vm}\nspec:\n  program: %s\n  dependencies: {disk: no-such-disk}\n  config: {dir: /tmp}\n", bin)
 		_, err = h.client.Apply(ctx, st.ID, &client.Document{Data: []byte(pkg), Format: "yaml"}, client.ApplyOptions{Wait: true})

@@ -37,7 +37,7 @@ func TestE2EDriftScheduleGoesWithItsStack(t *testing.T) {
 	ctx := ctxTimeout(t, 3*time.Minute)
 
 	t.Run("deleting the stack deletes its schedule", func(t *testing.T) {
-		st, err := h.client.CreateStack(ctx, client.StackInput{Name: "short-lived"})
+		st, err := h.client.CreateStack(ctx, model.StackInput{Name: "short-lived"})
 		require.NoError(t, err)
 		pkg := fmt.Sprintf("kind: File\nmetadata: {name: f}\nspec: {path: %s, content: \"x\\n\"}\n", filepath.Join(t.TempDir(), "f"))
 		mustStatus(t, h.applyWait(st.ID, pkg, client.ApplyOptions{}), model.ExecCompleted)
@@ -53,7 +53,7 @@ func TestE2EDriftScheduleGoesWithItsStack(t *testing.T) {
 	})
 
 	t.Run("a schedule whose stack is gone deletes itself at its next check", func(t *testing.T) {
-		st, err := h.client.CreateStack(ctx, client.StackInput{Name: "orphan"})
+		st, err := h.client.CreateStack(ctx, model.StackInput{Name: "orphan"})
 		require.NoError(t, err)
 		_, err = h.client.SetDrift(ctx, st.ID, model.DriftSettings{Every: "1h"})
 		require.NoError(t, err)
@@ -69,9 +69,9 @@ func TestE2EDriftScheduleGoesWithItsStack(t *testing.T) {
 func TestE2EDriftCheckRefusesForgedStarts(t *testing.T) {
 	h := newCairn(t, cairnOptions{})
 	ctx := ctxTimeout(t, 2*time.Minute)
-	st, err := h.client.CreateStack(ctx, client.StackInput{Name: "target"})
+	st, err := h.client.CreateStack(ctx, model.StackInput{Name: "target"})
 	require.NoError(t, err)
-	other, err := h.client.CreateStack(ctx, client.StackInput{Name: "other"})
+	other, err := h.client.CreateStack(ctx, model.StackInput{Name: "other"})
 	require.NoError(t, err)
 	_, err = h.client.SetDrift(ctx, st.ID, model.DriftSettings{Every: "1h"})
 	require.NoError(t, err)
@@ -153,7 +153,7 @@ func TestE2EHookDeliveryDoesNotHoldTheExecution(t *testing.T) {
 			close(recv.release)
 		}
 	})
-	st, err := h.client.CreateStack(ctx, client.StackInput{Name: "hooked"})
+	st, err := h.client.CreateStack(ctx, model.StackInput{Name: "hooked"})
 	require.NoError(t, err)
 	_, err = h.client.PutHooks(ctx, st.ID, []model.Hook{{URL: srv.URL, Events: []string{model.EventExecutionCompleted}}})
 	require.NoError(t, err)
@@ -179,7 +179,7 @@ func TestE2EHookDeliveryDoesNotHoldTheExecution(t *testing.T) {
 func TestE2EDriftUsesTheLastApplyParameters(t *testing.T) {
 	h := newCairn(t, cairnOptions{})
 	ctx := ctxTimeout(t, 3*time.Minute)
-	st, err := h.client.CreateStack(ctx, client.StackInput{Name: "params"})
+	st, err := h.client.CreateStack(ctx, model.StackInput{Name: "params"})
 	require.NoError(t, err)
 	dir := t.TempDir()
 	pkg := fmt.Sprintf("kind: File\nmetadata: {name: site}\nspec:\n  path: %s/site.conf\n  content: \"site={{ env \\\"SITE\\\" }}\\n\"\n", dir)
@@ -209,7 +209,7 @@ func TestE2EDriftUsesTheLastApplyParameters(t *testing.T) {
 func TestE2EHookIDsStayAcrossPut(t *testing.T) {
 	h := newCairn(t, cairnOptions{})
 	ctx := ctxTimeout(t, time.Minute)
-	st, err := h.client.CreateStack(ctx, client.StackInput{Name: "ids"})
+	st, err := h.client.CreateStack(ctx, model.StackInput{Name: "ids"})
 	require.NoError(t, err)
 	events := []string{model.EventDriftDetected}
 	first, err := h.client.PutHooks(ctx, st.ID, []model.Hook{{URL: "https://a.example/", Events: events}})

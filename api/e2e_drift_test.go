@@ -93,7 +93,7 @@ func TestE2EDriftAndHooks(t *testing.T) {
 	srv := httptest.NewServer(recv)
 	t.Cleanup(srv.Close)
 
-	st, err := h.client.CreateStack(ctx, client.StackInput{Name: "drifting"})
+	st, err := h.client.CreateStack(ctx, model.StackInput{Name: "drifting"})
 	require.NoError(t, err)
 	views, err := h.client.PutHooks(ctx, st.ID, []model.Hook{{
 		URL: srv.URL + "/hook", Secret: secret,
@@ -197,7 +197,7 @@ func TestE2EDriftAndHooks(t *testing.T) {
 		require.NotNil(t, got.Repair)
 		assert.Equal(t, model.RepairSkipped, got.Repair.Status, "%+v", got.Repair)
 		drifted = got
-		var done *client.Execution
+		var done *model.Execution
 		waitUntil(t, "the slow apply ends", func() bool {
 			done, err = h.client.GetExecution(ctx, running.ID)
 			return err == nil && done.Finished()
@@ -265,7 +265,7 @@ func TestE2EDriftAndHooks(t *testing.T) {
 func TestE2EDriftAndHooksRefuseBadInput(t *testing.T) {
 	h := newCairn(t, cairnOptions{})
 	ctx := ctxTimeout(t, time.Minute)
-	st, err := h.client.CreateStack(ctx, client.StackInput{Name: "refusing"})
+	st, err := h.client.CreateStack(ctx, model.StackInput{Name: "refusing"})
 	require.NoError(t, err)
 	tests := []struct {
 		name  string

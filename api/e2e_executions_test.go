@@ -34,7 +34,7 @@ func TestE2EConcurrentApplyIsRefused(t *testing.T) {
 	h := newCairn(t, cairnOptions{})
 	ctx := ctxTimeout(t, 2*time.Minute)
 	root := t.TempDir()
-	st, err := h.client.CreateStack(ctx, client.StackInput{Name: "locked"})
+	st, err := h.client.CreateStack(ctx, model.StackInput{Name: "locked"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +76,7 @@ func TestE2EExecutionRoutes(t *testing.T) {
 	h := newCairn(t, cairnOptions{})
 	ctx := ctxTimeout(t, 3*time.Minute)
 	root := t.TempDir()
-	st, err := h.client.CreateStack(ctx, client.StackInput{Name: "routes"})
+	st, err := h.client.CreateStack(ctx, model.StackInput{Name: "routes"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,7 +120,7 @@ spec: {path: %[1]s/d/f, content: "x"}
 		if _, err := h.client.Cancel(ctx, ex.ID); !client.IsStatus(err, http.StatusConflict) {
 			t.Fatalf("cancel of a completed execution: %v", err)
 		}
-		if _, err := h.client.Decide(ctx, ex.ID, client.Decision{Action: model.DecisionSkip}); !client.IsStatus(err, http.StatusConflict) {
+		if _, err := h.client.Decide(ctx, ex.ID, model.DecisionRequest{Action: model.DecisionSkip}); !client.IsStatus(err, http.StatusConflict) {
 			t.Fatalf("decision on a completed execution: %v", err)
 		}
 	})
@@ -155,7 +155,7 @@ dependsOn: [File/f]
 		}
 		var types []string
 		steps := map[string]model.Status{}
-		var final *client.Execution
+		var final *model.Execution
 		err = h.client.Events(ctx, ex.ID, func(ev client.Event) error {
 			types = append(types, ev.Type)
 			switch ev.Type {
@@ -189,7 +189,7 @@ dependsOn: [File/f]
 	})
 
 	t.Run("events heartbeat and client leaving", func(t *testing.T) {
-		other, err := h.client.CreateStack(ctx, client.StackInput{Name: "heartbeat"})
+		other, err := h.client.CreateStack(ctx, model.StackInput{Name: "heartbeat"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -237,7 +237,7 @@ dependsOn: [File/f]
 	t.Run("retry a failed execution", func(t *testing.T) {
 		flag := filepath.Join(root, "flag")
 		failing := fmt.Sprintf("kind: Exec\nmetadata: {name: needs-flag}\nspec: {command: \"test -f %s\"}\n", flag)
-		other, err := h.client.CreateStack(ctx, client.StackInput{Name: "retry"})
+		other, err := h.client.CreateStack(ctx, model.StackInput{Name: "retry"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -263,7 +263,7 @@ dependsOn: [File/f]
 	})
 
 	t.Run("cancel", func(t *testing.T) {
-		other, err := h.client.CreateStack(ctx, client.StackInput{Name: "cancel"})
+		other, err := h.client.CreateStack(ctx, model.StackInput{Name: "cancel"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -289,7 +289,7 @@ dependsOn: [File/f]
 	})
 
 	t.Run("decisions", func(t *testing.T) {
-		other, err := h.client.CreateStack(ctx, client.StackInput{Name: "pause"})
+		other, err := h.client.CreateStack(ctx, model.StackInput{Name: "pause"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -303,13 +303,13 @@ dependsOn: [File/f]
 			got, err := h.client.GetExecution(ctx, ex.ID)
 			return err == nil && got.Status == model.ExecWaiting && got.Progress != nil && len(got.Progress.Waiting) == 1
 		})
-		if _, err := h.client.Decide(ctx, ex.ID, client.Decision{Action: "explode"}); !client.IsStatus(err, http.StatusBadRequest) {
+		if _, err := h.client.Decide(ctx, ex.ID, model.DecisionRequest{Action: "explode"}); !client.IsStatus(err, http.StatusBadRequest) {
 			t.Fatalf("bad action: %v", err)
 		}
 		if err := os.WriteFile(flag, nil, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		res, err := h.client.Decide(ctx, ex.ID, client.Decision{Action: model.DecisionRetry})
+		res, err := h.client.Decide(ctx, ex.ID, model.DecisionRequest{Action: model.DecisionRetry})
 		if err != nil || res.Step != "exec/needs-flag" || res.Action != model.DecisionRetry {
 			t.Fatalf("decide: %+v %v", res, err)
 		}
@@ -318,7 +318,7 @@ dependsOn: [File/f]
 			t.Fatal(err)
 		}
 		mustStatus(t, done, model.ExecCompleted)
-		if _, err := h.client.Decide(ctx, ex.ID, client.Decision{Action: model.DecisionSkip}); !client.IsStatus(err, http.StatusConflict) {
+		if _, err := h.client.Decide(ctx, ex.ID, model.DecisionRequest{Action: model.DecisionSkip}); !client.IsStatus(err, http.StatusConflict) {
 			t.Fatalf("decision with nothing waiting: %v", err)
 		}
 	})
@@ -337,7 +337,7 @@ func TestE2EDryRunAndDeleteStack(t *testing.T) {
 			if err := os.MkdirAll(dir, 0o755); err != nil {
 				t.Fatal(err)
 			}
-			st, err := h.client.CreateStack(ctx, client.StackInput{Name: "doomed"})
+			st, err := h.client.CreateStack(ctx, model.StackInput{Name: "doomed"})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -409,14 +409,14 @@ spec: {path: %[1]s/app/app.conf, content: "port = 80\n"}
 func TestE2EEventsEndWhenTheExecutionCloses(t *testing.T) {
 	h := newCairn(t, cairnOptions{cfg: func(c *Config) { c.EventsPollInterval = time.Hour }})
 	ctx := ctxTimeout(t, 2*time.Minute)
-	st, err := h.client.CreateStack(ctx, client.StackInput{Name: "events-close"})
+	st, err := h.client.CreateStack(ctx, model.StackInput{Name: "events-close"})
 	require.NoError(t, err)
 	root := t.TempDir()
 	pkg := fmt.Sprintf("kind: Exec\nmetadata: {name: short}\nspec: {command: \"sleep 2; touch %[1]s/done\", creates: %[1]s/done}\n", root)
 	ex, err := h.client.Apply(ctx, st.ID, &client.Document{Data: []byte(pkg), Format: "yaml"}, client.ApplyOptions{})
 	require.NoError(t, err)
 	start := time.Now()
-	var final *client.Execution
+	var final *model.Execution
 	require.NoError(t, h.client.Events(ctx, ex.ID, func(ev client.Event) error {
 		if ev.Type == client.EventDone {
 			final = ev.Execution

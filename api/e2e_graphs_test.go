@@ -40,9 +40,9 @@ func TestE2EGraphUploadMergeExecuteSubset(t *testing.T) {
 	ctx := ctxTimeout(t, 3*time.Minute)
 	c := h.client
 	suffix := strings.ToLower(strings.ReplaceAll(h.token[len(h.token)-8:], "-", ""))
-	rel, err := c.CreateRelease(ctx, client.ReleaseInput{ID: "rel-" + suffix, Name: "release"})
+	rel, err := c.CreateRelease(ctx, model.ReleaseInput{ID: "rel-" + suffix, Name: "release"})
 	require.NoError(t, err)
-	cl, err := c.CreateCluster(ctx, client.ClusterInput{ID: "cl-" + suffix, Name: "cluster", ReleaseID: rel.ID, Nodes: []model.Node{
+	cl, err := c.CreateCluster(ctx, model.ClusterInput{ID: "cl-" + suffix, Name: "cluster", ReleaseID: rel.ID, Nodes: []model.Node{
 		{ID: "n1", Roles: []string{"controller"}, Mode: model.NodeLocal},
 		{ID: "n2", Roles: []string{"compute"}, Mode: model.NodeLocal},
 	}})
@@ -62,7 +62,7 @@ func TestE2EGraphUploadMergeExecuteSubset(t *testing.T) {
 	require.Equal(t, override, string(src), "cluster graph verbatim: %q %q %v", src, ctype, err)
 	require.Equal(t, "application/json", ctype, "cluster graph verbatim: %q %q %v", src, ctype, err)
 
-	ex, err := c.ExecuteGraph(ctx, cl.ID, client.GraphExecutionRequest{Nodes: []string{"n1"}, Tasks: []string{"t1", "t2"}})
+	ex, err := c.ExecuteGraph(ctx, cl.ID, model.GraphExecutionRequest{Nodes: []string{"n1"}, Tasks: []string{"t1", "t2"}})
 	require.NoError(t, err)
 	require.Equal(t, model.ExecGraph, ex.Kind, "started %+v", ex)
 	require.Equal(t, cl.ID, ex.ClusterID, "started %+v", ex)
@@ -83,23 +83,23 @@ func TestE2EGraphUploadMergeExecuteSubset(t *testing.T) {
 	require.Equal(t, model.StatusSucceeded, ran["t2@n1"], "steps %+v", done.Steps)
 
 	// Refused before anything starts: unknown node, task and type.
-	_, err = c.ExecuteGraph(ctx, cl.ID, client.GraphExecutionRequest{Types: []string{"default", "upgrade"}, Nodes: []string{"n9"}, Tasks: []string{"t7"}})
+	_, err = c.ExecuteGraph(ctx, cl.ID, model.GraphExecutionRequest{Types: []string{"default", "upgrade"}, Nodes: []string{"n9"}, Tasks: []string{"t7"}})
 	var apiErr *client.APIError
 	require.ErrorAs(t, err, &apiErr, "bad execution request: %v", err)
 	require.Equal(t, http.StatusUnprocessableEntity, apiErr.Status, "bad execution request: %v", err)
 	require.GreaterOrEqual(t, len(apiErr.Details), 3, "bad execution request: %v", err)
-	_, err = c.ExecuteGraph(ctx, cl.ID, client.GraphExecutionRequest{OnFailure: "explode"})
+	_, err = c.ExecuteGraph(ctx, cl.ID, model.GraphExecutionRequest{OnFailure: "explode"})
 	require.True(t, client.IsStatus(err, http.StatusBadRequest), "bad onFailure: %v", err)
-	_, err = c.ExecuteGraph(ctx, "nope", client.GraphExecutionRequest{})
+	_, err = c.ExecuteGraph(ctx, "nope", model.GraphExecutionRequest{})
 	require.True(t, client.IsStatus(err, http.StatusNotFound), "unknown cluster: %v", err)
 
 	// One graph execution per cluster at a time.
 	slow := `[{"id": "slow", "type": "shell", "roles": ["compute"], "parameters": {"cmd": "sleep 2"}}]`
 	_, err = c.PutGraph(ctx, model.LayerRelease, rel.ID, "slow", client.Document{Data: []byte(slow), Format: "json"})
 	require.NoError(t, err)
-	first, err := c.ExecuteGraph(ctx, cl.ID, client.GraphExecutionRequest{Type: "slow"})
+	first, err := c.ExecuteGraph(ctx, cl.ID, model.GraphExecutionRequest{Type: "slow"})
 	require.NoError(t, err)
-	_, err = c.ExecuteGraph(ctx, cl.ID, client.GraphExecutionRequest{Type: "slow"})
+	_, err = c.ExecuteGraph(ctx, cl.ID, model.GraphExecutionRequest{Type: "slow"})
 	require.ErrorAs(t, err, &apiErr, "second graph execution: %v, want 409 naming %s", err, first.ID)
 	require.Equal(t, http.StatusConflict, apiErr.Status, "second graph execution: %v, want 409 naming %s", err, first.ID)
 	require.Equal(t, first.ID, apiErr.Running, "second graph execution: %v, want 409 naming %s", err, first.ID)

@@ -25,7 +25,7 @@ func TestE2EDryRunGuardsOnlyWhenAsked(t *testing.T) {
 metadata: {name: migrate}
 spec: {command: "true", onlyif: "echo guard >> ` + log + `; false"}
 `)}
-	st, err := h.client.CreateStack(ctx, client.StackInput{Name: "guards"})
+	st, err := h.client.CreateStack(ctx, model.StackInput{Name: "guards"})
 	require.NoError(t, err)
 
 	plan, _, err := h.client.DryRun(ctx, st.ID, doc, client.DryRunOptions{})

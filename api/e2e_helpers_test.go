@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	tclient "go.temporal.io/sdk/client"
 
 	"github.com/cairn-io/cairn/client"
 	"github.com/cairn-io/cairn/graphs"
@@ -21,7 +22,6 @@ import (
 	"github.com/cairn-io/cairn/starter"
 	"github.com/cairn-io/cairn/store"
 	"github.com/cairn-io/cairn/worker"
-	tclient "go.temporal.io/sdk/client"
 )
 
 // cairn is one test's whole Cairn behind HTTP: a store, a worker on its own
@@ -114,7 +114,7 @@ func ctxTimeout(t *testing.T, d time.Duration) context.Context {
 
 // applyWait applies YAML to a stack over HTTP and returns the finished
 // execution.
-func (h *cairn) applyWait(stackID, docs string, opts client.ApplyOptions) *client.Execution {
+func (h *cairn) applyWait(stackID, docs string, opts client.ApplyOptions) *model.Execution {
 	h.t.Helper()
 	opts.Wait = true
 	ex, err := h.client.Apply(ctxTimeout(h.t, 3*time.Minute), stackID, &client.Document{Data: []byte(docs), Format: "yaml"}, opts)
@@ -123,7 +123,7 @@ func (h *cairn) applyWait(stackID, docs string, opts client.ApplyOptions) *clien
 	return ex
 }
 
-func mustStatus(t *testing.T, e *client.Execution, want model.ExecutionStatus) {
+func mustStatus(t *testing.T, e *model.Execution, want model.ExecutionStatus) {
 	t.Helper()
 	require.Equal(t, want, e.Status, "execution %s status = %s (error %q), want %s", e.ID, e.Status, e.Error, want)
 }

@@ -45,7 +45,7 @@ func TestApplyParamsE2E(t *testing.T) {
 	var execs []string
 	var prodStack, prodDir, stagingStack, stagingDir string
 	for _, site := range []string{"prod", "staging"} {
-		st, err := h.client.CreateStack(ctx, client.StackInput{Name: site})
+		st, err := h.client.CreateStack(ctx, model.StackInput{Name: site})
 		require.NoError(t, err)
 		dir := t.TempDir()
 		doc := &client.Document{Data: []byte(fmt.Sprintf(paramsPackage, dir)), Format: "yaml"}
@@ -141,7 +141,7 @@ func TestApplyParamsE2E(t *testing.T) {
 	})
 
 	t.Run("a missing ref: dry-run lists it, apply answers 422 naming it", func(t *testing.T) {
-		st, err := h.client.CreateStack(ctx, client.StackInput{Name: "missing"})
+		st, err := h.client.CreateStack(ctx, model.StackInput{Name: "missing"})
 		require.NoError(t, err)
 		doc := &client.Document{Data: []byte(fmt.Sprintf(paramsPackage, t.TempDir())), Format: "yaml"}
 		params := model.ApplyParams{EnvRefs: map[string]string{"SITE": "prod"}}

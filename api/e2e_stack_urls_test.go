@@ -86,7 +86,7 @@ func TestE2EApplyFromStackURLs(t *testing.T) {
 	local := fmt.Sprintf(`{"kind": "File", "metadata": {"name": "local"}, "spec": {"path": "%s/local", "content": "from file"}}`, root)
 	require.NoError(t, os.WriteFile(filepath.Join(fetchDir, "local.json"), []byte(local), 0o644))
 
-	st, err := h.client.CreateStack(ctx, client.StackInput{Name: "urls", URLs: []string{srv.URL + "/pkg.yaml", "file:///local.json"}})
+	st, err := h.client.CreateStack(ctx, model.StackInput{Name: "urls", URLs: []string{srv.URL + "/pkg.yaml", "file:///local.json"}})
 	require.NoError(t, err)
 	plan, _, err := h.client.DryRun(ctx, st.ID, nil, client.DryRunOptions{})
 	require.NoError(t, err)
@@ -105,7 +105,7 @@ func TestE2EApplyFromStackURLs(t *testing.T) {
 	require.Len(t, rec.Resources, 2, "stack after an apply from URLs: %+v %v", rec, err)
 
 	// A 5xx is retried within the execution; the second answer applies.
-	flaky, err := h.client.CreateStack(ctx, client.StackInput{Name: "flaky", URLs: []string{srv.URL + "/flaky.yaml"}})
+	flaky, err := h.client.CreateStack(ctx, model.StackInput{Name: "flaky", URLs: []string{srv.URL + "/flaky.yaml"}})
 	require.NoError(t, err)
 	ex, err = h.client.Apply(ctx, flaky.ID, nil, client.ApplyOptions{Wait: true})
 	require.NoError(t, err)
@@ -124,7 +124,7 @@ func TestE2EApplyFromStackURLs(t *testing.T) {
 		{"missing document", "/missing.yaml", []string{"urls[0]", "/missing.yaml", "404"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			broken, err := h.client.CreateStack(ctx, client.StackInput{Name: "broken", URLs: []string{srv.URL + tc.path}})
+			broken, err := h.client.CreateStack(ctx, model.StackInput{Name: "broken", URLs: []string{srv.URL + tc.path}})
 			require.NoError(t, err)
 			ex, err := h.client.Apply(ctx, broken.ID, nil, client.ApplyOptions{Wait: true})
 			require.NoError(t, err)
@@ -148,7 +148,7 @@ func TestE2EApplyFromStackURLs(t *testing.T) {
 	}
 
 	// Refused at creation: a scheme not allowed, a file URL climbing out.
-	_, err = h.client.CreateStack(ctx, client.StackInput{Name: "bad", URLs: []string{"ftp://x/y.yaml", "file:///../etc/passwd"}})
+	_, err = h.client.CreateStack(ctx, model.StackInput{Name: "bad", URLs: []string{"ftp://x/y.yaml", "file:///../etc/passwd"}})
 	var apiErr *client.APIError
 	require.ErrorAs(t, err, &apiErr, "bad urls: %v", err)
 	require.Equal(t, http.StatusUnprocessableEntity, apiErr.Status, "bad urls: %v", err)
@@ -162,7 +162,7 @@ func TestE2EApplyFromStackURLs(t *testing.T) {
 	require.Equal(t, http.StatusUnprocessableEntity, apiErr.Status, "disallowed scheme at apply: %v", err)
 	require.Len(t, apiErr.Details, 1, "disallowed scheme at apply: %v", err)
 	require.Equal(t, "urls[1]", apiErr.Details[0].Path, "disallowed scheme at apply: %v", err)
-	empty, err := h.client.CreateStack(ctx, client.StackInput{Name: "nothing"})
+	empty, err := h.client.CreateStack(ctx, model.StackInput{Name: "nothing"})
 	require.NoError(t, err)
 	_, err = h.client.Apply(ctx, empty.ID, nil, client.ApplyOptions{})
 	require.True(t, client.IsStatus(err, http.StatusBadRequest), "apply with no body and no urls: %v", err)
@@ -181,7 +181,7 @@ func TestE2EDeleteRemovesTheRecordInTheWorkflow(t *testing.T) {
 	h := newCairn(t, cairnOptions{})
 	ctx := ctxTimeout(t, 3*time.Minute)
 	dir := t.TempDir()
-	st, err := h.client.CreateStack(ctx, client.StackInput{Name: "doomed"})
+	st, err := h.client.CreateStack(ctx, model.StackInput{Name: "doomed"})
 	require.NoError(t, err)
 	mustStatus(t, h.applyWait(st.ID, plainFiles(dir, "hello\n"), client.ApplyOptions{}), model.ExecCompleted)
 	ex, err := h.client.DeleteStack(ctx, st.ID, client.DeleteOptions{})

@@ -13,9 +13,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/cairn-io/cairn/examples"
-
 	"github.com/cairn-io/cairn/client"
+	"github.com/cairn-io/cairn/examples"
 	"github.com/cairn-io/cairn/internal/platform"
 	"github.com/cairn-io/cairn/internal/testenv"
 	"github.com/cairn-io/cairn/model"
@@ -100,7 +99,7 @@ func TestE2EPkgerS1StackLifecycleOverHTTP(t *testing.T) {
 			p := newPlatform(t)
 			h := newCairn(t, cairnOptions{dbURL: be.url(t), env: map[string]string{"PLATFORM_URL": p.url}})
 			ctx := ctxTimeout(t, 5*time.Minute)
-			st, err := h.client.CreateStack(ctx, client.StackInput{Name: "S1", Description: "pkger S1"})
+			st, err := h.client.CreateStack(ctx, model.StackInput{Name: "S1", Description: "pkger S1"})
 			require.NoError(t, err)
 			created := h.stackJSON(st.ID)
 			require.Equal(t, `"`+st.ID+`"`, string(created["stack_id"]), "new stack record: %s %s %s", created["stack_id"], created["config"], created["resources"])
@@ -192,7 +191,7 @@ func TestE2ERollbackIsByteExact(t *testing.T) {
 	motd := filepath.Join(root, "app", "motd")
 	require.NoError(t, os.WriteFile(motd, []byte("old bytes\x00\xff\n"), 0o600))
 	require.NoError(t, os.Chmod(motd, 0o600))
-	st, err := h.client.CreateStack(ctx, client.StackInput{Name: "rollback"})
+	st, err := h.client.CreateStack(ctx, model.StackInput{Name: "rollback"})
 	require.NoError(t, err)
 	mustStatus(t, h.applyWait(st.ID, platformKinds+s1Label("label_1")+s1Resource("Bucket", "pristine_noir", "bucket_1", true), client.ApplyOptions{}), model.ExecCompleted)
 	recBefore := h.stackJSON(st.ID)
@@ -258,7 +257,7 @@ func TestE2EExportRoundTrip(t *testing.T) {
 	h := newCairn(t, cairnOptions{})
 	ctx := ctxTimeout(t, 3*time.Minute)
 	root := t.TempDir()
-	a, err := h.client.CreateStack(ctx, client.StackInput{Name: "a"})
+	a, err := h.client.CreateStack(ctx, model.StackInput{Name: "a"})
 	require.NoError(t, err)
 	mustStatus(t, h.applyWait(a.ID, filesPackage(root, "hello\n"), client.ApplyOptions{}), model.ExecCompleted)
 	// Drift: the file changes behind Cairn's back; the export shows it.
@@ -267,13 +266,13 @@ func TestE2EExportRoundTrip(t *testing.T) {
 
 	for _, tc := range []struct {
 		name   string
-		req    client.ExportRequest
+		req    model.ExportRequest
 		format string
 		count  int
 	}{
-		{"stack as YAML", client.ExportRequest{StackID: a.ID}, "yaml", 3},
-		{"stack as JSON", client.ExportRequest{StackID: a.ID}, "json", 3},
-		{"kinds by selector", client.ExportRequest{Kinds: []string{"file", "directory"}, Selector: &client.ExportSelector{Dir: root, Recursive: true}}, "yaml", 3},
+		{"stack as YAML", model.ExportRequest{StackID: a.ID}, "yaml", 3},
+		{"stack as JSON", model.ExportRequest{StackID: a.ID}, "json", 3},
+		{"kinds by selector", model.ExportRequest{Kinds: []string{"file", "directory"}, Selector: &model.ExportSelector{Dir: root, Recursive: true}}, "yaml", 3},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			data, err := h.client.Export(ctx, tc.req, tc.format)
@@ -283,7 +282,7 @@ func TestE2EExportRoundTrip(t *testing.T) {
 			sum, err := h.client.Validate(ctx, client.Document{Data: data, Format: tc.format})
 			require.NoError(t, err, "exported package is invalid: %v\n%s", err, data)
 			require.Equal(t, tc.count, sum.Resources, "exported %d resources, want %d:\n%s", sum.Resources, tc.count, data)
-			b, err := h.client.CreateStack(ctx, client.StackInput{Name: "b-" + tc.format})
+			b, err := h.client.CreateStack(ctx, model.StackInput{Name: "b-" + tc.format})
 			require.NoError(t, err)
 			plan, _, err := h.client.DryRun(ctx, b.ID, &client.Document{Data: data, Format: tc.format}, client.DryRunOptions{})
 			require.NoError(t, err)
@@ -307,7 +306,7 @@ func TestE2EApplyJsonnetPackage(t *testing.T) {
 	h := newCairn(t, cairnOptions{})
 	ctx := ctxTimeout(t, 2*time.Minute)
 	root := t.TempDir()
-	st, err := h.client.CreateStack(ctx, client.StackInput{Name: "jsonnet"})
+	st, err := h.client.CreateStack(ctx, model.StackInput{Name: "jsonnet"})
 	require.NoError(t, err)
 	prog := fmt.Sprintf(`local file(name, text) = {kind: 'File', metadata: {name: name}, spec: {path: '%s/' + name, content: text}};
 [file('f%%d' %% i, std.toString(i * i)) for i in std.range(1, 3)]`, root)

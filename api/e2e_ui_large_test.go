@@ -50,7 +50,7 @@ func TestE2ELivePageLarge(t *testing.T) {
 			b.t = t
 			dir := t.TempDir()
 			flag := filepath.Join(dir, "open")
-			st, err := h.client.CreateStack(ctx, client.StackInput{Name: fmt.Sprintf("large-%d", n)})
+			st, err := h.client.CreateStack(ctx, model.StackInput{Name: fmt.Sprintf("large-%d", n)})
 			require.NoError(t, err)
 			ex, err := h.client.Apply(ctx, st.ID, &client.Document{Data: []byte(gatedPackage(dir, n, flag)), Format: "yaml"}, client.ApplyOptions{})
 			require.NoError(t, err)

@@ -53,7 +53,7 @@ func TestE2ELivePage(t *testing.T) {
 	root := t.TempDir()
 	flag := filepath.Join(root, "fixed")
 
-	st, err := h.client.CreateStack(ctx, client.StackInput{Name: "live"})
+	st, err := h.client.CreateStack(ctx, model.StackInput{Name: "live"})
 	require.NoError(t, err)
 	doc := &client.Document{Data: []byte(lanesPackage(10, 20, "s-05-10", flag)), Format: "yaml"}
 	ex, err := h.client.Apply(ctx, st.ID, doc, client.ApplyOptions{OnFailure: model.OnFailurePause})
@@ -141,7 +141,7 @@ func TestE2ELivePageApproval(t *testing.T) {
 	h, _ := approvalCairn(t)
 	ctx := ctxTimeout(t, 2*time.Minute)
 	dir := t.TempDir()
-	st, err := h.client.CreateStack(ctx, client.StackInput{Name: "approve-on-page"})
+	st, err := h.client.CreateStack(ctx, model.StackInput{Name: "approve-on-page"})
 	require.NoError(t, err)
 	stale := planForApproval(t, h.client, st.ID, filesPackage(dir, "planned\n"), 0)
 	other := h.applyWait(st.ID, filesPackage(dir, "other\n"), client.ApplyOptions{})

@@ -57,23 +57,11 @@ func codeFor(status int) string {
 	return CodeBadRequest
 }
 
-// ErrorDetail is one problem found in a request, positioned in the document
-// it came from when there is one. Line and Column are 1-based; 0 means
-// unknown. Index is the document's index inside a multi-document source.
-type ErrorDetail struct {
-	Document string `json:"document"`
-	Index    int    `json:"index"`
-	Path     string `json:"path"`
-	Line     int    `json:"line"`
-	Column   int    `json:"column"`
-	Message  string `json:"message"`
-}
-
 // ErrorInfo is the body of every error answer.
 type ErrorInfo struct {
-	Code    string        `json:"code"`
-	Message string        `json:"message"`
-	Details []ErrorDetail `json:"details"`
+	Code    string              `json:"code"`
+	Message string              `json:"message"`
+	Details []model.ErrorDetail `json:"details"`
 }
 
 // ErrorBody is the JSON document of every error answer:
@@ -88,7 +76,7 @@ type ErrorBody struct {
 type Error struct {
 	Status  int
 	Message string
-	Details []ErrorDetail
+	Details []model.ErrorDetail
 	Extra   map[string]any
 	// Cause is logged, never sent.
 	Cause error
@@ -119,13 +107,13 @@ func conflict(format string, args ...any) *Error {
 	return newError(http.StatusConflict, format, args...)
 }
 
-func invalid(message string, details []ErrorDetail) *Error {
+func invalid(message string, details []model.ErrorDetail) *Error {
 	return &Error{Status: http.StatusUnprocessableEntity, Message: message, Details: details}
 }
 
 // detailAt builds a detail from a model position.
-func detailAt(pos model.Position, path, message string) ErrorDetail {
-	return ErrorDetail{Document: pos.Source, Index: pos.Doc, Path: path, Line: pos.Line, Column: pos.Column, Message: message}
+func detailAt(pos model.Position, path, message string) model.ErrorDetail {
+	return model.ErrorDetail{Document: pos.Source, Index: pos.Doc, Path: path, Line: pos.Line, Column: pos.Column, Message: message}
 }
 
 // storeError maps a store failure: not found → 404, conflict → 409, anything
@@ -203,7 +191,7 @@ func errorHandler(logger *slog.Logger) echo.HTTPErrorHandler {
 func writeErrorBody(c echo.Context, e *Error) error {
 	details := e.Details
 	if details == nil {
-		details = []ErrorDetail{}
+		details = []model.ErrorDetail{}
 	}
 	info := ErrorInfo{Code: codeFor(e.Status), Message: e.Message, Details: details}
 	if len(e.Extra) == 0 {

@@ -100,7 +100,7 @@ func (s *server) executionEvents(c echo.Context) error {
 		}
 		return nil
 	}
-	emit := func(ex *Execution) error {
+	emit := func(ex *model.Execution) error {
 		s.present(ex)
 		if ex.Status != lastStatus {
 			lastStatus = ex.Status
@@ -176,7 +176,7 @@ func (s *server) executionEvents(c echo.Context) error {
 
 // withoutSteps is the execution summary sent with status events, so each
 // event stays small whatever the number of steps.
-func withoutSteps(e *Execution) *Execution {
+func withoutSteps(e *model.Execution) *model.Execution {
 	cp := *e
 	cp.Steps = []model.StepProgress{}
 	cp.Plan = nil

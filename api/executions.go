@@ -14,89 +14,7 @@ import (
 
 	"github.com/cairn-io/cairn/model"
 	"github.com/cairn-io/cairn/starter"
-	"github.com/cairn-io/cairn/workflows"
 )
-
-// Execution is one workflow run as the API shows it.
-type Execution struct {
-	ID        string                `json:"id"`
-	Kind      model.ExecutionKind   `json:"kind"`
-	Status    model.ExecutionStatus `json:"status"`
-	StackID   string                `json:"stackId,omitempty"`
-	ClusterID string                `json:"clusterId,omitempty"`
-	RetryOf   string                `json:"retryOf,omitempty"`
-	// WorkflowID and RunID locate the run in Temporal; Namespace too.
-	WorkflowID string      `json:"workflowId"`
-	RunID      string      `json:"runId"`
-	Namespace  string      `json:"namespace,omitempty"`
-	StartedAt  *model.Time `json:"startedAt,omitempty"`
-	ClosedAt   *model.Time `json:"closedAt,omitempty"`
-	Progress   *Progress   `json:"progress,omitempty"`
-	// Steps are every step's live state (id, node, action, status,
-	// attempts, error).
-	Steps  []model.StepProgress `json:"steps"`
-	Plan   *model.Plan          `json:"plan,omitempty"`
-	Report *model.Report        `json:"report,omitempty"`
-	Error  string               `json:"error,omitempty"`
-	// UIURL is the run's page in the Temporal UI.
-	UIURL string `json:"uiUrl,omitempty"`
-	// Awaiting is "approval" while a plan waits for one; Approval where a
-	// plan's approval stands (who decided, the apply it started).
-	Awaiting string          `json:"awaiting,omitempty"`
-	Approval *model.Approval `json:"approval,omitempty"`
-	// failures are a dry-run's failed steps (in the plan answer).
-	failures []model.StepError
-}
-
-// Progress counts an execution's steps. Entries counts the step states
-// there are in all: an execution shows the first page of them in Steps,
-// GET /v1/executions/{id}/steps pages through the rest.
-type Progress struct {
-	Total   int      `json:"total"`
-	Done    int      `json:"done"`
-	Running int      `json:"running"`
-	Waiting []string `json:"waiting,omitempty"`
-	Entries int      `json:"entries,omitempty"`
-}
-
-// Finished reports whether the execution has closed.
-func (e *Execution) Finished() bool {
-	switch e.Status {
-	case model.ExecRunning, model.ExecWaiting, "":
-		return false
-	}
-	return true
-}
-
-// GraphExecutionRequest is the body of POST /v1/clusters/{id}/executions.
-type GraphExecutionRequest struct {
-	Type        string          `json:"type,omitempty"`
-	Types       []string        `json:"types,omitempty"`
-	Nodes       []string        `json:"nodes,omitempty"`
-	Tasks       []string        `json:"tasks,omitempty"`
-	DryRun      bool            `json:"dryRun,omitempty"`
-	Noop        bool            `json:"noop,omitempty"`
-	Force       bool            `json:"force,omitempty"`
-	OnFailure   model.OnFailure `json:"onFailure,omitempty"`
-	Parallelism int             `json:"parallelism,omitempty"`
-	// Events name what this execution is (Fuel's deploy_changes, a
-	// configuration resource such as nova_config): a task that already ran
-	// on a node with the same parameters runs there again only when its
-	// reexecute_on or refresh_on names one of them.
-	Events []string `json:"events,omitempty"`
-}
-
-// DecisionRequest is the body of POST /v1/executions/{id}/decision.
-type DecisionRequest struct {
-	Action model.Decision `json:"action"`
-	Step   string         `json:"step,omitempty"`
-}
-
-// DecisionResult says which step a decision was applied to.
-type DecisionResult struct {
-	Step   string         `json:"step"`
-	Action model.Decision `json:"action"`
-}
 
 var executionKinds = []model.ExecutionKind{model.ExecApply, model.ExecDryRun, model.ExecGraph, model.ExecDestroy}
 
@@ -118,7 +36,7 @@ func joinQuoted[T ~string](vals []T) string {
 
 // uiLink is the Temporal UI page of a run:
 // {TemporalUIURL}/namespaces/{ns}/workflows/{workflowID}/{runID}.
-func (s *server) uiLink(e *Execution) string {
+func (s *server) uiLink(e *model.Execution) string {
 	if s.cfg.TemporalUIURL == "" || e.WorkflowID == "" {
 		return ""
 	}
@@ -134,7 +52,7 @@ func (s *server) uiLink(e *Execution) string {
 }
 
 // present fills what the API adds to every execution it shows.
-func (s *server) present(e *Execution) *Execution {
+func (s *server) present(e *model.Execution) *model.Execution {
 	if e == nil {
 		return nil
 	}
@@ -150,7 +68,18 @@ func (s *server) present(e *Execution) *Execution {
 // waitFor waits for the execution to finish, at most the configured wait
 // timeout, lifting the write deadline for the time it takes. It returns
 // the execution as last seen and whether it finished.
-func (s *server) waitFor(c echo.Context, id string) (*Execution, bool, error) {
+func (s *server) waitFor(c echo.Context, id string) (*model.Execution, bool, error) {
+	ex, awaited, err := s.await(c, id)
+	if err != nil {
+		return nil, false, err
+	}
+	out := s.present(fromStarter(ex))
+	return out, awaited && out.Finished(), nil
+}
+
+// await is waitFor in the starter's shape: the execution as last seen and
+// whether the wait saw it end (false when the wait timeout expired first).
+func (s *server) await(c echo.Context, id string) (*starter.Execution, bool, error) {
 	extendWriteDeadline(c, s.cfg.WaitTimeout+time.Minute)
 	ctx, cancel := context.WithTimeout(c.Request().Context(), s.cfg.WaitTimeout)
 	defer cancel()
@@ -162,12 +91,11 @@ func (s *server) waitFor(c echo.Context, id string) (*Execution, bool, error) {
 			if err != nil {
 				return nil, false, s.executionError(err, id)
 			}
-			return s.present(fromStarter(ex)), false, nil
+			return ex, false, nil
 		}
 		return nil, false, s.executionError(err, id)
 	}
-	out := s.present(fromStarter(ex))
-	return out, out.Finished(), nil
+	return ex, true, nil
 }
 
 // extendWriteDeadline lets one long answer outlive the server's write
@@ -179,7 +107,7 @@ func extendWriteDeadline(c echo.Context, d time.Duration) {
 
 // answerStarted answers 202 with a started execution, or with wait=true
 // 200 once it has finished (202 if it is still running at the bound).
-func (s *server) answerStarted(c echo.Context, ex *Execution, wait bool) error {
+func (s *server) answerStarted(c echo.Context, ex *model.Execution, wait bool) error {
 	c.Response().Header().Set(echo.HeaderLocation, "/v1/executions/"+ex.ID)
 	if !wait {
 		return c.JSON(http.StatusAccepted, s.present(ex))
@@ -230,22 +158,22 @@ func (s *server) listExecutions(c echo.Context) error {
 		Kind:    model.ExecutionKind(c.QueryParam("type")),
 		Status:  model.ExecutionStatus(c.QueryParam("status")),
 	}
-	var details []ErrorDetail
+	var details []model.ErrorDetail
 	token, err := decodePageToken(c.QueryParam("pageToken"))
 	if err != nil {
-		details = append(details, ErrorDetail{Path: "pageToken", Message: "pageToken is not one this server gave"})
+		details = append(details, model.ErrorDetail{Path: "pageToken", Message: "pageToken is not one this server gave"})
 	}
 	f.PageToken = token
 	if f.Kind != "" && !slices.Contains(executionKinds, f.Kind) {
-		details = append(details, ErrorDetail{Path: "type", Message: fmt.Sprintf("type %q is not one of %s", f.Kind, joinQuoted(executionKinds))})
+		details = append(details, model.ErrorDetail{Path: "type", Message: fmt.Sprintf("type %q is not one of %s", f.Kind, joinQuoted(executionKinds))})
 	}
 	if f.Status != "" && !slices.Contains(executionStatuses, f.Status) {
-		details = append(details, ErrorDetail{Path: "status", Message: fmt.Sprintf("status %q is not one of %s", f.Status, joinQuoted(executionStatuses))})
+		details = append(details, model.ErrorDetail{Path: "status", Message: fmt.Sprintf("status %q is not one of %s", f.Status, joinQuoted(executionStatuses))})
 	}
 	if v := c.QueryParam("limit"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 || n > 1000 {
-			details = append(details, ErrorDetail{Path: "limit", Message: fmt.Sprintf("limit %q must be between 1 and 1000", v)})
+			details = append(details, model.ErrorDetail{Path: "limit", Message: fmt.Sprintf("limit %q must be between 1 and 1000", v)})
 		}
 		f.Limit = n
 	}
@@ -256,7 +184,7 @@ func (s *server) listExecutions(c echo.Context) error {
 	if err != nil {
 		return s.executionError(err, "")
 	}
-	out := make([]*Execution, 0, len(list))
+	out := make([]*model.Execution, 0, len(list))
 	for _, e := range list {
 		out = append(out, s.present(fromStarter(e)))
 	}
@@ -306,19 +234,19 @@ func (s *server) retryExecution(c echo.Context) error {
 
 func (s *server) decideExecution(c echo.Context) error {
 	id := c.Param("id")
-	var req DecisionRequest
+	var req model.DecisionRequest
 	if err := decodeJSON(c, &req, false); err != nil {
 		return err
 	}
 	if !slices.Contains(decisions, req.Action) {
-		return &Error{Status: http.StatusBadRequest, Message: "invalid decision", Details: []ErrorDetail{{
+		return &Error{Status: http.StatusBadRequest, Message: "invalid decision", Details: []model.ErrorDetail{{
 			Document: "request", Path: "action",
 			Message: fmt.Sprintf("action %q is not one of %s", req.Action, joinQuoted(decisions)),
 		}}}
 	}
-	res, err := s.exec.Decide(c.Request().Context(), id, workflows.DecisionRequest{Action: req.Action, Step: req.Step})
+	res, err := s.exec.Decide(c.Request().Context(), id, req)
 	if err != nil {
 		return s.executionError(err, id)
 	}
-	return c.JSON(http.StatusOK, DecisionResult{Step: res.Step, Action: res.Action})
+	return c.JSON(http.StatusOK, res)
 }

@@ -16,31 +16,10 @@ import (
 	"github.com/cairn-io/cairn/providers"
 )
 
-// ExportRequest is the body of POST /v1/export: kinds with a selector
-// (objects found on the control plane), or stacks' resources: one stack
-// (StackID) or every stack (All, or Labels or Resources without StackID),
-// narrowed to those carrying one of Labels and those named in Resources
-// ("Kind/name").
-type ExportRequest struct {
-	StackID   string          `json:"stackId,omitempty"`
-	Kinds     []string        `json:"kinds,omitempty"`
-	Selector  *ExportSelector `json:"selector,omitempty"`
-	Labels    []string        `json:"labels,omitempty"`
-	Resources []string        `json:"resources,omitempty"`
-	All       bool            `json:"all,omitempty"`
-}
-
-// ExportSelector picks the objects of the given kinds (providers' list).
-type ExportSelector struct {
-	Dir       string   `json:"dir,omitempty"`
-	Names     []string `json:"names,omitempty"`
-	Recursive bool     `json:"recursive,omitempty"`
-}
-
 // export answers a package of existing resources, YAML or JSON by Accept or
 // ?format=.
 func (s *server) export(c echo.Context) error {
-	var req ExportRequest
+	var req model.ExportRequest
 	if err := decodeJSON(c, &req, false); err != nil {
 		return err
 	}
@@ -54,7 +33,7 @@ func (s *server) export(c echo.Context) error {
 	)
 	fromStacks := req.StackID != "" || req.All || len(req.Labels) > 0 || len(req.Resources) > 0
 	badRequest := func(path, msg string) error {
-		return &Error{Status: http.StatusBadRequest, Message: "invalid export request", Details: []ErrorDetail{{
+		return &Error{Status: http.StatusBadRequest, Message: "invalid export request", Details: []model.ErrorDetail{{
 			Document: requestSource, Path: path, Message: msg}}}
 	}
 	switch {
@@ -156,11 +135,11 @@ var contentField = map[string]bool{"content": true, "contentBase64": true, "temp
 
 // exportKinds lists the objects of each kind the selector picks on the
 // control plane.
-func (s *server) exportKinds(ctx context.Context, req ExportRequest) ([]*model.Resource, error) {
+func (s *server) exportKinds(ctx context.Context, req model.ExportRequest) ([]*model.Resource, error) {
 	if s.registry == nil {
 		return nil, newError(http.StatusServiceUnavailable, "export by kinds is unavailable: the server has no providers")
 	}
-	var details []ErrorDetail
+	var details []model.ErrorDetail
 	var q providers.ListQuery
 	if req.Selector != nil {
 		q = providers.ListQuery{Dir: req.Selector.Dir, Names: req.Selector.Names, Recursive: req.Selector.Recursive}
@@ -174,12 +153,12 @@ func (s *server) exportKinds(ctx context.Context, req ExportRequest) ([]*model.R
 			if sug := s.catalogue.Suggest(kind); sug != "" {
 				msg += fmt.Sprintf("; did you mean %q?", sug)
 			}
-			details = append(details, ErrorDetail{Document: requestSource, Path: at, Message: msg})
+			details = append(details, model.ErrorDetail{Document: requestSource, Path: at, Message: msg})
 			continue
 		}
 		items, err := s.registry.List(ctx, k.Name, providers.Node{}, q)
 		if err != nil {
-			details = append(details, ErrorDetail{Document: requestSource, Path: at, Message: err.Error()})
+			details = append(details, model.ErrorDetail{Document: requestSource, Path: at, Message: err.Error()})
 			continue
 		}
 		names := map[string]int{}

@@ -25,7 +25,7 @@ type stackResource struct {
 // labels and the resources named in resources (kind/name), or all of them.
 // Selected resources bring the labels they are associated with; a
 // dependsOn on a resource left out is dropped, so the package stands alone.
-func (s *server) exportSelected(ctx context.Context, req ExportRequest) ([]kinds.Kind, []*model.Resource, error) {
+func (s *server) exportSelected(ctx context.Context, req model.ExportRequest) ([]kinds.Kind, []*model.Resource, error) {
 	stacks, err := s.exportScope(ctx, req.StackID)
 	if err != nil {
 		return nil, nil, err
@@ -80,9 +80,9 @@ func (s *server) exportScope(ctx context.Context, stackID string) ([]*model.Stac
 // labels they are associated with and drops dependsOn refs that leave the
 // selection. A resource recorded by two stacks of the scope is an error
 // naming both.
-func selectResources(req ExportRequest, all []stackResource, byKey map[string][]stackResource) ([]*model.Resource, error) {
+func selectResources(req model.ExportRequest, all []stackResource, byKey map[string][]stackResource) ([]*model.Resource, error) {
 	pick := map[string]bool{}
-	var details []ErrorDetail
+	var details []model.ErrorDetail
 	everything := req.All || req.StackID != "" && len(req.Labels) == 0 && len(req.Resources) == 0
 	for _, sr := range all {
 		if everything || carriesLabel(sr.res, req.Labels, byKey) {
@@ -92,11 +92,11 @@ func selectResources(req ExportRequest, all []stackResource, byKey map[string][]
 	for i, id := range req.Resources {
 		ref, ok := model.ParseRef(id)
 		if !ok {
-			details = append(details, ErrorDetail{Document: requestSource, Path: fmt.Sprintf("resources[%d]", i), Message: fmt.Sprintf("%q is not kind/name", id)})
+			details = append(details, model.ErrorDetail{Document: requestSource, Path: fmt.Sprintf("resources[%d]", i), Message: fmt.Sprintf("%q is not kind/name", id)})
 			continue
 		}
 		if len(byKey[ref.Key()]) == 0 {
-			details = append(details, ErrorDetail{Document: requestSource, Path: fmt.Sprintf("resources[%d]", i), Message: fmt.Sprintf("no stack of the export records %s", ref)})
+			details = append(details, model.ErrorDetail{Document: requestSource, Path: fmt.Sprintf("resources[%d]", i), Message: fmt.Sprintf("no stack of the export records %s", ref)})
 			continue
 		}
 		pick[ref.Key()] = true
@@ -128,7 +128,7 @@ func selectResources(req ExportRequest, all []stackResource, byKey map[string][]
 			for i, o := range owners {
 				ids[i] = o.stack
 			}
-			details = append(details, ErrorDetail{Document: requestSource, Path: "stackId",
+			details = append(details, model.ErrorDetail{Document: requestSource, Path: "stackId",
 				Message: fmt.Sprintf("%s is recorded by stacks %s: export one of them with stackId", sr.res.Ref(), strings.Join(ids, ", "))})
 			continue
 		}

@@ -72,7 +72,7 @@ func recordStack(t *testing.T, s *testServer, name, pkg string, refs ...string) 
 
 // exported posts an export request and lists what came back as
 // kind/name with its dependsOn.
-func exported(t *testing.T, s *testServer, req ExportRequest, want int) (map[string][]string, *response) {
+func exported(t *testing.T, s *testServer, req model.ExportRequest, want int) (map[string][]string, *response) {
 	t.Helper()
 	r := s.do(http.MethodPost, "/v1/export?format=json", req).expect(t, want)
 	if want != http.StatusOK {
@@ -115,16 +115,16 @@ func testExportSelectors(t *testing.T, dbURL string) {
 
 	tests := []struct {
 		name string
-		req  ExportRequest
+		req  model.ExportRequest
 		want []string
 	}{
-		{"a label by its name", ExportRequest{Labels: []string{"production"}}, []string{"Bucket/logs", "Label/prod"}},
-		{"a label by its metadata name", ExportRequest{Labels: []string{"dev"}}, []string{"Bucket/tmp", "Label/dev"}},
-		{"resource ids across stacks bring their labels", ExportRequest{Resources: []string{"file/motd", "Bucket/tmp"}}, []string{"Bucket/tmp", "Label/dev", "file/motd"}},
-		{"labels and resource ids together", ExportRequest{Labels: []string{"production"}, Resources: []string{"file/motd"}}, []string{"Bucket/logs", "Label/prod", "file/motd"}},
-		{"everything", ExportRequest{All: true}, []string{"Bucket/logs", "Bucket/metrics", "Bucket/tmp", "Label/dev", "Label/prod", "file/motd"}},
-		{"one stack", ExportRequest{StackID: app}, []string{"file/motd"}},
-		{"a label inside one stack", ExportRequest{StackID: app, Labels: []string{"production"}}, nil},
+		{"a label by its name", model.ExportRequest{Labels: []string{"production"}}, []string{"Bucket/logs", "Label/prod"}},
+		{"a label by its metadata name", model.ExportRequest{Labels: []string{"dev"}}, []string{"Bucket/tmp", "Label/dev"}},
+		{"resource ids across stacks bring their labels", model.ExportRequest{Resources: []string{"file/motd", "Bucket/tmp"}}, []string{"Bucket/tmp", "Label/dev", "file/motd"}},
+		{"labels and resource ids together", model.ExportRequest{Labels: []string{"production"}, Resources: []string{"file/motd"}}, []string{"Bucket/logs", "Label/prod", "file/motd"}},
+		{"everything", model.ExportRequest{All: true}, []string{"Bucket/logs", "Bucket/metrics", "Bucket/tmp", "Label/dev", "Label/prod", "file/motd"}},
+		{"one stack", model.ExportRequest{StackID: app}, []string{"file/motd"}},
+		{"a label inside one stack", model.ExportRequest{StackID: app, Labels: []string{"production"}}, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -138,25 +138,25 @@ func testExportSelectors(t *testing.T, dbURL string) {
 	}
 
 	t.Run("dependsOn outside the selection is dropped", func(t *testing.T) {
-		got, _ := exported(t, s, ExportRequest{Resources: []string{"Bucket/metrics"}}, http.StatusOK)
+		got, _ := exported(t, s, model.ExportRequest{Resources: []string{"Bucket/metrics"}}, http.StatusOK)
 		assert.Equal(t, []string{"Bucket/metrics"}, keys(got))
 		assert.Empty(t, got["Bucket/metrics"])
-		got, _ = exported(t, s, ExportRequest{StackID: infra}, http.StatusOK)
+		got, _ = exported(t, s, model.ExportRequest{StackID: infra}, http.StatusOK)
 		assert.Len(t, got, 5)
 		assert.Equal(t, []string{"Bucket/logs"}, got["Bucket/metrics"], "kept when the dependency is exported too")
 	})
 
 	errs := []struct {
 		name   string
-		req    ExportRequest
+		req    model.ExportRequest
 		status int
 		path   string
 	}{
-		{"unknown resource", ExportRequest{Resources: []string{"Bucket/nope"}}, http.StatusNotFound, "resources[0]"},
-		{"not kind/name", ExportRequest{Resources: []string{"nope"}}, http.StatusNotFound, "resources[0]"},
-		{"all and a stack", ExportRequest{All: true, StackID: app}, http.StatusBadRequest, "all"},
-		{"labels and kinds", ExportRequest{Labels: []string{"production"}, Kinds: []string{"file"}}, http.StatusBadRequest, "stackId"},
-		{"unknown stack", ExportRequest{StackID: "nope", Labels: []string{"production"}}, http.StatusNotFound, ""},
+		{"unknown resource", model.ExportRequest{Resources: []string{"Bucket/nope"}}, http.StatusNotFound, "resources[0]"},
+		{"not kind/name", model.ExportRequest{Resources: []string{"nope"}}, http.StatusNotFound, "resources[0]"},
+		{"all and a stack", model.ExportRequest{All: true, StackID: app}, http.StatusBadRequest, "all"},
+		{"labels and kinds", model.ExportRequest{Labels: []string{"production"}, Kinds: []string{"file"}}, http.StatusBadRequest, "stackId"},
+		{"unknown stack", model.ExportRequest{StackID: "nope", Labels: []string{"production"}}, http.StatusNotFound, ""},
 	}
 	for _, tt := range errs {
 		t.Run(tt.name, func(t *testing.T) {
@@ -171,9 +171,9 @@ func testExportSelectors(t *testing.T, dbURL string) {
 
 	t.Run("a resource two stacks record", func(t *testing.T) {
 		recordStack(t, s, "copy", appPackage, "File/motd")
-		_, r := exported(t, s, ExportRequest{All: true}, http.StatusConflict)
+		_, r := exported(t, s, model.ExportRequest{All: true}, http.StatusConflict)
 		assert.Contains(t, r.errorBody(t).Details[0].Message, "file/motd is recorded by stacks")
-		got, _ := exported(t, s, ExportRequest{Labels: []string{"production"}}, http.StatusOK)
+		got, _ := exported(t, s, model.ExportRequest{Labels: []string{"production"}}, http.StatusOK)
 		assert.Equal(t, []string{"Bucket/logs", "Label/prod"}, keys(got), "only selected resources must be unique")
 	})
 }

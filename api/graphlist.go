@@ -20,15 +20,15 @@ func (s *server) listAllGraphs(c echo.Context) error {
 		OwnerID: c.QueryParam("owner"),
 		Type:    c.QueryParam("type"),
 	}
-	var details []ErrorDetail
+	var details []model.ErrorDetail
 	switch f.Layer {
 	case "", model.LayerRelease, model.LayerCluster, model.LayerPlugin:
 	default:
-		details = append(details, ErrorDetail{Document: requestSource, Path: "layer",
+		details = append(details, model.ErrorDetail{Document: requestSource, Path: "layer",
 			Message: fmt.Sprintf("layer must be release, cluster or plugin, got %q", f.Layer)})
 	}
 	if f.Type != "" && !validID(f.Type) {
-		details = append(details, ErrorDetail{Document: requestSource, Path: "type",
+		details = append(details, model.ErrorDetail{Document: requestSource, Path: "type",
 			Message: fmt.Sprintf("graph type %q must be 1-128 letters, digits, '-', '_' or '.'", f.Type)})
 	}
 	if len(details) > 0 {

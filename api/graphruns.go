@@ -20,13 +20,13 @@ import (
 // every problem and nothing starts. Each merged graph is stored as a
 // snapshot; the execution works from those.
 func (s *server) executeGraph(c echo.Context) error {
-	var req GraphExecutionRequest
+	var req model.GraphExecutionRequest
 	if err := decodeJSON(c, &req, true); err != nil {
 		return err
 	}
-	var details []ErrorDetail
+	var details []model.ErrorDetail
 	problem := func(path, format string, args ...any) {
-		details = append(details, ErrorDetail{Document: requestSource, Path: path, Message: fmt.Sprintf(format, args...)})
+		details = append(details, model.ErrorDetail{Document: requestSource, Path: path, Message: fmt.Sprintf(format, args...)})
 	}
 	types := req.Types
 	switch {
@@ -129,7 +129,7 @@ func (s *server) executeGraph(c echo.Context) error {
 	// step would refuse.
 	if err := starter.ValidateGraph(ctx, s.store, s.catalogue, run); err != nil {
 		if errors.Is(err, starter.ErrInvalidGraphRun) {
-			return invalid("the execution cannot run as asked", []ErrorDetail{{Document: requestSource, Message: err.Error()}})
+			return invalid("the execution cannot run as asked", []model.ErrorDetail{{Document: requestSource, Message: err.Error()}})
 		}
 		return internalError(err)
 	}

@@ -15,22 +15,8 @@ import (
 	"github.com/cairn-io/cairn/store"
 )
 
-// GraphInfo describes a stored graph without its tasks.
-type GraphInfo struct {
-	Layer       model.Layer `json:"layer"`
-	OwnerID     string      `json:"ownerId"`
-	Type        string      `json:"type"`
-	Name        string      `json:"name,omitempty"`
-	ContentType string      `json:"contentType,omitempty"`
-	Tasks       int         `json:"tasks"`
-	UpdatedAt   model.Time  `json:"updatedAt"`
-	// UsedBy lists the clusters whose executions merge the graph (in
-	// listings only).
-	UsedBy []string `json:"usedBy,omitempty"`
-}
-
-func graphInfo(g *model.StoredGraph) GraphInfo {
-	info := GraphInfo{Layer: g.Layer, OwnerID: g.OwnerID, Type: g.Type, Name: g.Name, ContentType: g.ContentType, UpdatedAt: g.UpdatedAt}
+func graphInfo(g *model.StoredGraph) model.GraphInfo {
+	info := model.GraphInfo{Layer: g.Layer, OwnerID: g.OwnerID, Type: g.Type, Name: g.Name, ContentType: g.ContentType, UpdatedAt: g.UpdatedAt}
 	if g.Graph != nil {
 		info.Tasks = len(g.Graph.Tasks)
 	}
@@ -74,7 +60,7 @@ func (s *server) listGraphs(o owner) echo.HandlerFunc {
 				used = append(used, cl.ID)
 			}
 		}
-		out := make([]GraphInfo, 0, len(list))
+		out := make([]model.GraphInfo, 0, len(list))
 		for _, g := range list {
 			info := graphInfo(g)
 			info.UsedBy = used
@@ -146,7 +132,7 @@ func (s *server) putGraph(o owner) echo.HandlerFunc {
 			return invalidDocuments("graph", err, nil)
 		}
 		if g.Type != "" && g.Type != typ && g.Type != model.DefaultGraphType {
-			return invalid("graph is invalid: 1 error", []ErrorDetail{{
+			return invalid("graph is invalid: 1 error", []model.ErrorDetail{{
 				Document: requestSource, Path: "metadata.type",
 				Message: fmt.Sprintf("the document says type %q but is uploaded as type %q", g.Type, typ),
 			}})
@@ -233,7 +219,7 @@ func (s *server) mergeLayers(ctx context.Context, cl *model.Cluster, typ string,
 		if details, ok := documentDetails(err); ok {
 			return nil, true, invalid(fmt.Sprintf("graphs of type %q do not merge", typ), details)
 		}
-		return nil, true, invalid(fmt.Sprintf("graphs of type %q do not merge", typ), []ErrorDetail{{Message: err.Error()}})
+		return nil, true, invalid(fmt.Sprintf("graphs of type %q do not merge", typ), []model.ErrorDetail{{Message: err.Error()}})
 	}
 	if only != nil {
 		return merged, true, nil
@@ -291,7 +277,7 @@ func layersParam(v string) ([]model.Layer, error) {
 			l = model.LayerPlugin
 		default:
 			return nil, &Error{Status: http.StatusBadRequest, Message: "invalid layers",
-				Details: []ErrorDetail{{Document: requestSource, Path: "layers", Message: fmt.Sprintf("layer %q is not release, cluster or plugins", name)}}}
+				Details: []model.ErrorDetail{{Document: requestSource, Path: "layers", Message: fmt.Sprintf("layer %q is not release, cluster or plugins", name)}}}
 		}
 		if !slices.Contains(out, l) {
 			out = append(out, l)

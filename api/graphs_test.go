@@ -58,7 +58,7 @@ func TestGraphsUploadDownloadMerge(t *testing.T) {
 		fleet(t, s)
 
 		// Upload each layer in its own encoding.
-		var info GraphInfo
+		var info model.GraphInfo
 		r := s.do(http.MethodPut, "/v1/releases/r1/graphs/default", releaseTasksYAML, "Content-Type", "application/yaml").expect(t, http.StatusCreated)
 		r.json(t, &info)
 		require.Equal(t, 2, info.Tasks, "info %+v", info)
@@ -100,7 +100,7 @@ func TestGraphsUploadDownloadMerge(t *testing.T) {
 
 		// List.
 		var list struct {
-			Graphs []GraphInfo `json:"graphs"`
+			Graphs []model.GraphInfo `json:"graphs"`
 		}
 		s.do(http.MethodGet, "/v1/plugins/p1/graphs", nil).expect(t, http.StatusOK).json(t, &list)
 		require.Len(t, list.Graphs, 1, "list %+v", list)

@@ -68,10 +68,10 @@ func hookViews(hooks []model.Hook) model.HookViews {
 }
 
 // checkHooks lists what is wrong with a hooks list, by path.
-func (s *server) checkHooks(hooks []model.Hook) []ErrorDetail {
-	var details []ErrorDetail
+func (s *server) checkHooks(hooks []model.Hook) []model.ErrorDetail {
+	var details []model.ErrorDetail
 	add := func(path, format string, args ...any) {
-		details = append(details, ErrorDetail{Document: requestSource, Path: path, Message: fmt.Sprintf(format, args...)})
+		details = append(details, model.ErrorDetail{Document: requestSource, Path: path, Message: fmt.Sprintf(format, args...)})
 	}
 	if len(hooks) > maxHooks {
 		add("hooks", "%d hooks: at most %d per stack", len(hooks), maxHooks)

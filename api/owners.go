@@ -26,37 +26,6 @@ var owners = []owner{
 	{"clusters", "cluster", model.LayerCluster},
 }
 
-// ReleaseInput is the body of POST /v1/releases and PUT /v1/releases/{id}.
-type ReleaseInput struct {
-	ID   string `json:"id,omitempty"`
-	Name string `json:"name"`
-	// Version is the release's version (Fuel's "2015.1.0-8.0"), the value
-	// of the {OPENSTACK_VERSION} placeholder.
-	Version     string `json:"version,omitempty"`
-	Description string `json:"description,omitempty"`
-}
-
-// PluginInput is the body of POST /v1/plugins and PUT /v1/plugins/{id}.
-type PluginInput struct {
-	ID          string `json:"id,omitempty"`
-	Name        string `json:"name"`
-	Version     string `json:"version,omitempty"`
-	Description string `json:"description,omitempty"`
-}
-
-// ClusterInput is the body of POST /v1/clusters and PUT /v1/clusters/{id}.
-// Nodes (with their attributes) and plugin order are replaced whole;
-// settings are replaced when given and kept otherwise (they have routes of
-// their own: /v1/clusters/{id}/settings).
-type ClusterInput struct {
-	ID        string         `json:"id,omitempty"`
-	Name      string         `json:"name"`
-	ReleaseID string         `json:"releaseId,omitempty"`
-	PluginIDs []string       `json:"pluginIds,omitempty"`
-	Nodes     []model.Node   `json:"nodes,omitempty"`
-	Settings  map[string]any `json:"settings,omitempty"`
-}
-
 func (s *server) createOwner(o owner) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		v, err := s.readOwner(c, o, "")
@@ -181,9 +150,9 @@ func ownerID(v any) string {
 // readOwner decodes and validates a create (pathID "") or update body into
 // the model record, reporting every problem at once.
 func (s *server) readOwner(c echo.Context, o owner, pathID string) (any, error) {
-	var details []ErrorDetail
+	var details []model.ErrorDetail
 	problem := func(path, format string, args ...any) {
-		details = append(details, ErrorDetail{Document: "request", Path: path, Message: fmt.Sprintf(format, args...)})
+		details = append(details, model.ErrorDetail{Document: "request", Path: path, Message: fmt.Sprintf(format, args...)})
 	}
 	checkID := func(id string) string {
 		switch {
@@ -205,21 +174,21 @@ func (s *server) readOwner(c echo.Context, o owner, pathID string) (any, error) 
 	var out any
 	switch o.layer {
 	case model.LayerRelease:
-		var in ReleaseInput
+		var in model.ReleaseInput
 		if err := decodeJSON(c, &in, false); err != nil {
 			return nil, err
 		}
 		requireName(in.Name)
 		out = &model.Release{ID: checkID(in.ID), Name: in.Name, Version: in.Version, Description: in.Description}
 	case model.LayerPlugin:
-		var in PluginInput
+		var in model.PluginInput
 		if err := decodeJSON(c, &in, false); err != nil {
 			return nil, err
 		}
 		requireName(in.Name)
 		out = &model.Plugin{ID: checkID(in.ID), Name: in.Name, Version: in.Version, Description: in.Description}
 	default:
-		var in ClusterInput
+		var in model.ClusterInput
 		if err := decodeJSON(c, &in, false); err != nil {
 			return nil, err
 		}
@@ -241,10 +210,10 @@ func (s *server) readOwner(c echo.Context, o owner, pathID string) (any, error) 
 // checkCluster validates references and nodes: the release and plugins
 // must exist, a plugin is attached once, node ids and names are unique and
 // URL-safe, and a node's mode is local or agent.
-func (s *server) checkCluster(ctx context.Context, cl *model.Cluster) []ErrorDetail {
-	var details []ErrorDetail
+func (s *server) checkCluster(ctx context.Context, cl *model.Cluster) []model.ErrorDetail {
+	var details []model.ErrorDetail
 	problem := func(path, format string, args ...any) {
-		details = append(details, ErrorDetail{Document: "request", Path: path, Message: fmt.Sprintf(format, args...)})
+		details = append(details, model.ErrorDetail{Document: "request", Path: path, Message: fmt.Sprintf(format, args...)})
 	}
 	if cl.ReleaseID != "" {
 		if _, err := s.store.GetRelease(ctx, cl.ReleaseID); errors.Is(err, store.ErrNotFound) {

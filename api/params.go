@@ -46,7 +46,7 @@ func (s *server) storeParams(ctx context.Context, p model.ApplyParams) (string, 
 // in clear.
 func (s *server) checkSecretsSealed(p model.ApplyParams) error {
 	if len(p.Secrets) > 0 && !store.Sealed(s.store) {
-		return invalid("secrets cannot be given with an apply", []ErrorDetail{{Document: requestSource, Path: "secrets",
+		return invalid("secrets cannot be given with an apply", []model.ErrorDetail{{Document: requestSource, Path: "secrets",
 			Message: "this server keeps no secrets: it has no CAIRN_CODEC_KEY to seal them with; set one, or give secrets in the server's secrets file"}})
 	}
 	return nil
@@ -79,17 +79,17 @@ func (s *server) missingRefs(docs *graphs.Documents, p model.ApplyParams) (env, 
 // errMissingRefs is the 422 of an apply whose package refers to values it
 // was not given, naming each.
 func errMissingRefs(env, secrets, vars []string) *Error {
-	var details []ErrorDetail
+	var details []model.ErrorDetail
 	for _, k := range env {
-		details = append(details, ErrorDetail{Document: requestSource, Path: "envRefs." + k,
+		details = append(details, model.ErrorDetail{Document: requestSource, Path: "envRefs." + k,
 			Message: fmt.Sprintf("env ref %q has no value: give it with the apply (envRefs) or in the server's environment", k)})
 	}
 	for _, k := range secrets {
-		details = append(details, ErrorDetail{Document: requestSource, Path: "secrets." + k,
+		details = append(details, model.ErrorDetail{Document: requestSource, Path: "secrets." + k,
 			Message: fmt.Sprintf("secret %q has no value: give it with the apply (secrets) or in the server's secrets", k)})
 	}
 	for _, k := range vars {
-		details = append(details, ErrorDetail{Document: requestSource, Path: "vars." + k,
+		details = append(details, model.ErrorDetail{Document: requestSource, Path: "vars." + k,
 			Message: fmt.Sprintf("variable %q has no value: give it with the apply (vars, or the CLI's --var/--var-file)", k)})
 	}
 	return &Error{Status: http.StatusUnprocessableEntity, Message: fmt.Sprintf("the package refers to %d value(s) it was not given", len(details)),
@@ -144,7 +144,7 @@ func (s *server) stackSecrets(ctx context.Context, stackID string) (map[string]s
 // keepStackSecrets stores a stack's secrets, sealed, for its later applies.
 func (s *server) keepStackSecrets(ctx context.Context, stackID string, secrets map[string]string) error {
 	if len(secrets) > maxParams {
-		return invalid("the stack's secrets", []ErrorDetail{{Document: requestSource, Path: "secrets",
+		return invalid("the stack's secrets", []model.ErrorDetail{{Document: requestSource, Path: "secrets",
 			Message: fmt.Sprintf("a stack keeps at most %d secrets, this apply would make %d", maxParams, len(secrets))}})
 	}
 	data, err := json.Marshal(model.ApplyParams{Secrets: secrets})

@@ -31,7 +31,7 @@ type Executions interface {
 	Cancel(ctx context.Context, id string) error
 	Retry(ctx context.Context, id string) (*starter.Execution, error)
 	RetryGraph(ctx context.Context, id string) (*starter.Execution, error)
-	Decide(ctx context.Context, id string, req workflows.DecisionRequest) (*workflows.DecisionResult, error)
+	Decide(ctx context.Context, id string, req model.DecisionRequest) (*model.DecisionResult, error)
 	// Graph lists the execution's steps with the steps each waits for.
 	Graph(ctx context.Context, id string) ([]model.StepDeps, error)
 	// Steps answers a page of the execution's step states from offset, at
@@ -71,21 +71,18 @@ func (s *server) executionError(err error, id string) error {
 
 // fromStarter converts the starter's execution to the API's shape: the
 // progress counts without a second copy of the steps.
-func fromStarter(e *starter.Execution) *Execution {
+func fromStarter(e *starter.Execution) *model.Execution {
 	if e == nil {
 		return nil
 	}
-	out := &Execution{
+	out := &model.Execution{
 		ID: e.ID, Kind: e.Kind, Status: e.Status, StackID: e.StackID, ClusterID: e.ClusterID, RetryOf: e.RetryOf,
 		WorkflowID: e.WorkflowID, RunID: e.RunID, Namespace: e.Namespace, StartedAt: e.StartedAt, ClosedAt: e.ClosedAt,
 		Steps: e.Steps, Plan: e.Plan, Report: e.Report, Error: e.Error, UIURL: e.UIURL,
 		Awaiting: e.Awaiting, Approval: e.Approval,
 	}
 	if p := e.Progress; p != nil {
-		out.Progress = &Progress{Total: p.Total, Done: p.Done, Running: p.Running, Waiting: p.Waiting, Entries: p.Entries}
-	}
-	if e.DryRun != nil {
-		out.failures = e.DryRun.Failures
+		out.Progress = &model.Progress{Total: p.Total, Done: p.Done, Running: p.Running, Waiting: p.Waiting, Entries: p.Entries}
 	}
 	return out
 }

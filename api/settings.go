@@ -30,7 +30,7 @@ func (s *server) putSettings(c echo.Context) error {
 		return err
 	}
 	if in.Settings == nil {
-		return invalid("invalid settings", []ErrorDetail{{Document: requestSource, Path: "settings", Message: "settings must be an object"}})
+		return invalid("invalid settings", []model.ErrorDetail{{Document: requestSource, Path: "settings", Message: "settings must be an object"}})
 	}
 	if details := checkSettings(in.Settings, "settings"); len(details) > 0 {
 		return invalid("invalid settings", details)
@@ -47,7 +47,7 @@ func (s *server) patchSettings(c echo.Context) error {
 		return err
 	}
 	if patch == nil {
-		return invalid("invalid settings patch", []ErrorDetail{{Document: requestSource, Message: "a settings patch must be an object"}})
+		return invalid("invalid settings patch", []model.ErrorDetail{{Document: requestSource, Message: "a settings patch must be an object"}})
 	}
 	if details := checkSettings(patch, ""); len(details) > 0 {
 		return invalid("invalid settings patch", details)
@@ -94,8 +94,8 @@ func mergePatch(target, patch any) any {
 
 // checkSettings refuses keys the store reserves (a "$cairn" prefix marks
 // sealed values) and empty keys, at any depth.
-func checkSettings(m map[string]any, path string) []ErrorDetail {
-	var details []ErrorDetail
+func checkSettings(m map[string]any, path string) []model.ErrorDetail {
+	var details []model.ErrorDetail
 	for _, k := range sortedKeys(m) {
 		v := m[k]
 		p := k
@@ -104,9 +104,9 @@ func checkSettings(m map[string]any, path string) []ErrorDetail {
 		}
 		switch {
 		case k == "":
-			details = append(details, ErrorDetail{Document: requestSource, Path: path, Message: "a settings key cannot be empty"})
+			details = append(details, model.ErrorDetail{Document: requestSource, Path: path, Message: "a settings key cannot be empty"})
 		case strings.HasPrefix(k, "$cairn"):
-			details = append(details, ErrorDetail{Document: requestSource, Path: p, Message: fmt.Sprintf("keys starting with %q are reserved", "$cairn")})
+			details = append(details, model.ErrorDetail{Document: requestSource, Path: p, Message: fmt.Sprintf("keys starting with %q are reserved", "$cairn")})
 		}
 		if sub, ok := v.(map[string]any); ok {
 			details = append(details, checkSettings(sub, p)...)

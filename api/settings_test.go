@@ -164,7 +164,7 @@ func TestListAllGraphs(t *testing.T) {
 		}
 		// An owner's own listing carries the same relations.
 		var owned struct {
-			Graphs []GraphInfo `json:"graphs"`
+			Graphs []model.GraphInfo `json:"graphs"`
 		}
 		s.do(http.MethodGet, "/v1/releases/r/graphs", nil).expect(t, http.StatusOK).json(t, &owned)
 		require.Len(t, owned.Graphs, 2)

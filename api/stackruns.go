@@ -20,20 +20,6 @@ const (
 	SnapshotGraph   = "graph"
 )
 
-// DryRunResult is the answer of POST /v1/stacks/{id}/dry-run: what an apply
-// would do, step by step (pkger's summary and diff).
-type DryRunResult struct {
-	ExecutionID    string           `json:"executionId"`
-	Summary        model.Summary    `json:"summary"`
-	Diff           []model.PlanStep `json:"diff"`
-	MissingEnvRefs []string         `json:"missingEnvRefs"`
-	MissingSecrets []string         `json:"missingSecrets"`
-	// MissingVars are the variables the package's expressions read that
-	// the dry-run was not given (an apply refuses them with 422).
-	MissingVars []string          `json:"missingVars"`
-	Failures    []model.StepError `json:"failures,omitempty"`
-}
-
 // stackBody is what an apply or dry-run body brings: a stored package
 // (hash) or the stack's URLs to read one from, the parameters, and the refs
 // the package needs that have no value.
@@ -80,10 +66,10 @@ func (s *server) stackPackage(c echo.Context, st *model.Stack, withSummary, allo
 		if len(st.URLs) == 0 {
 			return stackBody{}, badRequest("no package: send one in the body, or give stack %q URLs to read it from", st.ID)
 		}
-		var details []ErrorDetail
+		var details []model.ErrorDetail
 		for i, u := range st.URLs {
 			if err := s.fetch.Check(u); err != nil {
-				details = append(details, ErrorDetail{Document: "stack " + st.ID, Path: fmt.Sprintf("urls[%d]", i), Message: err.Error()})
+				details = append(details, model.ErrorDetail{Document: "stack " + st.ID, Path: fmt.Sprintf("urls[%d]", i), Message: err.Error()})
 			}
 		}
 		if len(details) > 0 {
@@ -103,13 +89,13 @@ func (s *server) stackPackage(c echo.Context, st *model.Stack, withSummary, allo
 	if len(docs.Package.Resources) == 0 && !allowEmpty {
 		// Applying nothing would delete everything the stack holds; that
 		// is what DELETE /v1/stacks/{id} is for, so say so rather than do it.
-		return stackBody{}, invalid("package is invalid", []ErrorDetail{{Document: sources[0].Name,
+		return stackBody{}, invalid("package is invalid", []model.ErrorDetail{{Document: sources[0].Name,
 			Message: "the package has no resources: applying it would delete everything the stack holds; delete the stack to do that"}})
 	}
 	missingEnv, missingSecrets := s.missingRefs(docs, params)
 	missingVars := docs.MissingVars(params.Vars)
 	if len(docs.Graphs) > 0 {
-		return stackBody{}, invalid("package is invalid", []ErrorDetail{{Document: sources[0].Name,
+		return stackBody{}, invalid("package is invalid", []model.ErrorDetail{{Document: sources[0].Name,
 			Message: "graphs are uploaded to a release, cluster or plugin, not applied to a stack"}})
 	}
 	// The snapshot keeps the sources as they came (Jsonnet evaluated), in
@@ -258,11 +244,12 @@ func (s *server) dryRunStack(c echo.Context) error {
 		return s.executionError(err, "")
 	}
 	c.Response().Header().Set(echo.HeaderLocation, "/v1/executions/"+ex.ID)
-	done, finished, err := s.waitFor(c, ex.ID)
+	awaited, finished, err := s.await(c, ex.ID)
 	if err != nil {
 		return err
 	}
-	if !finished {
+	done := s.present(fromStarter(awaited))
+	if !finished || !done.Finished() {
 		return c.JSON(http.StatusAccepted, done)
 	}
 	if done.Plan == nil {
@@ -272,7 +259,7 @@ func (s *server) dryRunStack(c echo.Context) error {
 		}
 		return &Error{Status: http.StatusUnprocessableEntity, Message: msg, Extra: map[string]any{"execution": done}}
 	}
-	res := DryRunResult{
+	res := model.DryRun{
 		ExecutionID: done.ID, Summary: done.Plan.Summary, Diff: done.Plan.Steps,
 		MissingEnvRefs: done.Plan.MissingEnvRefs, MissingSecrets: done.Plan.MissingSecrets,
 	}
@@ -290,7 +277,9 @@ func (s *server) dryRunStack(c echo.Context) error {
 	res.MissingEnvRefs = mergeSorted(res.MissingEnvRefs, body.missingEnv)
 	res.MissingSecrets = mergeSorted(res.MissingSecrets, body.missingSecrets)
 	res.MissingVars = nonNilStrings(body.missingVars)
-	res.Failures = done.failures
+	if awaited.DryRun != nil {
+		res.Failures = awaited.DryRun.Failures
+	}
 	return c.JSON(http.StatusOK, res)
 }
 
@@ -323,11 +312,12 @@ func (s *server) deleteStack(c echo.Context) error {
 	if !wait {
 		return c.JSON(http.StatusAccepted, s.present(ex))
 	}
-	done, finished, err := s.waitFor(c, ex.ID)
+	awaited, finished, err := s.await(c, ex.ID)
 	if err != nil {
 		return err
 	}
-	if !finished {
+	done := s.present(fromStarter(awaited))
+	if !finished || !done.Finished() {
 		return c.JSON(http.StatusAccepted, done)
 	}
 	return c.JSON(http.StatusOK, done)

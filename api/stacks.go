@@ -9,35 +9,8 @@ import (
 	"github.com/cairn-io/cairn/model"
 )
 
-// StackInput is the body of POST /v1/stacks.
-type StackInput struct {
-	Name        string   `json:"name"`
-	Description string   `json:"description,omitempty"`
-	URLs        []string `json:"urls,omitempty"`
-}
-
-// StackRecord is a stack as the API shows it: pkger's stack record, with
-// "stack_id" and an empty "config" next to Cairn's own fields so it reads
-// as the records in pkger's documentation. Resources keep model's
-// distinction between never-associated (key absent) and associations
-// removed (an empty list).
-type StackRecord struct {
-	ID           string                `json:"id"`
-	StackID      string                `json:"stack_id"`
-	Name         string                `json:"name"`
-	Description  string                `json:"description"`
-	URLs         []string              `json:"urls"`
-	CreatedAt    model.Time            `json:"createdAt"`
-	UpdatedAt    model.Time            `json:"updatedAt"`
-	Config       map[string]any        `json:"config"`
-	Resources    []model.StackResource `json:"resources"`
-	SnapshotHash string                `json:"snapshotHash,omitempty"`
-	// LastExecutionID is the apply or destroy that last wrote the record.
-	LastExecutionID string `json:"lastExecutionId,omitempty"`
-}
-
-func stackRecord(st *model.Stack) StackRecord {
-	r := StackRecord{
+func stackRecord(st *model.Stack) model.StackRecord {
+	r := model.StackRecord{
 		ID: st.ID, StackID: st.ID, Name: st.Name, Description: st.Description,
 		URLs: st.URLs, CreatedAt: st.CreatedAt, UpdatedAt: st.UpdatedAt,
 		Config: map[string]any{}, Resources: st.Resources, SnapshotHash: st.SnapshotHash,
@@ -53,17 +26,17 @@ func stackRecord(st *model.Stack) StackRecord {
 }
 
 func (s *server) createStack(c echo.Context) error {
-	var in StackInput
+	var in model.StackInput
 	if err := decodeJSON(c, &in, false); err != nil {
 		return err
 	}
-	var details []ErrorDetail
+	var details []model.ErrorDetail
 	if in.Name == "" {
-		details = append(details, ErrorDetail{Document: "request", Path: "name", Message: "name is required"})
+		details = append(details, model.ErrorDetail{Document: "request", Path: "name", Message: "name is required"})
 	}
 	for i, u := range in.URLs {
 		if err := s.fetch.Check(u); err != nil {
-			details = append(details, ErrorDetail{Document: "request", Path: fmt.Sprintf("urls[%d]", i), Message: err.Error()})
+			details = append(details, model.ErrorDetail{Document: "request", Path: fmt.Sprintf("urls[%d]", i), Message: err.Error()})
 		}
 	}
 	if len(details) > 0 {
@@ -95,7 +68,7 @@ func (s *server) listStacks(c echo.Context) error {
 	if err != nil {
 		return storeError(err, "stacks")
 	}
-	out := make([]StackRecord, 0, len(list))
+	out := make([]model.StackRecord, 0, len(list))
 	for _, st := range list {
 		out = append(out, stackRecord(st))
 	}

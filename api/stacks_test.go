@@ -10,6 +10,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/stretchr/testify/require"
+
+	"github.com/cairn-io/cairn/model"
 )
 
 func TestStacksCRUD(t *testing.T) {
@@ -18,7 +20,7 @@ func TestStacksCRUD(t *testing.T) {
 		r := s.do(http.MethodPost, "/v1/stacks", map[string]any{"name": "S1", "description": "first", "urls": []string{"https://example.com/pkg.yaml"}}).expect(t, http.StatusCreated)
 		var raw map[string]json.RawMessage
 		r.json(t, &raw)
-		var rec StackRecord
+		var rec model.StackRecord
 		r.json(t, &rec)
 		require.NotEmpty(t, rec.ID, "record %+v", rec)
 		require.Equal(t, rec.ID, rec.StackID, "record %+v", rec)
@@ -31,12 +33,12 @@ func TestStacksCRUD(t *testing.T) {
 		require.Equal(t, "/v1/stacks/"+rec.ID, r.Header.Get("Location"), "Location")
 		s.do(http.MethodPost, "/v1/stacks", map[string]any{"name": "S2"}).expect(t, http.StatusCreated)
 
-		var got StackRecord
+		var got model.StackRecord
 		s.do(http.MethodGet, "/v1/stacks/"+rec.ID, nil).expect(t, http.StatusOK).json(t, &got)
 		require.Equal(t, rec.ID, got.ID, "got %+v", got)
 		require.Equal(t, "first", got.Description, "got %+v", got)
 		var list struct {
-			Stacks []StackRecord `json:"stacks"`
+			Stacks []model.StackRecord `json:"stacks"`
 		}
 		s.do(http.MethodGet, "/v1/stacks", nil).expect(t, http.StatusOK).json(t, &list)
 		require.Len(t, list.Stacks, 2, "list %+v", list)
@@ -69,7 +71,7 @@ func TestStacksCRUD(t *testing.T) {
 // can: a bad package is still 422, a missing stack still 404.
 func TestWithoutTemporal(t *testing.T) {
 	s := newTestServer(t, sqliteURL(t))
-	var rec StackRecord
+	var rec model.StackRecord
 	s.do(http.MethodPost, "/v1/stacks", map[string]any{"name": "s"}).expect(t, http.StatusCreated).json(t, &rec)
 	s.do(http.MethodPost, "/v1/clusters", map[string]any{"id": "c1", "name": "c"}).expect(t, http.StatusCreated)
 	s.do(http.MethodPut, "/v1/clusters/c1/graphs/default", releaseTasksYAML, "Content-Type", "application/yaml").expect(t, http.StatusCreated)

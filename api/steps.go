@@ -30,18 +30,18 @@ type ExecutionSteps struct {
 func (s *server) executionSteps(c echo.Context) error {
 	id := c.Param("id")
 	offset, limit := 0, 0
-	var details []ErrorDetail
+	var details []model.ErrorDetail
 	if v := c.QueryParam("offset"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 0 {
-			details = append(details, ErrorDetail{Path: "offset", Message: fmt.Sprintf("offset %q must be a non-negative integer", v)})
+			details = append(details, model.ErrorDetail{Path: "offset", Message: fmt.Sprintf("offset %q must be a non-negative integer", v)})
 		}
 		offset = n
 	}
 	if v := c.QueryParam("limit"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 || n > maxStepsPage {
-			details = append(details, ErrorDetail{Path: "limit", Message: fmt.Sprintf("limit %q must be between 1 and %d", v, maxStepsPage)})
+			details = append(details, model.ErrorDetail{Path: "limit", Message: fmt.Sprintf("limit %q must be between 1 and %d", v, maxStepsPage)})
 		}
 		limit = n
 	}

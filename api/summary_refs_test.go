@@ -6,6 +6,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/cairn-io/cairn/model"
 )
 
 // TestValidateSummaryRefs checks that validate's summary lists every
@@ -27,7 +29,7 @@ spec:
   dirMode: {secretRef: {key: OWNER}}
   mode: "{{ env \"SITE\" }}"
 `
-	var sum PackageSummary
+	var sum model.PackageSummary
 	s.do(http.MethodPost, "/v1/packages/validate", pkg, "Content-Type", "application/yaml").expect(t, http.StatusOK).json(t, &sum)
 	require.Equal(t, 2, sum.Resources)
 	assert.Equal(t, []string{"MOTD", "REGION", "SITE"}, sum.EnvRefs)

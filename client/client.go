@@ -62,7 +62,7 @@ type APIError struct {
 	Status  int
 	Code    string
 	Message string
-	Details []ErrorDetail
+	Details []model.ErrorDetail
 	// Running names the execution that holds the stack or cluster (409).
 	Running string
 	// RequestID is the server's id of the request, for its logs.
@@ -79,27 +79,6 @@ func (e *APIError) Error() string {
 		b.WriteString("\n  ")
 		b.WriteString(d.String())
 	}
-	return b.String()
-}
-
-// String renders a detail as "document:line:column: path: message".
-func (d ErrorDetail) String() string {
-	var b strings.Builder
-	if d.Document != "" {
-		b.WriteString(d.Document)
-		if d.Index > 0 {
-			fmt.Fprintf(&b, "[%d]", d.Index)
-		}
-		if d.Line > 0 {
-			fmt.Fprintf(&b, ":%d:%d", d.Line, d.Column)
-		}
-		b.WriteString(": ")
-	}
-	if d.Path != "" {
-		b.WriteString(d.Path)
-		b.WriteString(": ")
-	}
-	b.WriteString(d.Message)
 	return b.String()
 }
 
@@ -197,9 +176,9 @@ func decodeError(resp *http.Response) error {
 	e := &APIError{Status: resp.StatusCode, RequestID: resp.Header.Get("X-Request-ID"), Body: body}
 	var shape struct {
 		Error struct {
-			Code    string        `json:"code"`
-			Message string        `json:"message"`
-			Details []ErrorDetail `json:"details"`
+			Code    string              `json:"code"`
+			Message string              `json:"message"`
+			Details []model.ErrorDetail `json:"details"`
 		} `json:"error"`
 		Running string `json:"running"`
 	}
@@ -300,8 +279,8 @@ func (c *Client) OpenAPI(ctx context.Context) ([]byte, error) {
 
 // Validate validates a package. An invalid package is an *APIError (422)
 // with every error in Details.
-func (c *Client) Validate(ctx context.Context, doc Document) (*PackageSummary, error) {
-	var out PackageSummary
+func (c *Client) Validate(ctx context.Context, doc Document) (*model.PackageSummary, error) {
+	var out model.PackageSummary
 	_, err := c.roundTrip(ctx, docRequest(http.MethodPost, "/v1/packages/validate", &doc), &out)
 	if err != nil {
 		return nil, err
@@ -311,7 +290,7 @@ func (c *Client) Validate(ctx context.Context, doc Document) (*PackageSummary, e
 
 // Export returns a package of existing resources in format "yaml" or
 // "json".
-func (c *Client) Export(ctx context.Context, req ExportRequest, format string) ([]byte, error) {
+func (c *Client) Export(ctx context.Context, req model.ExportRequest, format string) ([]byte, error) {
 	data, err := json.Marshal(req)
 	if err != nil {
 		return nil, err
@@ -327,8 +306,8 @@ func (c *Client) Export(ctx context.Context, req ExportRequest, format string) (
 // Stacks.
 
 // CreateStack creates a stack.
-func (c *Client) CreateStack(ctx context.Context, in StackInput) (*Stack, error) {
-	var out Stack
+func (c *Client) CreateStack(ctx context.Context, in model.StackInput) (*model.StackRecord, error) {
+	var out model.StackRecord
 	if _, err := c.do(ctx, http.MethodPost, "/v1/stacks", nil, in, &out); err != nil {
 		return nil, err
 	}
@@ -336,9 +315,9 @@ func (c *Client) CreateStack(ctx context.Context, in StackInput) (*Stack, error)
 }
 
 // ListStacks lists every stack.
-func (c *Client) ListStacks(ctx context.Context) ([]Stack, error) {
+func (c *Client) ListStacks(ctx context.Context) ([]model.StackRecord, error) {
 	var out struct {
-		Stacks []Stack `json:"stacks"`
+		Stacks []model.StackRecord `json:"stacks"`
 	}
 	if _, err := c.do(ctx, http.MethodGet, "/v1/stacks", nil, nil, &out); err != nil {
 		return nil, err
@@ -347,9 +326,9 @@ func (c *Client) ListStacks(ctx context.Context) ([]Stack, error) {
 }
 
 // StacksNamed lists the stacks of one name.
-func (c *Client) StacksNamed(ctx context.Context, name string) ([]Stack, error) {
+func (c *Client) StacksNamed(ctx context.Context, name string) ([]model.StackRecord, error) {
 	var out struct {
-		Stacks []Stack `json:"stacks"`
+		Stacks []model.StackRecord `json:"stacks"`
 	}
 	if _, err := c.do(ctx, http.MethodGet, "/v1/stacks", url.Values{"name": {name}}, nil, &out); err != nil {
 		return nil, err
@@ -358,8 +337,8 @@ func (c *Client) StacksNamed(ctx context.Context, name string) ([]Stack, error) 
 }
 
 // GetStack returns a stack record.
-func (c *Client) GetStack(ctx context.Context, id string) (*Stack, error) {
-	var out Stack
+func (c *Client) GetStack(ctx context.Context, id string) (*model.StackRecord, error) {
+	var out model.StackRecord
 	if _, err := c.do(ctx, http.MethodGet, "/v1/stacks/"+esc(id), nil, nil, &out); err != nil {
 		return nil, err
 	}
@@ -376,8 +355,8 @@ type DeleteOptions struct {
 
 // DeleteStack starts destroying a stack's resources; its record goes once
 // they are gone. With opts.Wait it answers when the destroy has finished.
-func (c *Client) DeleteStack(ctx context.Context, id string, opts DeleteOptions) (*Execution, error) {
-	var out Execution
+func (c *Client) DeleteStack(ctx context.Context, id string, opts DeleteOptions) (*model.Execution, error) {
+	var out model.Execution
 	q := url.Values{}
 	if opts.Wait {
 		q.Set("wait", "true")
@@ -407,7 +386,7 @@ type DryRunOptions struct {
 // URLs. When the server's wait bound passes first, the plan is nil and
 // the running execution is returned. An invalid package is an *APIError
 // (422) whose Body also holds the summary of what could be read.
-func (c *Client) DryRun(ctx context.Context, stackID string, doc *Document, opts DryRunOptions) (*DryRun, *Execution, error) {
+func (c *Client) DryRun(ctx context.Context, stackID string, doc *Document, opts DryRunOptions) (*model.DryRun, *model.Execution, error) {
 	doc, err := withParams(doc, opts.Params)
 	if err != nil {
 		return nil, nil, fmt.Errorf("dry-run: %w", err)
@@ -429,13 +408,13 @@ func (c *Client) DryRun(ctx context.Context, stackID string, doc *Document, opts
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode == http.StatusAccepted {
-		var ex Execution
+		var ex model.Execution
 		if err := json.NewDecoder(resp.Body).Decode(&ex); err != nil {
 			return nil, nil, fmt.Errorf("dry-run: decode answer: %w", err)
 		}
 		return nil, &ex, nil
 	}
-	var out DryRun
+	var out model.DryRun
 	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil {
 		return nil, nil, fmt.Errorf("dry-run: decode answer: %w", err)
 	}
@@ -445,7 +424,7 @@ func (c *Client) DryRun(ctx context.Context, stackID string, doc *Document, opts
 // Apply applies a package to a stack; a nil doc applies the stack's URLs.
 // With opts.Wait the execution comes back finished (unless the server's
 // wait bound passed first).
-func (c *Client) Apply(ctx context.Context, stackID string, doc *Document, opts ApplyOptions) (*Execution, error) {
+func (c *Client) Apply(ctx context.Context, stackID string, doc *Document, opts ApplyOptions) (*model.Execution, error) {
 	doc, err := withParams(doc, opts.Params)
 	if err != nil {
 		return nil, fmt.Errorf("apply: %w", err)
@@ -470,7 +449,7 @@ func (c *Client) Apply(ctx context.Context, stackID string, doc *Document, opts 
 			r.query.Set("approvalTimeout", opts.ApprovalTimeout.String())
 		}
 	}
-	var out Execution
+	var out model.Execution
 	if _, err := c.roundTrip(ctx, r, &out); err != nil {
 		return nil, err
 	}
@@ -479,7 +458,7 @@ func (c *Client) Apply(ctx context.Context, stackID string, doc *Document, opts 
 
 // Releases, plugins, clusters.
 
-func (c *Client) CreateRelease(ctx context.Context, in ReleaseInput) (*model.Release, error) {
+func (c *Client) CreateRelease(ctx context.Context, in model.ReleaseInput) (*model.Release, error) {
 	var out model.Release
 	_, err := c.do(ctx, http.MethodPost, "/v1/releases", nil, in, &out)
 	return orNil(&out, err)
@@ -499,7 +478,7 @@ func (c *Client) GetRelease(ctx context.Context, id string) (*model.Release, err
 	return orNil(&out, err)
 }
 
-func (c *Client) UpdateRelease(ctx context.Context, id string, in ReleaseInput) (*model.Release, error) {
+func (c *Client) UpdateRelease(ctx context.Context, id string, in model.ReleaseInput) (*model.Release, error) {
 	var out model.Release
 	_, err := c.do(ctx, http.MethodPut, "/v1/releases/"+esc(id), nil, in, &out)
 	return orNil(&out, err)
@@ -510,7 +489,7 @@ func (c *Client) DeleteRelease(ctx context.Context, id string) error {
 	return err
 }
 
-func (c *Client) CreatePlugin(ctx context.Context, in PluginInput) (*model.Plugin, error) {
+func (c *Client) CreatePlugin(ctx context.Context, in model.PluginInput) (*model.Plugin, error) {
 	var out model.Plugin
 	_, err := c.do(ctx, http.MethodPost, "/v1/plugins", nil, in, &out)
 	return orNil(&out, err)
@@ -530,7 +509,7 @@ func (c *Client) GetPlugin(ctx context.Context, id string) (*model.Plugin, error
 	return orNil(&out, err)
 }
 
-func (c *Client) UpdatePlugin(ctx context.Context, id string, in PluginInput) (*model.Plugin, error) {
+func (c *Client) UpdatePlugin(ctx context.Context, id string, in model.PluginInput) (*model.Plugin, error) {
 	var out model.Plugin
 	_, err := c.do(ctx, http.MethodPut, "/v1/plugins/"+esc(id), nil, in, &out)
 	return orNil(&out, err)
@@ -541,7 +520,7 @@ func (c *Client) DeletePlugin(ctx context.Context, id string) error {
 	return err
 }
 
-func (c *Client) CreateCluster(ctx context.Context, in ClusterInput) (*model.Cluster, error) {
+func (c *Client) CreateCluster(ctx context.Context, in model.ClusterInput) (*model.Cluster, error) {
 	var out model.Cluster
 	_, err := c.do(ctx, http.MethodPost, "/v1/clusters", nil, in, &out)
 	return orNil(&out, err)
@@ -561,7 +540,7 @@ func (c *Client) GetCluster(ctx context.Context, id string) (*model.Cluster, err
 	return orNil(&out, err)
 }
 
-func (c *Client) UpdateCluster(ctx context.Context, id string, in ClusterInput) (*model.Cluster, error) {
+func (c *Client) UpdateCluster(ctx context.Context, id string, in model.ClusterInput) (*model.Cluster, error) {
 	var out model.Cluster
 	_, err := c.do(ctx, http.MethodPut, "/v1/clusters/"+esc(id), nil, in, &out)
 	return orNil(&out, err)
@@ -591,13 +570,13 @@ func ownerPath(layer model.Layer, ownerID string) (string, error) {
 }
 
 // ListGraphs lists an owner's graphs.
-func (c *Client) ListGraphs(ctx context.Context, layer model.Layer, ownerID string) ([]GraphInfo, error) {
+func (c *Client) ListGraphs(ctx context.Context, layer model.Layer, ownerID string) ([]model.GraphInfo, error) {
 	p, err := ownerPath(layer, ownerID)
 	if err != nil {
 		return nil, err
 	}
 	var out struct {
-		Graphs []GraphInfo `json:"graphs"`
+		Graphs []model.GraphInfo `json:"graphs"`
 	}
 	_, err = c.do(ctx, http.MethodGet, p+"/graphs", nil, nil, &out)
 	return out.Graphs, err
@@ -615,12 +594,12 @@ func (c *Client) GetGraph(ctx context.Context, layer model.Layer, ownerID, graph
 }
 
 // PutGraph uploads (replaces) an owner's graph of a type.
-func (c *Client) PutGraph(ctx context.Context, layer model.Layer, ownerID, graphType string, doc Document) (*GraphInfo, error) {
+func (c *Client) PutGraph(ctx context.Context, layer model.Layer, ownerID, graphType string, doc Document) (*model.GraphInfo, error) {
 	p, err := ownerPath(layer, ownerID)
 	if err != nil {
 		return nil, err
 	}
-	var out GraphInfo
+	var out model.GraphInfo
 	_, err = c.roundTrip(ctx, docRequest(http.MethodPut, p+"/graphs/"+esc(graphType), &doc), &out)
 	return orNil(&out, err)
 }
@@ -676,8 +655,8 @@ func acceptFor(format string) string {
 // Executions.
 
 // ExecuteGraph starts a graph execution on a cluster.
-func (c *Client) ExecuteGraph(ctx context.Context, clusterID string, req GraphExecutionRequest) (*Execution, error) {
-	var out Execution
+func (c *Client) ExecuteGraph(ctx context.Context, clusterID string, req model.GraphExecutionRequest) (*model.Execution, error) {
+	var out model.Execution
 	_, err := c.do(ctx, http.MethodPost, "/v1/clusters/"+esc(clusterID)+"/executions", nil, req, &out)
 	return orNil(&out, err)
 }
@@ -704,8 +683,8 @@ func (c *Client) ListExecutions(ctx context.Context, f ExecutionFilter) (*Execut
 }
 
 // GetExecution returns an execution with its steps and report or plan.
-func (c *Client) GetExecution(ctx context.Context, id string) (*Execution, error) {
-	var out Execution
+func (c *Client) GetExecution(ctx context.Context, id string) (*model.Execution, error) {
+	var out model.Execution
 	_, err := c.do(ctx, http.MethodGet, "/v1/executions/"+esc(id), nil, nil, &out)
 	return orNil(&out, err)
 }
@@ -723,15 +702,15 @@ func (c *Client) ExecutionGraph(ctx context.Context, id string) ([]model.StepDep
 }
 
 // Cancel asks a running execution to stop.
-func (c *Client) Cancel(ctx context.Context, id string) (*Execution, error) {
-	var out Execution
+func (c *Client) Cancel(ctx context.Context, id string) (*model.Execution, error) {
+	var out model.Execution
 	_, err := c.do(ctx, http.MethodPost, "/v1/executions/"+esc(id)+"/cancel", nil, nil, &out)
 	return orNil(&out, err)
 }
 
 // Retry runs a finished, unsuccessful execution again as a new execution.
-func (c *Client) Retry(ctx context.Context, id string) (*Execution, error) {
-	var out Execution
+func (c *Client) Retry(ctx context.Context, id string) (*model.Execution, error) {
+	var out model.Execution
 	_, err := c.do(ctx, http.MethodPost, "/v1/executions/"+esc(id)+"/retry", nil, nil, &out)
 	return orNil(&out, err)
 }
@@ -755,8 +734,8 @@ func (c *Client) approval(ctx context.Context, id, verb, comment string) (*model
 }
 
 // Decide answers a paused execution.
-func (c *Client) Decide(ctx context.Context, id string, d Decision) (*DecisionResult, error) {
-	var out DecisionResult
+func (c *Client) Decide(ctx context.Context, id string, d model.DecisionRequest) (*model.DecisionResult, error) {
+	var out model.DecisionResult
 	_, err := c.do(ctx, http.MethodPost, "/v1/executions/"+esc(id)+"/decision", nil, d, &out)
 	return orNil(&out, err)
 }

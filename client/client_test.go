@@ -68,7 +68,7 @@ func TestClientAgainstTheAPI(t *testing.T) {
 	require.NotEmpty(t, apiErr.RequestID, "wrong token: %#v", err)
 
 	// Stacks.
-	st, err := c.CreateStack(ctx, client.StackInput{Name: "S1", URLs: []string{"https://example.com/p.yaml"}})
+	st, err := c.CreateStack(ctx, model.StackInput{Name: "S1", URLs: []string{"https://example.com/p.yaml"}})
 	require.NoError(t, err)
 	require.Equal(t, st.ID, st.StackID, "stack %+v", st)
 	require.NotNil(t, st.Config, "stack %+v", st)
@@ -102,26 +102,26 @@ func TestClientAgainstTheAPI(t *testing.T) {
 	require.NoError(t, err, "jsonnet")
 
 	// Releases, plugins, clusters.
-	rel, err := c.CreateRelease(ctx, client.ReleaseInput{ID: "r1", Name: "r"})
+	rel, err := c.CreateRelease(ctx, model.ReleaseInput{ID: "r1", Name: "r"})
 	require.NoError(t, err, "release %+v %v", rel, err)
 	require.Equal(t, "r1", rel.ID, "release %+v %v", rel, err)
-	_, err = c.UpdateRelease(ctx, "r1", client.ReleaseInput{Name: "renamed"})
+	_, err = c.UpdateRelease(ctx, "r1", model.ReleaseInput{Name: "renamed"})
 	require.NoError(t, err)
 	r, err := c.GetRelease(ctx, "r1")
 	require.NoError(t, err, "release %+v %v", r, err)
 	require.Equal(t, "renamed", r.Name, "release %+v %v", r, err)
-	_, err = c.CreatePlugin(ctx, client.PluginInput{ID: "p1", Name: "p", Version: "2"})
+	_, err = c.CreatePlugin(ctx, model.PluginInput{ID: "p1", Name: "p", Version: "2"})
 	require.NoError(t, err)
-	_, err = c.UpdatePlugin(ctx, "p1", client.PluginInput{Name: "p", Version: "3"})
+	_, err = c.UpdatePlugin(ctx, "p1", model.PluginInput{Name: "p", Version: "3"})
 	require.NoError(t, err)
 	p, err := c.GetPlugin(ctx, "p1")
 	require.NoError(t, err, "plugin %+v %v", p, err)
 	require.Equal(t, "3", p.Version, "plugin %+v %v", p, err)
-	cl, err := c.CreateCluster(ctx, client.ClusterInput{ID: "c1", Name: "c", ReleaseID: "r1", PluginIDs: []string{"p1"},
+	cl, err := c.CreateCluster(ctx, model.ClusterInput{ID: "c1", Name: "c", ReleaseID: "r1", PluginIDs: []string{"p1"},
 		Nodes: []model.Node{{ID: "n1", Roles: []string{"web"}}}})
 	require.NoError(t, err, "cluster %+v %v", cl, err)
 	require.Len(t, cl.Nodes, 1, "cluster %+v %v", cl, err)
-	_, err = c.UpdateCluster(ctx, "c1", client.ClusterInput{Name: "c", Nodes: []model.Node{{ID: "n1"}, {ID: "n2"}}})
+	_, err = c.UpdateCluster(ctx, "c1", model.ClusterInput{Name: "c", Nodes: []model.Node{{ID: "n1"}, {ID: "n2"}}})
 	require.NoError(t, err)
 	cluster, err := c.GetCluster(ctx, "c1")
 	require.NoError(t, err)
@@ -157,7 +157,7 @@ func TestClientAgainstTheAPI(t *testing.T) {
 	require.Len(t, gl, 1, "graphs %+v %v", gl, err)
 	require.Equal(t, "default", gl[0].Type, "graphs %+v %v", gl, err)
 	// The cluster no longer uses r1 (it was updated without a release).
-	_, err = c.UpdateCluster(ctx, "c1", client.ClusterInput{Name: "c", ReleaseID: "r1", Nodes: []model.Node{{ID: "n1", Roles: []string{"web"}}}})
+	_, err = c.UpdateCluster(ctx, "c1", model.ClusterInput{Name: "c", ReleaseID: "r1", Nodes: []model.Node{{ID: "n1", Roles: []string{"web"}}}})
 	require.NoError(t, err)
 	merged, err := c.MergedGraph(ctx, "c1", "default", "json")
 	require.NoError(t, err, "merged %s %v", merged, err)
@@ -170,9 +170,9 @@ func TestClientAgainstTheAPI(t *testing.T) {
 	require.Error(t, err, "unknown layer accepted")
 
 	// Export by kinds without providers on the server: a typed 503.
-	_, err = c.Export(ctx, client.ExportRequest{Kinds: []string{"file"}, Selector: &client.ExportSelector{Dir: "/tmp"}}, "yaml")
+	_, err = c.Export(ctx, model.ExportRequest{Kinds: []string{"file"}, Selector: &model.ExportSelector{Dir: "/tmp"}}, "yaml")
 	require.True(t, client.IsStatus(err, http.StatusServiceUnavailable), "export: %v", err)
-	_, err = c.Export(ctx, client.ExportRequest{StackID: st.ID}, "json")
+	_, err = c.Export(ctx, model.ExportRequest{StackID: st.ID}, "json")
 	require.NoError(t, err, "export of an empty stack")
 
 	// Executions need Temporal; this server has none.
@@ -221,7 +221,7 @@ func TestDocumentFormats(t *testing.T) {
 		require.Equal(t, want[0], f, "%s: %s %s", name, f, (client.Document{Format: f}).ContentType())
 		assert.Equal(t, want[1], (client.Document{Format: f}).ContentType(), "%s: %s %s", name, f, (client.Document{Format: f}).ContentType())
 	}
-	d := client.ErrorDetail{Document: "pkg.yaml", Index: 2, Line: 3, Column: 4, Path: "spec.mode", Message: "bad"}
+	d := model.ErrorDetail{Document: "pkg.yaml", Index: 2, Line: 3, Column: 4, Path: "spec.mode", Message: "bad"}
 	require.Equal(t, "pkg.yaml[2]:3:4: spec.mode: bad", d.String(), "detail")
 }
 

@@ -25,7 +25,7 @@ const (
 type Event struct {
 	ID        string
 	Type      string
-	Execution *Execution
+	Execution *model.Execution
 	Step      *model.StepProgress
 }
 
@@ -103,7 +103,7 @@ func decodeEvent(ev *Event, data string) error {
 		}
 		ev.Step = &st
 	case EventStatus, EventDone:
-		var ex Execution
+		var ex model.Execution
 		if err := json.Unmarshal([]byte(data), &ex); err != nil {
 			return fmt.Errorf("%s event: %w", ev.Type, err)
 		}
@@ -113,13 +113,13 @@ func decodeEvent(ev *Event, data string) error {
 }
 
 // Wait polls an execution every interval until it finishes.
-func (c *Client) Wait(ctx context.Context, id string, interval time.Duration) (*Execution, error) {
-	return c.WaitFor(ctx, id, interval, (*Execution).Finished)
+func (c *Client) Wait(ctx context.Context, id string, interval time.Duration) (*model.Execution, error) {
+	return c.WaitFor(ctx, id, interval, (*model.Execution).Finished)
 }
 
 // WaitFor polls an execution every interval until cond holds (or ctx
 // ends) and returns it.
-func (c *Client) WaitFor(ctx context.Context, id string, interval time.Duration, cond func(*Execution) bool) (*Execution, error) {
+func (c *Client) WaitFor(ctx context.Context, id string, interval time.Duration, cond func(*model.Execution) bool) (*model.Execution, error) {
 	if interval <= 0 {
 		interval = 500 * time.Millisecond
 	}

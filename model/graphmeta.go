@@ -20,3 +20,18 @@ type GraphFilter struct {
 	OwnerID string
 	Type    string
 }
+
+// GraphInfo describes one owner's stored graph without its tasks (the
+// answer of the owner's graph routes): Tasks counts them.
+type GraphInfo struct {
+	Layer       Layer  `json:"layer"`
+	OwnerID     string `json:"ownerId"`
+	Type        string `json:"type"`
+	Name        string `json:"name,omitempty"`
+	ContentType string `json:"contentType,omitempty"`
+	Tasks       int    `json:"tasks"`
+	UpdatedAt   Time   `json:"updatedAt"`
+	// UsedBy lists the clusters whose executions merge the graph (in
+	// listings only).
+	UsedBy []string `json:"usedBy,omitempty"`
+}

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"go.temporal.io/api/serviceerror"
-	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/cairn-io/cairn/contract"
@@ -42,23 +41,13 @@ func (e *PlanMovedError) Error() string {
 // the stack runs (the plan keeps waiting), ErrNotAwaiting otherwise.
 // Cost: the approval plans the package again (a dry-run's reads).
 func (s *Starter) Approve(ctx context.Context, id string, req workflows.ApprovalRequest) (*model.Approval, error) {
-	wfID, runID := ParseExecutionID(id)
-	desc, err := s.c.DescribeWorkflowExecution(ctx, wfID, runID)
+	wfID, runID, info, err := s.describeOurs(ctx, id)
 	if err != nil {
-		return nil, notFoundOr(err, id)
-	}
-	if err := s.ours(desc.GetWorkflowExecutionInfo(), id); err != nil {
 		return nil, err
 	}
-	h, err := s.c.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
-		WorkflowID: wfID, RunID: runID, UpdateName: workflows.ApprovalUpdate,
-		Args: []any{req}, WaitForStage: client.WorkflowUpdateStageCompleted,
-	})
+	res, err := update[model.Approval](ctx, s.c, wfID, runID, workflows.ApprovalUpdate, req)
 	if err == nil {
-		var res model.Approval
-		if err = h.Get(ctx, &res); err == nil {
-			return &res, nil
-		}
+		return res, nil
 	}
 	var app *temporal.ApplicationError
 	if errors.As(err, &app) {
@@ -70,7 +59,7 @@ func (s *Starter) Approve(ctx context.Context, id string, req workflows.Approval
 			}
 			return nil, moved
 		case workflows.StackBusyType:
-			stack := keyword(desc.GetWorkflowExecutionInfo().GetSearchAttributes().GetIndexedFields()[searchattr.Stack.GetName()])
+			stack := keyword(info.GetSearchAttributes().GetIndexedFields()[searchattr.Stack.GetName()])
 			running := stackWorkflowID(stack)
 			if d, derr := s.c.DescribeWorkflowExecution(ctx, running, ""); derr == nil {
 				running = ExecutionID(running, d.GetWorkflowExecutionInfo().GetExecution().GetRunId())

@@ -9,7 +9,6 @@ import (
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/api/workflowservice/v1"
-	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/cairn-io/cairn/activities"
@@ -243,15 +242,11 @@ func (s *Starter) Await(ctx context.Context, id string) (*Execution, error) {
 // another shape, another task queue) is refused with ErrNotFound, so the
 // API cannot stop other work in the namespace.
 func (s *Starter) Cancel(ctx context.Context, id string) error {
-	wfID, runID := ParseExecutionID(id)
-	desc, err := s.c.DescribeWorkflowExecution(ctx, wfID, runID)
+	wfID, runID, info, err := s.describeOurs(ctx, id)
 	if err != nil {
-		return notFoundOr(err, id)
-	}
-	if err := s.ours(desc.GetWorkflowExecutionInfo(), id); err != nil {
 		return err
 	}
-	if desc.GetWorkflowExecutionInfo().GetStatus() != enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
+	if info.GetStatus() != enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
 		return fmt.Errorf("%w: %s", ErrFinished, id)
 	}
 	if err := s.c.CancelWorkflow(ctx, wfID, runID); err != nil {
@@ -262,28 +257,18 @@ func (s *Starter) Cancel(ctx context.Context, id string) error {
 
 // Decide answers a paused execution: retry, skip, rollback or abort the
 // waiting step (req.Step picks one of several).
-func (s *Starter) Decide(ctx context.Context, id string, req workflows.DecisionRequest) (*workflows.DecisionResult, error) {
-	wfID, runID := ParseExecutionID(id)
-	desc, err := s.c.DescribeWorkflowExecution(ctx, wfID, runID)
+func (s *Starter) Decide(ctx context.Context, id string, req model.DecisionRequest) (*model.DecisionResult, error) {
+	wfID, runID, _, err := s.describeOurs(ctx, id)
 	if err != nil {
-		return nil, notFoundOr(err, id)
-	}
-	if err := s.ours(desc.GetWorkflowExecutionInfo(), id); err != nil {
 		return nil, err
 	}
 	// A sharded execution's waiting step is in its running shard.
 	if p, err := s.progress(ctx, wfID, runID, 0, 1); err == nil && p.Shard != nil && p.Shard.WorkflowID != "" {
 		wfID, runID = p.Shard.WorkflowID, ""
 	}
-	h, err := s.c.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
-		WorkflowID: wfID, RunID: runID, UpdateName: workflows.DecisionUpdate,
-		Args: []any{req}, WaitForStage: client.WorkflowUpdateStageCompleted,
-	})
+	res, err := update[model.DecisionResult](ctx, s.c, wfID, runID, workflows.DecisionUpdate, req)
 	if err == nil {
-		var res workflows.DecisionResult
-		if err = h.Get(ctx, &res); err == nil {
-			return &res, nil
-		}
+		return res, nil
 	}
 	msg := err.Error()
 	switch {

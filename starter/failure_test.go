@@ -14,11 +14,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/cairn-io/cairn/internal/testenv"
 	"github.com/cairn-io/cairn/model"
 	"github.com/cairn-io/cairn/starter"
-	"github.com/cairn-io/cairn/workflows"
-	"github.com/stretchr/testify/require"
 )
 
 func sameTree(t *testing.T, got, want map[string]string) {
@@ -208,13 +208,13 @@ dependsOn: [Exec/needs-flag]
 		waiting, err = h.starter.Describe(ctx, e.ID)
 		return err == nil && waiting.Status == model.ExecWaiting
 	})
-	if _, err := h.starter.Decide(ctx, e.ID, workflows.DecisionRequest{Action: "explode"}); err == nil || !strings.Contains(err.Error(), "unknown decision") {
+	if _, err := h.starter.Decide(ctx, e.ID, model.DecisionRequest{Action: "explode"}); err == nil || !strings.Contains(err.Error(), "unknown decision") {
 		t.Fatalf("bad decision: %v", err)
 	}
 	if err := os.WriteFile(filepath.Join(root, "flag"), nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	res, err := h.starter.Decide(ctx, e.ID, workflows.DecisionRequest{Action: model.DecisionRetry})
+	res, err := h.starter.Decide(ctx, e.ID, model.DecisionRequest{Action: model.DecisionRetry})
 	if err != nil || res.Step != "exec/needs-flag" {
 		t.Fatalf("decide: %+v, %v", res, err)
 	}
@@ -223,7 +223,7 @@ dependsOn: [Exec/needs-flag]
 		t.Fatal(err)
 	}
 	mustStatus(t, done, model.ExecCompleted)
-	if _, err := h.starter.Decide(ctx, e.ID, workflows.DecisionRequest{Action: model.DecisionSkip}); !errors.Is(err, starter.ErrFinished) && !errors.Is(err, starter.ErrNotWaiting) {
+	if _, err := h.starter.Decide(ctx, e.ID, model.DecisionRequest{Action: model.DecisionSkip}); !errors.Is(err, starter.ErrFinished) && !errors.Is(err, starter.ErrNotWaiting) {
 		t.Fatalf("decision on a finished execution: %v", err)
 	}
 	if b, _ := os.ReadFile(filepath.Join(root, "after")); string(b) != "done" {

@@ -1,6 +1,7 @@
 package starter
 
 import (
+	"context"
 	"fmt"
 
 	workflowpb "go.temporal.io/api/workflow/v1"
@@ -22,4 +23,21 @@ func (s *Starter) ours(info *workflowpb.WorkflowExecutionInfo, id string) error 
 		return fmt.Errorf("%w: %s is not a Cairn execution (task queue %q)", ErrNotFound, id, q)
 	}
 	return nil
+}
+
+// describeOurs describes the execution id names and refuses, as ours does,
+// one that is not Cairn's. It returns the workflow and run ids the
+// execution id holds (the run id empty for the latest run) and the
+// execution's info. Cost: one DescribeWorkflowExecution.
+func (s *Starter) describeOurs(ctx context.Context, id string) (wfID, runID string, info *workflowpb.WorkflowExecutionInfo, err error) {
+	wfID, runID = ParseExecutionID(id)
+	desc, err := s.c.DescribeWorkflowExecution(ctx, wfID, runID)
+	if err != nil {
+		return "", "", nil, notFoundOr(err, id)
+	}
+	info = desc.GetWorkflowExecutionInfo()
+	if err := s.ours(info, id); err != nil {
+		return "", "", nil, err
+	}
+	return wfID, runID, info, nil
 }

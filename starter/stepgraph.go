@@ -22,13 +22,8 @@ func (s *Starter) Graph(ctx context.Context, id string) ([]model.StepDeps, error
 	if s.cfg.Store == nil {
 		return nil, fmt.Errorf("%w: the starter has no store", ErrNoGraph)
 	}
-	wfID, runID := ParseExecutionID(id)
-	desc, err := s.c.DescribeWorkflowExecution(ctx, wfID, runID)
+	wfID, _, info, err := s.describeOurs(ctx, id)
 	if err != nil {
-		return nil, notFoundOr(err, id)
-	}
-	info := desc.GetWorkflowExecutionInfo()
-	if err := s.ours(info, id); err != nil {
 		return nil, err
 	}
 	p, err := s.progress(ctx, wfID, info.GetExecution().GetRunId(), 0, 1)

@@ -13,13 +13,8 @@ import (
 // executions. Cost: a describe and one progress query (two for a sharded
 // execution).
 func (s *Starter) Steps(ctx context.Context, id string, offset, limit int) (*workflows.Progress, error) {
-	wfID, runID := ParseExecutionID(id)
-	desc, err := s.c.DescribeWorkflowExecution(ctx, wfID, runID)
+	wfID, _, info, err := s.describeOurs(ctx, id)
 	if err != nil {
-		return nil, notFoundOr(err, id)
-	}
-	info := desc.GetWorkflowExecutionInfo()
-	if err := s.ours(info, id); err != nil {
 		return nil, err
 	}
 	return s.progress(ctx, wfID, info.GetExecution().GetRunId(), offset, limit)

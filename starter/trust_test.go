@@ -216,7 +216,7 @@ func TestCancelRefusesWorkflowsThatAreNotCairns(t *testing.T) {
 
 			err = h.starter.Cancel(ctx, tt.id)
 			require.ErrorIs(t, err, starter.ErrNotFound)
-			_, err = h.starter.Decide(ctx, tt.id, workflows.DecisionRequest{Action: "abort"})
+			_, err = h.starter.Decide(ctx, tt.id, model.DecisionRequest{Action: "abort"})
 			require.ErrorIs(t, err, starter.ErrNotFound)
 
 			it := h.dev.Client.GetWorkflowHistory(ctx, tt.id, run.GetRunID(), false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)

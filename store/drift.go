@@ -82,14 +82,12 @@ func (s *sqlStore) GetDrift(ctx context.Context, stackID string) (*DriftRecord, 
 // PutDriftCheck replaces the stack's last drift check, as given (see
 // SaveDriftCheck).
 func (s *sqlStore) PutDriftCheck(ctx context.Context, stackID string, check []byte) error {
-	res, err := s.w.ExecContext(ctx, `UPDATE stack_drift SET last_check = $2, updated_at = $3 WHERE stack_id = $1`,
+	n, err := execCount(ctx, s.w, `UPDATE stack_drift SET last_check = $2, updated_at = $3 WHERE stack_id = $1`,
 		stackID, check, s.d.timeArg(now()))
 	if err != nil {
 		return fmt.Errorf("put drift check of stack %q: %w", stackID, err)
 	}
-	if n, err := affected(res); err != nil {
-		return fmt.Errorf("put drift check of stack %q: %w", stackID, err)
-	} else if n == 0 {
+	if n == 0 {
 		return fmt.Errorf("drift of stack %q: %w", stackID, ErrNotFound)
 	}
 	return nil

@@ -397,13 +397,11 @@ func deleteOwner(ctx context.Context, tx *sql.Tx, table string, layer model.Laye
 	if _, err := tx.ExecContext(ctx, `DELETE FROM graphs WHERE layer = $1 AND owner_id = $2`, string(layer), id); err != nil {
 		return err
 	}
-	res, err := tx.ExecContext(ctx, `DELETE FROM `+table+` WHERE id = $1`, id)
+	n, err := execCount(ctx, tx, `DELETE FROM `+table+` WHERE id = $1`, id)
 	if err != nil {
 		return err
 	}
-	if n, err := affected(res); err != nil {
-		return err
-	} else if n == 0 {
+	if n == 0 {
 		return fmt.Errorf("%s %q: %w", layer, id, ErrNotFound)
 	}
 	return nil

@@ -118,14 +118,12 @@ func (s *sqlStore) DeleteGraph(ctx context.Context, layer model.Layer, ownerID, 
 	if graphType == "" {
 		graphType = model.DefaultGraphType
 	}
-	res, err := s.w.ExecContext(ctx, `DELETE FROM graphs WHERE layer = $1 AND owner_id = $2 AND type = $3`,
+	n, err := execCount(ctx, s.w, `DELETE FROM graphs WHERE layer = $1 AND owner_id = $2 AND type = $3`,
 		string(layer), ownerID, graphType)
 	if err != nil {
 		return fmt.Errorf("delete %s graph of %s %q: %w", graphType, layer, ownerID, err)
 	}
-	if n, err := affected(res); err != nil {
-		return fmt.Errorf("delete %s graph of %s %q: %w", graphType, layer, ownerID, err)
-	} else if n == 0 {
+	if n == 0 {
 		return fmt.Errorf("%s graph of %s %q: %w", graphType, layer, ownerID, ErrNotFound)
 	}
 	return nil

@@ -93,13 +93,14 @@ func exists(ctx context.Context, q queryer, table, id string) (bool, error) {
 	return err == nil, err
 }
 
-// affected returns the rows a statement changed.
-func affected(res sql.Result) (int64, error) {
-	n, err := res.RowsAffected()
+// execCount runs a statement and returns the rows it changed; the caller
+// wraps the error with what it was doing.
+func execCount(ctx context.Context, q queryer, query string, args ...any) (int64, error) {
+	res, err := q.ExecContext(ctx, query, args...)
 	if err != nil {
 		return 0, err
 	}
-	return n, nil
+	return res.RowsAffected()
 }
 
 // queryAll runs a query and scans every row with scan; callers wrap the

@@ -28,15 +28,13 @@ func (s *sqlStore) CreateStack(ctx context.Context, st *model.Stack) error {
 		return fmt.Errorf("create stack %q: resources: %w", st.ID, err)
 	}
 	at := now()
-	res, err := s.w.ExecContext(ctx, `INSERT INTO stacks (`+stackInsertColumns+`)
+	n, err := execCount(ctx, s.w, `INSERT INTO stacks (`+stackInsertColumns+`)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $7) ON CONFLICT (id) DO NOTHING`,
 		st.ID, st.Name, st.Description, string(urls), string(resources), st.SnapshotHash, s.d.timeArg(at))
 	if err != nil {
 		return fmt.Errorf("create stack %q: %w", st.ID, err)
 	}
-	if n, err := affected(res); err != nil {
-		return fmt.Errorf("create stack %q: %w", st.ID, err)
-	} else if n == 0 {
+	if n == 0 {
 		return fmt.Errorf("stack %q already exists: %w", st.ID, ErrConflict)
 	}
 	st.CreatedAt, st.UpdatedAt = at, at
@@ -75,13 +73,11 @@ func (s *sqlStore) StacksNamed(ctx context.Context, name string) ([]*model.Stack
 }
 
 func (s *sqlStore) DeleteStack(ctx context.Context, id string) error {
-	res, err := s.w.ExecContext(ctx, `DELETE FROM stacks WHERE id = $1`, id)
+	n, err := execCount(ctx, s.w, `DELETE FROM stacks WHERE id = $1`, id)
 	if err != nil {
 		return fmt.Errorf("delete stack %q: %w", id, err)
 	}
-	if n, err := affected(res); err != nil {
-		return fmt.Errorf("delete stack %q: %w", id, err)
-	} else if n == 0 {
+	if n == 0 {
 		return fmt.Errorf("stack %q: %w", id, ErrNotFound)
 	}
 	return nil
@@ -105,15 +101,13 @@ func (s *sqlStore) WriteStackRecord(ctx context.Context, stackID, execID string,
 		at := now()
 		// The execution's mark goes in first: if it is already there this
 		// is a retry of a write that happened, and nothing changes.
-		res, err := tx.ExecContext(ctx, `INSERT INTO stack_executions (stack_id, exec_id, applied_at)
+		n, err := execCount(ctx, tx, `INSERT INTO stack_executions (stack_id, exec_id, applied_at)
 			VALUES ($1, $2, $3) ON CONFLICT (stack_id, exec_id) DO NOTHING`,
 			stackID, execID, s.d.timeArg(at))
 		if err != nil {
 			return err
 		}
-		if n, err := affected(res); err != nil {
-			return err
-		} else if n == 1 {
+		if n == 1 {
 			q := `UPDATE stacks SET resources = $2, snapshot_hash = $3, last_exec_id = $4 WHERE id = $1`
 			args := []any{stackID, string(encoded), snapshotHash, execID}
 			if changed {

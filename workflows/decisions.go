@@ -18,29 +18,15 @@ import (
 // the unit from running, runs the unit again without the failed steps);
 // rollback and abort fail it and stop, rollback compensating what was done.
 
-// DecisionRequest is an operator's answer to a paused execution, sent as the
-// "decision" Update. Step picks one of several waiting steps; empty means
-// the first.
-type DecisionRequest struct {
-	Action model.Decision `json:"action"`
-	Step   string         `json:"step,omitempty"`
-}
-
-// DecisionResult says which step the decision was applied to.
-type DecisionResult struct {
-	Step   string         `json:"step"`
-	Action model.Decision `json:"action"`
-}
-
 // pendingDecision is a decision the Update handler queued for the run loop.
 type pendingDecision struct {
-	req     DecisionRequest
+	req     model.DecisionRequest
 	target  int
 	applied bool
 }
 
 // ValidateDecision accepts a decision only while a step waits for one.
-func (e *Executor) ValidateDecision(req DecisionRequest) error {
+func (e *Executor) ValidateDecision(req model.DecisionRequest) error {
 	switch req.Action {
 	case model.DecisionRetry, model.DecisionSkip, model.DecisionRollback, model.DecisionAbort:
 	default:
@@ -54,18 +40,18 @@ func (e *Executor) ValidateDecision(req DecisionRequest) error {
 
 // Decide is the decision Update handler: it queues the decision for the run
 // loop and returns once the loop applied it.
-func (e *Executor) Decide(ctx workflow.Context, req DecisionRequest) (DecisionResult, error) {
+func (e *Executor) Decide(ctx workflow.Context, req model.DecisionRequest) (model.DecisionResult, error) {
 	target, err := e.decisionTarget(req.Step)
 	if err != nil {
-		return DecisionResult{}, err
+		return model.DecisionResult{}, err
 	}
 	step := e.waitingStep(target)
 	d := &pendingDecision{req: req, target: target}
 	e.decisions = append(e.decisions, d)
 	if err := workflow.Await(ctx, func() bool { return d.applied }); err != nil {
-		return DecisionResult{}, err
+		return model.DecisionResult{}, err
 	}
-	return DecisionResult{Step: step, Action: req.Action}, nil
+	return model.DecisionResult{Step: step, Action: req.Action}, nil
 }
 
 // waitingStep names the step waiting unit i waits on: its first failed

@@ -717,7 +717,7 @@ func TestPauseWaitsForADecision(t *testing.T) {
 			f.failures["exec/flaky"] = 1 // fails once
 			env := newEnv(t, f)
 			var progress *Progress
-			var result DecisionResult
+			var result model.DecisionResult
 			env.RegisterDelayedCallback(func() {
 				v, err := env.QueryWorkflow(ProgressQuery, 0, 0)
 				if err != nil {
@@ -728,8 +728,8 @@ func TestPauseWaitsForADecision(t *testing.T) {
 				env.UpdateWorkflow(DecisionUpdate, "d1", &testsuite.TestUpdateCallback{
 					OnReject:   func(err error) { t.Errorf("rejected: %v", err) },
 					OnAccept:   func() {},
-					OnComplete: func(r any, err error) { result, _ = r.(DecisionResult) },
-				}, DecisionRequest{Action: tt.action})
+					OnComplete: func(r any, err error) { result, _ = r.(model.DecisionResult) },
+				}, model.DecisionRequest{Action: tt.action})
 			}, time.Minute)
 			env.ExecuteWorkflow(ApplyWorkflow, applyInput(model.OnFailurePause, 10))
 			if progress == nil || progress.Status != model.ExecWaiting || !slices.Equal(progress.Waiting, []string{"exec/flaky"}) {
@@ -758,13 +758,13 @@ func TestPauseWaitsForADecision(t *testing.T) {
 func TestDecisionValidatorRejects(t *testing.T) {
 	tests := []struct {
 		name    string
-		req     DecisionRequest
+		req     model.DecisionRequest
 		paused  bool
 		wantMsg string
 	}{
-		{"unknown action", DecisionRequest{Action: "explode"}, true, `unknown decision "explode"`},
-		{"nothing waiting", DecisionRequest{Action: model.DecisionRetry}, false, "no step is waiting"},
-		{"step not waiting", DecisionRequest{Action: model.DecisionSkip, Step: "exec/first"}, true, `step "exec/first" is not waiting`},
+		{"unknown action", model.DecisionRequest{Action: "explode"}, true, `unknown decision "explode"`},
+		{"nothing waiting", model.DecisionRequest{Action: model.DecisionRetry}, false, "no step is waiting"},
+		{"step not waiting", model.DecisionRequest{Action: model.DecisionSkip, Step: "exec/first"}, true, `step "exec/first" is not waiting`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -785,7 +785,7 @@ func TestDecisionValidatorRejects(t *testing.T) {
 				if tt.paused {
 					env.UpdateWorkflow(DecisionUpdate, "abort", &testsuite.TestUpdateCallback{
 						OnReject: func(err error) { t.Errorf("abort rejected: %v", err) }, OnAccept: func() {}, OnComplete: func(any, error) {},
-					}, DecisionRequest{Action: model.DecisionAbort})
+					}, model.DecisionRequest{Action: model.DecisionAbort})
 				}
 			}, time.Second)
 			env.ExecuteWorkflow(ApplyWorkflow, applyInput(model.OnFailurePause, 10))

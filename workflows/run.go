@@ -80,10 +80,10 @@ func newTracker(ctx workflow.Context, execID string) (*tracker, error) {
 		return nil, err
 	}
 	err := workflow.SetUpdateHandlerWithOptions(ctx, DecisionUpdate,
-		func(ctx workflow.Context, req DecisionRequest) (DecisionResult, error) {
+		func(ctx workflow.Context, req model.DecisionRequest) (model.DecisionResult, error) {
 			return t.ex.Decide(ctx, req)
 		},
-		workflow.UpdateHandlerOptions{Validator: func(req DecisionRequest) error {
+		workflow.UpdateHandlerOptions{Validator: func(req model.DecisionRequest) error {
 			if t.ex == nil {
 				if t.shards != nil {
 					return fmt.Errorf("decisions go to the running shard %s", t.shards.activeID)

@@ -24,8 +24,8 @@ func multiStep(i int, steps []string, deps ...int) contract.Unit {
 
 // decide sends a decision once the execution waits, after reading its
 // progress, and returns where both land.
-func decide(t *testing.T, env *testsuite.TestWorkflowEnvironment, req DecisionRequest) (progress **Progress, result *DecisionResult) {
-	progress, result = new(*Progress), new(DecisionResult)
+func decide(t *testing.T, env *testsuite.TestWorkflowEnvironment, req model.DecisionRequest) (progress **Progress, result *model.DecisionResult) {
+	progress, result = new(*Progress), new(model.DecisionResult)
 	env.RegisterDelayedCallback(func() {
 		v, err := env.QueryWorkflow(ProgressQuery, 0, 0)
 		if !assert.NoError(t, err) {
@@ -35,7 +35,7 @@ func decide(t *testing.T, env *testsuite.TestWorkflowEnvironment, req DecisionRe
 		env.UpdateWorkflow(DecisionUpdate, "d1", &testsuite.TestUpdateCallback{
 			OnReject:   func(err error) { t.Errorf("rejected: %v", err) },
 			OnAccept:   func() {},
-			OnComplete: func(r any, err error) { *result, _ = r.(DecisionResult) },
+			OnComplete: func(r any, err error) { *result, _ = r.(model.DecisionResult) },
 		}, req)
 	}, time.Minute)
 	return progress, result
@@ -55,7 +55,7 @@ func TestMultiStepUnitDecisions(t *testing.T) {
 	}
 	tests := []struct {
 		name        string
-		req         DecisionRequest
+		req         model.DecisionRequest
 		wantRerun   contract.UnitInput // the unit's second input: Rerun and Skip
 		wantCreated int
 		wantSkipped int
@@ -63,7 +63,7 @@ func TestMultiStepUnitDecisions(t *testing.T) {
 	}{
 		{
 			name:      "skip of the failed step reruns the unit without it",
-			req:       DecisionRequest{Action: model.DecisionSkip, Step: "exec/b"},
+			req:       model.DecisionRequest{Action: model.DecisionSkip, Step: "exec/b"},
 			wantRerun: contract.UnitInput{Rerun: true, Skip: []string{"exec/b"}},
 			// a (recalled), c, first and after created; b skipped.
 			wantCreated: 4, wantSkipped: 1,
@@ -74,13 +74,13 @@ func TestMultiStepUnitDecisions(t *testing.T) {
 		},
 		{
 			name:        "skip naming no step does the same",
-			req:         DecisionRequest{Action: model.DecisionSkip},
+			req:         model.DecisionRequest{Action: model.DecisionSkip},
 			wantRerun:   contract.UnitInput{Rerun: true, Skip: []string{"exec/b"}},
 			wantCreated: 4, wantSkipped: 1,
 		},
 		{
 			name:        "retry reruns the whole unit",
-			req:         DecisionRequest{Action: model.DecisionRetry, Step: "exec/b"},
+			req:         model.DecisionRequest{Action: model.DecisionRetry, Step: "exec/b"},
 			wantRerun:   contract.UnitInput{Rerun: true},
 			wantCreated: 5,
 			wantStatus: map[string]model.Status{
@@ -115,7 +115,7 @@ func TestMultiStepUnitDecisions(t *testing.T) {
 			c := p.Steps[3]
 			assert.Equal(t, model.StatusDepFailed, c.Status)
 			assert.Equal(t, "dependency exec/b failed", c.Error)
-			assert.Equal(t, DecisionResult{Step: "exec/b", Action: tt.req.Action}, *result)
+			assert.Equal(t, model.DecisionResult{Step: "exec/b", Action: tt.req.Action}, *result)
 
 			require.Len(t, f.batchInputs, 2, "the unit ran %d times", len(f.batchInputs))
 			assert.False(t, f.batchInputs[0].Rerun)
@@ -157,7 +157,7 @@ func TestMultiStepUnitSkipAccumulates(t *testing.T) {
 		env.RegisterDelayedCallback(func() {
 			env.UpdateWorkflow(DecisionUpdate, fmt.Sprint("d", k), &testsuite.TestUpdateCallback{
 				OnReject: func(err error) { t.Errorf("rejected: %v", err) }, OnAccept: func() {}, OnComplete: func(any, error) {},
-			}, DecisionRequest{Action: model.DecisionSkip})
+			}, model.DecisionRequest{Action: model.DecisionSkip})
 		}, at)
 	}
 	env.ExecuteWorkflow(ApplyWorkflow, applyInput(model.OnFailurePause, 10))
@@ -180,7 +180,7 @@ func TestSkipOfAUnitWithNothingBlockedSkipsTheUnit(t *testing.T) {
 	f.batches[0] = steps
 	f.failures["exec/b"] = -1
 	env := newEnv(t, f)
-	_, result := decide(t, env, DecisionRequest{Action: model.DecisionSkip, Step: "exec/b"})
+	_, result := decide(t, env, model.DecisionRequest{Action: model.DecisionSkip, Step: "exec/b"})
 	env.ExecuteWorkflow(ApplyWorkflow, applyInput(model.OnFailurePause, 10))
 	require.NoError(t, env.GetWorkflowError())
 	assert.Equal(t, "exec/b", result.Step)
@@ -198,7 +198,7 @@ func TestMultiStepUnitRollbackCompensatesInReverseCompletionOrder(t *testing.T) 
 	f.unitDeps["exec/c"] = []string{"exec/b"}
 	f.failures["exec/b"] = -1
 	env := newEnv(t, f)
-	decide(t, env, DecisionRequest{Action: model.DecisionRollback, Step: "exec/b"})
+	decide(t, env, model.DecisionRequest{Action: model.DecisionRollback, Step: "exec/b"})
 	env.ExecuteWorkflow(ApplyWorkflow, applyInput(model.OnFailurePause, 1))
 	err := env.GetWorkflowError()
 	require.Error(t, err)

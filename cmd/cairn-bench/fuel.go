@@ -21,7 +21,7 @@ func (r *runner) runFuel(ctx context.Context, tasks, nodes int) ([]row, error) {
 		return nil, err
 	}
 	return r.withEnv(ctx, fmt.Sprintf("fuel-%d", tasks), func(e *env) ([]row, error) {
-		rel, err := e.api.CreateRelease(ctx, client.ReleaseInput{ID: "bench", Name: "bench release"})
+		rel, err := e.api.CreateRelease(ctx, model.ReleaseInput{ID: "bench", Name: "bench release"})
 		if err != nil {
 			return nil, fmt.Errorf("create release: %w", err)
 		}
@@ -32,7 +32,7 @@ func (r *runner) runFuel(ctx context.Context, tasks, nodes int) ([]row, error) {
 		if info.Tasks != tasks {
 			return nil, fmt.Errorf("the uploaded graph has %d tasks, want %d", info.Tasks, tasks)
 		}
-		in := client.ClusterInput{ID: "bench", Name: "bench", ReleaseID: rel.ID}
+		in := model.ClusterInput{ID: "bench", Name: "bench", ReleaseID: rel.ID}
 		for i := range nodes {
 			in.Nodes = append(in.Nodes, model.Node{ID: g.node(i), Name: g.node(i), Roles: []string{g.role(i)}, Mode: model.NodeLocal})
 		}
@@ -43,7 +43,7 @@ func (r *runner) runFuel(ctx context.Context, tasks, nodes int) ([]row, error) {
 		if err := waitNodes(ctx, e, cl.ID, in.Nodes); err != nil {
 			return nil, err
 		}
-		ran := func(ex *client.Execution) (string, error) {
+		ran := func(ex *model.Execution) (string, error) {
 			count := map[model.Status]int{}
 			for _, s := range ex.Steps {
 				count[s.Status]++
@@ -53,7 +53,7 @@ func (r *runner) runFuel(ctx context.Context, tasks, nodes int) ([]row, error) {
 			}
 			return fmt.Sprintf("%d steps succeeded on %d nodes", tasks, nodes), nil
 		}
-		planned := func(ex *client.Execution) (string, error) {
+		planned := func(ex *model.Execution) (string, error) {
 			if ex.Plan == nil || len(ex.Plan.Steps) != tasks {
 				return "", fmt.Errorf("plan %+v, want %d steps", ex.Plan, tasks)
 			}
@@ -62,12 +62,12 @@ func (r *runner) runFuel(ctx context.Context, tasks, nodes int) ([]row, error) {
 		var rows []row
 		for _, ph := range []struct {
 			name  string
-			req   client.GraphExecutionRequest
-			check func(*client.Execution) (string, error)
+			req   model.GraphExecutionRequest
+			check func(*model.Execution) (string, error)
 		}{
-			{"execute", client.GraphExecutionRequest{}, ran},
-			{"re-execute", client.GraphExecutionRequest{}, ran},
-			{"dry-run", client.GraphExecutionRequest{DryRun: true}, planned},
+			{"execute", model.GraphExecutionRequest{}, ran},
+			{"re-execute", model.GraphExecutionRequest{}, ran},
+			{"dry-run", model.GraphExecutionRequest{DryRun: true}, planned},
 		} {
 			rw := row{Shape: shapeFuel, N: tasks, Phase: ph.name, Chain: g.chain, Via: fmt.Sprintf("%d local nodes", nodes)}
 			err := r.phase(ctx, e, &rw, executeGraph(e, cl.ID, ph.req), ph.check)

@@ -35,12 +35,12 @@ type pkgRun struct {
 type pkgPhase struct {
 	name   string
 	dryRun bool
-	check  func(ex *client.Execution) (string, error)
+	check  func(ex *model.Execution) (string, error)
 }
 
 // runPackage applies a package to a fresh stack, phase by phase.
 func (r *runner) runPackage(ctx context.Context, e *env, p *pkgRun) ([]row, error) {
-	in := client.StackInput{Name: fmt.Sprintf("bench-%s-%d", p.shape, p.n)}
+	in := model.StackInput{Name: fmt.Sprintf("bench-%s-%d", p.shape, p.n)}
 	var doc *client.Document
 	via := "body"
 	size := 0
@@ -83,7 +83,7 @@ func joinDocs(docs []string) string {
 
 // Report and plan checks.
 
-func reportOf(ex *client.Execution) (*model.Report, error) {
+func reportOf(ex *model.Execution) (*model.Report, error) {
 	if ex.Report == nil {
 		return nil, fmt.Errorf("execution %s has no report", ex.ID)
 	}
@@ -95,8 +95,8 @@ func reportOf(ex *client.Execution) (*model.Report, error) {
 
 // wantCreated is a create's report: resources created, and commands that
 // ran (reported as updated).
-func wantCreated(created, ran int) func(*client.Execution) error {
-	return func(ex *client.Execution) error {
+func wantCreated(created, ran int) func(*model.Execution) error {
+	return func(ex *model.Execution) error {
 		rep, err := reportOf(ex)
 		if err != nil {
 			return err
@@ -108,8 +108,8 @@ func wantCreated(created, ran int) func(*client.Execution) error {
 	}
 }
 
-func wantUnchanged(n int) func(*client.Execution) error {
-	return func(ex *client.Execution) error {
+func wantUnchanged(n int) func(*model.Execution) error {
+	return func(ex *model.Execution) error {
 		rep, err := reportOf(ex)
 		if err != nil {
 			return err
@@ -124,8 +124,8 @@ func wantUnchanged(n int) func(*client.Execution) error {
 // wantPlanNoop wants a plan with nothing to do but the guarded commands: a
 // dry-run runs no command guard (`unless`, `onlyif`) unless asked, so it
 // reports each such exec as one that would run.
-func wantPlanNoop(n, guarded int) func(*client.Execution) error {
-	return func(ex *client.Execution) error {
+func wantPlanNoop(n, guarded int) func(*model.Execution) error {
+	return func(ex *model.Execution) error {
 		if ex.Plan == nil {
 			return errors.New("no plan")
 		}
@@ -142,8 +142,8 @@ func wantPlanNoop(n, guarded int) func(*client.Execution) error {
 // after each phase the files under dir must be exactly want, and extra (if
 // any) must hold.
 func filePhases(n, commands, guarded int, dir string, want map[string]string, extra func(phase string) (string, error)) []pkgPhase {
-	checked := func(phase string, first func(*client.Execution) error) func(*client.Execution) (string, error) {
-		return func(ex *client.Execution) (string, error) {
+	checked := func(phase string, first func(*model.Execution) error) func(*model.Execution) (string, error) {
+		return func(ex *model.Execution) (string, error) {
 			if err := first(ex); err != nil {
 				return "", err
 			}
@@ -272,8 +272,8 @@ func (r *runner) runExecChain(ctx context.Context, n int) ([]row, error) {
 		}
 		return nil
 	}
-	ran := func(round int) func(*client.Execution) (string, error) {
-		return func(ex *client.Execution) (string, error) {
+	ran := func(round int) func(*model.Execution) (string, error) {
+		return func(ex *model.Execution) (string, error) {
 			if err := wantCreated(0, n)(ex); err != nil {
 				return "", err
 			}
@@ -286,7 +286,7 @@ func (r *runner) runExecChain(ctx context.Context, n int) ([]row, error) {
 	phases := []pkgPhase{
 		{name: "create", check: ran(1)},
 		{name: "re-apply", check: ran(2)},
-		{name: "dry-run", dryRun: true, check: func(ex *client.Execution) (string, error) {
+		{name: "dry-run", dryRun: true, check: func(ex *model.Execution) (string, error) {
 			if ex.Plan == nil || ex.Plan.Summary.Run != n {
 				return "", fmt.Errorf("plan %+v, want %d to run", ex.Plan, n)
 			}

@@ -92,11 +92,11 @@ func (r *runner) withEnv(ctx context.Context, name string, fn func(*env) ([]row,
 func warmUp(ctx context.Context, e *env, dir string) error {
 	fs := &fileSet{files: []fileRes{{name: "warm", path: filepath.Join(dir, "warm"), content: "warm\n"}}}
 	doc := &client.Document{Data: []byte(joinDocs(fs.yamlDocs())), Format: "yaml"}
-	st, err := e.api.CreateStack(ctx, client.StackInput{Name: "bench-warm-up"})
+	st, err := e.api.CreateStack(ctx, model.StackInput{Name: "bench-warm-up"})
 	if err != nil {
 		return err
 	}
-	for _, start := range []func(context.Context) (*client.Execution, error){apply(e, st.ID, doc), dryRun(e, st.ID, doc)} {
+	for _, start := range []func(context.Context) (*model.Execution, error){apply(e, st.ID, doc), dryRun(e, st.ID, doc)} {
 		if _, err := start(ctx); err != nil {
 			return err
 		}
@@ -109,8 +109,8 @@ func warmUp(ctx context.Context, e *env, dir string) error {
 // with its plan, just the execution's id); the wall time ends when it
 // returns. check verifies the outcome and says what it verified.
 func (r *runner) phase(ctx context.Context, e *env, rw *row,
-	start func(ctx context.Context) (*client.Execution, error),
-	check func(*client.Execution) (string, error)) error {
+	start func(ctx context.Context) (*model.Execution, error),
+	check func(*model.Execution) (string, error)) error {
 	r.logf("%s N=%d: %s", rw.Shape, rw.N, rw.Phase)
 	pctx, cancel := context.WithTimeoutCause(ctx, r.opts.phaseTimeout,
 		fmt.Errorf("longer than -phase-timeout %s", r.opts.phaseTimeout))
@@ -159,8 +159,8 @@ func (r *runner) phase(ctx context.Context, e *env, rw *row,
 }
 
 // apply starts an apply and follows it.
-func apply(e *env, stackID string, doc *client.Document) func(context.Context) (*client.Execution, error) {
-	return func(ctx context.Context) (*client.Execution, error) {
+func apply(e *env, stackID string, doc *client.Document) func(context.Context) (*model.Execution, error) {
+	return func(ctx context.Context) (*model.Execution, error) {
 		ex, err := e.api.Apply(ctx, stackID, doc, client.ApplyOptions{})
 		if err != nil {
 			return nil, err
@@ -171,22 +171,22 @@ func apply(e *env, stackID string, doc *client.Document) func(context.Context) (
 
 // dryRun plans, as `cairn plan` does: the server answers with the plan,
 // or with the running execution when it takes longer than its wait bound.
-func dryRun(e *env, stackID string, doc *client.Document) func(context.Context) (*client.Execution, error) {
-	return func(ctx context.Context) (*client.Execution, error) {
+func dryRun(e *env, stackID string, doc *client.Document) func(context.Context) (*model.Execution, error) {
+	return func(ctx context.Context) (*model.Execution, error) {
 		plan, ex, err := e.api.DryRun(ctx, stackID, doc, client.DryRunOptions{})
 		if err != nil {
 			return nil, err
 		}
 		if plan != nil {
-			return &client.Execution{ID: plan.ExecutionID}, nil
+			return &model.Execution{ID: plan.ExecutionID}, nil
 		}
 		return e.api.Wait(ctx, ex.ID, 500*time.Millisecond)
 	}
 }
 
 // executeGraph starts a graph execution and follows it.
-func executeGraph(e *env, clusterID string, req client.GraphExecutionRequest) func(context.Context) (*client.Execution, error) {
-	return func(ctx context.Context) (*client.Execution, error) {
+func executeGraph(e *env, clusterID string, req model.GraphExecutionRequest) func(context.Context) (*model.Execution, error) {
+	return func(ctx context.Context) (*model.Execution, error) {
 		ex, err := e.api.ExecuteGraph(ctx, clusterID, req)
 		if err != nil {
 			return nil, err
@@ -198,8 +198,8 @@ func executeGraph(e *env, clusterID string, req client.GraphExecutionRequest) fu
 // follow reads the execution's event stream to its done event, as `cairn
 // apply` does, and polls when the stream breaks. An execution it stops
 // following is cancelled.
-func follow(ctx context.Context, e *env, id string) (*client.Execution, error) {
-	var final *client.Execution
+func follow(ctx context.Context, e *env, id string) (*model.Execution, error) {
+	var final *model.Execution
 	err := e.api.Events(ctx, id, func(ev client.Event) error {
 		if ev.Type == client.EventDone {
 			final = ev.Execution
@@ -223,7 +223,7 @@ func follow(ctx context.Context, e *env, id string) (*client.Execution, error) {
 
 // settled reads the finished execution, again until its report or plan is
 // there (the done event may come just before).
-func settled(ctx context.Context, c *client.Client, id string) (*client.Execution, error) {
+func settled(ctx context.Context, c *client.Client, id string) (*model.Execution, error) {
 	for range 100 {
 		ex, err := c.GetExecution(ctx, id)
 		if err != nil {

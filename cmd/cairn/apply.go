@@ -86,7 +86,7 @@ func newApplyCmd(a *app) *cobra.Command {
 		ex, err := c.Apply(ctx, st.ID, doc, client.ApplyOptions{OnFailure: model.OnFailure(run.onFailure), Parallelism: run.parallelism, Cluster: cluster,
 			Params: params, ApproveRequired: approval.required, ApprovalTimeout: approval.timeout})
 		if err != nil {
-			var names func(client.ErrorDetail) client.ErrorDetail
+			var names func(model.ErrorDetail) model.ErrorDetail
 			if pl != nil {
 				names = pl.detailNames
 			}
@@ -140,7 +140,7 @@ func (f *runFlags) check() error {
 // started reports an execution the command started: with wait it follows
 // the execution and reports it, else it prints the id (or the execution,
 // with -o json|yaml) and returns.
-func (r *remote) started(ctx context.Context, c *client.Client, ex *client.Execution, wait bool, mode exitMode) error {
+func (r *remote) started(ctx context.Context, c *client.Client, ex *model.Execution, wait bool, mode exitMode) error {
 	if !wait {
 		if err := r.print(ex, func(w io.Writer) error {
 			_, err := fmt.Fprintln(w, ex.ID)

@@ -11,7 +11,6 @@ import (
 	"github.com/stretchr/testify/require"
 	"gopkg.in/yaml.v3"
 
-	"github.com/cairn-io/cairn/client"
 	"github.com/cairn-io/cairn/model"
 )
 
@@ -60,7 +59,7 @@ func TestApply(t *testing.T) {
 	t.Run("json output", func(t *testing.T) {
 		changed := s.file("site2.yaml", sitePackage(root, "bonjour"))
 		r := s.run("apply", "--stack", id, changed, "-o", "json").expect(t, 0)
-		var ex client.Execution
+		var ex model.Execution
 		err := json.Unmarshal([]byte(r.stdout), &ex)
 		require.NoError(t, err, "-o json is not one execution: %v\n%s", err, r.stdout)
 		require.Equal(t, model.ExecCompleted, ex.Status, "execution = %+v report %+v", ex, ex.Report)
@@ -80,7 +79,7 @@ func TestApply(t *testing.T) {
 		require.NotContains(t, exID, "\n", "--wait=false should print the execution id alone:\n%s", r.stdout)
 		require.True(t, strings.HasPrefix(exID, "stack-"+id), "--wait=false should print the execution id alone:\n%s", r.stdout)
 		r.hasErr(t, "cairn exec watch "+exID)
-		done := s.waitExecution(exID, "finished", (*client.Execution).Finished)
+		done := s.waitExecution(exID, "finished", (*model.Execution).Finished)
 		require.Equal(t, model.ExecCompleted, done.Status, "execution %s: %s %q", exID, done.Status, done.Error)
 		require.Equal(t, "hola", readFile(t, root+"/site/motd"), "execution %s: %s %q", exID, done.Status, done.Error)
 		// -o yaml prints the started execution.
@@ -95,7 +94,7 @@ func TestApply(t *testing.T) {
 		require.NoError(t, err, "-o yaml: %v\n%s", err, out)
 		require.Equal(t, "apply", ex.Kind, "-o yaml: %v\n%s", err, out)
 		require.Equal(t, "running", ex.Status, "-o yaml: %v\n%s", err, out)
-		s.waitExecution(ex.ID, "finished", (*client.Execution).Finished)
+		s.waitExecution(ex.ID, "finished", (*model.Execution).Finished)
 	})
 
 	t.Run("failure rolls back", func(t *testing.T) {
@@ -116,7 +115,7 @@ func TestApply(t *testing.T) {
 		slow := s.file("slow.yaml", "apiVersion: cairn/v1\nkind: Exec\nmetadata: {name: nap}\nspec: {command: sleep 3}\n")
 		first := strings.TrimSpace(s.run("apply", "--stack", id, slow, "--wait=false").expect(t, 0).stdout)
 		s.run("apply", "--stack", id, slow).expect(t, 1).hasErr(t, "409", first)
-		s.waitExecution(first, "finished", (*client.Execution).Finished)
+		s.waitExecution(first, "finished", (*model.Execution).Finished)
 	})
 }
 

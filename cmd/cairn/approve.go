@@ -42,10 +42,10 @@ func (f *approvalFlags) check() error {
 // with the execution id and how to approve or reject it, and returns.
 // Exit codes follow plan's: 1 when the plan cannot be approved, else with
 // --detailed-exitcode(s) 2 when it has changes.
-func (r *remote) awaitingApproval(ctx context.Context, c *client.Client, st *client.Stack, ex *client.Execution, detailed bool) error {
+func (r *remote) awaitingApproval(ctx context.Context, c *client.Client, st *model.StackRecord, ex *model.Execution, detailed bool) error {
 	if ex.Awaiting == "" && !ex.Finished() {
 		var err error
-		if ex, err = c.WaitFor(ctx, ex.ID, r.poll, func(e *client.Execution) bool { return e.Awaiting != "" || e.Finished() }); err != nil {
+		if ex, err = c.WaitFor(ctx, ex.ID, r.poll, func(e *model.Execution) bool { return e.Awaiting != "" || e.Finished() }); err != nil {
 			return apiFailure(r.a, err, nil)
 		}
 	}
@@ -171,7 +171,7 @@ func byWhom(by string) string {
 
 // approvalRows adds an execution's awaiting state and approval to exec
 // show's table.
-func approvalRows(t *table, ex *client.Execution) {
+func approvalRows(t *table, ex *model.Execution) {
 	if ex.Awaiting != "" {
 		t.row("Awaiting:", ex.Awaiting+approvalDeadline(ex.Approval))
 	}
@@ -197,7 +197,7 @@ func approvalRows(t *table, ex *client.Execution) {
 
 // approvalPlan prints, after exec show's table, the plan of a plan that
 // awaits (or awaited) approval, as `cairn plan` shows it.
-func approvalPlan(w io.Writer, ex *client.Execution) {
+func approvalPlan(w io.Writer, ex *model.Execution) {
 	if ex.Approval == nil || ex.Plan == nil {
 		return
 	}
@@ -214,7 +214,7 @@ func approvalPlan(w io.Writer, ex *client.Execution) {
 
 // listedStatus is an execution's status in exec list: "waiting (approval)"
 // for a plan awaiting approval.
-func listedStatus(e *client.Execution) string {
+func listedStatus(e *model.Execution) string {
 	if e.Awaiting != "" {
 		return fmt.Sprintf("%s (%s)", e.Status, e.Awaiting)
 	}

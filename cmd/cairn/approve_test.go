@@ -41,14 +41,14 @@ func (s *apiServer) asAlice(args ...string) cliResult {
 }
 
 // listed polls exec list with the flags until want(ids listed) holds.
-func (s *apiServer) listed(t *testing.T, what string, want func(map[string]client.Execution) bool, flags ...string) map[string]client.Execution {
+func (s *apiServer) listed(t *testing.T, what string, want func(map[string]model.Execution) bool, flags ...string) map[string]model.Execution {
 	t.Helper()
-	var ids map[string]client.Execution
+	var ids map[string]model.Execution
 	s.waitUntil(what, func() bool {
 		out := s.run(append([]string{"exec", "list", "-o", "json"}, flags...)...).expect(t, 0).stdout
 		var list client.ExecutionList
 		require.NoError(t, json.Unmarshal([]byte(out), &list), out)
-		ids = map[string]client.Execution{}
+		ids = map[string]model.Execution{}
 		for _, e := range list.Executions {
 			ids[e.ID] = e
 		}
@@ -76,7 +76,7 @@ func TestApprovedPlanCLI(t *testing.T) {
 			"Approval:", "awaiting", "+ file/motd will be created", "Plan: 2 to create", "cairn exec approve "+id)
 
 		// Lists tell a plan awaiting approval apart.
-		waiting := s.listed(t, "the plan listed as waiting", func(m map[string]client.Execution) bool { return m[id].ID != "" },
+		waiting := s.listed(t, "the plan listed as waiting", func(m map[string]model.Execution) bool { return m[id].ID != "" },
 			"--stack", stack, "--status", "waiting")
 		assert.Equal(t, model.ExecWaiting, waiting[id].Status)
 		assert.Equal(t, "approval", waiting[id].Awaiting)
@@ -92,7 +92,7 @@ func TestApprovedPlanCLI(t *testing.T) {
 		s.run("exec", "watch", applyID).expect(t, 0).has(t, "Apply completed")
 		assert.Equal(t, "hello", readFile(t, root+"/site/motd"))
 
-		done := s.waitExecution(id, "closed", (*client.Execution).Finished)
+		done := s.waitExecution(id, "closed", (*model.Execution).Finished)
 		require.Equal(t, model.ExecCompleted, done.Status)
 		require.NotNil(t, done.Report)
 		assert.Equal(t, 2, done.Report.Created, "the apply created what the plan showed")
@@ -118,12 +118,12 @@ func TestApprovedPlanCLI(t *testing.T) {
 		time.Sleep(time.Second)
 		s.asAlice("exec", "reject", id, "--comment", "not today").expect(t, 0).has(t, id+" rejected by alice")
 		(<-watched).expect(t, 1).has(t, "awaiting approval: approve with: cairn exec approve "+id, "Dry-run rejected")
-		ended := s.waitExecution(id, "closed", (*client.Execution).Finished)
+		ended := s.waitExecution(id, "closed", (*model.Execution).Finished)
 		assert.Equal(t, model.ExecRejected, ended.Status)
 		s.run("exec", "show", id).expect(t, 0).has(t, "rejected", "Approval:", "rejected by alice", "not today")
 		assert.NoDirExists(t, root+"/site", "a rejected plan changed something")
 
-		rejected := s.listed(t, "the plan listed as rejected", func(m map[string]client.Execution) bool { return m[id].ID != "" },
+		rejected := s.listed(t, "the plan listed as rejected", func(m map[string]model.Execution) bool { return m[id].ID != "" },
 			"--stack", stack, "--status", "rejected")
 		assert.Equal(t, model.ExecRejected, rejected[id].Status)
 		completed := s.run("exec", "list", "--stack", stack, "--status", "completed", "-o", "json").expect(t, 0).stdout
@@ -146,7 +146,7 @@ func TestApprovedPlanCLI(t *testing.T) {
 		r.hasErr(t, "409", "The plan "+id+" no longer holds", "stack: execution "+st.LastExecutionID+" was recorded on it",
 			"Nothing was changed and the plan ended")
 		assert.Equal(t, "other", readFile(t, root+"/site/motd"), "a refused approval changed a file")
-		ended := s.waitExecution(id, "closed", (*client.Execution).Finished)
+		ended := s.waitExecution(id, "closed", (*model.Execution).Finished)
 		assert.Equal(t, model.ExecRejected, ended.Status)
 		s.run("exec", "show", id).expect(t, 0).has(t, "stale", "Reason:", st.LastExecutionID)
 	})

@@ -32,21 +32,9 @@ func newDriftSetCmd(a *app) *cobra.Command {
 		Args:    cobra.ExactArgs(1),
 	}
 	r := newRemote(a, cmd, formatTable)
-	cmd.RunE = func(cmd *cobra.Command, args []string) error {
-		c, err := r.client()
-		if err != nil {
-			return err
-		}
-		st, err := resolveStack(cmd.Context(), c, args[0])
-		if err != nil {
-			return apiFailure(a, err, nil)
-		}
-		d, err := c.SetDrift(cmd.Context(), st.ID, set)
-		if err != nil {
-			return apiFailure(a, err, nil)
-		}
-		return r.print(d, func(w io.Writer) error { return driftDetails(w, d) })
-	}
+	cmd.RunE = showVerb(r, onStack(func(ctx context.Context, c *client.Client, st *model.StackRecord) (*model.Drift, error) {
+		return c.SetDrift(ctx, st.ID, set)
+	}), driftDetails)
 	cmd.Flags().StringVar(&set.Every, "every", "", "`DURATION` between checks, such as 10m (required)")
 	cmd.Flags().BoolVar(&set.Repair, "repair", false, "apply the last package again when the stack drifted")
 	cmd.Flags().BoolVar(&set.Paused, "pause", false, "create or leave the schedule paused")
@@ -62,21 +50,9 @@ func newDriftShowCmd(a *app) *cobra.Command {
 		Args:  cobra.ExactArgs(1),
 	}
 	r := newRemote(a, cmd, formatTable)
-	cmd.RunE = func(cmd *cobra.Command, args []string) error {
-		c, err := r.client()
-		if err != nil {
-			return err
-		}
-		st, err := resolveStack(cmd.Context(), c, args[0])
-		if err != nil {
-			return apiFailure(a, err, nil)
-		}
-		d, err := c.GetDrift(cmd.Context(), st.ID)
-		if err != nil {
-			return apiFailure(a, err, nil)
-		}
-		return r.print(d, func(w io.Writer) error { return driftDetails(w, d) })
-	}
+	cmd.RunE = showVerb(r, onStack(func(ctx context.Context, c *client.Client, st *model.StackRecord) (*model.Drift, error) {
+		return c.GetDrift(ctx, st.ID)
+	}), driftDetails)
 	return cmd
 }
 
@@ -88,23 +64,12 @@ func newDriftDeleteCmd(a *app) *cobra.Command {
 		Args:    cobra.ExactArgs(1),
 	}
 	r := newRemote(a, cmd, formatTable)
-	cmd.RunE = func(cmd *cobra.Command, args []string) error {
-		c, err := r.client()
-		if err != nil {
-			return err
-		}
-		st, err := resolveStack(cmd.Context(), c, args[0])
-		if err != nil {
-			return apiFailure(a, err, nil)
-		}
-		if err := c.DeleteDrift(cmd.Context(), st.ID); err != nil {
-			return apiFailure(a, err, nil)
-		}
-		return r.print(map[string]string{"deleted": st.ID}, func(w io.Writer) error {
-			_, err := fmt.Fprintf(w, "drift schedule of stack %s deleted\n", st.ID)
-			return err
-		})
-	}
+	cmd.RunE = showVerb(r, onStack(func(ctx context.Context, c *client.Client, st *model.StackRecord) (map[string]string, error) {
+		return map[string]string{"deleted": st.ID}, c.DeleteDrift(ctx, st.ID)
+	}), func(w io.Writer, deleted map[string]string) error {
+		_, err := fmt.Fprintf(w, "drift schedule of stack %s deleted\n", deleted["deleted"])
+		return err
+	})
 	return cmd
 }
 

@@ -8,13 +8,12 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/cairn-io/cairn/client"
 	"github.com/cairn-io/cairn/model"
 )
 
 func TestStackDriftSetShowDelete(t *testing.T) {
 	s := newAPIServer(t, apiServerOptions{temporal: true, token: "drift-t0ken"})
-	st, err := s.client.CreateStack(context.Background(), client.StackInput{Name: "web"})
+	st, err := s.client.CreateStack(context.Background(), model.StackInput{Name: "web"})
 	require.NoError(t, err)
 
 	s.run("stack", "drift", "set", "web", "--every", "10m", "--repair").expect(t, 0).

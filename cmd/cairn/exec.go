@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"slices"
@@ -56,7 +57,7 @@ func newExecListCmd(a *app) *cobra.Command {
 			return apiFailure(a, err, nil)
 		}
 		if list.Executions == nil {
-			list.Executions = []client.Execution{}
+			list.Executions = []model.Execution{}
 		}
 		return r.print(list, func(w io.Writer) error {
 			if err := executionTable(w, list.Executions); err != nil {
@@ -78,7 +79,7 @@ func newExecListCmd(a *app) *cobra.Command {
 	return cmd
 }
 
-func executionTable(w io.Writer, list []client.Execution) error {
+func executionTable(w io.Writer, list []model.Execution) error {
 	t := newTable(w, "ID", "KIND", "STATUS", "TARGET", "STARTED", "DURATION")
 	for _, e := range list {
 		t.row(e.ID, string(e.Kind), listedStatus(&e), executionTarget(&e), formatTimePtr(e.StartedAt), executionDuration(&e))
@@ -87,7 +88,7 @@ func executionTable(w io.Writer, list []client.Execution) error {
 }
 
 // executionTarget names what an execution works on.
-func executionTarget(e *client.Execution) string {
+func executionTarget(e *model.Execution) string {
 	switch {
 	case e.StackID != "":
 		return "stack " + e.StackID
@@ -97,7 +98,7 @@ func executionTarget(e *client.Execution) string {
 	return "-"
 }
 
-func executionDuration(e *client.Execution) string {
+func executionDuration(e *model.Execution) string {
 	if e.StartedAt == nil || e.ClosedAt == nil {
 		return "-"
 	}
@@ -111,21 +112,13 @@ func newExecShowCmd(a *app) *cobra.Command {
 		Args:  cobra.ExactArgs(1),
 	}
 	r := newRemote(a, cmd, formatTable)
-	cmd.RunE = func(cmd *cobra.Command, args []string) error {
-		c, err := r.client()
-		if err != nil {
-			return err
-		}
-		ex, err := c.GetExecution(cmd.Context(), args[0])
-		if err != nil {
-			return apiFailure(a, err, nil)
-		}
-		return r.print(ex, func(w io.Writer) error { return executionDetails(w, ex) })
-	}
+	cmd.RunE = showVerb(r, func(ctx context.Context, c *client.Client, args []string) (*model.Execution, error) {
+		return c.GetExecution(ctx, args[0])
+	}, executionDetails)
 	return cmd
 }
 
-func executionDetails(w io.Writer, ex *client.Execution) error {
+func executionDetails(w io.Writer, ex *model.Execution) error {
 	t := newTable(w)
 	t.row("ID:", ex.ID)
 	t.row("Kind:", string(ex.Kind))
@@ -258,27 +251,19 @@ func newExecCancelCmd(a *app) *cobra.Command {
 		Args:  cobra.ExactArgs(1),
 	}
 	r := newRemote(a, cmd, formatTable)
-	cmd.RunE = func(cmd *cobra.Command, args []string) error {
-		c, err := r.client()
-		if err != nil {
-			return err
-		}
-		ex, err := c.Cancel(cmd.Context(), args[0])
-		if err != nil {
-			return apiFailure(a, err, nil)
-		}
-		return r.print(ex, func(w io.Writer) error {
-			_, err := fmt.Fprintf(w, "cancel requested for %s (status %s)\n", ex.ID, ex.Status)
-			return err
-		})
-	}
+	cmd.RunE = showVerb(r, func(ctx context.Context, c *client.Client, args []string) (*model.Execution, error) {
+		return c.Cancel(ctx, args[0])
+	}, func(w io.Writer, ex *model.Execution) error {
+		_, err := fmt.Fprintf(w, "cancel requested for %s (status %s)\n", ex.ID, ex.Status)
+		return err
+	})
 	return cmd
 }
 
 var decisionActions = []model.Decision{model.DecisionRetry, model.DecisionSkip, model.DecisionRollback, model.DecisionAbort}
 
 func newExecDecideCmd(a *app) *cobra.Command {
-	var d client.Decision
+	var d model.DecisionRequest
 	var action string
 	cmd := &cobra.Command{
 		Use:   "decide ID --action retry|skip|rollback|abort [--step STEP]",

@@ -42,13 +42,13 @@ func TestExecCommands(t *testing.T) {
 
 	// A failed apply, rolled back.
 	failed := strings.TrimSpace(s.run("apply", "--stack", id, pkg, "--wait=false").expect(t, 0).stdout)
-	s.waitExecution(failed, "finished", (*client.Execution).Finished)
+	s.waitExecution(failed, "finished", (*model.Execution).Finished)
 
 	t.Run("show", func(t *testing.T) {
 		r := s.run("exec", "show", failed).expect(t, 0)
 		r.has(t, "ID:", failed, "Kind:", "apply", "Status:", "rolled_back", "Target:", "stack "+id,
 			"Report:", "1 failed", "STEP", "NODE", "ACTION", "STATUS", "ATTEMPTS", "exec/check", "file/note", "rolled_back")
-		var ex client.Execution
+		var ex model.Execution
 		out := s.run("exec", "show", failed, "-o", "json").expect(t, 0).stdout
 		err := json.Unmarshal([]byte(out), &ex)
 		require.NoError(t, err, "exec show -o json: %v\n%s", err, out)
@@ -120,7 +120,7 @@ func TestExecCommands(t *testing.T) {
 		other := s.stack("slow")
 		slow := s.file("slow.yaml", "apiVersion: cairn/v1\nkind: Exec\nmetadata: {name: nap}\nspec: {command: sleep 60}\n")
 		exID := strings.TrimSpace(s.run("apply", "--stack", other, slow, "--wait=false").expect(t, 0).stdout)
-		s.waitExecution(exID, "running its step", func(ex *client.Execution) bool {
+		s.waitExecution(exID, "running its step", func(ex *model.Execution) bool {
 			return len(ex.Steps) == 1 && ex.Steps[0].Status == model.StatusRunning
 		})
 		s.run("exec", "cancel", exID).expect(t, 0).has(t, "cancel requested for "+exID)
@@ -136,7 +136,7 @@ func TestExecCommands(t *testing.T) {
 		pflag := s.path("paused-flag")
 		ppkg := s.file("paused.yaml", guardedPackage(proot, pflag))
 		exID := strings.TrimSpace(s.run("apply", "--stack", other, ppkg, "--wait=false", "--on-failure", "pause").expect(t, 0).stdout)
-		s.waitExecution(exID, "waiting", func(ex *client.Execution) bool { return ex.Status == model.ExecWaiting })
+		s.waitExecution(exID, "waiting", func(ex *model.Execution) bool { return ex.Status == model.ExecWaiting })
 		// The watch of a waiting execution says how to decide.
 		show := s.run("exec", "show", exID).expect(t, 0)
 		show.has(t, "waiting", "exec/check")
@@ -159,7 +159,7 @@ func TestExecCommands(t *testing.T) {
 // TestExecShowStepOutput: exec show prints what a step's program printed
 // (its output change) under the step's id.
 func TestExecShowStepOutput(t *testing.T) {
-	ex := &client.Execution{ID: "e1", Kind: model.ExecApply, Status: model.ExecCompleted, Steps: []model.StepProgress{
+	ex := &model.Execution{ID: "e1", Kind: model.ExecApply, Status: model.ExecCompleted, Steps: []model.StepProgress{
 		{ID: "external/www-vm", Kind: "external", Name: "www-vm", Status: model.StatusSucceeded,
 			Changes: []model.AttrChange{{Path: "config", New: "x"}, {Path: model.OutputChange, New: "[create]\ncreating www-vm\n"}}},
 		{ID: "file/motd", Kind: "file", Name: "motd", Status: model.StatusSucceeded},

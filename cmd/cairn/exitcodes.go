@@ -1,7 +1,6 @@
 package main
 
 import (
-	"github.com/cairn-io/cairn/client"
 	"github.com/cairn-io/cairn/model"
 )
 
@@ -39,7 +38,7 @@ func newExitMode(detailed, bitmask bool) exitMode {
 
 // exitFor is the error carrying ex's exit code under mode, nil for 0.
 // outcome is the plain outcome (nil when ex completed with no failed step).
-func exitFor(mode exitMode, ex *client.Execution, outcome error) error {
+func exitFor(mode exitMode, ex *model.Execution, outcome error) error {
 	switch mode {
 	case exitBitmask:
 		return bitmaskExit(ex)
@@ -53,7 +52,7 @@ func exitFor(mode exitMode, ex *client.Execution, outcome error) error {
 
 // bitmaskExit is Puppet's detailed exit code of ex. Changes a rollback
 // undid do not count: the system is left as it was.
-func bitmaskExit(ex *client.Execution) error {
+func bitmaskExit(ex *model.Execution) error {
 	r := ex.Report
 	failed := r != nil && r.Failed > 0
 	if !failed && ex.Status != model.ExecCompleted {

@@ -8,7 +8,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/cairn-io/cairn/client"
 	"github.com/cairn-io/cairn/model"
 )
 
@@ -100,17 +99,17 @@ func TestExitFor(t *testing.T) {
 	tests := []struct {
 		name string
 		mode exitMode
-		ex   client.Execution
+		ex   model.Execution
 		want int
 	}{
-		{"plain changes", exitPlain, client.Execution{Status: model.ExecCompleted, Report: changed}, 0},
-		{"detailed changes", exitDetailed, client.Execution{Status: model.ExecCompleted, Report: changed}, 2},
-		{"detailed failure", exitDetailed, client.Execution{Status: model.ExecFailed, Report: failed}, 1},
-		{"bitmask no report", exitBitmask, client.Execution{Status: model.ExecCompleted}, 0},
-		{"bitmask changes", exitBitmask, client.Execution{Status: model.ExecCompleted, Report: changed}, 2},
-		{"bitmask failure and changes", exitBitmask, client.Execution{Status: model.ExecFailed, Report: failed}, 6},
-		{"bitmask rollback undid the changes", exitBitmask, client.Execution{Status: model.ExecRolledBack, Report: &model.Report{Updated: 1, Failed: 1, RolledBack: true}}, 4},
-		{"bitmask cancel without a failed step", exitBitmask, client.Execution{Status: model.ExecCanceled, Report: changed}, 1},
+		{"plain changes", exitPlain, model.Execution{Status: model.ExecCompleted, Report: changed}, 0},
+		{"detailed changes", exitDetailed, model.Execution{Status: model.ExecCompleted, Report: changed}, 2},
+		{"detailed failure", exitDetailed, model.Execution{Status: model.ExecFailed, Report: failed}, 1},
+		{"bitmask no report", exitBitmask, model.Execution{Status: model.ExecCompleted}, 0},
+		{"bitmask changes", exitBitmask, model.Execution{Status: model.ExecCompleted, Report: changed}, 2},
+		{"bitmask failure and changes", exitBitmask, model.Execution{Status: model.ExecFailed, Report: failed}, 6},
+		{"bitmask rollback undid the changes", exitBitmask, model.Execution{Status: model.ExecRolledBack, Report: &model.Report{Updated: 1, Failed: 1, RolledBack: true}}, 4},
+		{"bitmask cancel without a failed step", exitBitmask, model.Execution{Status: model.ExecCanceled, Report: changed}, 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

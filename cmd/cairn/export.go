@@ -8,14 +8,14 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/cairn-io/cairn/client"
+	"github.com/cairn-io/cairn/model"
 )
 
 func newExportCmd(a *app) *cobra.Command {
 	var (
 		stackRef string
-		req      client.ExportRequest
-		sel      client.ExportSelector
+		req      model.ExportRequest
+		sel      model.ExportSelector
 		file     string
 	)
 	cmd := &cobra.Command{

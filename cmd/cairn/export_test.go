@@ -76,7 +76,7 @@ func TestExportAndStackDelete(t *testing.T) {
 		other := s.stack("db")
 		r = s.run("stack", "delete", other, "--wait=false").expect(t, 0)
 		exID := strings.TrimSpace(r.stdout)
-		ex := s.waitExecution(exID, "finished", (*client.Execution).Finished)
+		ex := s.waitExecution(exID, "finished", (*model.Execution).Finished)
 		require.Equal(t, model.ExecDestroy, ex.Kind, "destroy %s: %s %s", exID, ex.Kind, ex.Status)
 		require.Equal(t, model.ExecCompleted, ex.Status, "destroy %s: %s %s", exID, ex.Kind, ex.Status)
 	})

@@ -100,7 +100,7 @@ func newGraphUploadCmd(a *app) *cobra.Command {
 		if err != nil {
 			return apiFailure(a, err, pl.detailNames)
 		}
-		return r.print(info, func(w io.Writer) error { return graphTable(w, []client.GraphInfo{*info}) })
+		return r.print(info, func(w io.Writer) error { return graphTable(w, []model.GraphInfo{*info}) })
 	}
 	f := cmd.Flags()
 	df.register(f)
@@ -329,7 +329,7 @@ func newGraphListCmd(a *app) *cobra.Command {
 			return apiFailure(a, err, nil)
 		}
 		if graphType != "" {
-			list = slices.DeleteFunc(list, func(g client.GraphInfo) bool { return g.Type != graphType })
+			list = slices.DeleteFunc(list, func(g model.GraphInfo) bool { return g.Type != graphType })
 		}
 		return r.print(map[string]any{"graphs": list}, func(w io.Writer) error { return graphTable(w, list) })
 	}
@@ -342,11 +342,11 @@ func newGraphListCmd(a *app) *cobra.Command {
 
 // listGraphs lists an owner's graphs; with all, a cluster's release's,
 // its own and its plugins' in merge order.
-func listGraphs(ctx context.Context, c *client.Client, layer model.Layer, owner string, all bool) ([]client.GraphInfo, error) {
+func listGraphs(ctx context.Context, c *client.Client, layer model.Layer, owner string, all bool) ([]model.GraphInfo, error) {
 	if !all {
 		list, err := c.ListGraphs(ctx, layer, owner)
 		if list == nil {
-			list = []client.GraphInfo{}
+			list = []model.GraphInfo{}
 		}
 		return list, err
 	}
@@ -366,7 +366,7 @@ func listGraphs(ctx context.Context, c *client.Client, layer model.Layer, owner 
 	for _, p := range cl.PluginIDs {
 		srcs = append(srcs, src{model.LayerPlugin, p})
 	}
-	out := []client.GraphInfo{}
+	out := []model.GraphInfo{}
 	for _, s := range srcs {
 		list, err := c.ListGraphs(ctx, s.layer, s.id)
 		if err != nil {
@@ -377,7 +377,7 @@ func listGraphs(ctx context.Context, c *client.Client, layer model.Layer, owner 
 	return out, nil
 }
 
-func graphTable(w io.Writer, list []client.GraphInfo) error {
+func graphTable(w io.Writer, list []model.GraphInfo) error {
 	t := newTable(w, "LAYER", "OWNER", "TYPE", "NAME", "TASKS", "USED BY", "UPDATED")
 	for _, g := range list {
 		t.row(string(g.Layer), g.OwnerID, g.Type, orDash(g.Name), fmt.Sprint(g.Tasks), orDash(strings.Join(g.UsedBy, ",")), formatTime(g.UpdatedAt))
@@ -433,7 +433,7 @@ func newGraphExecuteCmd(a *app) *cobra.Command {
 		cluster string
 		types   []string
 		nodes   []string
-		req     client.GraphExecutionRequest
+		req     model.GraphExecutionRequest
 		run     runFlags
 		bitmask bool
 	)

@@ -123,7 +123,7 @@ func TestGraphUploadDownloadListDelete(t *testing.T) {
 		require.True(t, strings.HasPrefix(lines[1], "release"), "--all should list release, cluster and plugin layers in merge order:\n%s", all)
 		require.True(t, strings.HasPrefix(lines[2], "cluster"), "--all should list release, cluster and plugin layers in merge order:\n%s", all)
 		require.True(t, strings.HasPrefix(lines[3], "plugin"), "--all should list release, cluster and plugin layers in merge order:\n%s", all)
-		var v struct{ Graphs []client.GraphInfo }
+		var v struct{ Graphs []model.GraphInfo }
 		out := s.run("graph", "list", "--cluster", cluster, "-o", "json").expect(t, 0).stdout
 		err := json.Unmarshal([]byte(out), &v)
 		require.NoError(t, err, "list -o json: %v\n%s", err, out)
@@ -240,7 +240,7 @@ func TestGraphExecute(t *testing.T) {
 
 	t.Run("dry run changes nothing", func(t *testing.T) {
 		r := s.run("graph", "execute", "--cluster", cluster, "--type", "upgrade", "--dry-run", "-o", "json").expect(t, 0)
-		var ex client.Execution
+		var ex model.Execution
 		err := json.Unmarshal([]byte(r.stdout), &ex)
 		require.NoError(t, err, "-o json: %v\n%s", err, r.stdout)
 		require.Equal(t, model.ExecGraph, ex.Kind, "-o json: %v\n%s", err, r.stdout)
@@ -252,7 +252,7 @@ func TestGraphExecute(t *testing.T) {
 	t.Run("whole cluster, returning at once", func(t *testing.T) {
 		r := s.run("graph", "execute", "--cluster", cluster, "--type", "upgrade", "--wait=false").expect(t, 0)
 		id := strings.TrimSpace(r.stdout)
-		done := s.waitExecution(id, "finished", (*client.Execution).Finished)
+		done := s.waitExecution(id, "finished", (*model.Execution).Finished)
 		require.Equal(t, model.ExecCompleted, done.Status, "status %s: %s", done.Status, done.Error)
 		got := strings.TrimSpace(readFile(t, nodeFile("n1", "migrated.txt")))
 		require.Equal(t, "cluster-migrated", got, "migrated.txt = %q: the cluster layer's override should run", got)

@@ -9,7 +9,6 @@ import (
 	"github.com/stretchr/testify/require"
 	"gopkg.in/yaml.v3"
 
-	"github.com/cairn-io/cairn/client"
 	"github.com/cairn-io/cairn/model"
 )
 
@@ -67,7 +66,7 @@ func TestFormatValue(t *testing.T) {
 func TestProgressLines(t *testing.T) {
 	var buf bytes.Buffer
 	p := newProgress(&buf, false, palette{}, "ex-1")
-	p.status(&client.Execution{Progress: &client.Progress{Total: 4}})
+	p.status(&model.Execution{Progress: &model.Progress{Total: 4}})
 	steps := []model.StepProgress{
 		{ID: "file/a", Action: model.ActionCreate, Status: model.StatusRunning},
 		{ID: "file/a", Action: model.ActionCreate, Status: model.StatusSucceeded},
@@ -100,13 +99,13 @@ func TestPayloadDetailNames(t *testing.T) {
 		{file: "c.yaml", firstLine: 18, lines: 3, verbatim: true},
 	}}
 	tests := []struct {
-		in   client.ErrorDetail
-		want client.ErrorDetail
+		in   model.ErrorDetail
+		want model.ErrorDetail
 	}{
-		{client.ErrorDetail{Document: "request", Line: 3, Column: 5, Message: "m"}, client.ErrorDetail{Document: "a.yaml", Line: 2, Column: 5, Message: "m"}},
-		{client.ErrorDetail{Document: "request", Index: 2, Line: 9, Column: 1, Path: "spec"}, client.ErrorDetail{Document: "b.jsonnet", Path: "spec"}},
-		{client.ErrorDetail{Document: "request", Line: 20, Column: 2}, client.ErrorDetail{Document: "c.yaml", Line: 3, Column: 2}},
-		{client.ErrorDetail{Document: "https://example.com/x.yaml", Line: 3}, client.ErrorDetail{Document: "https://example.com/x.yaml", Line: 3}},
+		{model.ErrorDetail{Document: "request", Line: 3, Column: 5, Message: "m"}, model.ErrorDetail{Document: "a.yaml", Line: 2, Column: 5, Message: "m"}},
+		{model.ErrorDetail{Document: "request", Index: 2, Line: 9, Column: 1, Path: "spec"}, model.ErrorDetail{Document: "b.jsonnet", Path: "spec"}},
+		{model.ErrorDetail{Document: "request", Line: 20, Column: 2}, model.ErrorDetail{Document: "c.yaml", Line: 3, Column: 2}},
+		{model.ErrorDetail{Document: "https://example.com/x.yaml", Line: 3}, model.ErrorDetail{Document: "https://example.com/x.yaml", Line: 3}},
 	}
 	for _, tt := range tests {
 		got := p.detailNames(tt.in)

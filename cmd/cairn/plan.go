@@ -58,7 +58,7 @@ func newPlanCmd(a *app) *cobra.Command {
 		}
 		plan, err := dryRun(ctx, c, st.ID, doc, opts, r.poll)
 		if err != nil {
-			var names func(client.ErrorDetail) client.ErrorDetail
+			var names func(model.ErrorDetail) model.ErrorDetail
 			if pl != nil {
 				names = pl.detailNames
 			}
@@ -87,7 +87,7 @@ func newPlanCmd(a *app) *cobra.Command {
 
 // dryRun asks for a plan, following the dry-run when the server answers
 // before it finished.
-func dryRun(ctx context.Context, c *client.Client, stackID string, doc *client.Document, opts client.DryRunOptions, poll time.Duration) (*client.DryRun, error) {
+func dryRun(ctx context.Context, c *client.Client, stackID string, doc *client.Document, opts client.DryRunOptions, poll time.Duration) (*model.DryRun, error) {
 	plan, ex, err := c.DryRun(ctx, stackID, doc, opts)
 	if err != nil {
 		return nil, err
@@ -104,7 +104,7 @@ func dryRun(ctx context.Context, c *client.Client, stackID string, doc *client.D
 
 // planOf is the plan a dry-run execution shows (its steps, summary and
 // failures); an error when it has none.
-func planOf(ex *client.Execution) (*client.DryRun, error) {
+func planOf(ex *model.Execution) (*model.DryRun, error) {
 	if ex.Plan == nil {
 		msg := "the dry-run " + ex.ID + " did not produce a plan"
 		if ex.Error != "" {
@@ -112,7 +112,7 @@ func planOf(ex *client.Execution) (*client.DryRun, error) {
 		}
 		return nil, fmt.Errorf("%s", msg)
 	}
-	out := &client.DryRun{
+	out := &model.DryRun{
 		ExecutionID: ex.ID, Summary: ex.Plan.Summary, Diff: ex.Plan.Steps,
 		MissingEnvRefs: ex.Plan.MissingEnvRefs, MissingSecrets: ex.Plan.MissingSecrets,
 	}
@@ -124,7 +124,7 @@ func planOf(ex *client.Execution) (*client.DryRun, error) {
 
 // planExit is the exit code of a plan: 1 when steps could not be planned,
 // else with detailed 2 for changes and 0 for none.
-func planExit(plan *client.DryRun, detailed bool) error {
+func planExit(plan *model.DryRun, detailed bool) error {
 	if len(plan.Failures) > 0 || planStepErrors(plan) > 0 {
 		return &exitError{code: exitFailure}
 	}
@@ -134,7 +134,7 @@ func planExit(plan *client.DryRun, detailed bool) error {
 	return nil
 }
 
-func planStepErrors(plan *client.DryRun) int {
+func planStepErrors(plan *model.DryRun) int {
 	n := 0
 	for _, s := range plan.Diff {
 		if s.Error != "" {
@@ -146,14 +146,14 @@ func planStepErrors(plan *client.DryRun) int {
 
 // printPlan renders a plan the way Terraform does: one block per step
 // that changes something, with its attributes, then the summary.
-func printPlan(w io.Writer, pal palette, st *client.Stack, plan *client.DryRun) {
+func printPlan(w io.Writer, pal palette, st *model.StackRecord, plan *model.DryRun) {
 	fmt.Fprintf(w, "Stack %s (%s), dry-run %s\n\n", st.Name, st.ID, plan.ExecutionID)
 	printPlanBody(w, pal, plan)
 }
 
 // printPlanBody renders a plan's steps that change something, its errors
 // and warnings, and its summary line.
-func printPlanBody(w io.Writer, pal palette, plan *client.DryRun) {
+func printPlanBody(w io.Writer, pal palette, plan *model.DryRun) {
 	changing := 0
 	for _, s := range plan.Diff {
 		if s.Action != model.ActionNoop && s.Action != "" {
@@ -204,7 +204,7 @@ func printPlanBody(w io.Writer, pal palette, plan *client.DryRun) {
 		countColor(sum.Run, pal.cyan), refresh, sum.Noop)
 }
 
-func stepHasError(plan *client.DryRun, id string) bool {
+func stepHasError(plan *model.DryRun, id string) bool {
 	for _, s := range plan.Diff {
 		if s.ID == id && s.Error != "" {
 			return true

@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"gopkg.in/yaml.v3"
 
-	"github.com/cairn-io/cairn/client"
+	"github.com/cairn-io/cairn/model"
 )
 
 // sitePackage is a directory and a file in it, under root.
@@ -97,7 +97,7 @@ func TestPlan(t *testing.T) {
 	t.Run("formats", func(t *testing.T) {
 		changed := s.file("site3.yaml", sitePackage(root, "hallo"))
 		out := s.run("plan", "--stack", id, changed, "-o", "json", "--detailed-exitcode").expect(t, 2).stdout
-		var plan client.DryRun
+		var plan model.DryRun
 		err := json.Unmarshal([]byte(out), &plan)
 		require.NoError(t, err, "-o json: %v\n%s", err, out)
 		require.Equal(t, 1, plan.Summary.Update, "plan summary = %+v", plan.Summary)

@@ -29,8 +29,8 @@ type follower struct {
 }
 
 // follow returns the finished execution.
-func (f *follower) follow(ctx context.Context, id string) (*client.Execution, error) {
-	var final *client.Execution
+func (f *follower) follow(ctx context.Context, id string) (*model.Execution, error) {
+	var final *model.Execution
 	var asked time.Time
 	err := f.c.Events(ctx, id, func(ev client.Event) error {
 		switch ev.Type {
@@ -70,7 +70,7 @@ func (f *follower) follow(ctx context.Context, id string) (*client.Execution, er
 	return f.pollUntilDone(ctx, id)
 }
 
-func (f *follower) pollUntilDone(ctx context.Context, id string) (*client.Execution, error) {
+func (f *follower) pollUntilDone(ctx context.Context, id string) (*model.Execution, error) {
 	interval := f.poll
 	if interval <= 0 {
 		interval = defaultPollInterval
@@ -123,7 +123,7 @@ func newProgress(w io.Writer, live bool, pal palette, id string) *progress {
 }
 
 // status takes the counts of a status event.
-func (p *progress) status(ex *client.Execution) {
+func (p *progress) status(ex *model.Execution) {
 	if ex == nil {
 		return
 	}
@@ -131,7 +131,7 @@ func (p *progress) status(ex *client.Execution) {
 	p.redraw()
 }
 
-func (p *progress) counts(ex *client.Execution) {
+func (p *progress) counts(ex *model.Execution) {
 	if ex.Awaiting != p.awaiting {
 		p.awaiting = ex.Awaiting
 		if ex.Awaiting == "approval" {
@@ -149,7 +149,7 @@ func (p *progress) counts(ex *client.Execution) {
 
 // snapshot takes a whole execution (polled, or the final one): every step
 // that changed is shown as a step event would be.
-func (p *progress) snapshot(ex *client.Execution) {
+func (p *progress) snapshot(ex *model.Execution) {
 	if ex == nil {
 		return
 	}
@@ -351,7 +351,7 @@ func (p *progress) end() {
 // printReport writes the Puppet-style account of a finished execution and
 // returns the error that sets the exit code: nil when it completed with no
 // failure.
-func printReport(w io.Writer, pal palette, ex *client.Execution) error {
+func printReport(w io.Writer, pal palette, ex *model.Execution) error {
 	verb := map[model.ExecutionKind]string{
 		model.ExecApply: "Apply", model.ExecDestroy: "Destroy", model.ExecGraph: "Graph execution", model.ExecDryRun: "Dry-run",
 	}[ex.Kind]
@@ -425,7 +425,7 @@ func printReport(w io.Writer, pal palette, ex *client.Execution) error {
 
 // executionOutcome is nil for an execution that completed with no failed
 // step, else the error that makes the exit code 1.
-func executionOutcome(ex *client.Execution) error {
+func executionOutcome(ex *model.Execution) error {
 	if ex.Status == model.ExecCompleted && (ex.Report == nil || ex.Report.Failed == 0) {
 		return nil
 	}
@@ -434,7 +434,7 @@ func executionOutcome(ex *client.Execution) error {
 
 // watch follows an execution with a progress display on w and returns it
 // finished.
-func (r *remote) watch(ctx context.Context, c *client.Client, w io.Writer, id string) (*client.Execution, error) {
+func (r *remote) watch(ctx context.Context, c *client.Client, w io.Writer, id string) (*model.Execution, error) {
 	pal := palette{on: r.out.useColor(w)}
 	f := &follower{c: c, progress: newProgress(w, isTerminal(w), pal, id), notes: r.a.stderr, poll: r.poll}
 	return f.follow(ctx, id)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 
@@ -20,7 +21,7 @@ func newReleaseCmd(a *app) *cobra.Command {
 }
 
 func newReleaseCreateCmd(a *app) *cobra.Command {
-	var in client.ReleaseInput
+	var in model.ReleaseInput
 	cmd := &cobra.Command{
 		Use:   "create NAME [--id ID] [--version VERSION] [--description TEXT]",
 		Short: "Create a release",
@@ -30,18 +31,10 @@ func newReleaseCreateCmd(a *app) *cobra.Command {
 		Args:    cobra.ExactArgs(1),
 	}
 	r := newRemote(a, cmd, formatTable)
-	cmd.RunE = func(cmd *cobra.Command, args []string) error {
-		c, err := r.client()
-		if err != nil {
-			return err
-		}
+	cmd.RunE = showVerb(r, func(ctx context.Context, c *client.Client, args []string) (*model.Release, error) {
 		in.Name = args[0]
-		rel, err := c.CreateRelease(cmd.Context(), in)
-		if err != nil {
-			return apiFailure(a, err, nil)
-		}
-		return r.print(rel, func(w io.Writer) error { return releaseTable(w, []model.Release{*rel}) })
-	}
+		return c.CreateRelease(ctx, in)
+	}, releaseDetails)
 	f := cmd.Flags()
 	f.StringVar(&in.ID, "id", "", "the release `ID` (default: generated)")
 	f.StringVar(&in.Version, "version", "", "the release's `VERSION` ({OPENSTACK_VERSION})")
@@ -56,17 +49,9 @@ func newReleaseShowCmd(a *app) *cobra.Command {
 		Args:  cobra.ExactArgs(1),
 	}
 	r := newRemote(a, cmd, formatTable)
-	cmd.RunE = func(cmd *cobra.Command, args []string) error {
-		c, err := r.client()
-		if err != nil {
-			return err
-		}
-		rel, err := c.GetRelease(cmd.Context(), args[0])
-		if err != nil {
-			return apiFailure(a, err, nil)
-		}
-		return r.print(rel, func(w io.Writer) error { return releaseTable(w, []model.Release{*rel}) })
-	}
+	cmd.RunE = showVerb(r, func(ctx context.Context, c *client.Client, args []string) (*model.Release, error) {
+		return c.GetRelease(ctx, args[0])
+	}, releaseDetails)
 	return cmd
 }
 
@@ -78,21 +63,13 @@ func newReleaseListCmd(a *app) *cobra.Command {
 		Args:    cobra.NoArgs,
 	}
 	r := newRemote(a, cmd, formatTable)
-	cmd.RunE = func(cmd *cobra.Command, args []string) error {
-		c, err := r.client()
-		if err != nil {
-			return err
-		}
-		list, err := c.ListReleases(cmd.Context())
-		if err != nil {
-			return apiFailure(a, err, nil)
-		}
-		if list == nil {
-			list = []model.Release{}
-		}
-		return r.print(map[string]any{"releases": list}, func(w io.Writer) error { return releaseTable(w, list) })
-	}
+	cmd.RunE = listVerb(r, "releases", (*client.Client).ListReleases, releaseTable)
 	return cmd
+}
+
+// releaseDetails prints one release as a table of one row.
+func releaseDetails(w io.Writer, rel *model.Release) error {
+	return releaseTable(w, []model.Release{*rel})
 }
 
 func releaseTable(w io.Writer, list []model.Release) error {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/cairn-io/cairn/client"
 	"github.com/cairn-io/cairn/internal/config"
+	"github.com/cairn-io/cairn/model"
 )
 
 // Environment variables of the client verbs (see internal/config).
@@ -92,7 +93,7 @@ func (r *remote) print(v any, tbl func(w io.Writer) error) error {
 // apiFailure turns an error of the server into the command's error: the
 // message, every positioned detail on its own line (with names mapped back
 // to the user's files by names, when given), and a hint for 401.
-func apiFailure(a *app, err error, names func(client.ErrorDetail) client.ErrorDetail) error {
+func apiFailure(a *app, err error, names func(model.ErrorDetail) model.ErrorDetail) error {
 	var ae *client.APIError
 	if !errors.As(err, &ae) {
 		return err
@@ -117,7 +118,7 @@ func apiFailure(a *app, err error, names func(client.ErrorDetail) client.ErrorDe
 
 // resolveStack finds a stack by id, or else by its name when exactly one
 // stack has it.
-func resolveStack(ctx context.Context, c *client.Client, ref string) (*client.Stack, error) {
+func resolveStack(ctx context.Context, c *client.Client, ref string) (*model.StackRecord, error) {
 	st, err := c.GetStack(ctx, ref)
 	if err == nil {
 		return st, nil

@@ -15,10 +15,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/cairn-io/cairn/graphs"
-
 	"github.com/cairn-io/cairn/api"
 	"github.com/cairn-io/cairn/client"
+	"github.com/cairn-io/cairn/graphs"
 	"github.com/cairn-io/cairn/internal/fetch"
 	"github.com/cairn-io/cairn/internal/testenv"
 	"github.com/cairn-io/cairn/kinds"
@@ -192,7 +191,7 @@ func (s *apiServer) ctx() context.Context {
 // stack creates a stack through the API and returns its id.
 func (s *apiServer) stack(name string) string {
 	s.t.Helper()
-	st, err := s.client.CreateStack(s.ctx(), client.StackInput{Name: name})
+	st, err := s.client.CreateStack(s.ctx(), model.StackInput{Name: name})
 	require.NoError(s.t, err)
 	return st.ID
 }
@@ -203,11 +202,11 @@ func (s *apiServer) cluster(nodes ...model.Node) string {
 	s.t.Helper()
 	ctx := s.ctx()
 	id := "c" + randomSuffix()
-	_, err := s.client.CreateRelease(ctx, client.ReleaseInput{ID: "rel", Name: "release"})
+	_, err := s.client.CreateRelease(ctx, model.ReleaseInput{ID: "rel", Name: "release"})
 	require.NoError(s.t, err)
-	_, err = s.client.CreatePlugin(ctx, client.PluginInput{ID: "plug", Name: "plugin"})
+	_, err = s.client.CreatePlugin(ctx, model.PluginInput{ID: "plug", Name: "plugin"})
 	require.NoError(s.t, err)
-	_, err = s.client.CreateCluster(ctx, client.ClusterInput{ID: id, Name: "env", ReleaseID: "rel", PluginIDs: []string{"plug"}, Nodes: nodes})
+	_, err = s.client.CreateCluster(ctx, model.ClusterInput{ID: id, Name: "env", ReleaseID: "rel", PluginIDs: []string{"plug"}, Nodes: nodes})
 	require.NoError(s.t, err)
 	if s.locals != nil {
 		require.NoError(s.t, s.locals.Sync(ctx))
@@ -216,7 +215,7 @@ func (s *apiServer) cluster(nodes ...model.Node) string {
 }
 
 // execution reads an execution through the API.
-func (s *apiServer) execution(id string) *client.Execution {
+func (s *apiServer) execution(id string) *model.Execution {
 	s.t.Helper()
 	ex, err := s.client.GetExecution(s.ctx(), id)
 	require.NoError(s.t, err, "get execution %s: %v", id, err)
@@ -224,7 +223,7 @@ func (s *apiServer) execution(id string) *client.Execution {
 }
 
 // waitExecution polls an execution until cond holds.
-func (s *apiServer) waitExecution(id, what string, cond func(*client.Execution) bool) *client.Execution {
+func (s *apiServer) waitExecution(id, what string, cond func(*model.Execution) bool) *model.Execution {
 	s.t.Helper()
 	deadline := time.Now().Add(2 * time.Minute)
 	for time.Now().Before(deadline) {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/cairn-io/cairn/client"
 	"github.com/cairn-io/cairn/graphs"
+	"github.com/cairn-io/cairn/model"
 )
 
 // requestDocument is the name the API gives a request body in its error
@@ -163,7 +164,7 @@ func lineCount(data []byte) int {
 
 // detailNames maps a server error position in the payload back to the
 // file it came from.
-func (p *payload) detailNames(d client.ErrorDetail) client.ErrorDetail {
+func (p *payload) detailNames(d model.ErrorDetail) model.ErrorDetail {
 	if d.Document != requestDocument || len(p.parts) == 0 {
 		return d
 	}

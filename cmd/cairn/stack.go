@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"strings"
@@ -8,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cairn-io/cairn/client"
+	"github.com/cairn-io/cairn/model"
 )
 
 func newStackCmd(a *app) *cobra.Command {
@@ -20,7 +22,7 @@ func newStackCmd(a *app) *cobra.Command {
 }
 
 func newStackCreateCmd(a *app) *cobra.Command {
-	var in client.StackInput
+	var in model.StackInput
 	cmd := &cobra.Command{
 		Use:     "create NAME [--description TEXT] [--url URL]...",
 		Short:   "Create a stack",
@@ -29,18 +31,10 @@ func newStackCreateCmd(a *app) *cobra.Command {
 		Args:    cobra.ExactArgs(1),
 	}
 	r := newRemote(a, cmd, formatTable)
-	cmd.RunE = func(cmd *cobra.Command, args []string) error {
-		c, err := r.client()
-		if err != nil {
-			return err
-		}
+	cmd.RunE = showVerb(r, func(ctx context.Context, c *client.Client, args []string) (*model.StackRecord, error) {
 		in.Name = args[0]
-		st, err := c.CreateStack(cmd.Context(), in)
-		if err != nil {
-			return apiFailure(a, err, nil)
-		}
-		return r.print(st, func(w io.Writer) error { return stackTable(w, []client.Stack{*st}) })
-	}
+		return c.CreateStack(ctx, in)
+	}, func(w io.Writer, st *model.StackRecord) error { return stackTable(w, []model.StackRecord{*st}) })
 	cmd.Flags().StringVar(&in.Description, "description", "", "what the stack is for")
 	cmd.Flags().StringArrayVar(&in.URLs, "url", nil, "`URL` of a package to apply; repeatable")
 	return cmd
@@ -54,24 +48,11 @@ func newStackListCmd(a *app) *cobra.Command {
 		Args:    cobra.NoArgs,
 	}
 	r := newRemote(a, cmd, formatTable)
-	cmd.RunE = func(cmd *cobra.Command, args []string) error {
-		c, err := r.client()
-		if err != nil {
-			return err
-		}
-		list, err := c.ListStacks(cmd.Context())
-		if err != nil {
-			return apiFailure(a, err, nil)
-		}
-		if list == nil {
-			list = []client.Stack{}
-		}
-		return r.print(map[string]any{"stacks": list}, func(w io.Writer) error { return stackTable(w, list) })
-	}
+	cmd.RunE = listVerb(r, "stacks", (*client.Client).ListStacks, stackTable)
 	return cmd
 }
 
-func stackTable(w io.Writer, list []client.Stack) error {
+func stackTable(w io.Writer, list []model.StackRecord) error {
 	t := newTable(w, "ID", "NAME", "RESOURCES", "CREATED", "UPDATED", "DESCRIPTION")
 	for _, s := range list {
 		t.row(s.ID, s.Name, fmt.Sprint(len(s.Resources)), formatTime(s.CreatedAt), formatTime(s.UpdatedAt), orDash(s.Description))
@@ -107,7 +88,7 @@ func newStackShowCmd(a *app) *cobra.Command {
 	return cmd
 }
 
-func stackDetails(w io.Writer, st *client.Stack) error {
+func stackDetails(w io.Writer, st *model.StackRecord) error {
 	t := newTable(w)
 	t.row("ID:", st.ID)
 	t.row("Name:", st.Name)

@@ -8,14 +8,14 @@ import (
 	"github.com/stretchr/testify/require"
 	"gopkg.in/yaml.v3"
 
-	"github.com/cairn-io/cairn/client"
+	"github.com/cairn-io/cairn/model"
 )
 
 func TestStackCreateListShow(t *testing.T) {
 	s := newAPIServer(t, apiServerOptions{})
 
 	created := s.run("stack", "create", "web", "--description", "the web tier", "--url", "https://example.com/web.yaml", "-o", "json").expect(t, 0)
-	var st client.Stack
+	var st model.StackRecord
 	require.NoError(t, json.Unmarshal([]byte(created.stdout), &st), "stack create -o json:\n%s", created.stdout)
 	require.NotEmpty(t, st.ID, "created stack = %+v", st)
 	require.Equal(t, "web", st.Name, "created stack = %+v", st)
@@ -47,7 +47,7 @@ func TestStackCreateListShow(t *testing.T) {
 				}
 			}},
 			{"json", func(t *testing.T, out string) {
-				var v struct{ Stacks []client.Stack }
+				var v struct{ Stacks []model.StackRecord }
 				err := json.Unmarshal([]byte(out), &v)
 				require.NoError(t, err, "json: %v\n%s", err, out)
 				require.Len(t, v.Stacks, 2, "json: %v\n%s", err, out)

@@ -88,7 +88,7 @@ func readLines(t *testing.T, path string) []line {
 type failoverRun struct {
 	stopAt  time.Time
 	lines   []line
-	exec    *client.Execution
+	exec    *model.Execution
 	a, b    string
 	aExited bool
 }
@@ -103,7 +103,7 @@ func runFailover(t *testing.T, env serverEnv, sig syscall.Signal) failoverRun {
 
 	// A alone takes the apply: it holds the workflow and the chain.
 	a := startServer(t, env, dir, "srv-a")
-	stack, err := a.client.CreateStack(ctx, client.StackInput{Name: "failover-" + randomHex(4)})
+	stack, err := a.client.CreateStack(ctx, model.StackInput{Name: "failover-" + randomHex(4)})
 	require.NoError(t, err)
 	started, err := a.client.Apply(ctx, stack.ID, &client.Document{Data: []byte(applyPackage(root)), Format: "yaml"}, client.ApplyOptions{})
 	require.NoError(t, err)
@@ -119,7 +119,7 @@ func runFailover(t *testing.T, env serverEnv, sig syscall.Signal) failoverRun {
 	require.NoError(t, a.cmd.Process.Signal(sig))
 	require.Less(t, len(readLines(t, linesPath)), commands-5, "the chain ended before the stop: the test proves nothing")
 
-	var done *client.Execution
+	var done *model.Execution
 	require.Eventually(t, func() bool {
 		e, err := b.client.GetExecution(ctx, started.ID)
 		if err == nil && e.Finished() {
@@ -168,7 +168,7 @@ func counts(lines []line) map[int]int {
 	return n
 }
 
-func requireCompleted(t *testing.T, e *client.Execution) {
+func requireCompleted(t *testing.T, e *model.Execution) {
 	t.Helper()
 	require.Equal(t, model.ExecCompleted, e.Status, "execution %s: %s", e.ID, e.Error)
 	require.NotNil(t, e.Report)

@@ -27,7 +27,6 @@ import (
 	"github.com/cairn-io/cairn/starter"
 	"github.com/cairn-io/cairn/store"
 	"github.com/cairn-io/cairn/worker"
-	"github.com/cairn-io/cairn/workflows"
 )
 
 func TestMain(m *testing.M) {
@@ -212,7 +211,7 @@ func (h *harness) currentDetails(e *starter.Execution) string {
 
 func (h *harness) decide(id string, action model.Decision) {
 	h.t.Helper()
-	_, err := h.starter.Decide(context.Background(), id, workflows.DecisionRequest{Action: action})
+	_, err := h.starter.Decide(context.Background(), id, model.DecisionRequest{Action: action})
 	require.NoError(h.t, err, "decide %s: %v", action, err)
 }
 
