@@ -176,8 +176,8 @@ type Execution struct {
 	Report     *model.Report         `json:"report,omitempty"`
 	Error      string                `json:"error,omitempty"`
 	UIURL      string                `json:"uiUrl,omitempty"`
-	// Awaiting is "approval" while a plan waits for one; Approval where a
-	// plan's approval stands.
+	// Awaiting is "decision" while a step waits for one, "approval"
+	// while a plan does; Approval where a plan's approval stands.
 	Awaiting string          `json:"awaiting,omitempty"`
 	Approval *model.Approval `json:"approval,omitempty"`
 }
