@@ -86,7 +86,9 @@ func (s *shardRun) run(ctx workflow.Context, opts ExecOptions) (*Outcome, error)
 		cancelled = true
 		cancelChildren()
 	})
-	s.followShards(loopCtx)
+	if opts.OnFailure == model.OnFailurePause {
+		s.followShards(loopCtx) // only a paused shard has anything to say
+	}
 	var failedBefore []int
 	done := 0
 	for k, shard := range s.plan.Shards {
