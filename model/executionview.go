@@ -23,8 +23,9 @@ type Execution struct {
 	Error  string         `json:"error,omitempty"`
 	// UIURL is the run's page in the Temporal UI.
 	UIURL string `json:"uiUrl,omitempty"`
-	// Awaiting is "approval" while a plan waits for one; Approval where a
-	// plan's approval stands (who decided, the apply it started).
+	// Awaiting is "decision" while a step waits for one, "approval" while
+	// a plan does; Approval where a plan's approval stands (who decided,
+	// the apply it started).
 	Awaiting string    `json:"awaiting,omitempty"`
 	Approval *Approval `json:"approval,omitempty"`
 }

@@ -40,8 +40,8 @@ type Execution struct {
 	Report *model.Report `json:"report,omitempty"`
 	// DryRun is a finished dry-run's summary as the workflow returned it.
 	DryRun *workflows.DryRunResult `json:"dryRun,omitempty"`
-	// Awaiting is "approval" while a plan waits for one; Approval where a
-	// plan's approval stands.
+	// Awaiting is "decision" while a step waits for one, "approval"
+	// while a plan does; Approval where a plan's approval stands.
 	Awaiting string          `json:"awaiting,omitempty"`
 	Approval *model.Approval `json:"approval,omitempty"`
 	Error    string          `json:"error,omitempty"`
@@ -221,7 +221,7 @@ func (s *Starter) progress(ctx context.Context, wfID, runID string, offset, limi
 			p.Steps, p.Waiting, p.Running, p.Entries, p.Offset = child.Steps, child.Waiting, child.Running, child.Entries, child.Offset
 			p.Done += child.Done
 			if len(child.Waiting) > 0 {
-				p.Status = model.ExecWaiting
+				p.Status, p.Awaiting = model.ExecWaiting, workflows.AwaitingDecision
 			}
 		}
 	}
@@ -297,11 +297,13 @@ type Filter struct {
 // List returns executions (newest first, the visibility store's default
 // order) with the next page token. Closed executions that rolled back are
 // listed as failed: visibility does not tell them apart; Describe does.
-// Plans awaiting approval, and those that ended rejected (rejected,
-// expired or stale), are told apart by the CairnApproval search
-// attribute: waiting with Awaiting "approval", and rejected. A step paused
-// for a decision is not in visibility: such executions list as running,
-// and status waiting selects every running execution.
+// Running executions that wait for an operator carry the CairnAwaiting
+// search attribute ("decision": a step paused; "approval": a plan): they
+// list as waiting with Awaiting set, and status running leaves them out.
+// Plans that ended rejected (rejected, expired or stale) are told apart by
+// the CairnApproval search attribute, which also marks plans awaiting
+// approval that began waiting before CairnAwaiting existed. Cost: one
+// visibility query, no per-execution call.
 func (s *Starter) List(ctx context.Context, f Filter) ([]*Execution, []byte, error) {
 	var q []string
 	types := make([]string, 0, len(workflowKinds))
@@ -318,13 +320,14 @@ func (s *Starter) List(ctx context.Context, f Filter) ([]*Execution, []byte, err
 	if f.Kind != "" {
 		q = append(q, searchattr.Kind.GetName()+" = "+quote(string(f.Kind)))
 	}
-	approval := searchattr.Approval.GetName()
+	approval, awaiting := searchattr.Approval.GetName(), searchattr.Awaiting.GetName()
+	awaitingApproval := approval + " = " + quote(string(model.ApprovalAwaiting))
 	switch f.Status {
 	case "":
 	case model.ExecRunning:
-		q = append(q, "ExecutionStatus = 'Running'", "("+approval+" IS NULL OR "+approval+" != "+quote(string(model.ApprovalAwaiting))+")")
+		q = append(q, "ExecutionStatus = 'Running'", awaiting+" IS NULL", "("+approval+" IS NULL OR "+approval+" != "+quote(string(model.ApprovalAwaiting))+")")
 	case model.ExecWaiting:
-		q = append(q, "ExecutionStatus = 'Running'")
+		q = append(q, "ExecutionStatus = 'Running'", "("+awaiting+" IS NOT NULL OR "+awaitingApproval+")")
 	case model.ExecCompleted:
 		q = append(q, "ExecutionStatus = 'Completed'", "("+approval+" IS NULL OR "+approval+" = "+quote(string(model.ApprovalApproved))+")")
 	case model.ExecRejected:
@@ -374,6 +377,9 @@ func (s *Starter) List(ctx context.Context, f Filter) ([]*Execution, []byte, err
 			e.Status = model.ExecCanceled
 		default:
 			e.Status = model.ExecFailed
+		}
+		if w := keyword(sa[awaiting]); w != "" && e.Status == model.ExecRunning {
+			e.Status, e.Awaiting = model.ExecWaiting, w
 		}
 		listedApproval(e, model.ApprovalStatus(keyword(sa[approval])))
 		if t := info.GetCloseTime(); t != nil && e.Status != model.ExecRunning {

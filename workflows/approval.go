@@ -81,8 +81,10 @@ type approvalRun struct {
 	checks int
 	child  workflow.ChildWorkflowFuture
 	// shown is the status last written to the CairnApproval search
-	// attribute.
-	shown model.ApprovalStatus
+	// attribute; awaiting keeps CairnAwaiting "approval" while the plan
+	// awaits one.
+	shown    model.ApprovalStatus
+	awaiting awaitingMark
 }
 
 // stackBase reads the stack's last execution, before planning.
@@ -297,7 +299,8 @@ func (a *approvalRun) startApply(ctx workflow.Context) (string, error) {
 
 // details shows where the approval stands in the Temporal UI, and in
 // the CairnApproval search attribute (so lists can filter plans awaiting
-// approval and rejected ones) whenever its status changed.
+// approval and rejected ones) whenever its status changed, with
+// CairnAwaiting "approval" while it awaits one.
 func (a *approvalRun) details(ctx workflow.Context) {
 	if a.state.Status != a.shown {
 		if err := workflow.UpsertTypedSearchAttributes(ctx, searchattr.Approval.ValueSet(string(a.state.Status))); err != nil {
@@ -306,6 +309,11 @@ func (a *approvalRun) details(ctx workflow.Context) {
 			a.shown = a.state.Status
 		}
 	}
+	awaiting := ""
+	if a.state.Status == model.ApprovalAwaiting {
+		awaiting = AwaitingApproval
+	}
+	a.awaiting.set(ctx, awaiting)
 	p := a.plan
 	line := fmt.Sprintf("plan: %d to create, %d to update, %d to delete, %d to run, %d unchanged; ",
 		p.Create, p.Update, p.Delete, p.Run, p.Noop)

@@ -8,7 +8,6 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/mock"
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/client"
@@ -17,7 +16,6 @@ import (
 	"go.temporal.io/sdk/testsuite"
 
 	"github.com/cairn-io/cairn/contract"
-	"github.com/cairn-io/cairn/internal/searchattr"
 	"github.com/cairn-io/cairn/model"
 )
 
@@ -71,13 +69,9 @@ func TestApprovalWorkflow(t *testing.T) {
 			env.RegisterActivityWithOptions(checker.CheckPlan, activity.RegisterOptions{Name: contract.CheckPlanName})
 			env.RegisterWorkflow(ApplyWorkflow)
 			// The approval's status goes into the CairnApproval search
-			// attribute, for lists.
-			var shown []string
-			env.OnUpsertTypedSearchAttributes(mock.Anything).Run(func(args mock.Arguments) {
-				if v, ok := args.Get(0).(temporal.SearchAttributes).GetKeyword(searchattr.Approval); ok {
-					shown = append(shown, v)
-				}
-			}).Return(nil)
+			// attribute, and CairnAwaiting is "approval" while it waits,
+			// for lists.
+			u := recordUpserts(env)
 
 			var upd model.Approval
 			var updErr error
@@ -112,7 +106,8 @@ func TestApprovalWorkflow(t *testing.T) {
 			require.NotNil(t, res.Approval)
 			assert.Equal(t, tt.want, res.Approval.Status)
 			assert.Equal(t, "exec-0", res.Approval.Base)
-			assert.Equal(t, []string{string(model.ApprovalAwaiting), string(tt.want)}, shown)
+			assert.Equal(t, []string{string(model.ApprovalAwaiting), string(tt.want)}, u.approval)
+			assert.Equal(t, []string{AwaitingApproval, ""}, u.awaited())
 			if tt.wantUpdErr != "" {
 				require.Error(t, updErr)
 				assert.Contains(t, updErr.Error(), tt.wantUpdErr)

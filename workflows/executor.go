@@ -50,6 +50,10 @@ type Executor struct {
 	// notifiedOutside are steps of earlier shards that changed and
 	// refresh steps here (see refresh.go).
 	notifiedOutside map[string]bool
+	// awaiting shows a decision awaited in CairnAwaiting; parent, set in
+	// a shard child, is told too (see awaiting.go).
+	awaiting awaitingMark
+	parent   *parentLink
 }
 
 // unitState is what the executor knows of a unit beyond its scheduling
@@ -206,7 +210,9 @@ func (e *Executor) Run(ctx workflow.Context) (*Outcome, error) {
 			e.applyDecision(loopCtx)
 		}
 		e.updateDetails(loopCtx)
+		e.markAwaiting(loopCtx)
 	}
+	e.markAwaiting(loopCtx) // a cancellation ended the wait
 	e.finishPending()
 	if e.rollback {
 		e.compensate(loopCtx)

@@ -23,8 +23,8 @@ type Progress struct {
 	Done        int                   `json:"done"`    // steps finished
 	Running     int                   `json:"running"` // units in flight
 	Waiting     []string              `json:"waiting,omitempty"`
-	// Awaiting is "approval" while a plan waits for one; Approval where
-	// a plan's approval stands.
+	// Awaiting is "decision" while a step waits for one, "approval"
+	// while a plan does; Approval where a plan's approval stands.
 	Awaiting string               `json:"awaiting,omitempty"`
 	Approval *model.Approval      `json:"approval,omitempty"`
 	Offset   int                  `json:"offset"`
@@ -62,7 +62,7 @@ func (e *Executor) Progress(offset, limit int) *Progress {
 	}
 	p := &Progress{ExecutionID: e.opts.ExecutionID, Offset: offset, Status: model.ExecRunning, Steps: []model.StepProgress{}}
 	if e.sched.Count(dag.Held) > 0 {
-		p.Status = model.ExecWaiting
+		p.Status, p.Awaiting = model.ExecWaiting, AwaitingDecision
 	}
 	if e.final != nil {
 		p.Status = e.final.Status()

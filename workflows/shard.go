@@ -39,6 +39,7 @@ func ShardWorkflow(ctx workflow.Context, in ShardInput) (*Outcome, error) {
 	}
 	ex := NewExecutor(ctx, in.Options, units, in.FailedBefore)
 	ex.NotifiedOutside(in.NotifiedBefore)
+	ex.TellParent(ctx)
 	if err := ex.Register(ctx); err != nil {
 		return nil, err
 	}
@@ -60,6 +61,13 @@ type shardRun struct {
 	activeID string
 	finished int // steps in finished shards
 	merged   Outcome
+	// following is the shard child whose awaiting notes count, noteSeq
+	// the last of them taken, childAwaits what it awaits; awaiting shows
+	// that on the parent (see awaiting.go).
+	following   string
+	noteSeq     int
+	childAwaits string
+	awaiting    awaitingMark
 }
 
 func (s *shardRun) childID(execID string, shard int, compensate bool) string {
@@ -78,6 +86,9 @@ func (s *shardRun) run(ctx workflow.Context, opts ExecOptions) (*Outcome, error)
 		cancelled = true
 		cancelChildren()
 	})
+	if opts.OnFailure == model.OnFailurePause {
+		s.followShards(loopCtx) // only a paused shard has anything to say
+	}
 	var failedBefore []int
 	done := 0
 	for k, shard := range s.plan.Shards {
@@ -86,6 +97,7 @@ func (s *shardRun) run(ctx workflow.Context, opts ExecOptions) (*Outcome, error)
 		}
 		s.active = k
 		s.activeID = s.childID(opts.ExecutionID, k, false)
+		s.follow(loopCtx, s.activeID)
 		workflow.SetCurrentDetails(loopCtx, fmt.Sprintf("shard %d/%d running (%s); %d/%d steps done",
 			k+1, len(s.plan.Shards), s.activeID, s.finished, s.plan.Steps))
 		cctx := workflow.WithChildOptions(childCtx, workflow.ChildWorkflowOptions{
@@ -97,6 +109,7 @@ func (s *shardRun) run(ctx workflow.Context, opts ExecOptions) (*Outcome, error)
 		})
 		var out Outcome
 		err := workflow.ExecuteChildWorkflow(cctx, ShardWorkflow, ShardInput{Options: opts, Shard: shard, FailedBefore: failedBefore, NotifiedBefore: s.merged.Notified}).Get(loopCtx, &out)
+		s.follow(loopCtx, "")
 		if err != nil {
 			return nil, fmt.Errorf("shard %d: %w", k, err)
 		}
@@ -206,6 +219,9 @@ type ShardProgress struct {
 func (s *shardRun) progress(execID string, final *Outcome) *Progress {
 	p := &Progress{ExecutionID: execID, Status: model.ExecRunning, Total: s.plan.Steps, Done: s.finished, Steps: []model.StepProgress{}}
 	p.Shard = &ShardProgress{Shards: len(s.plan.Shards), Active: s.active, WorkflowID: s.activeID}
+	if s.childAwaits != "" {
+		p.Status, p.Awaiting = model.ExecWaiting, s.childAwaits
+	}
 	if final != nil {
 		p.Status, p.Report = final.Status(), &final.Report
 	}

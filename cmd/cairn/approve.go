@@ -213,7 +213,7 @@ func approvalPlan(w io.Writer, ex *model.Execution) {
 }
 
 // listedStatus is an execution's status in exec list: "waiting (approval)"
-// for a plan awaiting approval.
+// for a plan awaiting approval, "waiting (decision)" for a paused step.
 func listedStatus(e *model.Execution) string {
 	if e.Awaiting != "" {
 		return fmt.Sprintf("%s (%s)", e.Status, e.Awaiting)

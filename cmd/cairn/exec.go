@@ -73,7 +73,7 @@ func newExecListCmd(a *app) *cobra.Command {
 	fs.StringVar(&stackRef, "stack", "", "executions of this stack (id or name)")
 	fs.StringVar(&f.Cluster, "cluster", "", "executions on this cluster")
 	fs.StringVar(&kind, "kind", "", "apply, dry-run, graph or destroy")
-	fs.StringVar(&status, "status", "", "running, waiting, completed, failed, rolled_back, canceled or rejected (plans that ended unapplied)")
+	fs.StringVar(&status, "status", "", "running, waiting (for a decision or an approval), completed, failed, rolled_back, canceled or rejected (plans that ended unapplied)")
 	fs.IntVar(&f.Limit, "limit", 0, "at most this many (default: the server's page size)")
 	fs.StringVar(&f.PageToken, "page-token", "", "continue a previous listing")
 	return cmd

@@ -17,6 +17,11 @@ var (
 	// Approval is where a plan awaiting approval stands (awaiting,
 	// approved, rejected, expired, stale); absent on other executions.
 	Approval = temporal.NewSearchAttributeKeyKeyword("CairnApproval")
+	// Awaiting is what a running execution waits for from an operator:
+	// "decision" (a step paused, OnFailure pause) or "approval" (a plan);
+	// unset while it does not wait, so `CairnAwaiting = 'decision'` lists
+	// paused executions.
+	Awaiting = temporal.NewSearchAttributeKeyKeyword("CairnAwaiting")
 	// Drift marks a drift check that found the stack drifted (false when
 	// it found none), so `CairnDrift = true` lists drifted stacks.
 	Drift = temporal.NewSearchAttributeKeyBool("CairnDrift")
@@ -31,6 +36,7 @@ func All() map[string]enums.IndexedValueType {
 		GraphType.GetName(): enums.INDEXED_VALUE_TYPE_KEYWORD,
 		RetryOf.GetName():   enums.INDEXED_VALUE_TYPE_KEYWORD,
 		Approval.GetName():  enums.INDEXED_VALUE_TYPE_KEYWORD,
+		Awaiting.GetName():  enums.INDEXED_VALUE_TYPE_KEYWORD,
 		Drift.GetName():     enums.INDEXED_VALUE_TYPE_BOOL,
 	}
 }
