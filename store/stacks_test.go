@@ -119,7 +119,7 @@ func TestWriteStackRecordLifecycle(t *testing.T) {
 		for i, step := range steps {
 			time.Sleep(2 * time.Millisecond) // so a moved UpdatedAt is visibly later
 			hash := "snap-" + step.execID
-			got, err := s.WriteStackRecord(ctx, st.ID, step.execID, step.resources, hash, step.changed)
+			got, err := s.WriteStackRecord(ctx, st.ID, step.execID, step.resources, hash, "", step.changed)
 			must(t, err)
 			require.True(t, got.CreatedAt.Equal(created), "step %s: CreatedAt moved from %v to %v", step.name, created, got.CreatedAt)
 			moved := !got.UpdatedAt.Equal(prev)
@@ -146,7 +146,7 @@ func TestWriteStackRecordLifecycle(t *testing.T) {
 		// Replaying an earlier execution with other content changes nothing.
 		before, err := s.GetStack(ctx, st.ID)
 		must(t, err)
-		replay, err := s.WriteStackRecord(ctx, st.ID, "exec-4", []model.StackResource{task}, "other", true)
+		replay, err := s.WriteStackRecord(ctx, st.ID, "exec-4", []model.StackResource{task}, "other", "", true)
 		must(t, err)
 		require.Equal(t, before, replay, "replayed exec-4 changed the stack: %#v\nwas %#v", replay, before)
 	})
@@ -163,7 +163,7 @@ func TestWriteStackRecordKeepsNilAssociations(t *testing.T) {
 			{Kind: "Bucket", ID: "2", PkgName: "removed", Associations: []model.Association{}},
 			{APIVersion: "cairn/v1", Kind: "File", ID: "3", PkgName: "some", Node: "node-1", Associations: toLabel},
 		}
-		_, err := s.WriteStackRecord(ctx, st.ID, "e", in, "h", true)
+		_, err := s.WriteStackRecord(ctx, st.ID, "e", in, "h", "", true)
 		must(t, err)
 		got, err := s.GetStack(ctx, st.ID)
 		must(t, err)
@@ -178,19 +178,19 @@ func TestWriteStackRecordErrors(t *testing.T) {
 	eachBackend(t, func(t *testing.T, be testBackend) {
 		ctx := context.Background()
 		s := freshStore(t, be)
-		_, err := s.WriteStackRecord(ctx, "missing", "e1", nil, "", true)
+		_, err := s.WriteStackRecord(ctx, "missing", "e1", nil, "", "", true)
 		wantErr(t, err, ErrNotFound, "missing")
 		st := newTestStack("x")
 		must(t, s.CreateStack(ctx, st))
-		_, err = s.WriteStackRecord(ctx, st.ID, "", nil, "", true)
+		_, err = s.WriteStackRecord(ctx, st.ID, "", nil, "", "", true)
 		require.Error(t, err, "empty execution id accepted")
 		// Deleting the stack forgets its executions: a new stack with the
 		// same id takes a record from the same execution id.
-		_, err = s.WriteStackRecord(ctx, st.ID, "e1", []model.StackResource{labelRes}, "h1", true)
+		_, err = s.WriteStackRecord(ctx, st.ID, "e1", []model.StackResource{labelRes}, "h1", "", true)
 		must(t, err)
 		must(t, s.DeleteStack(ctx, st.ID))
 		must(t, s.CreateStack(ctx, &model.Stack{ID: st.ID, Name: "again"}))
-		got, err := s.WriteStackRecord(ctx, st.ID, "e1", []model.StackResource{bucket}, "h2", true)
+		got, err := s.WriteStackRecord(ctx, st.ID, "e1", []model.StackResource{bucket}, "h2", "", true)
 		must(t, err)
 		require.Equal(t, "h2", got.SnapshotHash, "record of the recreated stack: %#v", got)
 		require.Len(t, got.Resources, 1, "record of the recreated stack: %#v", got)
@@ -213,7 +213,7 @@ func TestWriteStackRecordConcurrentRetries(t *testing.T) {
 		for i := range callers {
 			go func() {
 				time.Sleep(time.Millisecond)
-				results[i], errs[i] = s.WriteStackRecord(ctx, st.ID, "same-exec", []model.StackResource{labelRes}, "h", true)
+				results[i], errs[i] = s.WriteStackRecord(ctx, st.ID, "same-exec", []model.StackResource{labelRes}, "h", "", true)
 				done <- i
 			}()
 		}

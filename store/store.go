@@ -31,11 +31,11 @@ type Store interface {
 	// without reading the others.
 	StacksNamed(ctx context.Context, name string) ([]*model.Stack, error)
 	DeleteStack(ctx context.Context, id string) error
-	// WriteStackRecord replaces the stack's resources and snapshot hash as
-	// the result of execution execID. It is idempotent per execID: a second
-	// call with the same execID changes nothing. UpdatedAt moves only when
-	// changed is true.
-	WriteStackRecord(ctx context.Context, stackID, execID string, resources []model.StackResource, snapshotHash string, changed bool) (*model.Stack, error)
+	// WriteStackRecord replaces the stack's resources, snapshot hash and
+	// cluster ("" for none) as the result of execution execID. It is
+	// idempotent per execID: a second call with the same execID changes
+	// nothing. UpdatedAt moves only when changed is true.
+	WriteStackRecord(ctx context.Context, stackID, execID string, resources []model.StackResource, snapshotHash, clusterID string, changed bool) (*model.Stack, error)
 
 	// Drift: whether a stack's drift checks repair, and the last check
 	// (the schedule is Temporal's). The record goes with its stack.
