@@ -226,3 +226,43 @@ func TestWriteStackRecordConcurrentRetries(t *testing.T) {
 		}
 	})
 }
+
+// The cluster of a stack's record round-trips through every read, goes
+// with the record's write (a retried write changes nothing) and is cleared
+// by a write without one.
+func TestWriteStackRecordKeepsTheCluster(t *testing.T) {
+	eachBackend(t, func(t *testing.T, be testBackend) {
+		ctx := context.Background()
+		s := freshStore(t, be)
+		st := newTestStack("clustered")
+		must(t, s.CreateStack(ctx, st))
+		fresh, err := s.GetStack(ctx, st.ID)
+		must(t, err)
+		require.Empty(t, fresh.ClusterID, "a new stack has a cluster")
+
+		onNode := []model.StackResource{{Kind: "File", ID: "/etc/motd", PkgName: "motd", Node: "n1"}}
+		got, err := s.WriteStackRecord(ctx, st.ID, "exec-1", onNode, "h1", "c1", true)
+		must(t, err)
+		require.Equal(t, "c1", got.ClusterID, "returned record")
+		again, err := s.GetStack(ctx, st.ID)
+		must(t, err)
+		require.Equal(t, got, again, "GetStack")
+		listed, err := s.ListStacks(ctx)
+		must(t, err)
+		require.Len(t, listed, 1)
+		require.Equal(t, "c1", listed[0].ClusterID, "ListStacks")
+		named, err := s.StacksNamed(ctx, "clustered")
+		must(t, err)
+		require.Len(t, named, 1)
+		require.Equal(t, "c1", named[0].ClusterID, "StacksNamed")
+
+		retried, err := s.WriteStackRecord(ctx, st.ID, "exec-1", onNode, "h1", "c2", true)
+		must(t, err)
+		require.Equal(t, "c1", retried.ClusterID, "a retried write moved the cluster")
+
+		cleared, err := s.WriteStackRecord(ctx, st.ID, "exec-2", nil, "", "", false)
+		must(t, err)
+		require.Empty(t, cleared.ClusterID, "a write without a cluster kept it")
+		require.True(t, cleared.UpdatedAt.Equal(got.UpdatedAt), "UpdatedAt moved on an unchanged write")
+	})
+}
