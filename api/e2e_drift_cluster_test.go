@@ -19,8 +19,9 @@ import (
 // TestE2EDriftOnCluster applies a stack on a cluster of local nodes and
 // follows it through drift: the stack records the cluster, the drift check
 // plans on that cluster's node and sees a file changed there, the repair
-// restores it there, an apply to another cluster is refused naming both,
-// and the destroy (given no cluster) removes the file from the node.
+// restores it there, an apply to another cluster (or deleting the stack's
+// cluster) is refused naming both, and the destroy (given no cluster)
+// removes the file from the node.
 func TestE2EDriftOnCluster(t *testing.T) {
 	h := newCairn(t, cairnOptions{})
 	ctx := ctxTimeout(t, 5*time.Minute)
@@ -56,6 +57,9 @@ func TestE2EDriftOnCluster(t *testing.T) {
 		require.True(t, client.IsStatus(err, http.StatusConflict), "%v", err)
 		_, err = os.Stat(filepath.Join(h.nodes.NodeRoot(other.ID, "n1"), "motd"))
 		assert.ErrorIs(t, err, os.ErrNotExist, "the refused apply wrote on the other cluster's node")
+		err = h.client.DeleteCluster(ctx, home.ID)
+		require.True(t, client.IsStatus(err, http.StatusConflict), "the stack's cluster was deleted: %v", err)
+		assert.Contains(t, err.Error(), st.ID)
 	})
 
 	t.Run("an apply naming no cluster stays on the recorded one", func(t *testing.T) {
@@ -110,6 +114,7 @@ func TestE2EDriftOnCluster(t *testing.T) {
 		assert.ErrorIs(t, err, os.ErrNotExist, "the destroy left the file")
 		_, err = h.client.GetStack(ctx, st.ID)
 		assert.True(t, client.IsStatus(err, http.StatusNotFound), "%v", err)
+		require.NoError(t, h.client.DeleteCluster(ctx, home.ID), "the cluster of a deleted stack")
 	})
 }
 

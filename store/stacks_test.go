@@ -228,8 +228,8 @@ func TestWriteStackRecordConcurrentRetries(t *testing.T) {
 }
 
 // The cluster of a stack's record round-trips through every read, goes
-// with the record's write (a retried write changes nothing) and is cleared
-// by a write without one.
+// with the record's write (a retried write changes nothing), keeps the
+// cluster from being deleted, and is cleared by a write without one.
 func TestWriteStackRecordKeepsTheCluster(t *testing.T) {
 	eachBackend(t, func(t *testing.T, be testBackend) {
 		ctx := context.Background()
@@ -260,9 +260,13 @@ func TestWriteStackRecordKeepsTheCluster(t *testing.T) {
 		must(t, err)
 		require.Equal(t, "c1", retried.ClusterID, "a retried write moved the cluster")
 
+		must(t, s.PutCluster(ctx, &model.Cluster{ID: "c1", Name: "c1"}))
+		wantErr(t, s.DeleteCluster(ctx, "c1"), ErrConflict, `cluster "c1"`, st.ID)
+
 		cleared, err := s.WriteStackRecord(ctx, st.ID, "exec-2", nil, "", "", false)
 		must(t, err)
 		require.Empty(t, cleared.ClusterID, "a write without a cluster kept it")
 		require.True(t, cleared.UpdatedAt.Equal(got.UpdatedAt), "UpdatedAt moved on an unchanged write")
+		must(t, s.DeleteCluster(ctx, "c1"))
 	})
 }

@@ -81,6 +81,8 @@ type Store interface {
 	PutCluster(ctx context.Context, c *model.Cluster) error // nodes and plugin order replaced whole
 	GetCluster(ctx context.Context, id string) (*model.Cluster, error)
 	ListClusters(ctx context.Context) ([]*model.Cluster, error)
+	// DeleteCluster refuses (ErrConflict, naming it) while a stack
+	// records the cluster: its resources are on the cluster's nodes.
 	DeleteCluster(ctx context.Context, id string) error
 	// UpdateClusterSettings replaces a cluster's settings tree with what
 	// fn makes of the stored one, atomically (PutCluster with nil
