@@ -27,13 +27,13 @@ func TestE2EDriftOnCluster(t *testing.T) {
 	ctx := ctxTimeout(t, 5*time.Minute)
 	suffix := strings.ToLower(h.token[len(h.token)-8:])
 	node := []model.Node{{ID: "n1", Roles: []string{"web"}, Mode: model.NodeLocal}}
-	home, err := h.client.CreateCluster(ctx, client.ClusterInput{ID: "home-" + suffix, Name: "home", Nodes: node})
+	home, err := h.client.CreateCluster(ctx, model.ClusterInput{ID: "home-" + suffix, Name: "home", Nodes: node})
 	require.NoError(t, err)
-	other, err := h.client.CreateCluster(ctx, client.ClusterInput{ID: "other-" + suffix, Name: "other", Nodes: node})
+	other, err := h.client.CreateCluster(ctx, model.ClusterInput{ID: "other-" + suffix, Name: "other", Nodes: node})
 	require.NoError(t, err)
 	require.NoError(t, h.nodes.Sync(ctx))
 
-	st, err := h.client.CreateStack(ctx, client.StackInput{Name: "on-a-cluster"})
+	st, err := h.client.CreateStack(ctx, model.StackInput{Name: "on-a-cluster"})
 	require.NoError(t, err)
 	pkg := "kind: File\nmetadata: {name: motd}\nspec: {path: /motd, content: \"hello\\n\"}\ntarget: {roles: [web]}\n"
 	mustStatus(t, h.applyWait(st.ID, pkg, client.ApplyOptions{Cluster: home.ID}), model.ExecCompleted)

@@ -7,7 +7,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/cairn-io/cairn/client"
 	"github.com/cairn-io/cairn/model"
 )
 
@@ -17,7 +16,7 @@ func TestStackShowsItsCluster(t *testing.T) {
 	s := newAPIServer(t, apiServerOptions{temporal: true, token: "cluster-t0ken"})
 	cluster := s.cluster(model.Node{ID: "n1", Name: "n1", Roles: []string{"web"}})
 	other := "other-" + cluster
-	_, err := s.client.CreateCluster(s.ctx(), client.ClusterInput{ID: other, Name: "other",
+	_, err := s.client.CreateCluster(s.ctx(), model.ClusterInput{ID: other, Name: "other",
 		Nodes: []model.Node{{ID: "n1", Name: "n1", Roles: []string{"web"}}}})
 	require.NoError(t, err)
 	require.NoError(t, s.locals.Sync(s.ctx()))
