@@ -14,6 +14,7 @@ import (
 
 // LoadDriftTarget reads from the store what a drift check of a stack
 // compares: the package the stack last applied, by its record, the
+// cluster it applied it on (its nodes hold the targeted resources), the
 // parameters that apply used (see driftParams), and whether drift is
 // repaired. The check's input only names the stack. A stack that does not
 // exist, or has no drift record, has its schedule deleted here, so an
@@ -34,7 +35,7 @@ func (a *Activities) LoadDriftTarget(ctx context.Context, in contract.LoadDriftT
 	if err != nil {
 		return nil, err
 	}
-	out := &contract.LoadDriftTargetResult{SnapshotHash: st.SnapshotHash, Repair: rec.Repair}
+	out := &contract.LoadDriftTargetResult{SnapshotHash: st.SnapshotHash, ClusterID: st.ClusterID, Repair: rec.Repair}
 	if st.SnapshotHash == "" {
 		return out, nil
 	}

@@ -16,7 +16,8 @@ import (
 // Prepare loads the package snapshot (and, for apply and dry-run, the stack
 // record and the previous snapshot, to delete what left the package with its
 // old spec), builds the steps, keeps them in the store and returns the plan
-// of units the executor runs.
+// of units the executor runs, on the cluster the stack's record allows
+// (see model.Stack.TargetCluster).
 func (a *Activities) Prepare(ctx context.Context, in contract.PrepareInput) (*contract.PreparedPlan, error) {
 	if a.d.Packages == nil {
 		return nil, configError("this worker cannot prepare packages (no package loader)")
@@ -36,11 +37,20 @@ func (a *Activities) Prepare(ctx context.Context, in contract.PrepareInput) (*co
 		}
 		stack = s
 	}
+	clusterID := in.ClusterID
+	if stack != nil {
+		// The record is read here, under the stack's lock for an apply or
+		// destroy: no other run moves the stack meanwhile.
+		var err error
+		if clusterID, err = stack.TargetCluster(in.ClusterID); err != nil {
+			return nil, configError(err.Error())
+		}
+	}
 	var nodes []model.Node
-	if in.ClusterID != "" {
-		c, err := a.d.Store.GetCluster(ctx, in.ClusterID)
+	if clusterID != "" {
+		c, err := a.d.Store.GetCluster(ctx, clusterID)
 		if notFound(err) {
-			return nil, configError(fmt.Sprintf("cluster %q not found", in.ClusterID))
+			return nil, configError(fmt.Sprintf("cluster %q not found", clusterID))
 		}
 		if err != nil {
 			return nil, err
@@ -95,12 +105,12 @@ func (a *Activities) Prepare(ctx context.Context, in contract.PrepareInput) (*co
 	if err := a.persist(ctx, in.ExecutionID, p.Units, p.Members); err != nil {
 		return nil, err
 	}
-	if err := a.writeGrants(ctx, in.ExecutionID, in.ClusterID, nodes, p.Units, p.Members); err != nil {
+	if err := a.writeGrants(ctx, in.ExecutionID, clusterID, nodes, p.Units, p.Members); err != nil {
 		return nil, err
 	}
 	a.log.Debug("prepared", "execution", in.ExecutionID, "steps", b.Len(), "units", len(p.Units),
 		"load", t1.Sub(t0), "plan", t2.Sub(t1), "persist", time.Since(t2))
-	plan := &contract.PreparedPlan{Steps: b.Len(), Deletes: b.Deletes(), Summary: b.Summary()}
+	plan := &contract.PreparedPlan{Steps: b.Len(), Deletes: b.Deletes(), Summary: b.Summary(), ClusterID: clusterID}
 	if err := a.shard(ctx, in.ExecutionID, p.Units, in.ShardUnits, plan); err != nil {
 		return nil, err
 	}

@@ -68,7 +68,7 @@ func (f *fixture) stack(hash string, resources ...model.StackResource) *model.St
 		f.t.Fatal(err)
 	}
 	if hash != "" || len(resources) > 0 {
-		if _, err := f.st.WriteStackRecord(ctx, s.ID, "seed", resources, hash, true); err != nil {
+		if _, err := f.st.WriteStackRecord(ctx, s.ID, "seed", resources, hash, "", true); err != nil {
 			f.t.Fatal(err)
 		}
 	}

@@ -17,7 +17,9 @@ import (
 // or never ran keeps its previous entry, if it had one; a removed resource
 // stays recorded until its delete succeeded. After a rollback a step whose
 // change was undone keeps its previous entry, under the new id when the
-// undo recreated its object, and the stack keeps its previous snapshot. It
+// undo recreated its object, and the stack keeps its previous snapshot and
+// cluster. The cluster recorded is the run's; a destroy that left nothing
+// clears it with the snapshot. It
 // is idempotent per execution: the store ignores a second write for the
 // same execution.
 func (a *Activities) WriteStackRecord(ctx context.Context, in contract.WriteStackRecordInput) (*contract.StackRecordResult, error) {
@@ -98,17 +100,18 @@ func (a *Activities) WriteStackRecord(ctx context.Context, in contract.WriteStac
 			resources = append(resources, previous(old, s.ID))
 		}
 	}
-	hash := in.SnapshotHash
+	hash, cluster := in.SnapshotHash, in.ClusterID
 	if len(undone) > 0 && !in.Destroy {
-		hash = stack.SnapshotHash // rolled back: the previous package stands
+		// Rolled back: the previous package stands where it was.
+		hash, cluster = stack.SnapshotHash, stack.ClusterID
 	}
 	if in.Destroy {
-		hash = ""
+		hash, cluster = "", ""
 		if len(resources) > 0 {
-			hash = stack.SnapshotHash
+			hash, cluster = stack.SnapshotHash, in.ClusterID
 		}
 	}
-	st, err := a.d.Store.WriteStackRecord(ctx, in.StackID, in.ExecutionID, resources, hash, in.Changed)
+	st, err := a.d.Store.WriteStackRecord(ctx, in.StackID, in.ExecutionID, resources, hash, cluster, in.Changed)
 	if err != nil {
 		return nil, err
 	}

@@ -32,7 +32,7 @@ func BenchmarkGetStack(b *testing.B) {
 		resources = append(resources, model.StackResource{Kind: "file", ID: fmt.Sprintf("/srv/app/f%02d", i), PkgName: fmt.Sprintf("f%02d", i),
 			Associations: []model.Association{{Kind: "directory", PkgName: "app"}}})
 	}
-	_, err := st.WriteStackRecord(ctx, stack.ID, "bench-exec", resources, "", true)
+	_, err := st.WriteStackRecord(ctx, stack.ID, "bench-exec", resources, "", "", true)
 	require.NoError(b, err)
 	const token = "bench-token"
 	e, err := New(Config{Token: token}, Deps{Store: st})

@@ -65,7 +65,7 @@ func recordStack(t *testing.T, s *testServer, name, pkg string, refs ...string) 
 		require.True(t, ok, r)
 		res = append(res, model.StackResource{Kind: ref.Kind, ID: "id-" + ref.Name, PkgName: ref.Name})
 	}
-	_, err = s.Store.WriteStackRecord(ctx, st.ID, "exec-"+name, res, hash, true)
+	_, err = s.Store.WriteStackRecord(ctx, st.ID, "exec-"+name, res, hash, "", true)
 	require.NoError(t, err)
 	return st.ID
 }

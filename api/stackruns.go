@@ -121,20 +121,29 @@ func (s *server) stackPackage(c echo.Context, st *model.Stack, withSummary, allo
 	return stackBody{hash: hash, params: params, given: given, missingEnv: missingEnv, missingSecrets: missingSecrets, missingVars: missingVars}, nil
 }
 
-// clusterParam reads ?cluster=, the cluster whose nodes a package's
-// targeted resources run on; it must exist.
-func (s *server) clusterParam(c echo.Context) (string, error) {
+// stackCluster is the cluster a run of stack st goes to: ?cluster= (the
+// cluster whose nodes a package's targeted resources run on; it must
+// exist), else the one the stack recorded. Another cluster than the
+// recorded one is refused with 409 naming both while the stack has
+// resources on its nodes (model.Stack.TargetCluster; the run's Prepare
+// checks it again under the stack's lock).
+func (s *server) stackCluster(c echo.Context, st *model.Stack) (string, error) {
 	id := c.QueryParam("cluster")
-	if id == "" {
-		return "", nil
-	}
-	if _, err := s.store.GetCluster(c.Request().Context(), id); err != nil {
-		if errors.Is(err, store.ErrNotFound) {
-			return "", badRequest("cluster %q does not exist", id)
+	if id != "" {
+		if _, err := s.store.GetCluster(c.Request().Context(), id); err != nil {
+			if errors.Is(err, store.ErrNotFound) {
+				return "", badRequest("cluster %q does not exist", id)
+			}
+			return "", storeError(err, "cluster")
 		}
-		return "", storeError(err, "cluster")
 	}
-	return id, nil
+	target, err := st.TargetCluster(id)
+	var mismatch *model.ClusterMismatchError
+	if errors.As(err, &mismatch) {
+		return "", &Error{Status: http.StatusConflict, Message: err.Error(), Cause: err,
+			Extra: map[string]any{"clusterId": mismatch.Recorded, "requestedClusterId": mismatch.Requested}}
+	}
+	return target, err
 }
 
 func (s *server) stackOf(c echo.Context) (*model.Stack, error) {
@@ -167,7 +176,7 @@ func (s *server) applyStack(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	clusterID, err := s.clusterParam(c)
+	clusterID, err := s.stackCluster(c, st)
 	if err != nil {
 		return err
 	}
@@ -223,7 +232,7 @@ func (s *server) dryRunStack(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	clusterID, err := s.clusterParam(c)
+	clusterID, err := s.stackCluster(c, st)
 	if err != nil {
 		return err
 	}
@@ -299,7 +308,7 @@ func (s *server) deleteStack(c echo.Context) error {
 	if s.exec == nil {
 		return errNoExecutions()
 	}
-	clusterID, err := s.clusterParam(c)
+	clusterID, err := s.stackCluster(c, st)
 	if err != nil {
 		return err
 	}

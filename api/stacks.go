@@ -14,7 +14,7 @@ func stackRecord(st *model.Stack) model.StackRecord {
 		ID: st.ID, StackID: st.ID, Name: st.Name, Description: st.Description,
 		URLs: st.URLs, CreatedAt: st.CreatedAt, UpdatedAt: st.UpdatedAt,
 		Config: map[string]any{}, Resources: st.Resources, SnapshotHash: st.SnapshotHash,
-		LastExecutionID: st.LastExecutionID,
+		LastExecutionID: st.LastExecutionID, ClusterID: st.ClusterID,
 	}
 	if r.URLs == nil {
 		r.URLs = []string{}

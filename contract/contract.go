@@ -159,7 +159,9 @@ const (
 
 // PrepareInput names what to prepare. The package comes from the snapshot
 // store by hash; the stack (for apply and destroy) gives the record and the
-// previous snapshot.
+// previous snapshot. ClusterID is a claim: "" runs on the cluster the
+// stack recorded, another one than it is refused while the stack has
+// resources on its nodes.
 type PrepareInput struct {
 	ExecutionID  string `json:"executionId"`
 	Mode         Mode   `json:"mode"`
@@ -248,6 +250,9 @@ type PreparedPlan struct {
 	Deletes int `json:"deletes,omitempty"`
 	// Summary is one line for the UI ("3 resources: 1 bucket, 1 dashboard, 1 label").
 	Summary string `json:"summary"`
+	// ClusterID is the cluster the run goes to: the input's, else the one
+	// the stack recorded (see model.Stack.TargetCluster); "" for none.
+	ClusterID string `json:"clusterId,omitempty"`
 }
 
 // LoadUnitsInput asks for a shard's units.
@@ -422,8 +427,11 @@ type WriteStackRecordInput struct {
 	ExecutionID  string `json:"executionId"`
 	StackID      string `json:"stackId"`
 	SnapshotHash string `json:"snapshotHash,omitempty"`
-	Destroy      bool   `json:"destroy,omitempty"`
-	Changed      bool   `json:"changed"`
+	// ClusterID is the cluster the run went to (PreparedPlan.ClusterID),
+	// recorded with the resources it left.
+	ClusterID string `json:"clusterId,omitempty"`
+	Destroy   bool   `json:"destroy,omitempty"`
+	Changed   bool   `json:"changed"`
 }
 
 // StackRecordResult is a compact account of the record written.

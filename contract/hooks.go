@@ -49,12 +49,13 @@ type LoadDriftTargetInput struct {
 
 // LoadDriftTargetResult is what the store says the check compares: the
 // package the stack last applied ("" when it never applied one), the
-// parameters of that apply (a ParamsExecution name, "" for none) and
-// whether a drift is repaired. Gone says the stack or its drift record no
+// cluster it applied it on ("" for none), the parameters of that apply (a
+// ParamsExecution name, "" for none) and whether a drift is repaired. Gone says the stack or its drift record no
 // longer exists (its schedule has been deleted); Error says why the check
 // cannot compare (the package needs parameters that are no longer kept).
 type LoadDriftTargetResult struct {
 	SnapshotHash string `json:"snapshotHash"`
+	ClusterID    string `json:"clusterId,omitempty"`
 	Params       string `json:"params,omitempty"`
 	Repair       bool   `json:"repair"`
 	Gone         bool   `json:"gone,omitempty"`

@@ -25,6 +25,10 @@ type Stack struct {
 	// apply or destroy); empty before the first. An approved plan is
 	// refused when it is not the one the plan was made against.
 	LastExecutionID string `json:"lastExecutionId,omitempty" yaml:"lastExecutionId,omitempty"`
+	// ClusterID is the cluster the last successful apply ran on: the
+	// stack's targeted resources are on its nodes. Empty when that apply
+	// named no cluster, and once a destroy left nothing.
+	ClusterID string `json:"clusterId,omitempty" yaml:"clusterId,omitempty"`
 }
 
 // StackResource is the record of one resource a stack manages.

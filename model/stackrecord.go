@@ -25,4 +25,7 @@ type StackRecord struct {
 	SnapshotHash string          `json:"snapshotHash,omitempty"`
 	// LastExecutionID is the apply or destroy that last wrote the record.
 	LastExecutionID string `json:"lastExecutionId,omitempty"`
+	// ClusterID is the cluster the last successful apply ran on; its
+	// nodes hold the stack's targeted resources.
+	ClusterID string `json:"clusterId,omitempty"`
 }

@@ -28,14 +28,14 @@ type outage struct {
 	landed   time.Time
 }
 
-func (o *outage) WriteStackRecord(ctx context.Context, stackID, execID string, resources []model.StackResource, hash string, changed bool) (*model.Stack, error) {
+func (o *outage) WriteStackRecord(ctx context.Context, stackID, execID string, resources []model.StackResource, hash, clusterID string, changed bool) (*model.Stack, error) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if time.Now().Before(o.until) {
 		o.failures++
 		return nil, errors.New("dial tcp 127.0.0.1:5432: connection refused")
 	}
-	st, err := o.Store.WriteStackRecord(ctx, stackID, execID, resources, hash, changed)
+	st, err := o.Store.WriteStackRecord(ctx, stackID, execID, resources, hash, clusterID, changed)
 	if err == nil && o.landed.IsZero() {
 		o.landed = time.Now()
 	}

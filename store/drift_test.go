@@ -45,7 +45,7 @@ func TestDriftRecordKeepsTheLastCheckAndGoesWithItsStack(t *testing.T) {
 		exec, err := s.StackLastExecution(ctx, st.ID)
 		require.NoError(t, err)
 		assert.Empty(t, exec)
-		_, err = s.WriteStackRecord(ctx, st.ID, "stack-d.run1", nil, "hash", true)
+		_, err = s.WriteStackRecord(ctx, st.ID, "stack-d.run1", nil, "hash", "", true)
 		require.NoError(t, err)
 		exec, err = s.StackLastExecution(ctx, st.ID)
 		require.NoError(t, err)

@@ -386,6 +386,16 @@ func loadClusterParts(ctx context.Context, tx *sql.Tx, byID map[string]*model.Cl
 // node history and graphs.
 func (s *sqlStore) DeleteCluster(ctx context.Context, id string) error {
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		// A stack's resources on the cluster's nodes would be left where
+		// no run of the stack can reach them.
+		var stack string
+		err := tx.QueryRowContext(ctx, `SELECT id FROM stacks WHERE cluster_id = $1 ORDER BY id LIMIT 1`, id).Scan(&stack)
+		if err == nil {
+			return fmt.Errorf("cluster %q holds the resources of stack %q (delete the stack first): %w", id, stack, ErrConflict)
+		}
+		if !errors.Is(err, sql.ErrNoRows) {
+			return err
+		}
 		return deleteOwner(ctx, tx, "clusters", model.LayerCluster, id)
 	})
 	return wrapDelete("cluster", id, err)

@@ -275,7 +275,7 @@ func TestClosedStoreReturnsErrors(t *testing.T) {
 			"ListStacks":  func() error { _, err := s.ListStacks(ctx); return err },
 			"DeleteStack": func() error { return s.DeleteStack(ctx, "x") },
 			"WriteStackRecord": func() error {
-				_, err := s.WriteStackRecord(ctx, "x", "e", nil, "", true)
+				_, err := s.WriteStackRecord(ctx, "x", "e", nil, "", "", true)
 				return err
 			},
 			"PutSnapshot":      func() error { _, err := s.PutSnapshot(ctx, "package", []byte("x")); return err },

@@ -12,7 +12,7 @@ import (
 
 const (
 	stackInsertColumns = `id, name, description, urls, resources, snapshot_hash, created_at, updated_at`
-	stackColumns       = stackInsertColumns + `, last_exec_id`
+	stackColumns       = stackInsertColumns + `, last_exec_id, cluster_id`
 )
 
 func (s *sqlStore) CreateStack(ctx context.Context, st *model.Stack) error {
@@ -83,7 +83,7 @@ func (s *sqlStore) DeleteStack(ctx context.Context, id string) error {
 	return nil
 }
 
-func (s *sqlStore) WriteStackRecord(ctx context.Context, stackID, execID string, resources []model.StackResource, snapshotHash string, changed bool) (*model.Stack, error) {
+func (s *sqlStore) WriteStackRecord(ctx context.Context, stackID, execID string, resources []model.StackResource, snapshotHash, clusterID string, changed bool) (*model.Stack, error) {
 	if execID == "" {
 		return nil, fmt.Errorf("write stack %q record: empty execution id", stackID)
 	}
@@ -108,10 +108,10 @@ func (s *sqlStore) WriteStackRecord(ctx context.Context, stackID, execID string,
 			return err
 		}
 		if n == 1 {
-			q := `UPDATE stacks SET resources = $2, snapshot_hash = $3, last_exec_id = $4 WHERE id = $1`
-			args := []any{stackID, string(encoded), snapshotHash, execID}
+			q := `UPDATE stacks SET resources = $2, snapshot_hash = $3, last_exec_id = $4, cluster_id = $5 WHERE id = $1`
+			args := []any{stackID, string(encoded), snapshotHash, execID, clusterID}
 			if changed {
-				q = `UPDATE stacks SET resources = $2, snapshot_hash = $3, last_exec_id = $4, updated_at = $5 WHERE id = $1`
+				q = `UPDATE stacks SET resources = $2, snapshot_hash = $3, last_exec_id = $4, cluster_id = $5, updated_at = $6 WHERE id = $1`
 				args = append(args, s.d.timeArg(at))
 			}
 			if _, err := tx.ExecContext(ctx, q, args...); err != nil {
@@ -136,7 +136,7 @@ func scanStack(row scanner) (*model.Stack, error) {
 	var st model.Stack
 	var urls, resources string
 	if err := row.Scan(&st.ID, &st.Name, &st.Description, &urls, &resources, &st.SnapshotHash,
-		timeCol{&st.CreatedAt}, timeCol{&st.UpdatedAt}, &st.LastExecutionID); err != nil {
+		timeCol{&st.CreatedAt}, timeCol{&st.UpdatedAt}, &st.LastExecutionID, &st.ClusterID); err != nil {
 		return nil, err
 	}
 	if err := json.Unmarshal([]byte(urls), &st.URLs); err != nil {

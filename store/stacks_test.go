@@ -119,7 +119,7 @@ func TestWriteStackRecordLifecycle(t *testing.T) {
 		for i, step := range steps {
 			time.Sleep(2 * time.Millisecond) // so a moved UpdatedAt is visibly later
 			hash := "snap-" + step.execID
-			got, err := s.WriteStackRecord(ctx, st.ID, step.execID, step.resources, hash, step.changed)
+			got, err := s.WriteStackRecord(ctx, st.ID, step.execID, step.resources, hash, "", step.changed)
 			must(t, err)
 			require.True(t, got.CreatedAt.Equal(created), "step %s: CreatedAt moved from %v to %v", step.name, created, got.CreatedAt)
 			moved := !got.UpdatedAt.Equal(prev)
@@ -146,7 +146,7 @@ func TestWriteStackRecordLifecycle(t *testing.T) {
 		// Replaying an earlier execution with other content changes nothing.
 		before, err := s.GetStack(ctx, st.ID)
 		must(t, err)
-		replay, err := s.WriteStackRecord(ctx, st.ID, "exec-4", []model.StackResource{task}, "other", true)
+		replay, err := s.WriteStackRecord(ctx, st.ID, "exec-4", []model.StackResource{task}, "other", "", true)
 		must(t, err)
 		require.Equal(t, before, replay, "replayed exec-4 changed the stack: %#v\nwas %#v", replay, before)
 	})
@@ -163,7 +163,7 @@ func TestWriteStackRecordKeepsNilAssociations(t *testing.T) {
 			{Kind: "Bucket", ID: "2", PkgName: "removed", Associations: []model.Association{}},
 			{APIVersion: "cairn/v1", Kind: "File", ID: "3", PkgName: "some", Node: "node-1", Associations: toLabel},
 		}
-		_, err := s.WriteStackRecord(ctx, st.ID, "e", in, "h", true)
+		_, err := s.WriteStackRecord(ctx, st.ID, "e", in, "h", "", true)
 		must(t, err)
 		got, err := s.GetStack(ctx, st.ID)
 		must(t, err)
@@ -178,19 +178,19 @@ func TestWriteStackRecordErrors(t *testing.T) {
 	eachBackend(t, func(t *testing.T, be testBackend) {
 		ctx := context.Background()
 		s := freshStore(t, be)
-		_, err := s.WriteStackRecord(ctx, "missing", "e1", nil, "", true)
+		_, err := s.WriteStackRecord(ctx, "missing", "e1", nil, "", "", true)
 		wantErr(t, err, ErrNotFound, "missing")
 		st := newTestStack("x")
 		must(t, s.CreateStack(ctx, st))
-		_, err = s.WriteStackRecord(ctx, st.ID, "", nil, "", true)
+		_, err = s.WriteStackRecord(ctx, st.ID, "", nil, "", "", true)
 		require.Error(t, err, "empty execution id accepted")
 		// Deleting the stack forgets its executions: a new stack with the
 		// same id takes a record from the same execution id.
-		_, err = s.WriteStackRecord(ctx, st.ID, "e1", []model.StackResource{labelRes}, "h1", true)
+		_, err = s.WriteStackRecord(ctx, st.ID, "e1", []model.StackResource{labelRes}, "h1", "", true)
 		must(t, err)
 		must(t, s.DeleteStack(ctx, st.ID))
 		must(t, s.CreateStack(ctx, &model.Stack{ID: st.ID, Name: "again"}))
-		got, err := s.WriteStackRecord(ctx, st.ID, "e1", []model.StackResource{bucket}, "h2", true)
+		got, err := s.WriteStackRecord(ctx, st.ID, "e1", []model.StackResource{bucket}, "h2", "", true)
 		must(t, err)
 		require.Equal(t, "h2", got.SnapshotHash, "record of the recreated stack: %#v", got)
 		require.Len(t, got.Resources, 1, "record of the recreated stack: %#v", got)
@@ -213,7 +213,7 @@ func TestWriteStackRecordConcurrentRetries(t *testing.T) {
 		for i := range callers {
 			go func() {
 				time.Sleep(time.Millisecond)
-				results[i], errs[i] = s.WriteStackRecord(ctx, st.ID, "same-exec", []model.StackResource{labelRes}, "h", true)
+				results[i], errs[i] = s.WriteStackRecord(ctx, st.ID, "same-exec", []model.StackResource{labelRes}, "h", "", true)
 				done <- i
 			}()
 		}
@@ -224,5 +224,49 @@ func TestWriteStackRecordConcurrentRetries(t *testing.T) {
 			must(t, errs[i])
 			require.Equal(t, results[0], results[i], "caller %d saw %#v, caller 0 saw %#v", i, results[i], results[0])
 		}
+	})
+}
+
+// The cluster of a stack's record round-trips through every read, goes
+// with the record's write (a retried write changes nothing), keeps the
+// cluster from being deleted, and is cleared by a write without one.
+func TestWriteStackRecordKeepsTheCluster(t *testing.T) {
+	eachBackend(t, func(t *testing.T, be testBackend) {
+		ctx := context.Background()
+		s := freshStore(t, be)
+		st := newTestStack("clustered")
+		must(t, s.CreateStack(ctx, st))
+		fresh, err := s.GetStack(ctx, st.ID)
+		must(t, err)
+		require.Empty(t, fresh.ClusterID, "a new stack has a cluster")
+
+		onNode := []model.StackResource{{Kind: "File", ID: "/etc/motd", PkgName: "motd", Node: "n1"}}
+		got, err := s.WriteStackRecord(ctx, st.ID, "exec-1", onNode, "h1", "c1", true)
+		must(t, err)
+		require.Equal(t, "c1", got.ClusterID, "returned record")
+		again, err := s.GetStack(ctx, st.ID)
+		must(t, err)
+		require.Equal(t, got, again, "GetStack")
+		listed, err := s.ListStacks(ctx)
+		must(t, err)
+		require.Len(t, listed, 1)
+		require.Equal(t, "c1", listed[0].ClusterID, "ListStacks")
+		named, err := s.StacksNamed(ctx, "clustered")
+		must(t, err)
+		require.Len(t, named, 1)
+		require.Equal(t, "c1", named[0].ClusterID, "StacksNamed")
+
+		retried, err := s.WriteStackRecord(ctx, st.ID, "exec-1", onNode, "h1", "c2", true)
+		must(t, err)
+		require.Equal(t, "c1", retried.ClusterID, "a retried write moved the cluster")
+
+		must(t, s.PutCluster(ctx, &model.Cluster{ID: "c1", Name: "c1"}))
+		wantErr(t, s.DeleteCluster(ctx, "c1"), ErrConflict, `cluster "c1"`, st.ID)
+
+		cleared, err := s.WriteStackRecord(ctx, st.ID, "exec-2", nil, "", "", false)
+		must(t, err)
+		require.Empty(t, cleared.ClusterID, "a write without a cluster kept it")
+		require.True(t, cleared.UpdatedAt.Equal(got.UpdatedAt), "UpdatedAt moved on an unchanged write")
+		must(t, s.DeleteCluster(ctx, "c1"))
 	})
 }

@@ -31,11 +31,11 @@ type Store interface {
 	// without reading the others.
 	StacksNamed(ctx context.Context, name string) ([]*model.Stack, error)
 	DeleteStack(ctx context.Context, id string) error
-	// WriteStackRecord replaces the stack's resources and snapshot hash as
-	// the result of execution execID. It is idempotent per execID: a second
-	// call with the same execID changes nothing. UpdatedAt moves only when
-	// changed is true.
-	WriteStackRecord(ctx context.Context, stackID, execID string, resources []model.StackResource, snapshotHash string, changed bool) (*model.Stack, error)
+	// WriteStackRecord replaces the stack's resources, snapshot hash and
+	// cluster ("" for none) as the result of execution execID. It is
+	// idempotent per execID: a second call with the same execID changes
+	// nothing. UpdatedAt moves only when changed is true.
+	WriteStackRecord(ctx context.Context, stackID, execID string, resources []model.StackResource, snapshotHash, clusterID string, changed bool) (*model.Stack, error)
 
 	// Drift: whether a stack's drift checks repair, and the last check
 	// (the schedule is Temporal's). The record goes with its stack.
@@ -81,6 +81,8 @@ type Store interface {
 	PutCluster(ctx context.Context, c *model.Cluster) error // nodes and plugin order replaced whole
 	GetCluster(ctx context.Context, id string) (*model.Cluster, error)
 	ListClusters(ctx context.Context) ([]*model.Cluster, error)
+	// DeleteCluster refuses (ErrConflict, naming it) while a stack
+	// records the cluster: its resources are on the cluster's nodes.
 	DeleteCluster(ctx context.Context, id string) error
 	// UpdateClusterSettings replaces a cluster's settings tree with what
 	// fn makes of the stored one, atomically (PutCluster with nil

@@ -86,7 +86,7 @@ func apply(ctx workflow.Context, in ApplyInput) (*ApplyResult, error) {
 	case !out.RolledBack && !out.Cancelled:
 		err := writeRecord(ctx, opts, contract.WriteStackRecordInput{
 			ExecutionID: opts.ExecutionID, StackID: in.StackID, SnapshotHash: in.SnapshotHash,
-			Changed: out.Report.Changed(),
+			ClusterID: plan.ClusterID, Changed: out.Report.Changed(),
 		})
 		if err != nil {
 			return nil, err

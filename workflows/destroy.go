@@ -57,7 +57,7 @@ func destroy(ctx workflow.Context, in DestroyInput) (*ApplyResult, error) {
 	// deleted objects back under new ids.
 	if !out.RolledBack || len(out.Recreated) > 0 {
 		err := writeRecord(ctx, opts, contract.WriteStackRecordInput{
-			ExecutionID: opts.ExecutionID, StackID: in.StackID, Destroy: true,
+			ExecutionID: opts.ExecutionID, StackID: in.StackID, ClusterID: plan.ClusterID, Destroy: true,
 			Changed: !out.RolledBack && out.Report.Changed(),
 		})
 		if err != nil {

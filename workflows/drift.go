@@ -119,8 +119,9 @@ func driftCheck(ctx workflow.Context, queue, stackID, execID string, target cont
 	return res, nil
 }
 
-// driftDryRun plans the package against the stack as a child dry-run and
-// returns the dry-run's id, under which its plan is stored.
+// driftDryRun plans the package against the stack as a child dry-run, on
+// the cluster the stack recorded, and returns the dry-run's id, under
+// which its plan is stored.
 func driftDryRun(ctx workflow.Context, queue, stackID string, target contract.LoadDriftTargetResult) (string, error) {
 	var nonce string
 	if err := workflow.SideEffect(ctx, func(workflow.Context) any { return uuid.NewString() }).Get(&nonce); err != nil {
@@ -129,16 +130,26 @@ func driftDryRun(ctx workflow.Context, queue, stackID string, target contract.Lo
 	id := DryRunWorkflowID(stackID, nonce)
 	cctx := workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{
 		WorkflowID: id, TaskQueue: queue,
-		TypedSearchAttributes: temporal.NewSearchAttributes(
-			searchattr.Kind.ValueSet(string(model.ExecDryRun)), searchattr.Stack.ValueSet(stackID)),
-		StaticSummary: "drift check of stack " + stackID,
+		TypedSearchAttributes: temporal.NewSearchAttributes(driftChildAttrs(model.ExecDryRun, stackID, target)...),
+		StaticSummary:         "drift check of stack " + stackID,
 	})
-	in := DryRunInput{Settings: Settings{ExecutionID: id, ControlQueue: queue}, StackID: stackID, SnapshotHash: target.SnapshotHash, Params: target.Params}
+	in := DryRunInput{Settings: Settings{ExecutionID: id, ControlQueue: queue, ClusterID: target.ClusterID},
+		StackID: stackID, SnapshotHash: target.SnapshotHash, Params: target.Params}
 	return id, workflow.ExecuteChildWorkflow(cctx, DryRunWorkflow, in).Get(ctx, nil)
 }
 
+// driftChildAttrs are the search attributes of a check's dry-run or
+// repair: its kind, the stack and the cluster the stack recorded.
+func driftChildAttrs(kind model.ExecutionKind, stackID string, target contract.LoadDriftTargetResult) []temporal.SearchAttributeUpdate {
+	attrs := []temporal.SearchAttributeUpdate{searchattr.Kind.ValueSet(string(kind)), searchattr.Stack.ValueSet(stackID)}
+	if target.ClusterID != "" {
+		attrs = append(attrs, searchattr.Cluster.ValueSet(target.ClusterID))
+	}
+	return attrs
+}
+
 // repairDrift applies the package again as a child apply holding the
-// stack's lock id, and waits for it. It never runs next to another apply
+// stack's lock id, on the cluster the stack recorded, and waits for it. It never runs next to another apply
 // or destroy: when one holds the lock the repair is skipped. The child is
 // abandoned, not terminated, should the check end first.
 func repairDrift(ctx workflow.Context, queue, stackID string, target contract.LoadDriftTargetResult) *model.DriftRepair {
@@ -146,12 +157,12 @@ func repairDrift(ctx workflow.Context, queue, stackID string, target contract.Lo
 		WorkflowID: StackWorkflowID(stackID), TaskQueue: queue,
 		WorkflowIDReusePolicy: enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE,
 		ParentClosePolicy:     enumspb.PARENT_CLOSE_POLICY_ABANDON,
-		TypedSearchAttributes: temporal.NewSearchAttributes(
-			searchattr.Kind.ValueSet(string(model.ExecApply)), searchattr.Stack.ValueSet(stackID)),
-		StaticSummary: "repair the drift of stack " + stackID,
+		TypedSearchAttributes: temporal.NewSearchAttributes(driftChildAttrs(model.ExecApply, stackID, target)...),
+		StaticSummary:         "repair the drift of stack " + stackID,
 	})
 	f := workflow.ExecuteChildWorkflow(cctx, ApplyWorkflow, ApplyInput{
-		Settings: Settings{ControlQueue: queue}, StackID: stackID, SnapshotHash: target.SnapshotHash, Params: target.Params,
+		Settings: Settings{ControlQueue: queue, ClusterID: target.ClusterID},
+		StackID:  stackID, SnapshotHash: target.SnapshotHash, Params: target.Params,
 	})
 	var we workflow.Execution
 	if err := f.GetChildWorkflowExecution().Get(ctx, &we); err != nil {

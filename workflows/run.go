@@ -137,9 +137,13 @@ func prepare(ctx workflow.Context, opts ExecOptions, in contract.PrepareInput) (
 }
 
 // execute runs a prepared plan, in this workflow or shard by shard in
-// child workflows when it is too large for one history.
+// child workflows when it is too large for one history, on the cluster
+// Prepare chose (the stack's recorded one when the input named none).
 func (t *tracker) execute(ctx workflow.Context, opts ExecOptions, plan *contract.PreparedPlan) (*Outcome, error) {
 	t.phase = "running"
+	if plan.ClusterID != "" {
+		opts.Cluster = plan.ClusterID
+	}
 	if len(plan.Shards) > 0 {
 		t.shards = &shardRun{plan: plan}
 		return t.shards.run(ctx, opts)

@@ -97,6 +97,7 @@ func stackDetails(w io.Writer, st *model.StackRecord) error {
 	t.row("Created:", formatTime(st.CreatedAt))
 	t.row("Updated:", formatTime(st.UpdatedAt))
 	t.row("Package:", orDash(st.SnapshotHash))
+	t.row("Cluster:", orDash(st.ClusterID))
 	t.row("Resources:", fmt.Sprint(len(st.Resources)))
 	if err := t.flush(); err != nil {
 		return err
