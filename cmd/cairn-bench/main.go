@@ -272,6 +272,13 @@ func run(ctx context.Context, o *options) error {
 			if o.repeat > 1 {
 				r.logf("%s N=%d: run %d of %d", j.shape, j.n, k+1, o.repeat)
 			}
+			if k > 0 {
+				// Each run starts from nothing: the files, databases
+				// and Puppet state of the previous run go.
+				if err := clearDir(r.tmp); err != nil {
+					return err
+				}
+			}
 			var rows []row
 			var err error
 			switch j.shape {
@@ -310,6 +317,20 @@ func run(ctx context.Context, o *options) error {
 	}
 	if len(failures) > 0 {
 		return fmt.Errorf("%d runs failed:\n  %s", len(failures), strings.Join(failures, "\n  "))
+	}
+	return nil
+}
+
+// clearDir removes what dir holds, keeping dir.
+func clearDir(dir string) error {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		if err := os.RemoveAll(filepath.Join(dir, e.Name())); err != nil {
+			return err
+		}
 	}
 	return nil
 }
