@@ -59,7 +59,8 @@ func (w *sseWriter) event(name string, v any) error {
 // every page of it, so that the steps beyond the first page of a huge
 // execution are followed too — and sends a step event per changed step,
 // status events on status changes, a comment as heartbeat, and a done
-// event when the execution closes. The close is not waited for by polling:
+// event when the execution closes (with the first page of steps; the
+// final states of later pages are read from /steps, by the live page). The close is not waited for by polling:
 // a long poll on the workflow's result sends the done event as soon as it
 // closes, so following a short execution costs its own time, not a poll
 // interval. It stops when the client goes away. Cost per poll: a describe,
@@ -111,7 +112,10 @@ func (s *server) executionEvents(c echo.Context) error {
 		if err := send(ex.Steps); err != nil {
 			return err
 		}
-		if p := ex.Progress; p != nil && p.Entries > len(ex.Steps) {
+		// A closed execution's later pages are not read: querying a closed
+		// workflow replays it, which would hold the done event up; its
+		// final states are at /steps.
+		if p := ex.Progress; p != nil && p.Entries > len(ex.Steps) && !ex.Finished() {
 			if err := s.laterSteps(ctx, id, len(ex.Steps), p.Entries, send); err != nil {
 				if gone != nil || ctx.Err() != nil {
 					return err

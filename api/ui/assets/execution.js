@@ -178,6 +178,10 @@ function onEvent(name, data) {
     case 'done':
       takeExecution(data, true);
       document.getElementById('live').textContent = 'finished';
+      // The done event carries the first page of steps; the rest of the
+      // final states come from /steps.
+      allSteps(data).then((steps) => { for (const st of steps) takeStep(st); },
+        (err) => say(err.message, true));
       break;
   }
 }
