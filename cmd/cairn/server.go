@@ -150,10 +150,10 @@ func newDevCmd(a *app) *cobra.Command {
 		cfg.TemporalAddress = hostPort
 		cfg.TemporalUIURL = fmt.Sprintf("http://127.0.0.1:%d", *uiPort)
 		return server.Run(cmd.Context(), cfg, log, server.Options{API: true, ExampleCluster: *example, Ready: func(addr string) {
-			fmt.Fprintf(a.stdout, "\n  Temporal UI   %s\n  Cairn API     http://%s   (OpenAPI: http://%s/openapi.yaml)\n  Data          %s\n\n"+
+			fmt.Fprintf(a.stdout, "\n  Temporal UI   %s\n  Cairn API     http://%s   (OpenAPI: http://%s/openapi.yaml)\n  Live page     http://%s/ui/\n  Data          %s\n\n"+
 				"  Try:  ./bin/cairn stack create demo && ./bin/cairn apply --stack demo examples/hello/package.yaml\n"+
 				"        ./bin/cairn graph execute --cluster %s --nodes node-1,node-2\n  Stop: Ctrl-C\n\n",
-				cfg.TemporalUIURL, addr, addr, cfg.DataDir, orDefault(*example, "CLUSTER"))
+				cfg.TemporalUIURL, addr, addr, addr, cfg.DataDir, orDefault(*example, "CLUSTER"))
 		}})
 	}
 	return cmd
