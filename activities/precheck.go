@@ -14,9 +14,10 @@ import (
 // precheck runs the kinds' prechecks (an external program's config
 // against its config_schema, its required plugs) over every step of an
 // apply before any unit runs, so one bad resource applies nothing. Each
-// program is initialized once (the provider caches its answer); steps on
-// agents' nodes, deletes, and specs resolved only when they run (refs,
-// expressions, conditions) are checked when they run instead. A failure
+// program is initialized once (the provider caches its answer). A spec
+// holding expressions or refs is checked on what is known: errors at those
+// values wait for the run (see providers.Prechecker). Steps on agents'
+// nodes, deletes and conditional steps are checked when they run. A failure
 // is a config error naming every resource at fault with its document and
 // line.
 func (a *Activities) precheck(ctx context.Context, execID string, pkg *model.Package, members [][]*planner.StoredStep) error {
@@ -37,7 +38,7 @@ func (a *Activities) precheck(ctx context.Context, execID string, pkg *model.Pac
 	var msgs []string
 	for _, m := range members {
 		for _, s := range m {
-			if !kinds[s.Base] || s.Delete || s.Skipped || s.Node != "" || s.Condition != "" || planner.HasDynamic(s.Spec) {
+			if !kinds[s.Base] || s.Delete || s.Skipped || s.Node != "" || s.Condition != "" {
 				continue
 			}
 			req := providers.Request{Kind: s.Base, Name: s.Name, Spec: s.Spec, Node: a.node(s), Noop: true, Verbose: params.Verbose}

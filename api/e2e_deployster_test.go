@@ -148,9 +148,11 @@ func readRequests(t *testing.T, path string) []map[string]any {
 }
 
 // TestDeploysterPrecheckE2E: one resource of many whose config breaks
-// its plugin's config_schema, or whose plugin requires a plug the server
-// has not got, fails the apply before anything is applied, naming the
-// resource and its line; an alias to no resource is refused at once.
+// its plugin's config_schema (also where it holds an expression over a
+// dependency, whose own value is judged only when it runs), or whose
+// plugin requires a plug the server has not got, fails the apply before
+// anything is applied, naming the resource and its line; an alias to no
+// resource is refused at once.
 func TestDeploysterPrecheckE2E(t *testing.T) {
 	bin := buildDeployster(t)
 	h := newCairn(t, cairnOptions{})
@@ -163,6 +165,7 @@ func TestDeploysterPrecheckE2E(t *testing.T) {
 	}{
 		{"config breaks the schema", res("c", bin, `{dir: %[1]s, size: big}`), "c: spec.config: does not match the config_schema"},
 		{"a required plug is missing", res("c", "["+bin+", --plug]", `{dir: %[1]s}`), `requires plug "creds": CAIRN_PLUGS_DIR is not set`},
+		{"a static field breaks the schema beside an expression", res("c", bin, "{dir: 7, size: \"{{ deps.disk.state.size }}\"}\n  dependencies: {disk: b}"), "c: spec.config: does not match the config_schema of " + bin + ": at /dir: got number, want string"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -175,6 +178,9 @@ func TestDeploysterPrecheckE2E(t *testing.T) {
 			assert.NotEqual(t, model.ExecCompleted, ex.Status)
 			assert.Contains(t, ex.Error, tc.want)
 			assert.Contains(t, ex.Error, "nothing was applied")
+			if strings.Contains(tc.bad, "{{") {
+				assert.NotContains(t, ex.Error, "at /size", "an expression's value is judged when it runs")
+			}
 			assert.Regexp(t, `:13:\d+: external/c`, ex.Error, "names the resource's line")
 			for _, n := range []string{"a", "b", "c"} {
 				assert.NoFileExists(t, filepath.Join(dir, n+".json"))

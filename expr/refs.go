@@ -50,6 +50,29 @@ func Classify(v any) RefKind {
 // is expected.
 func IsDynamic(v any) bool { return Classify(v) != Literal }
 
+// HasDynamic reports whether v is or holds, at any depth, anything
+// resolved at run time (env or secret refs, expressions over dependencies).
+func HasDynamic(v any) bool {
+	if IsDynamic(v) {
+		return true
+	}
+	switch x := v.(type) {
+	case map[string]any:
+		for _, item := range x {
+			if HasDynamic(item) {
+				return true
+			}
+		}
+	case []any:
+		for _, item := range x {
+			if HasDynamic(item) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // IsTemplate reports whether s holds an expression.
 func IsTemplate(s string) bool { return strings.Contains(s, "{{") }
 

@@ -91,33 +91,10 @@ func Deps(s *model.Step) []string {
 	return out
 }
 
-// HasDynamic reports whether v holds anything resolved at run time (env or
-// secret refs, expressions over dependencies).
-func HasDynamic(v any) bool {
-	if expr.IsDynamic(v) {
-		return true
-	}
-	switch x := v.(type) {
-	case map[string]any:
-		for _, item := range x {
-			if HasDynamic(item) {
-				return true
-			}
-		}
-	case []any:
-		for _, item := range x {
-			if HasDynamic(item) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
 // NeedsResolve reports whether s must be resolved when it runs: it has a
 // condition, a dynamic spec or dependency aliases.
 func (s *StoredStep) NeedsResolve() bool {
-	return s.Condition != "" || HasDynamic(s.Spec) || s.DepAliases() != nil
+	return s.Condition != "" || expr.HasDynamic(s.Spec) || s.DepAliases() != nil
 }
 
 // DepAliases are the step's dependency aliases (alias → resource name);

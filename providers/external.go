@@ -330,13 +330,14 @@ func (p *externalProvider) DeleteSpec(ctx context.Context, env Env, want model.S
 // config against its config_schema and its plugs against the plugs
 // directory, without asking for the state: an apply's prepare runs it for
 // every external step before the first action, so a bad config anywhere
-// applies nothing. Its cost is one init run per program.
+// applies nothing. Errors at config values still holding expressions or
+// refs wait for the run. Its cost is one init run per program.
 func (p *externalProvider) Precheck(ctx context.Context, env Env, want model.Spec) error {
 	r, err := p.runner(env, want)
 	if err != nil {
 		return err
 	}
-	_, err = r.init(ctx)
+	_, err = r.initChecked(ctx, true)
 	return err
 }
 
@@ -519,17 +520,34 @@ func (r *extRunner) stateRequest(state map[string]any) extStateRequest {
 // program and sharing the run among concurrent callers, then checks the
 // spec's config against the program's config schema.
 func (r *extRunner) init(ctx context.Context) (*extInit, error) {
+	return r.initChecked(ctx, false)
+}
+
+// initChecked is init; pending leaves out the schema errors at values of
+// the config still holding expressions or refs (see awaitsValue).
+func (r *extRunner) initChecked(ctx context.Context, pending bool) (*extInit, error) {
 	in, err := r.p.initOnce(ctx, r)
 	if err != nil {
 		return nil, err
 	}
 	r.plugs = in.plugs
-	if in.config != nil {
-		if err := in.config.Validate(NormalizeValue(r.spec.Config)); err != nil {
-			return nil, &ConfigError{Attr: "config", Err: fmt.Errorf("does not match the config_schema of %s: %s", r.name, describeSchemaError(err, r.p.proto.printer))}
-		}
+	if in.config == nil {
+		return in, nil
 	}
-	return in, nil
+	config := NormalizeValue(r.spec.Config)
+	err = in.config.Validate(config)
+	if err == nil {
+		return in, nil
+	}
+	var excused func(*jsonschema.ValidationError) bool
+	if pending {
+		excused = func(e *jsonschema.ValidationError) bool { return awaitsValue(e, config) }
+	}
+	what, ok := describeSchemaError(err, excused, r.p.proto.printer)
+	if !ok {
+		return in, nil
+	}
+	return nil, &ConfigError{Attr: "config", Err: fmt.Errorf("does not match the config_schema of %s: %s", r.name, what)}
 }
 
 func (p *externalProvider) initOnce(ctx context.Context, r *extRunner) (*extInit, error) {
@@ -574,7 +592,8 @@ func (r *extRunner) runInit(ctx context.Context) (*extInit, error) {
 		if err != nil {
 			var sve *jsonschema.SchemaValidationError
 			if errors.As(err, &sve) {
-				err = errors.New(describeSchemaError(sve.Err, r.p.proto.printer))
+				what, _ := describeSchemaError(sve.Err, nil, r.p.proto.printer)
+				err = errors.New(what)
 			}
 			return nil, &ConfigError{Err: r.errorf("init", "config_schema does not compile: %v", err)}
 		}

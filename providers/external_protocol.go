@@ -276,7 +276,8 @@ func (p *extProtocol) check(name string, msg any) error {
 		return fmt.Errorf("no protocol schema %q", name)
 	}
 	if err := sch.Validate(msg); err != nil {
-		return errors.New(describeSchemaError(err, p.printer))
+		what, _ := describeSchemaError(err, nil, p.printer)
+		return errors.New(what)
 	}
 	return nil
 }
@@ -325,21 +326,19 @@ func decodeJSONValue(b []byte) (any, error) {
 }
 
 // describeSchemaError flattens a validation error into "at /field: what"
-// clauses, the innermost causes only.
-func describeSchemaError(err error, p *message.Printer) string {
+// clauses, the innermost causes only, leaving out those excused drops (nil:
+// none); false when it dropped them all.
+func describeSchemaError(err error, excused func(*jsonschema.ValidationError) bool, p *message.Printer) (string, bool) {
 	var ve *jsonschema.ValidationError
 	if !errors.As(err, &ve) {
-		return err.Error()
+		return err.Error(), true
+	}
+	leaves := schemaLeaves(ve, excused)
+	if len(leaves) == 0 {
+		return ve.Error(), excused == nil
 	}
 	var parts []string
-	var walk func(e *jsonschema.ValidationError)
-	walk = func(e *jsonschema.ValidationError) {
-		if len(e.Causes) > 0 {
-			for _, c := range e.Causes {
-				walk(c)
-			}
-			return
-		}
+	for _, e := range leaves {
 		at := "/" + strings.Join(escapePointer(e.InstanceLocation), "/")
 		what := e.ErrorKind.LocalizedString(p)
 		if _, ok := e.ErrorKind.(*kind.FalseSchema); ok {
@@ -347,15 +346,11 @@ func describeSchemaError(err error, p *message.Printer) string {
 		}
 		parts = append(parts, fmt.Sprintf("at %s: %s", at, what))
 	}
-	walk(ve)
 	const maxParts = 5
 	if len(parts) > maxParts {
 		parts = append(parts[:maxParts], fmt.Sprintf("and %d more", len(parts)-maxParts))
 	}
-	if len(parts) == 0 {
-		return ve.Error()
-	}
-	return strings.Join(parts, "; ")
+	return strings.Join(parts, "; "), true
 }
 
 func escapePointer(tokens []string) []string {
