@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"sync"
@@ -86,11 +87,25 @@ func (b *browserTab) do(steps ...chromedp.Action[chromedp.Void]) {
 	}
 }
 
+// text is the visible text of the first element sel matches, waiting up
+// to 10 s for one. It is read in one step inside the page: the panels are
+// redrawn as events come, so a node found by one query may be gone when a
+// second asks for its text.
 func (b *browserTab) text(sel string) string {
 	b.t.Helper()
-	v, err := chromedp.Run(b.ctx, chromedp.Text(chromedp.CSS(sel)))
+	quoted, err := json.Marshal(sel)
 	require.NoError(b.t, err)
-	return v
+	js := fmt.Sprintf(`(() => { const e = document.querySelector(%s); return e ? e.innerText : null; })()`, quoted)
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		v, err := chromedp.Run(b.ctx, chromedp.Evaluate[*string](js))
+		require.NoError(b.t, err, sel)
+		if v != nil {
+			return *v
+		}
+		require.True(b.t, time.Now().Before(deadline), "no element %s", sel)
+		time.Sleep(50 * time.Millisecond)
+	}
 }
 
 func (b *browserTab) attr(sel, name string) string {
@@ -106,6 +121,16 @@ func eval[T any](b *browserTab, expr string) T {
 	v, err := chromedp.Run(b.ctx, chromedp.Evaluate[T](expr))
 	require.NoError(b.t, err, expr)
 	return v
+}
+
+// click clicks the first element sel matches, once it is there, in one
+// step inside the page (a panel redrawn between a query and a click would
+// leave the click a node that is gone).
+func (b *browserTab) click(sel string) {
+	b.t.Helper()
+	quoted, err := json.Marshal(sel)
+	require.NoError(b.t, err)
+	b.poll(fmt.Sprintf(`(() => { const e = document.querySelector(%s); if (!e) return false; e.click(); return true; })()`, quoted), 10*time.Second)
 }
 
 // poll waits until a JavaScript expression is true in the page.

@@ -86,7 +86,8 @@ func TestE2ELivePage(t *testing.T) {
 	assert.Equal(t, []string{"s:exec/s-00-00"}, eval[[]string](b, `window.cairnCy.nodes('.selected').map((n) => n.id())`))
 
 	// A click on the waiting step shows its details and the decisions.
-	b.do(chromedp.Click(chromedp.CSS(`#waiting button.step-link`)), visible(`#detail button.decision[data-action="retry"]`))
+	b.click(`#waiting button.step-link`)
+	b.do(visible(`#detail button.decision[data-action="retry"]`))
 	assert.Equal(t, waitingStep, b.text(`#detail h2.step-id`))
 	assert.NotEmpty(t, b.text(`#detail pre.error-text`))
 	for _, a := range []string{"skip", "rollback", "abort"} {
@@ -104,7 +105,8 @@ func TestE2ELivePage(t *testing.T) {
 
 	// Fix the cause, retry from the page, and watch it finish.
 	require.NoError(t, os.WriteFile(flag, nil, 0o644))
-	b.do(chromedp.Click(chromedp.CSS(`#detail button.decision[data-action="retry"]`)), visible(`#status[data-status="completed"]`))
+	b.click(`#detail button.decision[data-action="retry"]`)
+	b.do(visible(`#status[data-status="completed"]`))
 	assert.Equal(t, "completed", b.text(`#status`))
 	noReload, err := chromedp.Run(b.ctx, chromedp.Evaluate[string](`String(window.cairnNoReload)`))
 	require.NoError(t, err)
@@ -159,7 +161,8 @@ func TestE2ELivePageApproval(t *testing.T) {
 	assert.Equal(t, 3, eval[int](b, `document.querySelectorAll('#approval .plan-step').length`))
 
 	// The stack moved: the approval is refused, naming what moved.
-	b.do(chromedp.Click(chromedp.CSS(`#approve`)), visible(`#approval-result .error`))
+	b.click(`#approve`)
+	b.do(visible(`#approval-result .error`))
 	assert.Contains(t, b.text(`#approval-result .error`), other.ID)
 	assert.Contains(t, eval[string](b, `document.querySelector('#approval-result').innerHTML`), other.ID)
 	assert.Contains(t, eval[string](b, `document.querySelector('#approval-result ul.moved').textContent`), other.ID)
@@ -174,13 +177,15 @@ func TestE2ELivePageApproval(t *testing.T) {
 	assert.Equal(t, "update 1 · noop 2", b.text(`#approval-summary`))
 	assert.Contains(t, b.text(`#approval .plan-steps`), "update file/motd\nPath\tOld\tNew\ncontent\t{sha256}")
 	assert.NotContains(t, b.text(`#approval .plan-steps`), "file/conf", "unchanged steps are not listed")
-	b.do(chromedp.SendKeys(chromedp.CSS(`#approval-comment`), "ship <b>it</b>"), chromedp.Click(chromedp.CSS(`#approve`)),
-		visible(`#approval a.apply-link`))
+	b.do(chromedp.SendKeys(chromedp.CSS(`#approval-comment`), "ship <b>it</b>"))
+	b.click(`#approve`)
+	b.do(visible(`#approval a.apply-link`))
 	applyID := b.text(`#approval a.apply-link`)
 	assert.True(t, strings.HasPrefix(applyID, "stack-"+st.ID+"."), applyID)
 	assert.Contains(t, b.text(`#approval`), "alice")
 	assert.Contains(t, b.text(`#approval`), "ship <b>it</b>", "the comment is shown as text")
-	b.do(chromedp.Click(chromedp.CSS(`#approval a.apply-link`)), visible(`#status[data-status="completed"]`))
+	b.click(`#approval a.apply-link`)
+	b.do(visible(`#status[data-status="completed"]`))
 	assert.Contains(t, b.text(`#exec-id`), applyID)
 	b.poll(`document.getElementById('counts').dataset.succeeded === '3'`, 10*time.Second)
 	motd, err = os.ReadFile(filepath.Join(dir, "app", "motd"))

@@ -72,17 +72,16 @@ export function renderApproval(box, ex, opts) {
   }
   const plan = ex.plan || {};
   const comment = el('input', { id: 'approval-comment', type: 'text', maxlength: 1000, size: 40, placeholder: 'comment (optional)' });
-  const result = el('div', { id: 'approval-result', role: 'status' });
+  const result = el('div', { id: 'approval-result', role: 'status' }, opts.refusal ? refused(opts.refusal) : '');
   const buttons = [];
   const decide = async (approve) => {
     for (const b of buttons) b.disabled = true;
     result.replaceChildren(approve ? 'Checking the plan and approving…' : 'Rejecting…');
     const out = await opts.onDecide(approve, comment.value.trim());
-    if (out.error) {
-      result.replaceChildren(...refused(out));
-      return;
-    }
-    result.replaceChildren(...decided(out.approval));
+    // The panel may have been drawn anew while the answer came (the
+    // plan ended): write into the one on the page.
+    const shown = document.getElementById('approval-result') || result;
+    shown.replaceChildren(...(out.error ? refused(out) : decided(out.approval)));
   };
   buttons.push(el('button', { type: 'button', id: 'approve', class: 'decision', dataset: { action: 'approve' },
     onclick: () => decide(true) }, 'Approve'));
