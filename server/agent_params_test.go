@@ -6,9 +6,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -23,17 +21,7 @@ import (
 // execution.
 func TestAgentStepsReadTheApplysParameters(t *testing.T) {
 	t.Setenv("AGENT_GREETING", "from the agent's environment")
-	cluster := "params-" + strings.ToLower(strings.ReplaceAll(time.Now().Format("150405.000000"), ".", ""))
-	e := startAgentEnv(t, cluster)
-	tokenA, tokenB := e.issue(cluster, "a1"), e.issue(cluster, "a2")
-	rootA, rootB := t.TempDir(), t.TempDir()
-	e.startAgent(tokenA, rootA)
-	e.startAgent(tokenB, rootB)
-
-	code, body := e.call(http.MethodPost, "/v1/stacks", "admin-t0ken", "application/json", `{"name": "agent-params"}`)
-	require.Equal(t, http.StatusCreated, code, body)
-	var stack struct{ ID string }
-	require.NoError(t, json.Unmarshal([]byte(body), &stack))
+	e, cluster, stack, tokenA, tokenB, rootA, rootB := startTwoAgents(t, "params", "agent-params")
 	pkg := `apiVersion: cairn/v1
 kind: File
 metadata: {name: control}
@@ -54,7 +42,7 @@ target: {roles: [web]}
 		"vars":    map[string]any{"site": "lab"},
 	})
 	require.NoError(t, err)
-	code, body = e.call(http.MethodPost, "/v1/stacks/"+stack.ID+"/apply?wait=true&cluster="+cluster, "admin-t0ken", "application/json", string(envelope))
+	code, body := e.call(http.MethodPost, "/v1/stacks/"+stack.ID+"/apply?wait=true&cluster="+cluster, "admin-t0ken", "application/json", string(envelope))
 	require.Equal(t, http.StatusOK, code, body)
 	var exec struct {
 		ID     string

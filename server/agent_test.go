@@ -3,6 +3,7 @@ package server_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/url"
@@ -143,21 +144,28 @@ func (e *agentEnv) startAgent(token, root string) {
 	}
 }
 
+// startTwoAgents starts an agent environment on a new cluster named from
+// prefix, agents for its nodes a1 and a2 (each rooted in a temporary
+// directory), and a stack named stackName.
+func startTwoAgents(t *testing.T, prefix, stackName string) (e *agentEnv, cluster string, stack struct{ ID string }, tokenA, tokenB, rootA, rootB string) {
+	t.Helper()
+	cluster = prefix + "-" + strings.ToLower(strings.ReplaceAll(time.Now().Format("150405.000000"), ".", ""))
+	e = startAgentEnv(t, cluster)
+	tokenA, tokenB = e.issue(cluster, "a1"), e.issue(cluster, "a2")
+	rootA, rootB = t.TempDir(), t.TempDir()
+	e.startAgent(tokenA, rootA)
+	e.startAgent(tokenB, rootB)
+	code, body := e.call(http.MethodPost, "/v1/stacks", "admin-t0ken", "application/json", fmt.Sprintf(`{"name": %q}`, stackName))
+	require.Equal(t, http.StatusCreated, code, body)
+	require.NoError(t, json.Unmarshal([]byte(body), &stack))
+	return e, cluster, stack, tokenA, tokenB, rootA, rootB
+}
+
 // Agents without database credentials, with the codec key set, apply the
 // steps of their nodes; a node's token reaches only its own node's step
 // data.
 func TestAgentsApplyWithACodecKeyAndNoDatabase(t *testing.T) {
-	cluster := "agents-" + strings.ToLower(strings.ReplaceAll(time.Now().Format("150405.000000"), ".", ""))
-	e := startAgentEnv(t, cluster)
-	tokenA, tokenB := e.issue(cluster, "a1"), e.issue(cluster, "a2")
-	rootA, rootB := t.TempDir(), t.TempDir()
-	e.startAgent(tokenA, rootA)
-	e.startAgent(tokenB, rootB)
-
-	code, body := e.call(http.MethodPost, "/v1/stacks", "admin-t0ken", "application/json", `{"name": "agents"}`)
-	require.Equal(t, http.StatusCreated, code, body)
-	var stack struct{ ID string }
-	require.NoError(t, json.Unmarshal([]byte(body), &stack))
+	e, cluster, stack, tokenA, tokenB, rootA, rootB := startTwoAgents(t, "agents", "agents")
 	pkg := `apiVersion: cairn/v1
 kind: File
 metadata: {name: control}
@@ -182,7 +190,7 @@ metadata: {name: db}
 spec: {path: db.txt, content: "db"}
 target: {roles: [db]}
 `
-	code, body = e.call(http.MethodPost, "/v1/stacks/"+stack.ID+"/apply?wait=true&cluster="+cluster, "admin-t0ken", "application/yaml", pkg)
+	code, body := e.call(http.MethodPost, "/v1/stacks/"+stack.ID+"/apply?wait=true&cluster="+cluster, "admin-t0ken", "application/yaml", pkg)
 	require.Equal(t, http.StatusOK, code, body)
 	var exec struct {
 		ID     string
