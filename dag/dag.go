@@ -1,24 +1,20 @@
 // Package dag is a small directed acyclic graph over string vertex ids
-// (edges, cycle detection, topological layers, a parallel walker) and the
-// one Scheduler that decides what runs when: the executor's forward run and
-// its compensation (Reverse), the planner's order, a unit's in-order walk
-// and Walk all use it. It is pure (no I/O, no clock, no goroutines but
-// Walk's) and general; graphs builds package and task graphs on top of it.
+// (edges, cycle detection, topological layers) and the one Scheduler that
+// decides what runs when: the executor's forward run and its compensation
+// (Reverse), the planner's order and a unit's in-order walk all use it. It
+// is pure (no I/O, no clock, no goroutines) and general; graphs builds
+// package and task graphs on top of it.
 //
-// Files, one concept each: dag.go (the graph), cycles.go, topo.go (layers,
-// order), state.go (a vertex's states), builder.go (dependencies, AnyOf
-// groups, caps, tolerance), scheduler.go (the forward run), ready.go (the
-// ready set), tolerance.go, reverse.go (compensation order), walk.go.
+// Files, one concept each: dag.go (the graph), cycles.go, topo.go (layers),
+// state.go (a vertex's states), builder.go (dependencies, AnyOf groups,
+// caps, tolerance), scheduler.go (the forward run), ready.go (the ready
+// set), tolerance.go, reverse.go (compensation order).
 //
 // An edge Connect(a, b) means "a depends on b": b must finish before a
 // starts. Iteration is deterministic: vertices come in insertion order (the
-// order of their first Add or Connect), Deps and Dependents in the order the
-// edges were added, and every layer of Layers in vertex insertion order.
+// order of their first Add or Connect), dependencies in the order the edges
+// were added, and every layer of LayerIndexes in vertex insertion order.
 package dag
-
-import (
-	"slices"
-)
 
 // Graph is a directed graph of string vertices. The zero value is not ready
 // to use; call New. A Graph is not safe for concurrent mutation.
@@ -95,35 +91,6 @@ func (g *Graph) HasEdge(from, to string) bool {
 	}
 	_, ok := g.edges[uint64(f)<<32|uint64(uint32(t))]
 	return ok
-}
-
-// Len is the number of vertices.
-func (g *Graph) Len() int { return len(g.ids) }
-
-// EdgeCount is the number of distinct edges.
-func (g *Graph) EdgeCount() int { return len(g.edges) }
-
-// Vertices returns every vertex in insertion order.
-func (g *Graph) Vertices() []string { return slices.Clone(g.ids) }
-
-// Deps returns the vertices id depends on directly, in edge order; nil for
-// an unknown vertex.
-func (g *Graph) Deps(id string) []string {
-	i, ok := g.index[id]
-	if !ok {
-		return nil
-	}
-	return g.names(g.deps[i])
-}
-
-// Dependents returns the vertices that depend directly on id, in edge order;
-// nil for an unknown vertex.
-func (g *Graph) Dependents(id string) []string {
-	i, ok := g.index[id]
-	if !ok {
-		return nil
-	}
-	return g.names(g.rdeps[i])
 }
 
 func (g *Graph) names(vs []int) []string {

@@ -268,18 +268,10 @@ func BenchmarkBuild100k(b *testing.B) {
 	}
 }
 
-func BenchmarkLayers100k(b *testing.B) {
+func BenchmarkLayerIndexes100k(b *testing.B) {
 	g := randomDAG(100_000, 200_000, 1)
 	for b.Loop() {
-		_, err := g.Layers()
-		require.NoError(b, err)
-	}
-}
-
-func BenchmarkTopoOrder100k(b *testing.B) {
-	g := randomDAG(100_000, 200_000, 1)
-	for b.Loop() {
-		_, err := g.TopoOrder()
+		_, err := g.LayerIndexes()
 		require.NoError(b, err)
 	}
 }

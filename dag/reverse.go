@@ -78,9 +78,6 @@ func (r *Reverse) Done(v int) {
 	r.release(v)
 }
 
-// Running is the number of vertices handed out and not Done.
-func (r *Reverse) Running() int { return r.running }
-
 // Finished reports whether every subset vertex is Done.
 func (r *Reverse) Finished() bool { return r.left == 0 }
 

@@ -42,9 +42,6 @@ type groupState struct {
 	satisfied bool
 }
 
-// Len is the number of vertices.
-func (s *Scheduler) Len() int { return len(s.state) }
-
 // State is v's state.
 func (s *Scheduler) State(v int) State { return s.state[v] }
 
@@ -56,9 +53,6 @@ func (s *Scheduler) Running() int { return s.running }
 
 // Held returns the held vertices in the order they were held.
 func (s *Scheduler) Held() []int { return append([]int(nil), s.held...) }
-
-// Finished reports whether every vertex is in a final state.
-func (s *Scheduler) Finished() bool { return s.open == 0 }
 
 // Cause names the dependency whose failure made v upstream-failed: a vertex,
 // or -1 for a dependency outside the scheduled set. ok is false when v is

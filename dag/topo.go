@@ -2,46 +2,15 @@ package dag
 
 import "slices"
 
-// Layers returns the vertices in topological layers (Kahn's algorithm): the
-// first layer has no dependencies, and every vertex sits in the layer right
-// after its deepest dependency, so all vertices of a layer could run at
-// once. Each layer is in vertex insertion order. A graph with a cycle yields
-// a *CycleError naming the cycles.
-func (g *Graph) Layers() ([][]string, error) {
-	layers, err := g.layerIndexes()
-	if err != nil {
-		return nil, err
-	}
-	if len(layers) == 0 {
-		return nil, nil
-	}
-	out := make([][]string, len(layers))
-	for i, l := range layers {
-		out[i] = g.names(l)
-	}
-	return out, nil
-}
-
-// LayerIndexes is Layers with each vertex given by its insertion number
-// (0 for the first vertex added), for callers that keep data in slices
-// parallel to the vertices.
+// LayerIndexes returns the vertices in topological layers (Kahn's
+// algorithm), each vertex given by its insertion number (0 for the first
+// vertex added), for callers that keep data in slices parallel to the
+// vertices. The first layer has no dependencies, and every vertex sits in
+// the layer right after its deepest dependency, so all vertices of a layer
+// could run at once. Each layer is in insertion order. A graph with a cycle
+// yields a *CycleError naming the cycles. Cost: O(V+E) plus sorting each
+// layer.
 func (g *Graph) LayerIndexes() ([][]int, error) { return g.layerIndexes() }
-
-// TopoOrder returns every vertex after all of its dependencies: the layers
-// of Layers, concatenated.
-func (g *Graph) TopoOrder() ([]string, error) {
-	layers, err := g.layerIndexes()
-	if err != nil {
-		return nil, err
-	}
-	out := make([]string, 0, len(g.ids))
-	for _, l := range layers {
-		for _, v := range l {
-			out = append(out, g.ids[v])
-		}
-	}
-	return out, nil
-}
 
 func (g *Graph) layerIndexes() ([][]int, error) {
 	n := len(g.ids)
