@@ -23,13 +23,6 @@ func CheckSpec(spec map[string]any) []Issue {
 	return issues
 }
 
-// CheckValue is CheckSpec for one value at path.
-func CheckValue(v any, path string) []Issue {
-	var issues []Issue
-	checkValue(v, path, &issues)
-	return issues
-}
-
 func checkValue(v any, path string, issues *[]Issue) {
 	switch x := v.(type) {
 	case string:

@@ -112,14 +112,6 @@ func (s *Secrets) Lookup(key string) (string, bool) {
 	return v, ok
 }
 
-// Keys lists the keys of the file (not the environment), sorted.
-func (s *Secrets) Keys() []string {
-	if s == nil {
-		return nil
-	}
-	return sortedKeys(s.values)
-}
-
 // SecretEnvName is the environment variable that carries secret key.
 func SecretEnvName(key string) string {
 	var b strings.Builder

@@ -52,26 +52,6 @@ func FormatOf(name string) Format {
 	return FormatAuto
 }
 
-// ParseFormat reads a format name or media type ("yaml", "application/json",
-// "application/jsonnet"); unknown names are an error.
-func ParseFormat(s string) (Format, error) {
-	s = strings.ToLower(strings.TrimSpace(s))
-	if i := strings.IndexByte(s, ';'); i >= 0 {
-		s = strings.TrimSpace(s[:i])
-	}
-	switch s {
-	case "", "auto":
-		return FormatAuto, nil
-	case "yaml", "yml", "application/yaml", "application/x-yaml", "text/yaml", "text/x-yaml":
-		return FormatYAML, nil
-	case "json", "application/json", "text/json":
-		return FormatJSON, nil
-	case "jsonnet", "libsonnet", "application/jsonnet", "application/x-jsonnet":
-		return FormatJsonnet, nil
-	}
-	return "", fmt.Errorf("unknown document format %q (want yaml, json or jsonnet)", s)
-}
-
 // sniff guesses the encoding of data: JSON when it is valid JSON, Jsonnet
 // when it starts like a Jsonnet program (local, function, import, a
 // comment, or a bracket that does not open valid JSON), else YAML.

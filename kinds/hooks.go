@@ -25,9 +25,6 @@ func (c *Catalogue) WithHooks(configured ...string) (*Catalogue, error) {
 	return out, nil
 }
 
-// HookConfigured reports whether the provisioning hook has a command.
-func (c *Catalogue) HookConfigured(hook string) bool { return c.hooks[strings.ToLower(hook)] }
-
 // hookError is the validation error of a task whose hook has no command.
 func (c *Catalogue) hookError(t *taskType, root string) []SpecError {
 	if t.hook == "" || c.hooks[t.hook] {

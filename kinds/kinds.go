@@ -5,11 +5,6 @@
 // data; the implementations live in package providers.
 package kinds
 
-import (
-	"path"
-	"strings"
-)
-
 // AttrKind classifies an attribute the Puppet way.
 type AttrKind string
 
@@ -54,32 +49,6 @@ const (
 
 // Before reports whether the resource declaring the edge runs first.
 func (e AutoEdge) Before() bool { return e.Direction == DirectionBefore }
-
-// Matches reports whether a resource whose attribute From has value from
-// depends on a resource whose attribute Attr has value attr. Paths compare
-// cleaned: "parent-path" holds when from lies strictly below attr
-// ("/srv/app/motd" below "/srv/app"), "equal" when they are the same.
-func (e AutoEdge) Matches(from, attr string) bool {
-	if from == "" || attr == "" {
-		return false
-	}
-	switch e.Match {
-	case "equal":
-		return cleanPath(from) == cleanPath(attr)
-	case "parent-path":
-		f, a := cleanPath(from), cleanPath(attr)
-		if f == a {
-			return false
-		}
-		if a == "/" {
-			return strings.HasPrefix(f, "/")
-		}
-		return strings.HasPrefix(f, a+"/")
-	}
-	return false
-}
-
-func cleanPath(p string) string { return path.Clean(p) }
 
 // Kind describes one resource kind.
 type Kind struct {

@@ -336,28 +336,6 @@ func TestAutoEdges(t *testing.T) {
 	require.Equal(t, MatchParentPath, dir.AutoEdges[0].Match, "directory auto-edges = %v", dir.AutoEdges)
 	require.Len(t, exec.AutoEdges, 2, "exec auto-edges")
 	require.Equal(t, "cwd", exec.AutoEdges[0].From, "exec auto-edges = %v", exec.AutoEdges)
-	parent := AutoEdge{Match: MatchParentPath}
-	equal := AutoEdge{Match: MatchEqual}
-	tests := []struct {
-		edge       AutoEdge
-		from, attr string
-		want       bool
-	}{
-		{parent, "/srv/app/motd", "/srv/app", true},
-		{parent, "/srv/app/a/b/c", "/srv/app", true},
-		{parent, "/srv/app/", "/srv/app", false},
-		{parent, "/srv/application", "/srv/app", false},
-		{parent, "/srv/app", "/srv/app/", false},
-		{parent, "/etc/x", "/", true},
-		{parent, "app/motd", "app", true},
-		{parent, "", "/", false},
-		{equal, "/srv/app/", "/srv/app", true},
-		{equal, "/srv/app/x", "/srv/app", false},
-	}
-	for _, tt := range tests {
-		got := tt.edge.Matches(tt.from, tt.attr)
-		assert.Equal(t, tt.want, got, "%s.Matches(%q, %q) = %v, want %v", tt.edge.Match, tt.from, tt.attr, got, tt.want)
-	}
 }
 
 func TestTaskTypes(t *testing.T) {

@@ -62,9 +62,6 @@ type Task struct {
 	Pos   Position `json:"-" yaml:"-"`
 }
 
-// FailsOnError reports Fuel's fail_on_error, which defaults to true.
-func (t *Task) FailsOnError() bool { return t.FailOnError == nil || *t.FailOnError }
-
 // CrossDep links a task to a task on other nodes. Name and Role may be
 // "/regex/"; Policy is "all" (default) or "any".
 type CrossDep struct {

@@ -83,9 +83,6 @@ type Association struct {
 	PkgName string `json:"pkgName" yaml:"pkgName"`
 }
 
-// Ref is the package identity of the recorded resource.
-func (r StackResource) Ref() Ref { return Ref{Kind: r.Kind, Name: r.PkgName} }
-
 // Snapshot is an immutable package or graph stored by content hash, so
 // workflows carry the hash instead of the content.
 type Snapshot struct {

@@ -143,12 +143,6 @@ func EqualValues(a, b any) bool {
 	return reflect.DeepEqual(NormalizeValue(a), NormalizeValue(b))
 }
 
-// CanonicalJSON encodes v with sorted keys and normalized numbers, so
-// equal values give equal bytes.
-func CanonicalJSON(v any) ([]byte, error) {
-	return json.Marshal(NormalizeValue(v))
-}
-
 // CanonicalPath cleans a path and drops a trailing slash; relative paths
 // stay relative (they resolve against a node's root later).
 func CanonicalPath(p string) string {

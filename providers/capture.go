@@ -95,9 +95,6 @@ func (c *capture) result() ([]byte, outputCut) {
 	return out, outputCut{At: len(c.head), Dropped: c.total - int64(len(out)), Limit: c.limit}
 }
 
-// cutNotice is the line that stands for the dropped middle of a stream.
-func cutNotice(dropped int64) string { return outputCut{Dropped: dropped}.notice() }
-
 // notice is the line that stands for the dropped middle, naming the
 // stream's own bounds.
 func (c outputCut) notice() string {

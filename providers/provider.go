@@ -215,13 +215,6 @@ func (d *DeferredSync) addDir(path string) {
 	d.mu.Unlock()
 }
 
-// Pending reports how many files and directories wait to be synced.
-func (d *DeferredSync) Pending() (files, dirs int) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	return len(d.files), len(d.dirs)
-}
-
 // syncParallel bounds the fsyncs Sync has in flight: issued together, they
 // share the filesystem's journal commits.
 const syncParallel = 16

@@ -1,7 +1,6 @@
 package worker
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -74,16 +73,6 @@ func (a *Agent) Start() error {
 // Stop stops polling, letting the steps in hand finish within the
 // worker's stop timeout.
 func (a *Agent) Stop() { a.w.Stop() }
-
-// Run polls the node's task queue until ctx ends.
-func (a *Agent) Run(ctx context.Context) error {
-	if err := a.Start(); err != nil {
-		return err
-	}
-	<-ctx.Done()
-	a.Stop()
-	return nil
-}
 
 // isLocal reports whether the server serves the node itself; nodes without
 // a mode are local, for development.

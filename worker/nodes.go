@@ -160,17 +160,6 @@ func (l *LocalNodes) Run(ctx context.Context, interval time.Duration) error {
 	}
 }
 
-// Queues lists the task queues being served.
-func (l *LocalNodes) Queues() []string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	out := make([]string, 0, len(l.running))
-	for q := range l.running {
-		out = append(out, q)
-	}
-	return out
-}
-
 // Stop stops every node worker, all at once: each drains its steps in
 // flight within the same bound (Options.Drain).
 func (l *LocalNodes) Stop() {

@@ -279,7 +279,6 @@ func (g *fuelGraph) node(r int) string { return fmt.Sprintf("n%02d", r) }
 func (g *fuelGraph) task(r, i int) string {
 	return fmt.Sprintf("%s-t%03d", g.role(r), i)
 }
-func (g *fuelGraph) tasks() int { return g.nodes * g.perRole }
 
 // yaml is the graph as a release would upload it (Fuel's tasks.yaml shape).
 func (g *fuelGraph) yaml() string {

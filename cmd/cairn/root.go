@@ -44,13 +44,8 @@ func (e *exitError) Error() string {
 
 func (e *exitError) Unwrap() error { return e.err }
 
-// newRootCmd builds the whole command tree writing to stdout and stderr, so
-// tests run commands in-process; confirmations read the process's stdin.
-func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
-	return newRootCmdIO(os.Stdin, stdout, stderr)
-}
-
-// newRootCmdIO is newRootCmd reading confirmations from stdin.
+// newRootCmdIO builds the whole command tree reading confirmations from
+// stdin and writing to stdout and stderr, so tests run commands in-process.
 func newRootCmdIO(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	a := &app{stdin: stdin, stdout: stdout, stderr: stderr}
 	root := &cobra.Command{

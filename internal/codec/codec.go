@@ -18,7 +18,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"os"
 	"strings"
 
 	commonpb "go.temporal.io/api/common/v1"
@@ -63,20 +62,6 @@ func ParseKey(s string) ([]byte, error) {
 		}
 	}
 	return nil, fmt.Errorf("codec key is neither 64 hex digits nor base64 of %d bytes", KeySize)
-}
-
-// KeyFromEnv returns the key in CAIRN_CODEC_KEY; ok is false when the
-// variable is unset or empty.
-func KeyFromEnv() (key []byte, ok bool, err error) {
-	s := os.Getenv(EnvKey)
-	if s == "" {
-		return nil, false, nil
-	}
-	key, err = ParseKey(s)
-	if err != nil {
-		return nil, false, fmt.Errorf("%s: %w", EnvKey, err)
-	}
-	return key, true, nil
 }
 
 // ErrUnsealed is returned (wrapped) by Decode of a payload that was not

@@ -268,11 +268,6 @@ func (c *Config) HookNames() []string {
 	return out
 }
 
-// NodeRootFor is a local node's own root directory under the data dir.
-func (c *Config) NodeRootFor(cluster, node string) string {
-	return filepath.Join(c.DataDir, "nodes", cluster, node)
-}
-
 // list splits a comma-separated value, dropping empty items; nil when
 // nothing is left.
 func list(s string) []string {

@@ -174,19 +174,6 @@ func (f *Fetcher) Fetch(ctx context.Context, raw string) (*Source, error) {
 	return f.fetchHTTP(ctx, u)
 }
 
-// FetchAll reads every URL in order and stops at the first failure.
-func (f *Fetcher) FetchAll(ctx context.Context, urls []string) ([]*Source, error) {
-	out := make([]*Source, 0, len(urls))
-	for _, u := range urls {
-		src, err := f.Fetch(ctx, u)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, src)
-	}
-	return out, nil
-}
-
 func (f *Fetcher) fetchHTTP(ctx context.Context, u *url.URL) (*Source, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
 	if err != nil {

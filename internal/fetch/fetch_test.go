@@ -141,18 +141,6 @@ func TestCheck(t *testing.T) {
 	}
 }
 
-func TestFetchAllStopsAtTheFirstFailure(t *testing.T) {
-	dir := t.TempDir()
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "a.yaml"), []byte("a"), 0o644))
-	f := New(Options{Schemes: []string{"file"}, Dir: dir})
-	srcs, err := f.FetchAll(context.Background(), []string{"file:///a.yaml", "file:///a.yaml"})
-	require.NoError(t, err, "%v %v", srcs, err)
-	require.Len(t, srcs, 2, "%v %v", srcs, err)
-	_, err = f.FetchAll(context.Background(), []string{"file:///a.yaml", "file:///missing.yaml"})
-	require.Error(t, err)
-	require.Contains(t, err.Error(), "missing.yaml", "err %v", err)
-}
-
 func TestStatusErrorIsTypedAndClassified(t *testing.T) {
 	for code, retryable := range map[int]bool{404: false, 403: false, 429: true, 408: true, 500: true, 503: true} {
 		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(code) }))
