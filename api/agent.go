@@ -206,13 +206,6 @@ func (s *server) agentPutData(c echo.Context) error {
 	return c.NoContent(http.StatusNoContent)
 }
 
-// nodeTokenAnswer is the answer of issueNodeToken; the token is shown once.
-type nodeTokenAnswer struct {
-	Cluster string `json:"cluster"`
-	Node    string `json:"node"`
-	Token   string `json:"token"`
-}
-
 // issueNodeToken issues a new token for an agent node, replacing (and so
 // revoking) the one it had.
 func (s *server) issueNodeToken(c echo.Context) error {
@@ -237,7 +230,7 @@ func (s *server) issueNodeToken(c echo.Context) error {
 		return storeError(err, "agent node")
 	}
 	requestLogger(c, s.log).Info("node token issued", "cluster", cl.ID, "node", n.ID)
-	return c.JSON(http.StatusCreated, nodeTokenAnswer{Cluster: cl.ID, Node: n.ID, Token: token})
+	return c.JSON(http.StatusCreated, model.NodeToken{Cluster: cl.ID, Node: n.ID, Token: token})
 }
 
 // nodeByID is the cluster's node of that id (not name), or nil.

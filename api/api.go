@@ -350,7 +350,7 @@ func (s *server) needExec(h echo.HandlerFunc) echo.HandlerFunc {
 
 // healthz answers as long as the process serves HTTP.
 func (s *server) healthz(c echo.Context) error {
-	return c.JSON(http.StatusOK, map[string]string{"status": "ok"})
+	return c.JSON(http.StatusOK, model.Health{Status: model.HealthOK})
 }
 
 // readyz checks the store and Temporal; 503 names what is unreachable.
@@ -373,5 +373,5 @@ func (s *server) readyz(c echo.Context) error {
 	if len(details) > 0 {
 		return &Error{Status: http.StatusServiceUnavailable, Message: "not ready", Details: details}
 	}
-	return c.JSON(http.StatusOK, map[string]string{"status": "ok"})
+	return c.JSON(http.StatusOK, model.Health{Status: model.HealthOK})
 }

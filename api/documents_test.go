@@ -122,7 +122,7 @@ func TestValidatePackage(t *testing.T) {
 
 // checkDetails asserts a detail is positioned at tt.line and mentions
 // tt.text.
-func checkDetails(t *testing.T, info ErrorInfo, tt badDocument) {
+func checkDetails(t *testing.T, info model.ErrorInfo, tt badDocument) {
 	t.Helper()
 	require.NotEmpty(t, info.Details, "no details: %+v", info)
 	for _, d := range info.Details {

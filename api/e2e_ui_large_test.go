@@ -101,7 +101,7 @@ func TestE2ELivePageLarge(t *testing.T) {
 			// The pages of GET .../steps hold every step once.
 			seen := map[string]model.Status{}
 			for offset, entries := 0, 1; offset < entries; {
-				var page ExecutionSteps
+				var page model.ExecutionSteps
 				getJSON(t, h, fmt.Sprintf("/v1/executions/%s/steps?offset=%d&limit=3000", ex.ID, offset), http.StatusOK, &page)
 				require.NotEmpty(t, page.Steps)
 				for _, s := range page.Steps {

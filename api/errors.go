@@ -57,19 +57,6 @@ func codeFor(status int) string {
 	return CodeBadRequest
 }
 
-// ErrorInfo is the body of every error answer.
-type ErrorInfo struct {
-	Code    string              `json:"code"`
-	Message string              `json:"message"`
-	Details []model.ErrorDetail `json:"details"`
-}
-
-// ErrorBody is the JSON document of every error answer:
-// {"error": {"code", "message", "details": [...]}}.
-type ErrorBody struct {
-	Error ErrorInfo `json:"error"`
-}
-
 // Error is an answer the handlers give instead of a result. Extra fields are
 // merged into the top level of the body next to "error" (a dry-run's plan
 // next to its errors, the running execution next to a conflict).
@@ -193,9 +180,9 @@ func writeErrorBody(c echo.Context, e *Error) error {
 	if details == nil {
 		details = []model.ErrorDetail{}
 	}
-	info := ErrorInfo{Code: codeFor(e.Status), Message: e.Message, Details: details}
+	info := model.ErrorInfo{Code: codeFor(e.Status), Message: e.Message, Details: details}
 	if len(e.Extra) == 0 {
-		return c.JSON(e.Status, ErrorBody{Error: info})
+		return c.JSON(e.Status, model.ErrorBody{Error: info})
 	}
 	body := make(map[string]any, len(e.Extra)+1)
 	for k, v := range e.Extra {

@@ -184,11 +184,11 @@ func (s *server) listExecutions(c echo.Context) error {
 	if err != nil {
 		return s.executionError(err, "")
 	}
-	out := make([]*model.Execution, 0, len(list))
+	out := model.ExecutionList{Executions: make([]model.Execution, 0, len(list)), NextPageToken: encodePageToken(next)}
 	for _, e := range list {
-		out = append(out, s.present(fromStarter(e)))
+		out.Executions = append(out.Executions, *s.present(fromStarter(e)))
 	}
-	return c.JSON(http.StatusOK, map[string]any{"executions": out, "nextPageToken": encodePageToken(next)})
+	return c.JSON(http.StatusOK, out)
 }
 
 func (s *server) getExecution(c echo.Context) error {

@@ -52,7 +52,7 @@ func (s *server) listAllGraphs(c echo.Context) error {
 			}
 		}
 	}
-	return c.JSON(http.StatusOK, map[string]any{"graphs": list})
+	return c.JSON(http.StatusOK, model.GraphMetaList{Graphs: list})
 }
 
 // usesGraphOf reports whether cl's executions merge the graphs of owner id

@@ -18,6 +18,7 @@ import (
 
 	"github.com/cairn-io/cairn/graphs"
 	"github.com/cairn-io/cairn/internal/testenv"
+	"github.com/cairn-io/cairn/model"
 	"github.com/cairn-io/cairn/store"
 )
 
@@ -105,11 +106,11 @@ func (r *response) json(t testing.TB, v any) {
 }
 
 // errorBody decodes the error shape, failing when the body is not in it.
-func (r *response) errorBody(t testing.TB) ErrorInfo {
+func (r *response) errorBody(t testing.TB) model.ErrorInfo {
 	t.Helper()
 	var raw map[string]json.RawMessage
 	require.NoError(t, json.Unmarshal(r.Body, &raw), "error body is not JSON (status %d): %s", r.Status, r.Body)
-	var body ErrorBody
+	var body model.ErrorBody
 	dec := json.NewDecoder(bytes.NewReader(raw["error"]))
 	dec.DisallowUnknownFields()
 	err := dec.Decode(&body.Error)

@@ -82,21 +82,27 @@ func (s *server) listOwners(o owner) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		ctx := c.Request().Context()
 		var (
-			list any
-			err  error
+			answer any
+			err    error
 		)
 		switch o.layer {
 		case model.LayerRelease:
-			list, err = s.store.ListReleases(ctx)
+			var l model.ReleaseList
+			l.Releases, err = s.store.ListReleases(ctx)
+			answer = l
 		case model.LayerPlugin:
-			list, err = s.store.ListPlugins(ctx)
+			var l model.PluginList
+			l.Plugins, err = s.store.ListPlugins(ctx)
+			answer = l
 		default:
-			list, err = s.store.ListClusters(ctx)
+			var l model.ClusterList
+			l.Clusters, err = s.store.ListClusters(ctx)
+			answer = l
 		}
 		if err != nil {
 			return storeError(err, o.collection)
 		}
-		return c.JSON(http.StatusOK, map[string]any{o.collection: list})
+		return c.JSON(http.StatusOK, answer)
 	}
 }
 

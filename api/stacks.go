@@ -72,7 +72,7 @@ func (s *server) listStacks(c echo.Context) error {
 	for _, st := range list {
 		out = append(out, stackRecord(st))
 	}
-	return c.JSON(http.StatusOK, map[string]any{"stacks": out})
+	return c.JSON(http.StatusOK, model.StackList{Stacks: out})
 }
 
 func (s *server) getStack(c echo.Context) error {

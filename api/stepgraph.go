@@ -8,12 +8,6 @@ import (
 	"github.com/cairn-io/cairn/model"
 )
 
-// ExecutionGraph is the body of GET /v1/executions/{id}/graph: every step
-// of the execution, in package order, with the steps it waits for.
-type ExecutionGraph struct {
-	Steps []model.StepDeps `json:"steps"`
-}
-
 // executionGraph answers an execution's step graph; 404 when the
 // execution is unknown or has not prepared its plan yet.
 func (s *server) executionGraph(c echo.Context) error {
@@ -22,5 +16,5 @@ func (s *server) executionGraph(c echo.Context) error {
 	if err != nil {
 		return s.executionError(err, id)
 	}
-	return c.JSON(http.StatusOK, ExecutionGraph{Steps: steps})
+	return c.JSON(http.StatusOK, model.ExecutionGraph{Steps: steps})
 }

@@ -15,15 +15,6 @@ import (
 // progress query bounds its answers.
 const maxStepsPage = 5000
 
-// ExecutionSteps is the body of GET /v1/executions/{id}/steps: a page of
-// the execution's step states, from Offset, and the number of entries in
-// all (the next page starts at Offset+len(Steps) while that is less).
-type ExecutionSteps struct {
-	Offset  int                  `json:"offset"`
-	Entries int                  `json:"entries"`
-	Steps   []model.StepProgress `json:"steps"`
-}
-
 // executionSteps answers one page of an execution's step states:
 // ?offset= (default 0) and ?limit= (1 to 5,000; default as many as fit in
 // about 1 MiB).
@@ -56,7 +47,7 @@ func (s *server) executionSteps(c echo.Context) error {
 	if steps == nil {
 		steps = []model.StepProgress{}
 	}
-	return c.JSON(http.StatusOK, ExecutionSteps{Offset: p.Offset, Entries: p.Entries, Steps: steps})
+	return c.JSON(http.StatusOK, model.ExecutionSteps{Offset: p.Offset, Entries: p.Entries, Steps: steps})
 }
 
 // laterSteps calls fn with each page of an execution's step states after

@@ -174,14 +174,7 @@ func (c *Client) send(ctx context.Context, r request) (*http.Response, error) {
 func decodeError(resp *http.Response) error {
 	body, _ := io.ReadAll(io.LimitReader(resp.Body, 16<<20))
 	e := &APIError{Status: resp.StatusCode, RequestID: resp.Header.Get("X-Request-ID"), Body: body}
-	var shape struct {
-		Error struct {
-			Code    string              `json:"code"`
-			Message string              `json:"message"`
-			Details []model.ErrorDetail `json:"details"`
-		} `json:"error"`
-		Running string `json:"running"`
-	}
+	var shape model.ErrorBody
 	if err := json.Unmarshal(body, &shape); err == nil && shape.Error.Code != "" {
 		e.Code, e.Message, e.Details, e.Running = shape.Error.Code, shape.Error.Message, shape.Error.Details, shape.Running
 		return e
@@ -316,9 +309,7 @@ func (c *Client) CreateStack(ctx context.Context, in model.StackInput) (*model.S
 
 // ListStacks lists every stack.
 func (c *Client) ListStacks(ctx context.Context) ([]model.StackRecord, error) {
-	var out struct {
-		Stacks []model.StackRecord `json:"stacks"`
-	}
+	var out model.StackList
 	if _, err := c.do(ctx, http.MethodGet, "/v1/stacks", nil, nil, &out); err != nil {
 		return nil, err
 	}
@@ -327,9 +318,7 @@ func (c *Client) ListStacks(ctx context.Context) ([]model.StackRecord, error) {
 
 // StacksNamed lists the stacks of one name.
 func (c *Client) StacksNamed(ctx context.Context, name string) ([]model.StackRecord, error) {
-	var out struct {
-		Stacks []model.StackRecord `json:"stacks"`
-	}
+	var out model.StackList
 	if _, err := c.do(ctx, http.MethodGet, "/v1/stacks", url.Values{"name": {name}}, nil, &out); err != nil {
 		return nil, err
 	}
@@ -464,10 +453,8 @@ func (c *Client) CreateRelease(ctx context.Context, in model.ReleaseInput) (*mod
 	return orNil(&out, err)
 }
 
-func (c *Client) ListReleases(ctx context.Context) ([]model.Release, error) {
-	var out struct {
-		Releases []model.Release `json:"releases"`
-	}
+func (c *Client) ListReleases(ctx context.Context) ([]*model.Release, error) {
+	var out model.ReleaseList
 	_, err := c.do(ctx, http.MethodGet, "/v1/releases", nil, nil, &out)
 	return out.Releases, err
 }
@@ -495,10 +482,8 @@ func (c *Client) CreatePlugin(ctx context.Context, in model.PluginInput) (*model
 	return orNil(&out, err)
 }
 
-func (c *Client) ListPlugins(ctx context.Context) ([]model.Plugin, error) {
-	var out struct {
-		Plugins []model.Plugin `json:"plugins"`
-	}
+func (c *Client) ListPlugins(ctx context.Context) ([]*model.Plugin, error) {
+	var out model.PluginList
 	_, err := c.do(ctx, http.MethodGet, "/v1/plugins", nil, nil, &out)
 	return out.Plugins, err
 }
@@ -526,10 +511,8 @@ func (c *Client) CreateCluster(ctx context.Context, in model.ClusterInput) (*mod
 	return orNil(&out, err)
 }
 
-func (c *Client) ListClusters(ctx context.Context) ([]model.Cluster, error) {
-	var out struct {
-		Clusters []model.Cluster `json:"clusters"`
-	}
+func (c *Client) ListClusters(ctx context.Context) ([]*model.Cluster, error) {
+	var out model.ClusterList
 	_, err := c.do(ctx, http.MethodGet, "/v1/clusters", nil, nil, &out)
 	return out.Clusters, err
 }
@@ -575,9 +558,7 @@ func (c *Client) ListGraphs(ctx context.Context, layer model.Layer, ownerID stri
 	if err != nil {
 		return nil, err
 	}
-	var out struct {
-		Graphs []model.GraphInfo `json:"graphs"`
-	}
+	var out model.GraphInfoList
 	_, err = c.do(ctx, http.MethodGet, p+"/graphs", nil, nil, &out)
 	return out.Graphs, err
 }
@@ -662,7 +643,7 @@ func (c *Client) ExecuteGraph(ctx context.Context, clusterID string, req model.G
 }
 
 // ListExecutions lists executions, newest first.
-func (c *Client) ListExecutions(ctx context.Context, f ExecutionFilter) (*ExecutionList, error) {
+func (c *Client) ListExecutions(ctx context.Context, f ExecutionFilter) (*model.ExecutionList, error) {
 	q := url.Values{}
 	set := func(k, v string) {
 		if v != "" {
@@ -677,7 +658,7 @@ func (c *Client) ListExecutions(ctx context.Context, f ExecutionFilter) (*Execut
 	if f.Limit > 0 {
 		q.Set("limit", strconv.Itoa(f.Limit))
 	}
-	var out ExecutionList
+	var out model.ExecutionList
 	_, err := c.do(ctx, http.MethodGet, "/v1/executions", q, nil, &out)
 	return orNil(&out, err)
 }
@@ -692,9 +673,7 @@ func (c *Client) GetExecution(ctx context.Context, id string) (*model.Execution,
 // ExecutionGraph returns an execution's steps, each with the steps it
 // waits for (404 until the execution has prepared its plan).
 func (c *Client) ExecutionGraph(ctx context.Context, id string) ([]model.StepDeps, error) {
-	var out struct {
-		Steps []model.StepDeps `json:"steps"`
-	}
+	var out model.ExecutionGraph
 	if _, err := c.do(ctx, http.MethodGet, "/v1/executions/"+esc(id)+"/graph", nil, nil, &out); err != nil {
 		return nil, err
 	}

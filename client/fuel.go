@@ -44,9 +44,7 @@ func (c *Client) ListAllGraphs(ctx context.Context, f model.GraphFilter) ([]mode
 	set("layer", string(f.Layer))
 	set("owner", f.OwnerID)
 	set("type", f.Type)
-	var out struct {
-		Graphs []model.GraphMeta `json:"graphs"`
-	}
+	var out model.GraphMetaList
 	_, err := c.do(ctx, http.MethodGet, "/v1/graphs", q, nil, &out)
 	if out.Graphs == nil && err == nil {
 		out.Graphs = []model.GraphMeta{}

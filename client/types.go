@@ -32,9 +32,3 @@ type ExecutionFilter struct {
 	Limit     int
 	PageToken string
 }
-
-// ExecutionList is one page of executions.
-type ExecutionList struct {
-	Executions    []model.Execution `json:"executions"`
-	NextPageToken string            `json:"nextPageToken"`
-}

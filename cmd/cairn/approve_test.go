@@ -11,7 +11,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/cairn-io/cairn/client"
 	"github.com/cairn-io/cairn/model"
 )
 
@@ -46,7 +45,7 @@ func (s *apiServer) listed(t *testing.T, what string, want func(map[string]model
 	var ids map[string]model.Execution
 	s.waitUntil(what, func() bool {
 		out := s.run(append([]string{"exec", "list", "-o", "json"}, flags...)...).expect(t, 0).stdout
-		var list client.ExecutionList
+		var list model.ExecutionList
 		require.NoError(t, json.Unmarshal([]byte(out), &list), out)
 		ids = map[string]model.Execution{}
 		for _, e := range list.Executions {

@@ -12,7 +12,6 @@ import (
 	"github.com/stretchr/testify/require"
 	"gopkg.in/yaml.v3"
 
-	"github.com/cairn-io/cairn/client"
 	"github.com/cairn-io/cairn/model"
 )
 
@@ -80,7 +79,7 @@ func TestExecCommands(t *testing.T) {
 	})
 
 	t.Run("list", func(t *testing.T) {
-		var list client.ExecutionList
+		var list model.ExecutionList
 		deadline := time.Now().Add(30 * time.Second)
 		for {
 			out := s.run("exec", "list", "--stack", "web", "-o", "json").expect(t, 0).stdout

@@ -69,10 +69,10 @@ func newReleaseListCmd(a *app) *cobra.Command {
 
 // releaseDetails prints one release as a table of one row.
 func releaseDetails(w io.Writer, rel *model.Release) error {
-	return releaseTable(w, []model.Release{*rel})
+	return releaseTable(w, []*model.Release{rel})
 }
 
-func releaseTable(w io.Writer, list []model.Release) error {
+func releaseTable(w io.Writer, list []*model.Release) error {
 	t := newTable(w, "ID", "NAME", "VERSION", "DESCRIPTION")
 	for _, rel := range list {
 		t.row(rel.ID, rel.Name, orDash(rel.Version), orDash(rel.Description))
