@@ -25,9 +25,6 @@ import (
 	"google.golang.org/protobuf/proto"
 )
 
-// EnvKey is the environment variable holding the key.
-const EnvKey = "CAIRN_CODEC_KEY"
-
 // Metadata of sealed payloads.
 const (
 	// Encoding marks a sealed payload.
