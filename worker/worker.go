@@ -32,9 +32,8 @@ const DefaultTaskQueue = "cairn"
 
 // Defaults of Options.
 const (
-	DefaultPollers       = 8
-	DefaultConcurrency   = 200
-	DefaultWorkflowCache = 2000
+	DefaultPollers     = 8
+	DefaultConcurrency = 200
 )
 
 // Deps are what the activities run with.

@@ -19,9 +19,6 @@ const (
 
 var allShapes = []string{shapeFlat, shapeGroups, shapeChain, shapePkger, shapeFuel, shapeExecChain}
 
-// fileShapes are the shapes Puppet is compared on.
-var fileShapes = map[string]bool{shapeFlat: true, shapeGroups: true, shapeChain: true}
-
 // pkgUnit is how many resources one unit of the pkger-like shape holds.
 const pkgUnit = 10
 
