@@ -14,7 +14,6 @@ import (
 	"mime"
 	"net/http"
 	"net/url"
-	"path"
 	"strconv"
 	"strings"
 
@@ -106,18 +105,6 @@ func (d Document) ContentType() string {
 		return "application/jsonnet"
 	default:
 		return "application/yaml"
-	}
-}
-
-// FormatOf guesses a document's format from a file name.
-func FormatOf(name string) string {
-	switch strings.ToLower(path.Ext(name)) {
-	case ".json":
-		return "json"
-	case ".jsonnet", ".libsonnet":
-		return "jsonnet"
-	default:
-		return "yaml"
 	}
 }
 
