@@ -145,7 +145,7 @@ func TestPrepareGraphHistory(t *testing.T) {
 	}
 	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, steps := prepared(t, st, "e" + string(rune('2'+i)), contract.GraphRequest{Force: tt.force})
+			_, steps := prepared(t, st, "e"+string(rune('2'+i)), contract.GraphRequest{Force: tt.force})
 			c := steps["restart@"+tt.node].Condition
 			require.Equal(t, tt.want, c, "condition")
 		})
