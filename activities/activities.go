@@ -84,11 +84,6 @@ type Deps struct {
 	// and the step has no byte-exact rollback. 0 means
 	// DefaultBeforeStateLimit.
 	BeforeStateLimit int
-	// FilesDir is the root copy_files sources are read inside, on the
-	// control plane ("" refuses copy_files); FilesLimit bounds one step's
-	// sources (0 means DefaultFilesLimit).
-	FilesDir   string
-	FilesLimit int64
 	// Schedules deletes the drift schedule of a stack that is gone (see
 	// RemoveStack, LoadDriftTarget); nil on a node worker, which never
 	// runs those.

@@ -3,7 +3,6 @@ package activities
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"path/filepath"
 	"testing"
 
@@ -11,89 +10,11 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/cairn-io/cairn/contract"
-	"github.com/cairn-io/cairn/expr"
 	"github.com/cairn-io/cairn/model"
 	"github.com/cairn-io/cairn/planner"
+	"github.com/cairn-io/cairn/prepare"
 	"github.com/cairn-io/cairn/store"
 )
-
-func TestSpecializeCondition(t *testing.T) {
-	history := func(fn, task string) (any, error) {
-		switch {
-		case task == "ghost":
-			return nil, errors.New(`no task "ghost" in the graph`)
-		case fn == "changed":
-			return task == "" || task == "config", nil
-		case task == "":
-			return "2026-03-01T11:00:00Z", nil
-		}
-		return "", nil
-	}
-	tests := []struct {
-		name    string
-		cond    string
-		want    bool   // the specialized condition evaluated
-		wantErr string // from specializing
-	}{
-		{"bare changed of the own task", `changed`, true, ""},
-		{"changed of another task", `changed "config"`, true, ""},
-		{"unchanged task", `changed "other"`, false, ""},
-		{"negated", `not (changed "other")`, true, ""},
-		{"combined with the node", `and (changed "config") (eq .node.name "n1")`, true, ""},
-		{"bare identifier argument", `and changed (eq .node.name "n2")`, false, ""},
-		{"template form", `{{ if changed "other" }}true{{ else }}false{{ end }}`, false, ""},
-		{"lastRun of the own task", `eq lastRun "2026-03-01T11:00:00Z"`, true, ""},
-		{"never ran", `eq (lastRun "other") ""`, true, ""},
-		{"unknown task", `changed "ghost"`, false, `no task "ghost"`},
-		{"piped", `"config" | changed`, false, "cannot take a piped value"},
-		{"not a string", `changed .node.name`, false, "takes a task id in quotes"},
-		{"too many arguments", `changed "a" "b"`, false, "at most one task id"},
-		{"bad syntax", `changed (`, false, "condition:"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got, err := specializeCondition(tt.cond, history)
-			if tt.wantErr != "" {
-				require.Error(t, err, "err = %v, want %q", err, tt.wantErr)
-				require.Contains(t, err.Error(), tt.wantErr, "err = %v, want %q", err, tt.wantErr)
-				return
-			}
-			require.NoError(t, err)
-			if usesHistory(got) {
-				require.NotContains(t, got, "changed ", "specialized condition %q still calls a history function", got)
-			}
-			ok, err := expr.Condition(got, expr.Context{Node: map[string]any{"name": "n1"}})
-			require.NoError(t, err, "specialized condition %q: %v", got, err)
-			require.Equal(t, tt.want, ok, "%q specialized to %q = %v, want %v", tt.cond, got, ok, tt.want)
-		})
-	}
-}
-
-func TestFaultTolerance(t *testing.T) {
-	tests := []struct {
-		spec    string
-		nodes   int
-		want    int
-		wantErr bool
-	}{
-		{"2", 5, 2, false},
-		{"0", 5, 0, false},
-		{"9", 5, 5, false},
-		{"-1", 5, 4, false},
-		{"-7", 5, 0, false},
-		{"30%", 10, 3, false},
-		{"34%", 3, 1, false},
-		{"100%", 4, 4, false},
-		{" 50 % ", 3, 1, false},
-		{"150%", 3, 0, true},
-		{"some", 3, 0, true},
-	}
-	for _, tt := range tests {
-		got, err := FaultTolerance(tt.spec, tt.nodes)
-		require.Equal(t, tt.wantErr, err != nil, "FaultTolerance(%q, %d) = %d, %v; want %d (error %v)", tt.spec, tt.nodes, got, err, tt.want, tt.wantErr)
-		assert.Equal(t, tt.want, got, "FaultTolerance(%q, %d) = %d, %v; want %d (error %v)", tt.spec, tt.nodes, got, err, tt.want, tt.wantErr)
-	}
-}
 
 // graphStore is a release, a plugin and a cluster of three nodes.
 func graphStore(t *testing.T) store.Store {
@@ -123,16 +44,28 @@ func putGraph(t *testing.T, st store.Store, layer model.Layer, owner string, tas
 	require.NoError(t, err)
 }
 
-func prepared(t *testing.T, st store.Store, in contract.PrepareGraphInput) (*contract.PreparedGraph, map[string]*planner.StoredStep) {
+func graphActivities(st store.Store) *GraphActivities {
+	return NewGraphActivities(New(Deps{Store: st}), prepare.NewPreparer(st, nil, prepare.Files{}))
+}
+
+// prepared checks and pins req on c1 (type deploy unless it names types)
+// as the API does and prepares its execution execID, returning the
+// activity's answer and the steps it kept.
+func prepared(t *testing.T, st store.Store, execID string, req contract.GraphRequest) (*contract.PreparedGraph, map[string]*planner.StoredStep) {
 	t.Helper()
-	g := NewGraphActivities(New(Deps{Store: st}), nil)
-	if in.Types == nil {
-		in.Types = []string{"deploy"}
+	ctx := context.Background()
+	if req.Types == nil {
+		req.Types = []string{"deploy"}
 	}
-	in.ClusterID = "c1"
-	out, err := g.PrepareGraph(context.Background(), in)
+	req.ClusterID = "c1"
+	p := prepare.NewPreparer(st, nil, prepare.Files{})
+	checked, err := p.Check(ctx, req)
 	require.NoError(t, err)
-	all, err := AllSteps(context.Background(), st, in.ExecutionID)
+	pinned, err := p.Pin(ctx, checked)
+	require.NoError(t, err)
+	out, err := graphActivities(st).PrepareGraph(ctx, contract.PrepareGraphInput{ExecutionID: execID, Request: pinned})
+	require.NoError(t, err)
+	all, err := AllSteps(ctx, st, execID)
 	require.NoError(t, err)
 	byID := map[string]*planner.StoredStep{}
 	for _, s := range all {
@@ -157,7 +90,7 @@ func TestPrepareGraphMergesLayers(t *testing.T) {
 		&model.Task{ID: "restart", Type: model.TaskSkipped},
 		&model.Task{ID: "verify", Type: "shell", Roles: []string{"compute"}, Requires: []string{"restart"}, Parameters: map[string]any{"cmd": "verify"}},
 	)
-	out, steps := prepared(t, st, contract.PrepareGraphInput{ExecutionID: "e1"})
+	out, steps := prepared(t, st, "e1", contract.GraphRequest{})
 	install := steps["install@n2"]
 	require.NotNil(t, install, "install@n2 = %+v, want the cluster's command over the release's timeout, fail_on_error false", install)
 	require.Equal(t, "install v2", install.Spec["command"], "install@n2 = %+v, want the cluster's command over the release's timeout, fail_on_error false", install)
@@ -184,8 +117,8 @@ func TestPrepareGraphHistory(t *testing.T) {
 		&model.Task{ID: "restart", Type: "shell", Roles: []string{"compute"}, Requires: []string{"config"},
 			Condition: `changed "config"`, Parameters: map[string]any{"cmd": "restart"}},
 	)
-	g := NewGraphActivities(New(Deps{Store: st}), nil)
-	_, steps := prepared(t, st, contract.PrepareGraphInput{ExecutionID: "e1"})
+	g := graphActivities(st)
+	_, steps := prepared(t, st, "e1", contract.GraphRequest{})
 	c := steps["restart@n2"].Condition
 	require.Equal(t, "{{true}}", c, "never ran: condition %q, want true", c)
 	// Record config's run on n2 with the current parameters, as a
@@ -212,7 +145,7 @@ func TestPrepareGraphHistory(t *testing.T) {
 	}
 	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, steps := prepared(t, st, contract.PrepareGraphInput{ExecutionID: "e" + string(rune('2'+i)), Force: tt.force})
+			_, steps := prepared(t, st, "e"+string(rune('2'+i)), contract.GraphRequest{Force: tt.force})
 			c := steps["restart@"+tt.node].Condition
 			require.Equal(t, tt.want, c, "condition")
 		})
@@ -220,7 +153,7 @@ func TestPrepareGraphHistory(t *testing.T) {
 
 	// New parameters make it changed again.
 	putGraph(t, st, model.LayerCluster, "c1", &model.Task{ID: "config", Parameters: map[string]any{"cmd": "write config v2"}})
-	_, steps = prepared(t, st, contract.PrepareGraphInput{ExecutionID: "e9"})
+	_, steps = prepared(t, st, "e9", contract.GraphRequest{})
 	c = steps["restart@n2"].Condition
 	require.Equal(t, "{{true}}", c, "after a parameter change: condition %q, want true", c)
 }
@@ -232,8 +165,8 @@ func TestPrepareGraphRetryTurnsDoneStepsIntoNoops(t *testing.T) {
 		&model.Task{ID: "a", Type: "shell", Roles: []string{"compute"}, Parameters: map[string]any{"cmd": "a"}},
 		&model.Task{ID: "b", Type: "shell", Roles: []string{"compute"}, Requires: []string{"a"}, Parameters: map[string]any{"cmd": "b"}},
 	)
-	g := NewGraphActivities(New(Deps{Store: st}), nil)
-	prepared(t, st, contract.PrepareGraphInput{ExecutionID: "first"})
+	g := graphActivities(st)
+	prepared(t, st, "first", contract.GraphRequest{})
 	// The first execution did a on both nodes, b on n2 only.
 	for _, id := range []string{"a@n2", "a@n3", "b@n2"} {
 		raw, _ := json.Marshal(outputsRecord{Action: model.ActionRun, Outcome: model.OutcomeUpdated})
@@ -243,45 +176,23 @@ func TestPrepareGraphRetryTurnsDoneStepsIntoNoops(t *testing.T) {
 	require.NoError(t, err)
 	tests := []struct {
 		name     string
-		in       contract.PrepareGraphInput
+		execID   string
+		req      contract.GraphRequest
 		wantDone []string
 	}{
-		{"retry", contract.PrepareGraphInput{ExecutionID: "retry-1", RetryOf: []string{"first"}}, []string{"a@n2", "a@n3", "b@n2"}},
-		{"retry of a retry", contract.PrepareGraphInput{ExecutionID: "retry-2", RetryOf: []string{"retry-1", "first"}}, []string{"a@n2", "a@n3", "b@n2"}},
-		{"forced retry runs everything", contract.PrepareGraphInput{ExecutionID: "retry-3", RetryOf: []string{"first"}, Force: true}, nil},
-		{"not a retry", contract.PrepareGraphInput{ExecutionID: "again"}, nil},
+		{"retry", "retry-1", contract.GraphRequest{RetryOf: []string{"first"}}, []string{"a@n2", "a@n3", "b@n2"}},
+		{"retry of a retry", "retry-2", contract.GraphRequest{RetryOf: []string{"retry-1", "first"}}, []string{"a@n2", "a@n3", "b@n2"}},
+		{"forced retry runs everything", "retry-3", contract.GraphRequest{RetryOf: []string{"first"}, Force: true}, nil},
+		{"not a retry", "again", contract.GraphRequest{}, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			out, steps := prepared(t, st, tt.in)
+			out, steps := prepared(t, st, tt.execID, tt.req)
 			require.Equal(t, len(tt.wantDone), out.Done, "done")
 			for _, id := range tt.wantDone {
 				assert.Equal(t, model.TaskStage, steps[id].Base, "%s runs as %s, want a noop", id, steps[id].Base)
 			}
 			assert.Equal(t, "exec", steps["b@n3"].Base, "b@n3, which never ran, runs as")
-		})
-	}
-}
-
-func TestPrepareGraphRejectsBadRequests(t *testing.T) {
-	st := graphStore(t)
-	putGraph(t, st, model.LayerRelease, "rel", &model.Task{ID: "a", Type: "shell", Roles: []string{"*"}, Parameters: map[string]any{"cmd": "a"}})
-	tests := []struct {
-		name string
-		req  contract.GraphRequest
-		want string
-	}{
-		{"unknown cluster", contract.GraphRequest{ClusterID: "nope", Types: []string{"deploy"}}, `cluster "nope" not found`},
-		{"no graph of the type", contract.GraphRequest{ClusterID: "c1", Types: []string{"upgrade"}}, `no graph of type "upgrade"`},
-		{"unknown node", contract.GraphRequest{ClusterID: "c1", Types: []string{"deploy"}, Nodes: []string{"n9"}}, `unknown node "n9"`},
-		{"unknown task", contract.GraphRequest{ClusterID: "c1", Types: []string{"deploy"}, Tasks: []string{"zz"}}, `unknown task "zz"`},
-		{"type twice", contract.GraphRequest{ClusterID: "c1", Types: []string{"deploy", "deploy"}}, "given twice"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			_, err := BuildGraph(context.Background(), st, nil, tt.req)
-			require.ErrorIs(t, err, ErrGraphRequest, "err = %v, want %q", err, tt.want)
-			require.Contains(t, err.Error(), tt.want, "err = %v, want %q", err, tt.want)
 		})
 	}
 }
@@ -301,7 +212,7 @@ func TestPrepareGraphTaskSubsetAcrossTypes(t *testing.T) {
 	err := st.PutGraph(context.Background(), &model.StoredGraph{Layer: model.LayerRelease, OwnerID: "rel", Type: "check",
 		Graph: &model.Graph{Type: "check", Tasks: []*model.Task{{ID: "b", Type: "shell", Roles: []string{"compute"}, Parameters: map[string]any{"cmd": "b"}}}}})
 	require.NoError(t, err)
-	_, steps := prepared(t, st, contract.PrepareGraphInput{ExecutionID: "e1", GraphRequest: contract.GraphRequest{Types: []string{"deploy", "check"}, Tasks: []string{"a"}}})
+	_, steps := prepared(t, st, "e1", contract.GraphRequest{Types: []string{"deploy", "check"}, Tasks: []string{"a"}})
 	s := steps["deploy/a@n2"]
 	require.NotNil(t, s, "deploy/a@n2 = %+v, want it to run", s)
 	require.False(t, s.Skipped, "deploy/a@n2 = %+v, want it to run", s)
@@ -309,7 +220,32 @@ func TestPrepareGraphTaskSubsetAcrossTypes(t *testing.T) {
 	require.NotNil(t, s, "check/b@n2 = %+v, want it skipped, after type deploy", s)
 	require.True(t, s.Skipped, "check/b@n2 = %+v, want it skipped, after type deploy", s)
 	require.True(t, contains(s.Deps, "deploy@master"), "check/b@n2 = %+v, want it skipped, after type deploy", s)
-	_, err = BuildGraph(context.Background(), st, nil, contract.GraphRequest{ClusterID: "c1", Types: []string{"deploy", "check"}, Tasks: []string{"a", "zz"}})
-	require.ErrorIs(t, err, ErrGraphRequest, "err = %v, want the unknown task named", err)
-	require.Contains(t, err.Error(), `unknown task "zz"`, "err = %v, want the unknown task named", err)
+}
+
+// An execution's preparation, and its dry-run, evaluate yaql cross
+// dependencies on each node and keep the edges in the stored steps; the
+// execution keeps the nodes' deployment data for the next one.
+func TestPrepareGraphCrossDependsYAQL(t *testing.T) {
+	st := graphStore(t)
+	putGraph(t, st, model.LayerRelease, "rel",
+		&model.Task{ID: "api", Type: "shell", Roles: []string{"controller"}, Parameters: map[string]any{"cmd": "api"}},
+		&model.Task{ID: "agent", Type: "shell", Roles: []string{"compute"}, Parameters: map[string]any{"cmd": "agent"},
+			CrossDependsYAQL: "[{name => 'api', role => 'controller'}]"},
+	)
+	for _, dry := range []bool{true, false} {
+		exec := "e-run"
+		if dry {
+			exec = "e-dry"
+		}
+		_, steps := prepared(t, st, exec, contract.GraphRequest{DryRun: dry})
+		for _, n := range []string{"n2", "n3"} {
+			assert.Equal(t, []string{"api@n1"}, steps["agent@"+n].Deps, "dry-run %v, node %s", dry, n)
+		}
+		_, err := st.GetDeploymentData(context.Background(), "c1", "n2", exec)
+		if dry {
+			assert.ErrorIs(t, err, store.ErrNotFound, "a dry-run keeps no data")
+		} else {
+			assert.NoError(t, err, "the execution keeps n2's data")
+		}
+	}
 }

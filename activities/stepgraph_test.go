@@ -24,7 +24,7 @@ func TestStepGraphListsEveryTypeOfAGraphRun(t *testing.T) {
 	require.NoError(t, st.PutGraph(ctx, &model.StoredGraph{Layer: model.LayerRelease, OwnerID: "rel", Type: "check",
 		Graph: &model.Graph{Type: "check", Tasks: []*model.Task{{ID: "probe", Type: "shell", Roles: []string{"compute"}, Parameters: map[string]any{"cmd": "probe"}}}}}))
 
-	_, steps := prepared(t, st, contract.PrepareGraphInput{ExecutionID: "e-types", GraphRequest: contract.GraphRequest{Types: []string{"deploy", "check"}}})
+	_, steps := prepared(t, st, "e-types", contract.GraphRequest{Types: []string{"deploy", "check"}})
 	graph, err := StepGraph(ctx, st, "e-types")
 	require.NoError(t, err)
 

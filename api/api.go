@@ -25,6 +25,7 @@ import (
 	"github.com/cairn-io/cairn/internal/fetch"
 	"github.com/cairn-io/cairn/kinds"
 	"github.com/cairn-io/cairn/model"
+	"github.com/cairn-io/cairn/prepare"
 	"github.com/cairn-io/cairn/store"
 )
 
@@ -136,6 +137,10 @@ type Deps struct {
 	// Registry lists existing objects for export; nil refuses export by
 	// kinds.
 	Registry Lister
+	// Graphs merges graph layers and checks and pins graph execution
+	// requests; share the workers' one so /metrics counts every merge and
+	// expansion. Nil means one over Store and Catalogue.
+	Graphs *prepare.Preparer
 	// Jsonnet evaluates Jsonnet documents posted to the API. Nil means
 	// graphs.JsonnetProcess{}: each program runs in a child process of this
 	// program, capped in memory and time, so a hostile program cannot
@@ -172,6 +177,7 @@ type server struct {
 	drift     DriftSchedules
 	catalogue *kinds.Catalogue
 	registry  Lister
+	graphs    *prepare.Preparer
 	jsonnet   graphs.JsonnetEvaluator
 	log       *slog.Logger
 	ready     func(ctx context.Context) error
@@ -212,6 +218,9 @@ func New(cfg Config, deps Deps) (*echo.Echo, error) {
 	if s.env == nil {
 		s.env = os.LookupEnv
 	}
+	if s.graphs = deps.Graphs; s.graphs == nil {
+		s.graphs = prepare.NewPreparer(deps.Store, cat, prepare.Files{})
+	}
 
 	metricsHandler := deps.Metrics
 	reg := deps.MetricsRegisterer
@@ -234,6 +243,9 @@ func New(cfg Config, deps Deps) (*echo.Echo, error) {
 	var metrics *httpMetrics
 	if reg != nil {
 		if metrics, err = newHTTPMetrics(reg); err != nil {
+			return nil, err
+		}
+		if err := registerGraphMetrics(reg, s.graphs); err != nil {
 			return nil, err
 		}
 	}

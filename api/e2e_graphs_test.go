@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/cairn-io/cairn/client"
+	"github.com/cairn-io/cairn/contract"
 	"github.com/cairn-io/cairn/model"
 )
 
@@ -62,7 +63,7 @@ func TestE2EGraphUploadMergeExecuteSubset(t *testing.T) {
 	require.Equal(t, override, string(src), "cluster graph verbatim: %q %q %v", src, ctype, err)
 	require.Equal(t, "application/json", ctype, "cluster graph verbatim: %q %q %v", src, ctype, err)
 
-	ex, err := c.ExecuteGraph(ctx, cl.ID, model.GraphExecutionRequest{Nodes: []string{"n1"}, Tasks: []string{"t1", "t2"}})
+	ex, err := c.ExecuteGraph(ctx, cl.ID, contract.GraphRequest{Nodes: []string{"n1"}, Tasks: []string{"t1", "t2"}})
 	require.NoError(t, err)
 	require.Equal(t, model.ExecGraph, ex.Kind, "started %+v", ex)
 	require.Equal(t, cl.ID, ex.ClusterID, "started %+v", ex)
@@ -83,23 +84,23 @@ func TestE2EGraphUploadMergeExecuteSubset(t *testing.T) {
 	require.Equal(t, model.StatusSucceeded, ran["t2@n1"], "steps %+v", done.Steps)
 
 	// Refused before anything starts: unknown node, task and type.
-	_, err = c.ExecuteGraph(ctx, cl.ID, model.GraphExecutionRequest{Types: []string{"default", "upgrade"}, Nodes: []string{"n9"}, Tasks: []string{"t7"}})
+	_, err = c.ExecuteGraph(ctx, cl.ID, contract.GraphRequest{Types: []string{"default", "upgrade"}, Nodes: []string{"n9"}, Tasks: []string{"t7"}})
 	var apiErr *client.APIError
 	require.ErrorAs(t, err, &apiErr, "bad execution request: %v", err)
 	require.Equal(t, http.StatusUnprocessableEntity, apiErr.Status, "bad execution request: %v", err)
 	require.GreaterOrEqual(t, len(apiErr.Details), 3, "bad execution request: %v", err)
-	_, err = c.ExecuteGraph(ctx, cl.ID, model.GraphExecutionRequest{OnFailure: "explode"})
+	_, err = c.ExecuteGraph(ctx, cl.ID, contract.GraphRequest{OnFailure: "explode"})
 	require.True(t, client.IsStatus(err, http.StatusBadRequest), "bad onFailure: %v", err)
-	_, err = c.ExecuteGraph(ctx, "nope", model.GraphExecutionRequest{})
+	_, err = c.ExecuteGraph(ctx, "nope", contract.GraphRequest{})
 	require.True(t, client.IsStatus(err, http.StatusNotFound), "unknown cluster: %v", err)
 
 	// One graph execution per cluster at a time.
 	slow := `[{"id": "slow", "type": "shell", "roles": ["compute"], "parameters": {"cmd": "sleep 2"}}]`
 	_, err = c.PutGraph(ctx, model.LayerRelease, rel.ID, "slow", client.Document{Data: []byte(slow), Format: "json"})
 	require.NoError(t, err)
-	first, err := c.ExecuteGraph(ctx, cl.ID, model.GraphExecutionRequest{Type: "slow"})
+	first, err := c.ExecuteGraph(ctx, cl.ID, contract.GraphRequest{Type: "slow"})
 	require.NoError(t, err)
-	_, err = c.ExecuteGraph(ctx, cl.ID, model.GraphExecutionRequest{Type: "slow"})
+	_, err = c.ExecuteGraph(ctx, cl.ID, contract.GraphRequest{Type: "slow"})
 	require.ErrorAs(t, err, &apiErr, "second graph execution: %v, want 409 naming %s", err, first.ID)
 	require.Equal(t, http.StatusConflict, apiErr.Status, "second graph execution: %v, want 409 naming %s", err, first.ID)
 	require.Equal(t, first.ID, apiErr.Running, "second graph execution: %v, want 409 naming %s", err, first.ID)

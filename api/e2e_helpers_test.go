@@ -19,6 +19,7 @@ import (
 	"github.com/cairn-io/cairn/internal/testenv"
 	"github.com/cairn-io/cairn/kinds"
 	"github.com/cairn-io/cairn/model"
+	"github.com/cairn-io/cairn/prepare"
 	"github.com/cairn-io/cairn/starter"
 	"github.com/cairn-io/cairn/store"
 	"github.com/cairn-io/cairn/worker"
@@ -40,6 +41,9 @@ type cairn struct {
 	temporal tclient.Client
 	// queue is the worker's task queue.
 	queue string
+	// graphs is the preparer the API and the worker share, as in `cairn
+	// server`.
+	graphs *prepare.Preparer
 }
 
 type cairnOptions struct {
@@ -79,7 +83,8 @@ func newCairn(t *testing.T, o cairnOptions) *cairn {
 	fetcher := fetch.New(fetch.Options{Schemes: slices.Clone(cfg.AllowedURLSchemes), Dir: cfg.FetchDir,
 		MaxBytes: cfg.FetchMaxBytes, Timeout: cfg.FetchTimeout})
 	// Webhook receivers are httptest servers on loopback.
-	wdeps := worker.Deps{Store: st, Catalogue: cat, Env: h.lookupEnv, Fetch: fetcher, Jsonnet: graphs.JsonnetProcess{}, HooksAllowPrivate: true}
+	h.graphs = prepare.NewPreparer(st, cat, prepare.Files{})
+	wdeps := worker.Deps{Store: st, Catalogue: cat, Env: h.lookupEnv, Fetch: fetcher, Jsonnet: graphs.JsonnetProcess{}, HooksAllowPrivate: true, Graphs: h.graphs}
 	wopts := worker.Options{TaskQueue: queue}
 	w, err := worker.New(dev.Client, wdeps, wopts)
 	require.NoError(t, err)
@@ -90,7 +95,7 @@ func newCairn(t *testing.T, o cairnOptions) *cairn {
 	t.Cleanup(w.Stop)
 	s := starter.New(dev.Client, starter.Config{TaskQueue: queue, Store: st, HeartbeatTimeout: 2 * time.Second, NodeWait: 5 * time.Second})
 	require.NoError(t, s.EnsureSearchAttributes(ctx))
-	e, err := New(cfg, Deps{Store: st, Executions: s, Drift: s, Catalogue: cat, Registry: worker.DefaultRegistry(cat, nil), Logger: newTestLogger(h.logs), Env: h.lookupEnv,
+	e, err := New(cfg, Deps{Store: st, Executions: s, Drift: s, Catalogue: cat, Graphs: h.graphs, Registry: worker.DefaultRegistry(cat, nil), Logger: newTestLogger(h.logs), Env: h.lookupEnv,
 		Ready: func(ctx context.Context) error { _, err := dev.Client.CheckHealth(ctx, nil); return err }})
 	require.NoError(t, err)
 	srv := httptest.NewServer(e)

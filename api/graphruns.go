@@ -7,20 +7,24 @@ import (
 	"slices"
 
 	"github.com/labstack/echo/v4"
+	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/cairn-io/cairn/graphs"
+	"github.com/cairn-io/cairn/contract"
 	"github.com/cairn-io/cairn/model"
-	"github.com/cairn-io/cairn/starter"
+	"github.com/cairn-io/cairn/prepare"
+	"github.com/cairn-io/cairn/store"
 )
 
 // executeGraph starts an execution of one or more graph types on a cluster
-// or a subset of its nodes. Everything is checked first (the types exist
-// and merge into valid graphs, the nodes and tasks exist and the graphs
-// expand onto the nodes), so a request that cannot run is refused with
-// every problem and nothing starts. Each merged graph is stored as a
-// snapshot; the execution works from those.
+// or a subset of its nodes. The request is checked once, through prepare
+// (the types exist, merge into valid graphs, have their placeholders'
+// values and expand onto the nodes; the nodes and tasks exist), so a
+// request that cannot run is refused with every problem and nothing
+// starts. What was checked is pinned: each merged graph and the expanded
+// steps are stored as snapshots the request names, and the execution (and
+// any retry of it) runs those steps.
 func (s *server) executeGraph(c echo.Context) error {
-	var req model.GraphExecutionRequest
+	var req contract.GraphRequest
 	if err := decodeJSON(c, &req, true); err != nil {
 		return err
 	}
@@ -28,14 +32,15 @@ func (s *server) executeGraph(c echo.Context) error {
 	problem := func(path, format string, args ...any) {
 		details = append(details, model.ErrorDetail{Document: requestSource, Path: path, Message: fmt.Sprintf(format, args...)})
 	}
+	for _, f := range req.ServerFields() {
+		problem(f, "%s is set by the server, not by a request", f)
+	}
 	types := req.Types
 	switch {
 	case req.Type != "" && len(req.Types) > 0:
 		problem("types", "give type or types, not both")
 	case req.Type != "":
 		types = []string{req.Type}
-	case len(types) == 0:
-		types = []string{model.DefaultGraphType}
 	}
 	for i, t := range types {
 		if !validID(t) {
@@ -61,89 +66,19 @@ func (s *server) executeGraph(c echo.Context) error {
 
 	ctx := c.Request().Context()
 	id := c.Param("id")
-	cl, err := s.store.GetCluster(ctx, id)
+	req.ClusterID = id
+	checked, err := s.graphs.Check(ctx, req)
 	if err != nil {
-		return storeError(err, fmt.Sprintf("cluster %q", id))
-	}
-	for i, n := range req.Nodes {
-		if n != model.ControlPlane && cl.Node(n) == nil {
-			problem(fmt.Sprintf("nodes[%d]", i), "cluster %q has no node %q", id, n)
-		}
-	}
-	var contents [][]byte
-	seenTasks := map[string]bool{}
-	for i, t := range types {
-		merged, found, err := s.mergeGraph(ctx, cl, t)
-		if err != nil {
-			var e *Error
-			if errors.As(err, &e) && e.Status == http.StatusUnprocessableEntity {
-				for _, d := range e.Details {
-					d.Message = fmt.Sprintf("graph %q: %s", t, d.Message)
-					details = append(details, d)
-				}
-				continue
-			}
-			return err
-		}
-		if !found {
-			problem(fmt.Sprintf("types[%d]", i), "no graph of type %q in cluster %q, its release or its plugins", t, id)
-			continue
-		}
-		for _, task := range merged.Tasks {
-			seenTasks[task.ID] = true
-		}
-		// Expanding here catches what only the cluster's nodes reveal
-		// (roles that select nothing a task needs, cross-node cycles).
-		_, err = graphs.Expand(merged, cl.Nodes, graphs.ExpandOptions{Nodes: req.Nodes, Tasks: onlyKnown(req.Tasks, merged), Catalogue: s.catalogue})
-		if err != nil {
-			if ds, ok := documentDetails(err); ok {
-				for _, d := range ds {
-					d.Message = fmt.Sprintf("graph %q: %s", t, d.Message)
-					details = append(details, d)
-				}
-			} else {
-				problem(fmt.Sprintf("types[%d]", i), "graph %q: %v", t, err)
-			}
-			continue
-		}
-		content, err := graphs.MarshalGraph(merged, "json")
-		if err != nil {
-			return internalError(fmt.Errorf("encode graph snapshot: %w", err))
-		}
-		contents = append(contents, content)
-	}
-	for i, task := range req.Tasks {
-		if !seenTasks[task] && len(contents) == len(types) {
-			problem(fmt.Sprintf("tasks[%d]", i), "no task %q in the graphs of type %v", task, types)
-		}
-	}
-	if len(details) > 0 {
-		return invalid("the execution cannot run as asked", details)
-	}
-	run := starter.GraphRun{
-		ClusterID: cl.ID, Types: types, Nodes: req.Nodes, Tasks: req.Tasks,
-		DryRun: req.DryRun, Noop: req.Noop, Force: req.Force, OnFailure: req.OnFailure, Parallelism: req.Parallelism,
-		Events: req.Events,
-	}
-	// The executor's own check, so nothing is started that its prepare
-	// step would refuse.
-	if err := starter.ValidateGraph(ctx, s.store, s.catalogue, run); err != nil {
-		if errors.Is(err, starter.ErrInvalidGraphRun) {
-			return invalid("the execution cannot run as asked", []model.ErrorDetail{{Document: requestSource, Message: err.Error()}})
-		}
-		return internalError(err)
+		return graphError(err, id)
 	}
 	if s.exec == nil {
 		return errNoExecutions()
 	}
-	hashes := make([]string, len(contents))
-	for i, content := range contents {
-		if hashes[i], err = s.store.PutSnapshot(ctx, SnapshotGraph, content); err != nil {
-			return storeError(err, "graph snapshot")
-		}
+	pinned, err := s.graphs.Pin(ctx, checked)
+	if err != nil {
+		return storeError(err, "graph snapshot")
 	}
-	run.Snapshots = hashes
-	ex, err := s.exec.StartGraph(ctx, run)
+	ex, err := s.exec.StartGraph(ctx, pinned)
 	if err != nil {
 		return s.executionError(err, "")
 	}
@@ -151,18 +86,37 @@ func (s *server) executeGraph(c echo.Context) error {
 	return c.JSON(http.StatusAccepted, s.present(fromStarter(ex)))
 }
 
-// onlyKnown keeps the requested tasks the graph has, so one graph of
-// several can be checked with a task list that spans them (nil when it has
-// none of them: the check then covers the whole graph).
-func onlyKnown(tasks []string, g *model.Graph) []string {
-	if len(tasks) == 0 {
-		return nil
+// graphError answers a failed check or merge of graphs: 422 with every
+// problem, 404 for a cluster that is not there, 500 for the rest.
+func graphError(err error, cluster string) error {
+	var p *prepare.Problems
+	switch {
+	case errors.As(err, &p):
+		return invalid(p.Message, p.Details)
+	case errors.Is(err, prepare.ErrInvalidGraph):
+		return invalid("the execution cannot run as asked", []model.ErrorDetail{{Document: requestSource, Message: prepare.InvalidReason(err)}})
+	case errors.Is(err, store.ErrNotFound):
+		return storeError(err, fmt.Sprintf("cluster %q", cluster))
 	}
-	var out []string
-	for _, t := range g.Tasks {
-		if slices.Contains(tasks, t.ID) {
-			out = append(out, t.ID)
+	return internalError(err)
+}
+
+// registerGraphMetrics exposes the preparer's counts of merges and
+// expansions: each graph execution request costs one of each per type.
+func registerGraphMetrics(reg prometheus.Registerer, p *prepare.Preparer) error {
+	for _, m := range []prometheus.Collector{
+		prometheus.NewCounterFunc(prometheus.CounterOpts{
+			Name: "cairn_graph_merges_total",
+			Help: "Merges of a graph type's layers (release, cluster, plugins).",
+		}, func() float64 { return float64(p.Merges()) }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{
+			Name: "cairn_graph_expansions_total",
+			Help: "Expansions of a merged graph onto a cluster's nodes.",
+		}, func() float64 { return float64(p.Expansions()) }),
+	} {
+		if err := reg.Register(m); err != nil {
+			return fmt.Errorf("register graph metrics: %w", err)
 		}
 	}
-	return out
+	return nil
 }

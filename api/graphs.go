@@ -172,65 +172,6 @@ func (s *server) deleteGraph(o owner) echo.HandlerFunc {
 	}
 }
 
-// mergeGraph merges a cluster's graphs of a type: release → cluster →
-// plugins in the cluster's order. found is false when no layer has one.
-func (s *server) mergeGraph(ctx context.Context, cl *model.Cluster, typ string) (*model.Graph, bool, error) {
-	return s.mergeLayers(ctx, cl, typ, nil)
-}
-
-// mergeLayers is mergeGraph over some layers only (nil: all). A partial
-// merge (Fuel's download of release + cluster, or of a cluster's plugins)
-// may refer to tasks of the layers left out, so only a full merge is
-// validated.
-func (s *server) mergeLayers(ctx context.Context, cl *model.Cluster, typ string, only []model.Layer) (*model.Graph, bool, error) {
-	var layers []graphs.LayerGraph
-	add := func(layer model.Layer, owner string) error {
-		if only != nil && !slices.Contains(only, layer) {
-			return nil
-		}
-		g, err := s.store.GetGraph(ctx, layer, owner, typ)
-		if errors.Is(err, store.ErrNotFound) {
-			return nil
-		}
-		if err != nil {
-			return storeError(err, "graph")
-		}
-		layers = append(layers, graphs.LayerGraph{Layer: layer, Owner: owner, Graph: g.Graph})
-		return nil
-	}
-	if cl.ReleaseID != "" {
-		if err := add(model.LayerRelease, cl.ReleaseID); err != nil {
-			return nil, false, err
-		}
-	}
-	if err := add(model.LayerCluster, cl.ID); err != nil {
-		return nil, false, err
-	}
-	for _, p := range cl.PluginIDs {
-		if err := add(model.LayerPlugin, p); err != nil {
-			return nil, false, err
-		}
-	}
-	if len(layers) == 0 {
-		return nil, false, nil
-	}
-	merged, err := graphs.Merge(typ, layers...)
-	if err != nil {
-		if details, ok := documentDetails(err); ok {
-			return nil, true, invalid(fmt.Sprintf("graphs of type %q do not merge", typ), details)
-		}
-		return nil, true, invalid(fmt.Sprintf("graphs of type %q do not merge", typ), []model.ErrorDetail{{Message: err.Error()}})
-	}
-	if only != nil {
-		return merged, true, nil
-	}
-	if errs := graphs.ValidateGraph(s.catalogue, merged); len(errs) > 0 {
-		details, _ := documentDetails(errs)
-		return nil, true, invalid(fmt.Sprintf("the merged graph of type %q is invalid", typ), details)
-	}
-	return merged, true, nil
-}
-
 func (s *server) mergedGraph(c echo.Context) error {
 	ctx := c.Request().Context()
 	id := c.Param("id")
@@ -246,9 +187,9 @@ func (s *server) mergedGraph(c echo.Context) error {
 	if err != nil {
 		return storeError(err, fmt.Sprintf("cluster %q", id))
 	}
-	merged, found, err := s.mergeLayers(ctx, cl, typ, only)
+	merged, found, err := s.graphs.Merge(ctx, cl, typ, only)
 	if err != nil {
-		return err
+		return graphError(err, id)
 	}
 	if !found && only != nil {
 		return notFound("no graph of type %q in the layers asked for (%s) of cluster %q", typ, c.QueryParam("layers"), id)

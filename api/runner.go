@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 
+	"github.com/cairn-io/cairn/contract"
 	"github.com/cairn-io/cairn/model"
 	"github.com/cairn-io/cairn/providers"
 	"github.com/cairn-io/cairn/starter"
@@ -19,9 +20,9 @@ type Executions interface {
 	StartApply(ctx context.Context, run starter.StackRun) (*starter.Execution, error)
 	StartDryRun(ctx context.Context, run starter.StackRun) (*starter.Execution, error)
 	StartDestroy(ctx context.Context, run starter.StackRun) (*starter.Execution, error)
-	// StartGraph runs graph types on a cluster; the API pins each merged
-	// graph it validated as a snapshot (run.Snapshots).
-	StartGraph(ctx context.Context, run starter.GraphRun) (*starter.Execution, error)
+	// StartGraph runs graph types on a cluster: a request the API checked
+	// and pinned (its merged graphs and expanded steps as snapshots).
+	StartGraph(ctx context.Context, run contract.GraphRequest) (*starter.Execution, error)
 	// Describe returns the execution with its steps and, once finished,
 	// its report or plan.
 	Describe(ctx context.Context, id string) (*starter.Execution, error)

@@ -17,6 +17,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/cairn-io/cairn/contract"
 	"github.com/cairn-io/cairn/model"
 )
 
@@ -622,8 +623,9 @@ func acceptFor(format string) string {
 
 // Executions.
 
-// ExecuteGraph starts a graph execution on a cluster.
-func (c *Client) ExecuteGraph(ctx context.Context, clusterID string, req model.GraphExecutionRequest) (*model.Execution, error) {
+// ExecuteGraph starts a graph execution on a cluster; req carries the
+// fields a client sends (the server fills the rest).
+func (c *Client) ExecuteGraph(ctx context.Context, clusterID string, req contract.GraphRequest) (*model.Execution, error) {
 	var out model.Execution
 	_, err := c.do(ctx, http.MethodPost, "/v1/clusters/"+esc(clusterID)+"/executions", nil, req, &out)
 	return orNil(&out, err)

@@ -494,24 +494,26 @@ const (
 // digest of the task's parameters, for node history.
 const DataGraphTask = "graph-task"
 
-// GraphRequest names what a graph execution runs: graph types of a
-// cluster, in order, each merged from its release, cluster and plugin
-// layers (or taken from a stored snapshot of a merged graph), on all of the
-// cluster's nodes or a subset, all of its tasks or a subset.
+// GraphRequest is a graph execution request, the one form it has from the
+// HTTP body of POST /v1/clusters/{id}/executions to the activity that
+// prepares it: graph types of a cluster, in order, each merged from its
+// release, cluster and plugin layers, on all of the cluster's nodes or a
+// subset, all of its tasks or a subset. The client sends the fields up to
+// Events; the server fills the rest (a client sending them is refused):
+// the cluster from the path, the pins of what it validated, and RetryOf
+// when it retries an execution. It travels unchanged: the starter puts it
+// in the workflow's input, the workflow in PrepareGraphInput, and a retry
+// starts it again with only RetryOf grown.
 type GraphRequest struct {
-	ClusterID string   `json:"clusterId"`
-	Types     []string `json:"types"`
-	// Snapshots optionally pins the merged graph of Types[i] (a "graph"
-	// snapshot hash); "" or a short list merges from the store.
-	Snapshots []string `json:"snapshots,omitempty"`
-	Nodes     []string `json:"nodes,omitempty"`
-	Tasks     []string `json:"tasks,omitempty"`
-}
-
-// PrepareGraphInput asks to prepare a graph execution.
-type PrepareGraphInput struct {
-	ExecutionID string `json:"executionId"`
-	GraphRequest
+	// Type is one graph type; Types several, run one after the other. Give
+	// one or the other; neither means the default type. Once the server
+	// has validated the request only Types is set.
+	Type  string   `json:"type,omitempty"`
+	Types []string `json:"types,omitempty"`
+	// Nodes and Tasks narrow the run: steps exist only on those nodes
+	// (ids or names), and unlisted tasks are skipped with their edges kept.
+	Nodes []string `json:"nodes,omitempty"`
+	Tasks []string `json:"tasks,omitempty"`
 	// DryRun only plans: the steps, where they run and in which order.
 	DryRun bool `json:"dryRun,omitempty"`
 	// Noop runs every step's noop version (Fuel's noop_run): read and
@@ -520,17 +522,57 @@ type PrepareGraphInput struct {
 	// Force ignores node history: `changed` is true, `lastRun` is "", and
 	// steps a retried execution completed run again.
 	Force bool `json:"force,omitempty"`
-	// RetryOf lists the executions this one retries, most recent first; a
-	// step one of them completed with the same parameters is a noop.
-	RetryOf    []string `json:"retryOf,omitempty"`
-	BatchSize  int      `json:"batchSize,omitempty"`
-	ShardUnits int      `json:"shardUnits,omitempty"`
+	// OnFailure defaults to stop, as Fuel.
+	OnFailure   model.OnFailure `json:"onFailure,omitempty"`
+	Parallelism int             `json:"parallelism,omitempty"`
 	// Events name what the execution is (Fuel's deploy_changes, or a
 	// configuration resource such as nova_config). When there are any, a
 	// task that already ran on a node with the same parameters is a noop
 	// there unless its reexecute_on or refresh_on names one of them; a
 	// node where it never ran (or ran with other parameters) runs it.
 	Events []string `json:"events,omitempty"`
+
+	// ClusterID is the cluster of the path (server-filled).
+	ClusterID string `json:"clusterId,omitempty"`
+	// Snapshots are the merged graphs the server validated, Types[i]'s as
+	// a "graph" snapshot hash (server-filled).
+	Snapshots []string `json:"snapshots,omitempty"`
+	// Expansion is the hash of the "graph-steps" snapshot of the steps
+	// the server expanded, every type's: the execution runs those
+	// (server-filled).
+	Expansion string `json:"expansion,omitempty"`
+	// RetryOf lists the executions this one retries, most recent first; a
+	// step one of them completed with the same parameters is a noop
+	// (server-filled).
+	RetryOf []string `json:"retryOf,omitempty"`
+}
+
+// ServerFields names the fields of r that only the server fills and that
+// are set, by their JSON names.
+func (r GraphRequest) ServerFields() []string {
+	var out []string
+	if r.ClusterID != "" {
+		out = append(out, "clusterId")
+	}
+	if len(r.Snapshots) > 0 {
+		out = append(out, "snapshots")
+	}
+	if r.Expansion != "" {
+		out = append(out, "expansion")
+	}
+	if len(r.RetryOf) > 0 {
+		out = append(out, "retryOf")
+	}
+	return out
+}
+
+// PrepareGraphInput asks to prepare a graph execution of a request the
+// server validated and pinned.
+type PrepareGraphInput struct {
+	ExecutionID string       `json:"executionId"`
+	Request     GraphRequest `json:"request"`
+	BatchSize   int          `json:"batchSize,omitempty"`
+	ShardUnits  int          `json:"shardUnits,omitempty"`
 }
 
 // PreparedGraph is a prepared graph execution.

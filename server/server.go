@@ -29,6 +29,7 @@ import (
 	"github.com/cairn-io/cairn/internal/codec"
 	"github.com/cairn-io/cairn/internal/config"
 	"github.com/cairn-io/cairn/kinds"
+	"github.com/cairn-io/cairn/prepare"
 	"github.com/cairn-io/cairn/retention"
 	"github.com/cairn-io/cairn/starter"
 	"github.com/cairn-io/cairn/store"
@@ -106,6 +107,9 @@ func Run(ctx context.Context, cfg *config.Config, log *slog.Logger, o Options) e
 	cat, registry := deps.Catalogue, deps.Registry
 	wopts := worker.Options{TaskQueue: cfg.TaskQueue, Pollers: cfg.WorkerPollers, Root: cfg.ControlRoot, Drain: cfg.WorkerDrain,
 		BeforeStateLimit: cfg.BeforeStateLimit, FilesDir: cfg.FilesDir, FilesLimit: cfg.FilesLimit}
+	// One preparer of graph executions: the API checks and pins requests
+	// with it, the worker's activities prepare them, /metrics counts both.
+	deps.Graphs = prepare.NewPreparer(st, cat, prepare.Files{Dir: cfg.FilesDir, Limit: cfg.FilesLimit})
 
 	st0 := starter.New(c, starter.Config{
 		TaskQueue: cfg.TaskQueue, Namespace: cfg.TemporalNamespace, UIURL: cfg.TemporalUIURL,
@@ -176,7 +180,7 @@ func Run(ctx context.Context, cfg *config.Config, log *slog.Logger, o Options) e
 		TemporalNamespace: cfg.TemporalNamespace, AllowedURLSchemes: cfg.FetchSchemes, FetchDir: cfg.FetchDir,
 		AllowedOrigins: cfg.AllowedOrigins, CodecOrigins: cfg.CodecOrigins, CodecBodyLimit: cfg.CodecBodyLimit,
 	}, api.Deps{
-		Store: st, Executions: st0, Drift: st0, Catalogue: cat, Registry: registry, Logger: log,
+		Store: st, Executions: st0, Drift: st0, Catalogue: cat, Registry: registry, Graphs: deps.Graphs, Logger: log,
 		Ready: func(ctx context.Context) error {
 			_, err := c.CheckHealth(ctx, &client.CheckHealthRequest{})
 			return err

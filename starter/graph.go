@@ -17,44 +17,12 @@ import (
 	"github.com/cairn-io/cairn/activities"
 	"github.com/cairn-io/cairn/contract"
 	"github.com/cairn-io/cairn/internal/searchattr"
-	"github.com/cairn-io/cairn/kinds"
 	"github.com/cairn-io/cairn/model"
-	"github.com/cairn-io/cairn/store"
 	"github.com/cairn-io/cairn/workflows"
 )
 
-// GraphRun asks for an execution of graph types on a cluster (Fuel's
-// custom graph execution).
-type GraphRun struct {
-	ClusterID string
-	// Types run in order; empty means the default type.
-	Types []string
-	// Snapshots optionally pins the merged graph of Types[i] ("graph"
-	// snapshots); otherwise the execution merges the stored layers.
-	Snapshots []string
-	// Nodes and Tasks narrow the run (ids or names; unlisted tasks are
-	// skipped, their edges kept).
-	Nodes []string
-	Tasks []string
-	// DryRun only plans; Noop runs the noop versions on the nodes; Force
-	// ignores node history.
-	DryRun bool
-	Noop   bool
-	Force  bool
-	// OnFailure defaults to stop, as Fuel.
-	OnFailure   model.OnFailure
-	Parallelism int
-	BatchSize   int
-	// RetryOf lists the executions this one retries, most recent first.
-	RetryOf []string
-	// Events name what the execution is (Fuel's deploy_changes): tasks
-	// that already ran on a node run there again only when their
-	// reexecute_on or refresh_on names one.
-	Events []string
-}
-
-// ErrInvalidGraphRun marks a graph execution that cannot run as asked (no
-// such cluster, type, node or task; a graph that does not merge or expand).
+// ErrInvalidGraphRun marks a graph execution that cannot be started as
+// asked (no cluster named).
 var ErrInvalidGraphRun = errors.New("invalid graph execution")
 
 // Memo keys of graph executions, shown in the Temporal UI.
@@ -67,25 +35,12 @@ const (
 // cluster at a time.
 func graphWorkflowID(clusterID string) string { return workflows.GraphWorkflowID(clusterID) }
 
-// ValidateGraph merges and expands what run asks for without starting it,
-// so a caller can answer at once with every problem. It wraps
-// ErrInvalidGraphRun; cat is the catalogue the workers use (nil: the
-// built-in one).
-func ValidateGraph(ctx context.Context, st store.Store, cat *kinds.Catalogue, run GraphRun) error {
-	_, err := activities.BuildGraph(ctx, st, cat, contract.GraphRequest{
-		ClusterID: run.ClusterID, Types: run.Types, Snapshots: run.Snapshots, Nodes: run.Nodes, Tasks: run.Tasks,
-	})
-	if errors.Is(err, activities.ErrGraphRequest) {
-		msg := strings.TrimPrefix(err.Error(), activities.ErrGraphRequest.Error()+": ")
-		return fmt.Errorf("%w: %s", ErrInvalidGraphRun, msg)
-	}
-	return err
-}
-
-// StartGraph starts a graph execution. While another graph execution of
-// the cluster runs it fails with *ConflictError naming it. A dry run takes
-// no lock.
-func (s *Starter) StartGraph(ctx context.Context, run GraphRun) (*Execution, error) {
+// StartGraph starts a graph execution of run, a request the API checked
+// and pinned (prepare.Preparer.Check and Pin); the workflow carries it
+// unchanged to the activity that prepares it. While another graph
+// execution of the cluster runs it fails with *ConflictError naming it. A
+// dry run takes no lock.
+func (s *Starter) StartGraph(ctx context.Context, run contract.GraphRequest) (*Execution, error) {
 	if run.ClusterID == "" {
 		return nil, fmt.Errorf("%w: a cluster is required", ErrInvalidGraphRun)
 	}
@@ -94,9 +49,8 @@ func (s *Starter) StartGraph(ctx context.Context, run GraphRun) (*Execution, err
 		types = []string{model.DefaultGraphType}
 	}
 	in := workflows.GraphExecutionInput{
-		Settings: s.settings(StackRun{ClusterID: run.ClusterID, OnFailure: run.OnFailure, Parallelism: run.Parallelism, BatchSize: run.BatchSize}),
-		Types:    types, Snapshots: run.Snapshots, Nodes: run.Nodes, Tasks: run.Tasks,
-		DryRun: run.DryRun, Noop: run.Noop, Force: run.Force, RetryOf: run.RetryOf, Events: run.Events,
+		Settings: s.settings(StackRun{ClusterID: run.ClusterID, OnFailure: run.OnFailure, Parallelism: run.Parallelism}),
+		Request:  run,
 	}
 	id, lock := graphWorkflowID(run.ClusterID), true
 	if run.DryRun {
@@ -144,7 +98,7 @@ func (s *Starter) StartGraph(ctx context.Context, run GraphRun) (*Execution, err
 	return e, nil
 }
 
-func graphSummary(run GraphRun, types []string) string {
+func graphSummary(run contract.GraphRequest, types []string) string {
 	var b strings.Builder
 	switch {
 	case run.DryRun:
@@ -174,9 +128,15 @@ func graphSummary(run GraphRun, types []string) string {
 }
 
 // RetryGraph starts a finished graph execution that failed (or was
-// cancelled) again as a new execution with the same input, linked to it by
+// cancelled) again as a new execution of the same request, linked to it by
 // memo and the CairnRetryOf search attribute. Steps it (or the executions
 // it retried) completed with the same parameters come back as noops.
+//
+// A retry runs the steps its original execution expanded: the request
+// carries the merged graphs and the expansion the API pinned, and the
+// retry neither merges the cluster's graph layers nor expands them onto
+// its nodes again. To pick up a changed cluster (graphs, nodes, settings),
+// execute anew.
 func (s *Starter) RetryGraph(ctx context.Context, id string) (*Execution, error) {
 	wfID, runID := ParseExecutionID(id)
 	desc, err := s.c.DescribeWorkflowExecution(ctx, wfID, runID)
@@ -204,18 +164,16 @@ func (s *Starter) RetryGraph(ctx context.Context, id string) (*Execution, error)
 }
 
 // retryGraph starts again the graph execution whose input is input; origin
-// is that execution's id.
+// is that execution's id. The request is started as it is, with origin
+// put first in its RetryOf.
 func (s *Starter) retryGraph(ctx context.Context, input *commonpb.Payloads, origin string) (*Execution, error) {
 	var in workflows.GraphExecutionInput
 	if err := s.cfg.DataConverter.FromPayloads(input, &in); err != nil {
 		return nil, fmt.Errorf("retry %s: input: %w", origin, err)
 	}
-	return s.StartGraph(ctx, GraphRun{
-		ClusterID: in.ClusterID, Types: in.Types, Snapshots: in.Snapshots, Nodes: in.Nodes, Tasks: in.Tasks,
-		DryRun: in.DryRun, Noop: in.Noop, Force: in.Force,
-		OnFailure: in.OnFailure, Parallelism: in.Parallelism, BatchSize: in.BatchSize,
-		RetryOf: append([]string{origin}, in.RetryOf...), Events: in.Events,
-	})
+	req := in.Request
+	req.RetryOf = append([]string{origin}, req.RetryOf...)
+	return s.StartGraph(ctx, req)
 }
 
 // DescribeGraph is Describe for a graph execution; Describe itself fills

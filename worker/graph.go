@@ -7,22 +7,27 @@ import (
 
 	"github.com/cairn-io/cairn/activities"
 	"github.com/cairn-io/cairn/contract"
+	"github.com/cairn-io/cairn/prepare"
 	"github.com/cairn-io/cairn/providers"
 	"github.com/cairn-io/cairn/workflows"
 )
 
 // RegisterGraph adds graph executions to the control plane's worker w
 // (built by New with the same d and o): GraphExecutionWorkflow and the
-// activities that prepare a graph and record node history. The steps run
-// through the step activities New registers, on the nodes' queues.
+// activities that prepare a graph (with d.Graphs) and record node history.
+// The steps run through the step activities New registers, on the nodes'
+// queues.
 func RegisterGraph(w sdkworker.Registry, d Deps, o Options) {
 	d, o = d.withDefaults(), o.withDefaults()
 	w.RegisterWorkflowWithOptions(workflows.GraphExecutionWorkflow, workflow.RegisterOptions{})
+	p := d.Graphs
+	if p == nil {
+		p = prepare.NewPreparer(d.Store, d.Catalogue, prepare.Files{Dir: o.FilesDir, Limit: o.FilesLimit})
+	}
 	g := activities.NewGraphActivities(activities.New(activities.Deps{
 		Store: d.Store, Registry: d.Registry, Secrets: d.Secrets, Env: d.Env,
 		Node: providers.Node{Root: o.Root}, Logger: d.Logger,
-		FilesDir: o.FilesDir, FilesLimit: o.FilesLimit,
-	}), d.Catalogue)
+	}), p)
 	w.RegisterActivityWithOptions(g.PrepareGraph, activity.RegisterOptions{Name: contract.PrepareGraphName})
 	w.RegisterActivityWithOptions(g.RecordGraphRuns, activity.RegisterOptions{Name: contract.RecordGraphRunsName})
 }

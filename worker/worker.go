@@ -22,6 +22,7 @@ import (
 	"github.com/cairn-io/cairn/graphs"
 	"github.com/cairn-io/cairn/internal/fetch"
 	"github.com/cairn-io/cairn/kinds"
+	"github.com/cairn-io/cairn/prepare"
 	"github.com/cairn-io/cairn/providers"
 	"github.com/cairn-io/cairn/store"
 	"github.com/cairn-io/cairn/workflows"
@@ -61,6 +62,10 @@ type Deps struct {
 	// Jsonnet evaluates Jsonnet read from stacks' URLs; nil evaluates in
 	// this process.
 	Jsonnet graphs.JsonnetEvaluator
+	// Graphs prepares graph executions; build one in the composition root
+	// and share it with the API. Nil: RegisterGraph builds one over Store
+	// and Catalogue, reading copy_files sources per Options.FilesDir.
+	Graphs *prepare.Preparer
 	// HooksAllowPrivate lets webhooks reach loopback, private and
 	// link-local addresses (CAIRN_HOOKS_ALLOW_PRIVATE).
 	HooksAllowPrivate bool
@@ -91,7 +96,7 @@ type Options struct {
 	BeforeStateLimit int
 	// FilesDir and FilesLimit: where copy_files sources are read on the
 	// control plane, and how much of them one step may read (see
-	// activities.Deps).
+	// prepare.Files), when Deps.Graphs is nil.
 	FilesDir   string
 	FilesLimit int64
 }

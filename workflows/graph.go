@@ -13,27 +13,11 @@ import (
 
 // GraphExecutionInput runs graph types of a cluster (Fuel's custom graph
 // execution). Settings.ClusterID names the cluster; its nodes' task queues
-// receive their steps.
+// receive their steps. Request is the request as the API validated and
+// pinned it, handed unchanged to the activity that prepares it.
 type GraphExecutionInput struct {
 	Settings
-	// Types run in order in this one execution; a failure in one leaves
-	// the later ones unrun. Empty means the default type.
-	Types []string `json:"types"`
-	// Snapshots optionally pins the merged graph of Types[i].
-	Snapshots []string `json:"snapshots,omitempty"`
-	// Nodes and Tasks narrow the run: steps exist only on those nodes, and
-	// unlisted tasks are skipped with their edges kept.
-	Nodes  []string `json:"nodes,omitempty"`
-	Tasks  []string `json:"tasks,omitempty"`
-	DryRun bool     `json:"dryRun,omitempty"`
-	Noop   bool     `json:"noop,omitempty"`
-	Force  bool     `json:"force,omitempty"`
-	// RetryOf lists the failed executions this one retries, most recent
-	// first: steps they completed come back as noops.
-	RetryOf []string `json:"retryOf,omitempty"`
-	// Events name what the execution is (Fuel's deploy_changes); see
-	// contract.PrepareGraphInput.
-	Events []string `json:"events,omitempty"`
+	Request contract.GraphRequest `json:"request"`
 }
 
 // GraphExecutionResult is a finished graph execution. Report has the JSON
@@ -58,9 +42,10 @@ type GraphExecutionResult struct {
 	Done int `json:"done,omitempty"`
 }
 
-// GraphExecutionWorkflow merges the requested graph types from their
-// release, cluster and plugin layers, expands them onto the cluster's nodes
-// and runs every step on its node with the executor, as Fuel runs a custom
+// GraphExecutionWorkflow prepares the steps the API expanded for the
+// request (its pinned expansion of the requested graph types onto the
+// cluster's nodes) and runs every step on its node with the executor, as
+// Fuel runs a custom
 // graph: requires/required_for on a node, cross_depends across nodes,
 // conditions per node, fail_on_error, strategy caps and group fault
 // tolerance. On failure it stops by default (onFailure stop, as Fuel);
@@ -75,14 +60,14 @@ func GraphExecutionWorkflow(ctx workflow.Context, in GraphExecutionInput) (*Grap
 	opts := in.execOptions(ctx, contract.ModeApply, model.OnFailureStop)
 	// Cancelling a graph only stops it, unless it rolls back on failure.
 	opts.RollbackOnCancel = opts.OnFailure == model.OnFailureRollback
-	if in.DryRun {
+	if in.Request.DryRun {
 		opts.Mode = contract.ModeDryRun
 	}
 	t, err := newTracker(ctx, opts.ExecutionID)
 	if err != nil {
 		return nil, err
 	}
-	types := in.Types
+	types := in.Request.Types
 	if len(types) == 0 {
 		types = []string{model.DefaultGraphType}
 	}
@@ -90,12 +75,7 @@ func GraphExecutionWorkflow(ctx workflow.Context, in GraphExecutionInput) (*Grap
 		"prepare graph "+strings.Join(types, ", ")+" on "+in.ClusterID, 30*time.Minute))
 	var plan contract.PreparedGraph
 	err = workflow.ExecuteActivity(actx, contract.PrepareGraphName, contract.PrepareGraphInput{
-		ExecutionID: opts.ExecutionID,
-		GraphRequest: contract.GraphRequest{
-			ClusterID: in.ClusterID, Types: types, Snapshots: in.Snapshots, Nodes: in.Nodes, Tasks: in.Tasks,
-		},
-		DryRun: in.DryRun, Noop: in.Noop, Force: in.Force, RetryOf: in.RetryOf, Events: in.Events,
-		BatchSize: in.BatchSize, ShardUnits: in.ShardUnits,
+		ExecutionID: opts.ExecutionID, Request: in.Request, BatchSize: in.BatchSize, ShardUnits: in.ShardUnits,
 	}).Get(ctx, &plan)
 	if err != nil {
 		return nil, fmt.Errorf("prepare: %w", err)
@@ -106,9 +86,9 @@ func GraphExecutionWorkflow(ctx workflow.Context, in GraphExecutionInput) (*Grap
 	}
 	res := &GraphExecutionResult{
 		ExecutionID: opts.ExecutionID, ClusterID: in.ClusterID, Types: types,
-		Snapshots: plan.Snapshots, Steps: plan.Steps, Done: plan.Done, Noop: in.Noop,
+		Snapshots: plan.Snapshots, Steps: plan.Steps, Done: plan.Done, Noop: in.Request.Noop,
 	}
-	if in.DryRun {
+	if in.Request.DryRun {
 		res.DryRun = plan.Plan
 		if plan.Plan != nil {
 			res.Plan = plan.Plan.Summary
@@ -136,7 +116,7 @@ func GraphExecutionWorkflow(ctx workflow.Context, in GraphExecutionInput) (*Grap
 	// History and the noop plan are written even when the run failed or
 	// was cancelled: what converged did converge.
 	dctx, _ := workflow.NewDisconnectedContext(ctx)
-	if in.Noop {
+	if in.Request.Noop {
 		sctx := workflow.WithActivityOptions(dctx, controlOptions(opts.ControlQueue, "store noop plan", 5*time.Minute))
 		err = workflow.ExecuteActivity(sctx, contract.StorePlanName, contract.StorePlanInput{
 			ExecutionID: opts.ExecutionID, Summary: out.Plan,

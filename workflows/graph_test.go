@@ -21,6 +21,7 @@ import (
 	"github.com/cairn-io/cairn/activities"
 	"github.com/cairn-io/cairn/contract"
 	"github.com/cairn-io/cairn/model"
+	graphprep "github.com/cairn-io/cairn/prepare"
 	"github.com/cairn-io/cairn/store"
 )
 
@@ -161,7 +162,7 @@ func graphEnv(t *testing.T, st store.Store, steps *graphSteps) *testsuite.TestWo
 	env.SetTestTimeout(30 * time.Second)
 	env.SetStartWorkflowOptions(client.StartWorkflowOptions{ID: GraphWorkflowID("c1")})
 	acts := activities.New(activities.Deps{Store: st})
-	g := activities.NewGraphActivities(acts, nil)
+	g := activities.NewGraphActivities(acts, graphprep.NewPreparer(st, nil, graphprep.Files{}))
 	env.RegisterWorkflow(ShardWorkflow)
 	env.RegisterActivityWithOptions(g.PrepareGraph, activity.RegisterOptions{Name: contract.PrepareGraphName})
 	env.RegisterActivityWithOptions(g.RecordGraphRuns, activity.RegisterOptions{Name: contract.RecordGraphRunsName})
@@ -173,10 +174,18 @@ func graphEnv(t *testing.T, st store.Store, steps *graphSteps) *testsuite.TestWo
 	return env
 }
 
-func graphInput(onFailure model.OnFailure, types ...string) GraphExecutionInput {
+// graphInput is the input the starter gives a request of types on c1 that
+// the API checked and pinned.
+func graphInput(t *testing.T, st store.Store, onFailure model.OnFailure, types ...string) GraphExecutionInput {
+	t.Helper()
+	p := graphprep.NewPreparer(st, nil, graphprep.Files{})
+	checked, err := p.Check(context.Background(), contract.GraphRequest{ClusterID: "c1", Types: types, OnFailure: onFailure})
+	require.NoError(t, err)
+	req, err := p.Pin(context.Background(), checked)
+	require.NoError(t, err)
 	return GraphExecutionInput{
 		Settings: Settings{ExecutionID: "graph-c1", ClusterID: "c1", OnFailure: onFailure},
-		Types:    types,
+		Request:  req,
 	}
 }
 
@@ -188,7 +197,7 @@ func TestGraphTypesRunInOrder(t *testing.T) {
 	putReleaseGraph(t, st, "second", shellTask("prepare", "*"), shellTask("finish", "controller"))
 	steps := newGraphSteps()
 	env := graphEnv(t, st, steps)
-	env.ExecuteWorkflow(GraphExecutionWorkflow, graphInput("", "first", "second"))
+	env.ExecuteWorkflow(GraphExecutionWorkflow, graphInput(t, st, "", "first", "second"))
 	require.NoError(t, env.GetWorkflowError())
 	var res GraphExecutionResult
 	require.NoError(t, env.GetWorkflowResult(&res))
@@ -228,7 +237,7 @@ func TestGraphFailureAbortsLaterTypes(t *testing.T) {
 			putReleaseGraph(t, st, "second", shellTask("c", "*"))
 			steps := newGraphSteps("first/a@n2")
 			env := graphEnv(t, st, steps)
-			env.ExecuteWorkflow(GraphExecutionWorkflow, graphInput(tt.onFailure, "first", "second"))
+			env.ExecuteWorkflow(GraphExecutionWorkflow, graphInput(t, st, tt.onFailure, "first", "second"))
 			err := env.GetWorkflowError()
 			require.Error(t, err, "the execution succeeded with a failed step")
 			require.Contains(t, err.Error(), "boom in first/a@n2", "error %q does not name the failed step", err)
@@ -272,7 +281,7 @@ func TestGraphGroupFaultTolerance(t *testing.T) {
 			putReleaseGraph(t, st, "default", group(tt.tolerance), member("install"), member("extra"), member("configure", "install"))
 			steps := newGraphSteps(tt.fail...)
 			env := graphEnv(t, st, steps)
-			env.ExecuteWorkflow(GraphExecutionWorkflow, graphInput(""))
+			env.ExecuteWorkflow(GraphExecutionWorkflow, graphInput(t, st, ""))
 			err := env.GetWorkflowError()
 			if tt.wantErr != "" {
 				require.Error(t, err, "err = %v, want %q", err, tt.wantErr)
@@ -303,9 +312,9 @@ func TestGraphDryRunAndNoop(t *testing.T) {
 		env := graphEnv(t, st, steps)
 		id := GraphDryRunWorkflowID("c1", "00000000-0000-4000-8000-000000000000")
 		env.SetStartWorkflowOptions(client.StartWorkflowOptions{ID: id})
-		in := graphInput("")
+		in := graphInput(t, st, "")
 		in.ExecutionID = id
-		in.DryRun = true
+		in.Request.DryRun = true
 		env.ExecuteWorkflow(GraphExecutionWorkflow, in)
 		require.NoError(t, env.GetWorkflowError())
 		var res GraphExecutionResult
@@ -322,9 +331,9 @@ func TestGraphDryRunAndNoop(t *testing.T) {
 	t.Run("noop runs every step as its noop version", func(t *testing.T) {
 		steps := newGraphSteps()
 		env := graphEnv(t, st, steps)
-		in := graphInput("")
+		in := graphInput(t, st, "")
 		in.ExecutionID = "" // its own: "graph-c1.<run>"
-		in.Noop = true
+		in.Request.Noop = true
 		env.ExecuteWorkflow(GraphExecutionWorkflow, in)
 		require.NoError(t, env.GetWorkflowError())
 		require.Len(t, steps.inputs, 6, "ran %d steps, want 6", len(steps.inputs))

@@ -177,7 +177,7 @@ func checkGraphRun(ctx workflow.Context, in GraphExecutionInput) error {
 	if in.ClusterID == "" {
 		return untrusted("no cluster id in the input")
 	}
-	if in.DryRun {
+	if in.Request.DryRun {
 		prefix := graphDryRunIDPrefix + in.ClusterID
 		if !strings.HasPrefix(id, prefix) || len(id) != len(prefix)+37 || !hasNonce(id) {
 			return untrusted("workflow id %q is not the id of a graph dry run of cluster %s (%s-<uuid>)", id, in.ClusterID, prefix)

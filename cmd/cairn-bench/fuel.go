@@ -8,6 +8,7 @@ import (
 	enumspb "go.temporal.io/api/enums/v1"
 
 	"github.com/cairn-io/cairn/client"
+	"github.com/cairn-io/cairn/contract"
 	"github.com/cairn-io/cairn/model"
 	"github.com/cairn-io/cairn/workflows"
 )
@@ -62,12 +63,12 @@ func (r *runner) runFuel(ctx context.Context, tasks, nodes int) ([]row, error) {
 		var rows []row
 		for _, ph := range []struct {
 			name  string
-			req   model.GraphExecutionRequest
+			req   contract.GraphRequest
 			check func(*model.Execution) (string, error)
 		}{
-			{"execute", model.GraphExecutionRequest{}, ran},
-			{"re-execute", model.GraphExecutionRequest{}, ran},
-			{"dry-run", model.GraphExecutionRequest{DryRun: true}, planned},
+			{"execute", contract.GraphRequest{}, ran},
+			{"re-execute", contract.GraphRequest{}, ran},
+			{"dry-run", contract.GraphRequest{DryRun: true}, planned},
 		} {
 			rw := row{Shape: shapeFuel, N: tasks, Phase: ph.name, Chain: g.chain, Via: fmt.Sprintf("%d local nodes", nodes)}
 			err := r.phase(ctx, e, &rw, executeGraph(e, cl.ID, ph.req), ph.check)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/cairn-io/cairn/client"
+	"github.com/cairn-io/cairn/contract"
 	"github.com/cairn-io/cairn/model"
 )
 
@@ -185,7 +186,7 @@ func dryRun(e *env, stackID string, doc *client.Document) func(context.Context) 
 }
 
 // executeGraph starts a graph execution and follows it.
-func executeGraph(e *env, clusterID string, req model.GraphExecutionRequest) func(context.Context) (*model.Execution, error) {
+func executeGraph(e *env, clusterID string, req contract.GraphRequest) func(context.Context) (*model.Execution, error) {
 	return func(ctx context.Context) (*model.Execution, error) {
 		ex, err := e.api.ExecuteGraph(ctx, clusterID, req)
 		if err != nil {

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/cairn-io/cairn/client"
+	"github.com/cairn-io/cairn/contract"
 	"github.com/cairn-io/cairn/graphs"
 	"github.com/cairn-io/cairn/model"
 )
@@ -433,7 +434,7 @@ func newGraphExecuteCmd(a *app) *cobra.Command {
 		cluster string
 		types   []string
 		nodes   []string
-		req     model.GraphExecutionRequest
+		req     contract.GraphRequest
 		run     runFlags
 		bitmask bool
 	)

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/cairn-io/cairn/contract"
 	"github.com/cairn-io/cairn/model"
 	"github.com/cairn-io/cairn/starter"
 )
@@ -38,7 +39,7 @@ func TestAgentKilledMidRunAndRestarted(t *testing.T) {
 `)
 	agentRoot := filepath.Join(t.TempDir(), "n4")
 	agent := h.startAgent("n4", agentRoot)
-	e := h.start(starter.GraphRun{})
+	e := h.start(contract.GraphRequest{})
 
 	deadline := time.Now().Add(time.Minute)
 	for !exists(filepath.Join(agentRoot, "slow.started")) {
@@ -79,7 +80,7 @@ func TestAgentNodeWithoutAgentFailsClearly(t *testing.T) {
   roles: ["*"]
   parameters: {cmd: "echo hello > hello.txt"}
 `)
-	e := h.run(starter.GraphRun{})
+	e := h.run(contract.GraphRequest{})
 	mustStatus(t, e, model.ExecFailed)
 	require.Contains(t, e.Error, "node n5 has no agent polling", "error %q does not say the node has no agent", e.Error)
 	require.True(t, exists(filepath.Join(h.root("n1"), "hello.txt")), "the local node's step did not run")

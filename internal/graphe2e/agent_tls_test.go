@@ -8,9 +8,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/cairn-io/cairn/contract"
 	"github.com/cairn-io/cairn/internal/testenv"
 	"github.com/cairn-io/cairn/model"
-	"github.com/cairn-io/cairn/starter"
 )
 
 // An agent configured for mutual TLS and an API key reaches Temporal only
@@ -41,7 +41,7 @@ func TestAgentOverMutualTLSWithAPIKey(t *testing.T) {
 		"CAIRN_TEMPORAL_API_KEY_FILE="+testenv.WriteFile(t, dir, "api-key", []byte(apiKey)),
 	)
 
-	done := h.run(starter.GraphRun{})
+	done := h.run(contract.GraphRequest{})
 	mustStatus(t, done, model.ExecCompleted)
 	assert.Equal(t, "hello\n", readFile(t, filepath.Join(agentRoot, "hello.txt")))
 

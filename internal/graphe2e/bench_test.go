@@ -8,8 +8,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/cairn-io/cairn/contract"
 	"github.com/cairn-io/cairn/model"
-	"github.com/cairn-io/cairn/starter"
 )
 
 // benchGraph is 50 tasks in 5 layers of 10 on every node; each task after
@@ -59,7 +59,7 @@ func BenchmarkGraph1000Steps(b *testing.B) {
 			b.ResetTimer()
 			start := time.Now()
 			for range b.N {
-				e := h.run(starter.GraphRun{Force: true})
+				e := h.run(contract.GraphRequest{Force: true})
 				require.Equal(b, model.ExecCompleted, e.Status, "execution %s: %s (%s)", e.ID, e.Status, e.Error)
 				if e.Progress != nil {
 					steps += e.Progress.Total

@@ -6,8 +6,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/cairn-io/cairn/contract"
 	"github.com/cairn-io/cairn/model"
-	"github.com/cairn-io/cairn/starter"
 )
 
 // Describe answers for a finished graph execution as DescribeGraph does:
@@ -22,13 +22,13 @@ func TestDescribeShowsAGraphPlan(t *testing.T) {
 `)
 	tests := []struct {
 		name     string
-		run      starter.GraphRun
+		run      contract.GraphRequest
 		wantPlan *model.Summary
 		wantRun  int // report: steps that ran
 	}{
-		{"dry run", starter.GraphRun{DryRun: true}, &model.Summary{Run: 2}, 0},
-		{"noop run", starter.GraphRun{Noop: true}, &model.Summary{Run: 2}, 0},
-		{"real run", starter.GraphRun{}, nil, 2},
+		{"dry run", contract.GraphRequest{DryRun: true}, &model.Summary{Run: 2}, 0},
+		{"noop run", contract.GraphRequest{Noop: true}, &model.Summary{Run: 2}, 0},
+		{"real run", contract.GraphRequest{}, nil, 2},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -12,9 +12,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/cairn-io/cairn/contract"
 	"github.com/cairn-io/cairn/internal/testenv"
 	"github.com/cairn-io/cairn/model"
-	"github.com/cairn-io/cairn/starter"
 	"github.com/cairn-io/cairn/workflows"
 )
 
@@ -97,7 +97,7 @@ func TestFuelShapedGraph(t *testing.T) {
 	queue := workflows.NodeTaskQueue(h.cluster, "n3")
 	require.Equal(t, 1, h.locals.Boots(queue))
 
-	e := h.start(starter.GraphRun{})
+	e := h.start(contract.GraphRequest{})
 	select {
 	case <-exited:
 	case <-time.After(2 * time.Minute):
@@ -182,7 +182,7 @@ func TestFuelShapedGraph(t *testing.T) {
 
 	// Re-deployment: nova's settings changed, the region did not.
 	setSettings("4.0")
-	second := h.run(starter.GraphRun{Events: []string{"deploy_changes"}})
+	second := h.run(contract.GraphRequest{Events: []string{"deploy_changes"}})
 	mustStatus(t, second, model.ExecCompleted)
 	for n, root := range roots {
 		install := 1
@@ -218,7 +218,7 @@ func TestFuelShapedTestPostFails(t *testing.T) {
   requires: [configure_nova]
   parameters: {cmd: "echo started > nova.log"}
 `)
-	e := h.run(starter.GraphRun{})
+	e := h.run(contract.GraphRequest{})
 	mustStatus(t, e, model.ExecFailed)
 	assert.Equal(t, model.StatusSucceeded, stepStatus(e, "configure_nova@n2"))
 	assert.Equal(t, model.StatusFailed, stepStatus(e, "configure_nova@n3"))

@@ -11,8 +11,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/cairn-io/cairn/contract"
 	"github.com/cairn-io/cairn/model"
-	"github.com/cairn-io/cairn/starter"
 	"github.com/cairn-io/cairn/workflows"
 )
 
@@ -73,7 +73,7 @@ func TestFuelTaskTypesOnNodes(t *testing.T) {
 
 	queue := workflows.NodeTaskQueue(h.cluster, "n1")
 	require.Equal(t, 1, h.locals.Boots(queue))
-	e := h.start(starter.GraphRun{})
+	e := h.start(contract.GraphRequest{})
 	select {
 	case <-exited:
 	case <-time.After(2 * time.Minute):
@@ -123,7 +123,7 @@ func TestCopyFilesOutsideTheFilesDirIsRefused(t *testing.T) {
   roles: ["*"]
   parameters: {files: [{src: /etc/hostname, dst: /tmp/hostname}]}
 `)
-	done := h.run(starter.GraphRun{})
+	done := h.run(contract.GraphRequest{})
 	mustStatus(t, done, model.ExecFailed)
 	assert.Contains(t, done.Error, "leads outside CAIRN_FILES_DIR")
 	assert.False(t, exists(filepath.Join(h.root("n1"), "tmp/hostname")))

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/cairn-io/cairn/contract"
 	"github.com/cairn-io/cairn/model"
 	"github.com/cairn-io/cairn/starter"
 )
@@ -56,7 +57,7 @@ func TestMergePrecedenceFieldOverridesAndSkippedEdges(t *testing.T) {
   roles: [controller]
   parameters: {cmd: "echo plugin > plugin.txt"}
 `)
-	e := h.run(starter.GraphRun{Types: []string{"deploy"}})
+	e := h.run(contract.GraphRequest{Types: []string{"deploy"}})
 	mustStatus(t, e, model.ExecCompleted)
 
 	for _, n := range []string{"n1", "n2", "n3"} {
@@ -98,7 +99,7 @@ func TestNodeSubset(t *testing.T) {
 - id: stage-end
   type: stage
 `)
-	e := h.run(starter.GraphRun{Nodes: []string{"n2"}})
+	e := h.run(contract.GraphRequest{Nodes: []string{"n2"}})
 	mustStatus(t, e, model.ExecCompleted)
 	if !exists(filepath.Join(h.root("n2"), "mark.txt")) {
 		t.Fatal("mark did not run on n2")
@@ -133,7 +134,7 @@ func TestTaskSubsetKeepsEdges(t *testing.T) {
   requires: [b]
   parameters: {cmd: "`+timed("c", "true")+`"}
 `)
-	e := h.run(starter.GraphRun{Tasks: []string{"a", "c"}})
+	e := h.run(contract.GraphRequest{Tasks: []string{"a", "c"}})
 	mustStatus(t, e, model.ExecCompleted)
 	for _, n := range []string{"n2", "n3"} {
 		if exists(filepath.Join(h.root(n), "b.start")) {
@@ -169,7 +170,7 @@ func TestCrossNodeDependencies(t *testing.T) {
   cross_depends: [{name: app, role: compute, policy: any}]
   parameters: {cmd: "`+timed("lb", "true")+`"}
 `)
-	e := h.run(starter.GraphRun{})
+	e := h.run(contract.GraphRequest{})
 	mustStatus(t, e, model.ExecCompleted)
 	db := h.interval("n1", h.root("n1"), "db")
 	app2, app3 := h.interval("n2", h.root("n2"), "app"), h.interval("n3", h.root("n3"), "app")
@@ -203,7 +204,7 @@ func TestStrategyCapsCopiesAcrossNodes(t *testing.T) {
   strategy: {type: parallel, amount: 2}
   parameters: {cmd: "`+timed("wave", "sleep 0.3")+`"}
 `)
-	e := h.run(starter.GraphRun{})
+	e := h.run(contract.GraphRequest{})
 	mustStatus(t, e, model.ExecCompleted)
 	tests := []struct {
 		task string
@@ -246,7 +247,7 @@ func TestGroupStrategyCapsItsMembers(t *testing.T) {
   strategy: {type: parallel}
   parameters: {cmd: "`+timed("own", "sleep 0.4")+`"}
 `)
-	e := h.run(starter.GraphRun{})
+	e := h.run(contract.GraphRequest{})
 	mustStatus(t, e, model.ExecCompleted)
 	var members, own []interval
 	for _, n := range nodes[1:] {
@@ -282,7 +283,7 @@ func TestFailOnError(t *testing.T) {
   requires: [strict]
   parameters: {cmd: "echo ok > after-strict.txt"}
 `)
-	e := h.run(starter.GraphRun{Types: []string{"tolerant"}})
+	e := h.run(contract.GraphRequest{Types: []string{"tolerant"}})
 	mustStatus(t, e, model.ExecCompleted)
 	for _, n := range []string{"n2", "n3"} {
 		if !exists(filepath.Join(h.root(n), "after-flaky.txt")) {
@@ -293,7 +294,7 @@ func TestFailOnError(t *testing.T) {
 		t.Fatalf("report %+v, want flaky@n2 skipped, nothing failed", e.Report)
 	}
 
-	e = h.run(starter.GraphRun{Types: []string{"strict"}})
+	e = h.run(contract.GraphRequest{Types: []string{"strict"}})
 	mustStatus(t, e, model.ExecFailed)
 	if s := stepStatus(e, "strict@n2"); s != model.StatusFailed {
 		t.Errorf("strict@n2 is %s, want failed", s)
@@ -320,7 +321,7 @@ func TestPauseFixRetry(t *testing.T) {
   parameters: {cmd: "echo after > after.txt"}
 `)
 	writeFile(t, filepath.Join(h.root("n3"), "fixed"), "")
-	e := h.start(starter.GraphRun{OnFailure: model.OnFailurePause})
+	e := h.start(contract.GraphRequest{OnFailure: model.OnFailurePause})
 	w := h.waitFor(e.ID, "a step waiting for a decision", func(e *starter.Execution) bool { return e.Status == model.ExecWaiting })
 	if w.Progress == nil || len(w.Progress.Waiting) != 1 || w.Progress.Waiting[0] != "needs-fix@n2" {
 		t.Fatalf("waiting = %+v, want needs-fix@n2", w.Progress)
@@ -354,7 +355,7 @@ func TestPauseRollback(t *testing.T) {
   parameters: {cmd: "exit 3"}
 `)
 	writeFile(t, filepath.Join(h.root("n2"), "app.conf"), "v1")
-	e := h.start(starter.GraphRun{OnFailure: model.OnFailurePause})
+	e := h.start(contract.GraphRequest{OnFailure: model.OnFailurePause})
 	h.waitFor(e.ID, "a step waiting for a decision", func(e *starter.Execution) bool { return e.Status == model.ExecWaiting })
 	h.decide(e.ID, model.DecisionRollback)
 	done := h.await(e.ID)
@@ -375,17 +376,17 @@ func TestSecondExecutionOnClusterRefused(t *testing.T) {
   roles: [controller]
   parameters: {cmd: "sleep 2"}
 `)
-	first := h.start(starter.GraphRun{})
-	_, err := h.starter.StartGraph(context.Background(), starter.GraphRun{ClusterID: h.cluster})
+	first := h.start(contract.GraphRequest{})
+	_, err := h.starter.StartGraph(context.Background(), h.pin(contract.GraphRequest{}))
 	var conflict *starter.ConflictError
 	if !errors.As(err, &conflict) || conflict.Running != first.ID || !strings.Contains(conflict.Error(), "cluster "+h.cluster) {
 		t.Fatalf("second start: %v, want a conflict naming %s", err, first.ID)
 	}
 	// A dry run takes no lock.
-	plan := h.run(starter.GraphRun{DryRun: true})
+	plan := h.run(contract.GraphRequest{DryRun: true})
 	mustStatus(t, plan, model.ExecCompleted)
 	mustStatus(t, h.await(first.ID), model.ExecCompleted)
-	mustStatus(t, h.run(starter.GraphRun{}), model.ExecCompleted)
+	mustStatus(t, h.run(contract.GraphRequest{}), model.ExecCompleted)
 }
 
 func TestRetryFailedExecution(t *testing.T) {
@@ -407,7 +408,7 @@ func TestRetryFailedExecution(t *testing.T) {
   parameters: {cmd: "echo x >> step3.log"}
 `)
 	writeFile(t, filepath.Join(h.root("n3"), "fixed"), "")
-	first := h.run(starter.GraphRun{})
+	first := h.run(contract.GraphRequest{})
 	mustStatus(t, first, model.ExecFailed)
 
 	writeFile(t, filepath.Join(h.root("n2"), "fixed"), "")
@@ -478,7 +479,7 @@ func TestNodeHistoryConditions(t *testing.T) {
 		if st.change != "" {
 			h.putGraph(model.LayerCluster, "", "default", fmt.Sprintf("- id: config\n  parameters: {cmd: %q}\n", st.change))
 		}
-		e := h.run(starter.GraphRun{Force: st.force})
+		e := h.run(contract.GraphRequest{Force: st.force})
 		mustStatus(t, e, model.ExecCompleted)
 		for _, n := range []string{"n2", "n3"} {
 			if got := lines(n, "config.log"); got != i+1 {
@@ -513,11 +514,11 @@ func TestDryRunAndNoopChangeNothing(t *testing.T) {
 `)
 	tests := []struct {
 		name string
-		run  starter.GraphRun
+		run  contract.GraphRequest
 		want model.Summary
 	}{
-		{"dry run: the plan only", starter.GraphRun{DryRun: true}, model.Summary{Run: 4}},
-		{"noop: read and diff on the nodes", starter.GraphRun{Noop: true}, model.Summary{Create: 2, Run: 2}},
+		{"dry run: the plan only", contract.GraphRequest{DryRun: true}, model.Summary{Run: 4}},
+		{"noop: read and diff on the nodes", contract.GraphRequest{Noop: true}, model.Summary{Create: 2, Run: 2}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -554,7 +555,7 @@ func TestFailedTaskIsNamedOnce(t *testing.T) {
   roles: [compute]
   parameters: {cmd: "echo broken >&2; exit 3"}
 `)
-	e := h.run(starter.GraphRun{OnFailure: model.OnFailureRollback})
+	e := h.run(contract.GraphRequest{OnFailure: model.OnFailureRollback})
 	require.NotNil(t, e.Report, "status %s error %q", e.Status, e.Error)
 	require.NotEmpty(t, e.Report.Failures)
 	for _, f := range e.Report.Failures {

@@ -19,10 +19,12 @@ import (
 	"github.com/stretchr/testify/require"
 	sdkpb "go.temporal.io/api/sdk/v1"
 
+	"github.com/cairn-io/cairn/contract"
 	"github.com/cairn-io/cairn/graphs"
 	"github.com/cairn-io/cairn/internal/testenv"
 	"github.com/cairn-io/cairn/kinds"
 	"github.com/cairn-io/cairn/model"
+	"github.com/cairn-io/cairn/prepare"
 	"github.com/cairn-io/cairn/providers"
 	"github.com/cairn-io/cairn/starter"
 	"github.com/cairn-io/cairn/store"
@@ -51,7 +53,9 @@ type harness struct {
 	queue   string
 	cluster string
 	starter *starter.Starter
-	locals  *worker.LocalNodes
+	// graphs checks and pins requests as the API does; the worker shares it.
+	graphs *prepare.Preparer
+	locals *worker.LocalNodes
 	// apiURL serves the agent API, once an agent needs it.
 	apiURL string
 }
@@ -114,6 +118,8 @@ func newHarness(t testing.TB, o harnessOptions, nodes ...model.Node) *harness {
 		deps.Catalogue, deps.Registry = fuelHooks(t, o.hooks)
 	}
 	wo := worker.Options{TaskQueue: h.queue, Pollers: o.pollers, FilesDir: o.filesDir, Drain: o.drain}
+	h.graphs = prepare.NewPreparer(st, deps.Catalogue, prepare.Files{Dir: o.filesDir})
+	deps.Graphs = h.graphs
 	w, err := worker.New(dev.Client, deps, wo)
 	require.NoError(t, err)
 	worker.RegisterGraph(w, deps, wo)
@@ -161,12 +167,24 @@ func (h *harness) putGraph(layer model.Layer, owner, typ, src string) {
 	require.NoError(h.t, err)
 }
 
-func (h *harness) start(run starter.GraphRun) *starter.Execution {
+// start checks and pins run on the harness's cluster, as the API does,
+// and starts it.
+func (h *harness) start(run contract.GraphRequest) *starter.Execution {
 	h.t.Helper()
-	run.ClusterID = h.cluster
-	e, err := h.starter.StartGraph(context.Background(), run)
+	e, err := h.starter.StartGraph(context.Background(), h.pin(run))
 	require.NoError(h.t, err)
 	return e
+}
+
+// pin checks run on the harness's cluster and pins it.
+func (h *harness) pin(run contract.GraphRequest) contract.GraphRequest {
+	h.t.Helper()
+	run.ClusterID = h.cluster
+	checked, err := h.graphs.Check(context.Background(), run)
+	require.NoError(h.t, err)
+	pinned, err := h.graphs.Pin(context.Background(), checked)
+	require.NoError(h.t, err)
+	return pinned
 }
 
 func (h *harness) await(id string) *starter.Execution {
@@ -179,7 +197,7 @@ func (h *harness) await(id string) *starter.Execution {
 }
 
 // run executes a graph to the end.
-func (h *harness) run(run starter.GraphRun) *starter.Execution {
+func (h *harness) run(run contract.GraphRequest) *starter.Execution {
 	h.t.Helper()
 	return h.await(h.start(run).ID)
 }

@@ -9,8 +9,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/cairn-io/cairn/contract"
 	"github.com/cairn-io/cairn/model"
-	"github.com/cairn-io/cairn/starter"
 )
 
 // TestTestPreAndTestPost runs Fuel's lifecycle checks on real nodes:
@@ -41,13 +41,13 @@ func TestTestPreAndTestPost(t *testing.T) {
 	// n2 says the task is done there already.
 	writeFile(t, filepath.Join(h.root("n2"), "installed.marker"), "")
 
-	e := h.run(starter.GraphRun{Types: []string{"pre"}})
+	e := h.run(contract.GraphRequest{Types: []string{"pre"}})
 	mustStatus(t, e, model.ExecCompleted)
 	assert.Empty(t, readFile(t, filepath.Join(h.root("n2"), "install.txt")), "test_pre exited 0 on n2: the task must not run there")
 	assert.Equal(t, h.cluster+" 2015.1.0-9.0\n", readFile(t, filepath.Join(h.root("n3"), "install.txt")), "placeholders resolved from the cluster and its release")
 	assert.Equal(t, 1, e.Report.Unchanged+e.Report.Skipped, "report %+v", e.Report)
 
-	e = h.run(starter.GraphRun{Types: []string{"post"}})
+	e = h.run(contract.GraphRequest{Types: []string{"post"}})
 	mustStatus(t, e, model.ExecFailed)
 	assert.Equal(t, model.StatusSucceeded, stepStatus(e, "configure@n2"))
 	assert.Equal(t, model.StatusFailed, stepStatus(e, "configure@n3"))
@@ -95,7 +95,7 @@ func TestReexecuteOn(t *testing.T) {
 		{"no events: every task runs", nil, 3, 2, 3},
 	}
 	for _, st := range steps {
-		e := h.run(starter.GraphRun{Events: st.events})
+		e := h.run(contract.GraphRequest{Events: st.events})
 		mustStatus(t, e, model.ExecCompleted)
 		for _, n := range []string{"n2", "n3"} {
 			assert.Equal(t, st.firewall, lines(n, "firewall.log"), "%s: %s: firewall", st.name, n)
@@ -111,7 +111,7 @@ func TestReexecuteOn(t *testing.T) {
 	cl.Nodes = append(cl.Nodes, model.Node{ID: "n4", Name: "n4", Roles: []string{"compute"}})
 	require.NoError(t, h.st.PutCluster(ctx, cl))
 	require.NoError(t, h.locals.Sync(ctx))
-	e := h.run(starter.GraphRun{Events: []string{"deploy_changes"}})
+	e := h.run(contract.GraphRequest{Events: []string{"deploy_changes"}})
 	mustStatus(t, e, model.ExecCompleted)
 	assert.Equal(t, 1, lines("n4", "install.log"))
 	assert.Equal(t, 1, lines("n4", "config.log"))

@@ -10,8 +10,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/cairn-io/cairn/contract"
 	"github.com/cairn-io/cairn/model"
-	"github.com/cairn-io/cairn/starter"
 	"github.com/cairn-io/cairn/store"
 )
 
@@ -93,7 +93,7 @@ func TestYAQLConditionsFollowClusterSettings(t *testing.T) {
 	}
 	for _, st := range steps {
 		setSettings(st.x, st.debug)
-		e := h.run(starter.GraphRun{})
+		e := h.run(contract.GraphRequest{})
 		mustStatus(t, e, model.ExecCompleted)
 		for _, n := range []string{"n2", "n3"} {
 			require.Len(t, lines(n, "config.log"), st.config, "%s: %s: config.log", st.name, n)

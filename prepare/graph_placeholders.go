@@ -1,4 +1,4 @@
-package activities
+package prepare
 
 import (
 	"context"
@@ -11,7 +11,7 @@ import (
 
 // placeholderValues are the values of a cluster's placeholders: its id,
 // settings and its release's version.
-func placeholderValues(ctx context.Context, st store.Store, c *model.Cluster) (graphs.PlaceholderValues, error) {
+func placeholderValues(ctx context.Context, st GraphStore, c *model.Cluster) (graphs.PlaceholderValues, error) {
 	var rel *model.Release
 	if c.ReleaseID != "" {
 		r, err := st.GetRelease(ctx, c.ReleaseID)

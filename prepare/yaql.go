@@ -1,4 +1,4 @@
-package activities
+package prepare
 
 import (
 	"context"
@@ -19,7 +19,7 @@ import (
 // kept for later executions when save is set), and the data of a task's
 // last successful run read once per node and execution.
 type yaqlEnv struct {
-	st      store.Store
+	st      GraphStore
 	cluster *model.Cluster
 	release *model.Release
 	execID  string
@@ -34,7 +34,7 @@ type yaqlEnv struct {
 	failed error
 }
 
-func newYAQLEnv(ctx context.Context, st store.Store, c *model.Cluster, execID string, save bool, hist *nodeHistory) (*yaqlEnv, error) {
+func newYAQLEnv(ctx context.Context, st GraphStore, c *model.Cluster, execID string, save bool, hist *nodeHistory) (*yaqlEnv, error) {
 	env := &yaqlEnv{
 		st: st, cluster: c, execID: execID, save: save, hist: hist,
 		exprs: map[string]*yaql.Expr{}, nodes: map[string]*yaql.Deployment{}, old: map[string]map[string]any{}, saved: map[string]bool{},

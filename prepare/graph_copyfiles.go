@@ -1,4 +1,4 @@
-package activities
+package prepare
 
 import (
 	"encoding/base64"
@@ -15,28 +15,35 @@ import (
 	"github.com/cairn-io/cairn/model"
 )
 
-// DefaultFilesLimit is the default of Deps.FilesLimit: the most bytes one
+// DefaultFilesLimit is the default of Files.Limit: the most bytes one
 // copy_files step reads on the control plane, all its files together.
 const DefaultFilesLimit = 4 << 20
 
-// readCopyFiles reads the sources of a copy_files step on the control
+// Files is where copy_files steps read their sources on the control plane:
+// Dir is their root ("" refuses copy_files), Limit bounds one step's
+// sources (0 means DefaultFilesLimit).
+type Files struct {
+	Dir   string
+	Limit int64
+}
+
+// read reads the sources of a copy_files step on the control
 // plane and puts their bytes in the step's spec (files[].contentBase64),
 // which the store keeps and the node's worker reads: the bytes never enter
 // workflow history. Sources are absolute paths resolved inside
-// Deps.FilesDir, as a node's paths inside its root (symlinks resolved, so
-// none leads out), given literally (not computed at
-// run time), and add up to at most Deps.FilesLimit bytes. Cost: one stat
-// and one read per file.
-func (a *Activities) readCopyFiles(s *model.Step) error {
+// f.Dir, as a node's paths inside its root (symlinks resolved, so none
+// leads out), given literally (not computed at run time), and add up to at
+// most f.Limit bytes. Cost: one stat and one read per file.
+func (f Files) read(s *model.Step) error {
 	files, _ := s.Spec["files"].([]any)
-	if a.d.FilesDir == "" {
+	if f.Dir == "" {
 		return fmt.Errorf("%s: copy_files reads its sources on the control plane from the directory CAIRN_FILES_DIR, which is not set", s.ID)
 	}
-	dir, err := filepath.EvalSymlinks(a.d.FilesDir)
+	dir, err := filepath.EvalSymlinks(f.Dir)
 	if err != nil {
 		return fmt.Errorf("CAIRN_FILES_DIR: %w", err)
 	}
-	limit := a.d.FilesLimit
+	limit := f.Limit
 	if limit <= 0 {
 		limit = DefaultFilesLimit
 	}
@@ -56,12 +63,12 @@ func (a *Activities) readCopyFiles(s *model.Step) error {
 			return fmt.Errorf("%s: files[%d].src: %w", s.ID, i, err)
 		}
 		total += int64(len(data))
-		f := make(map[string]any, len(m)+1)
+		file := make(map[string]any, len(m)+1)
 		for k, v := range m {
-			f[k] = v
+			file[k] = v
 		}
-		f["contentBase64"] = base64.StdEncoding.EncodeToString(data)
-		out[i] = f
+		file["contentBase64"] = base64.StdEncoding.EncodeToString(data)
+		out[i] = file
 	}
 	spec := make(map[string]any, len(s.Spec))
 	for k, v := range s.Spec {

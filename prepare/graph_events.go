@@ -1,8 +1,7 @@
-package activities
+package prepare
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/cairn-io/cairn/graphs"
 	"github.com/cairn-io/cairn/model"
@@ -13,10 +12,10 @@ import (
 // parameters and neither its reexecute_on nor its refresh_on names one of
 // the events. It returns that run's execution, or "" when the task runs.
 // Cost: one history read per (node, task), cached in hist.
-func ranBefore(ctx context.Context, hist *nodeHistory, rec *graphTaskRecord, t *model.Task, events []string) (string, error) {
+func ranBefore(ctx context.Context, hist *nodeHistory, rec *TaskRecord, t *model.Task, events []string) (string, error) {
 	life, err := graphs.TaskLifecycle(t)
 	if err != nil {
-		return "", configError(fmt.Sprintf("task %q: %v", t.ID, err))
+		return "", invalidGraph("task %q: %v", t.ID, err)
 	}
 	if life.RerunsOn(events) {
 		return "", nil

@@ -1,4 +1,4 @@
-package activities
+package prepare
 
 import (
 	"encoding/base64"
@@ -48,9 +48,8 @@ func TestReadCopyFilesConfined(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			a := New(Deps{FilesDir: tt.dir, FilesLimit: 32})
 			s := step(tt.src)
-			err := a.readCopyFiles(s)
+			err := Files{Dir: tt.dir, Limit: 32}.read(s)
 			if tt.wantErr != "" {
 				require.Error(t, err)
 				assert.Contains(t, err.Error(), tt.wantErr)

@@ -1,4 +1,4 @@
-package activities
+package prepare
 
 import (
 	"context"
@@ -41,7 +41,7 @@ func fuelGraphStore(t *testing.T, src string) store.Store {
 // its deployment data when the graph is built for an execution, and make
 // the edges a literal one makes; a value of the wrong shape refuses the
 // request, naming the task and the node.
-func TestBuildGraphCrossDependsYAQL(t *testing.T) {
+func TestCheckCrossDependsYAQL(t *testing.T) {
 	const base = `
 - id: virtual_ips
   type: shell
@@ -84,15 +84,15 @@ func TestBuildGraphCrossDependsYAQL(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			st := fuelGraphStore(t, tt.src)
-			build, err := BuildGraph(context.Background(), st, nil, contract.GraphRequest{ClusterID: "env"})
+			checked, err := NewPreparer(st, nil, Files{}).Check(context.Background(), contract.GraphRequest{ClusterID: "env"})
 			if tt.err != "" {
-				require.ErrorIs(t, err, ErrGraphRequest)
+				require.ErrorIs(t, err, ErrInvalidGraph)
 				assert.Contains(t, err.Error(), tt.err)
 				return
 			}
 			require.NoError(t, err)
 			got := map[string][]string{}
-			for _, s := range build.Graphs[0].Steps {
+			for _, s := range checked.types[0].Steps {
 				if s.Task == "netconfig" {
 					got[s.ID] = s.Deps
 				}
@@ -127,14 +127,13 @@ func TestParameterStrategyAmountYAQL(t *testing.T) {
 
 	ctx := context.Background()
 	st := fuelGraphStore(t, src)
-	build, err := BuildGraph(ctx, st, nil, contract.GraphRequest{ClusterID: "env"})
+	checked, err := NewPreparer(st, nil, Files{}).Check(ctx, contract.GraphRequest{ClusterID: "env"})
 	require.NoError(t, err)
-	g := build.Graphs[0]
+	g := checked.types[0]
 	task := g.Graph.Tasks[0]
 	require.NotNil(t, task.Strategy)
 	assert.Equal(t, "switch('compute' in $.roles => 2, true => 1)", task.Strategy.AmountYAQL)
-	hist := &nodeHistory{st: st, cluster: "env", runs: map[string]*model.TaskRun{}}
-	y, err := newYAQLEnv(ctx, st, build.Cluster, "e1", false, hist)
+	y, err := newYAQLEnv(ctx, st, checked.Cluster, "e1", false, newNodeHistory(st, "env", false))
 	require.NoError(t, err)
 	caps := map[string]int{}
 	for _, s := range g.Steps {
@@ -142,32 +141,4 @@ func TestParameterStrategyAmountYAQL(t *testing.T) {
 		caps[s.ID] = s.Strategy
 	}
 	assert.Equal(t, map[string]int{"rabbitmq@n1": 1, "rabbitmq@n2": 1, "rabbitmq@n3": 2}, caps)
-}
-
-// An execution's preparation, and its dry-run, evaluate yaql cross
-// dependencies on each node and keep the edges in the stored steps; the
-// execution keeps the nodes' deployment data for the next one.
-func TestPrepareGraphCrossDependsYAQL(t *testing.T) {
-	st := graphStore(t)
-	putGraph(t, st, model.LayerRelease, "rel",
-		&model.Task{ID: "api", Type: "shell", Roles: []string{"controller"}, Parameters: map[string]any{"cmd": "api"}},
-		&model.Task{ID: "agent", Type: "shell", Roles: []string{"compute"}, Parameters: map[string]any{"cmd": "agent"},
-			CrossDependsYAQL: "[{name => 'api', role => 'controller'}]"},
-	)
-	for _, dry := range []bool{true, false} {
-		exec := "e-run"
-		if dry {
-			exec = "e-dry"
-		}
-		_, steps := prepared(t, st, contract.PrepareGraphInput{ExecutionID: exec, DryRun: dry})
-		for _, n := range []string{"n2", "n3"} {
-			assert.Equal(t, []string{"api@n1"}, steps["agent@"+n].Deps, "dry-run %v, node %s", dry, n)
-		}
-		_, err := st.GetDeploymentData(context.Background(), "c1", "n2", exec)
-		if dry {
-			assert.ErrorIs(t, err, store.ErrNotFound, "a dry-run keeps no data")
-		} else {
-			assert.NoError(t, err, "the execution keeps n2's data")
-		}
-	}
 }
