@@ -15,6 +15,7 @@ import (
 	"github.com/cairn-io/cairn/expr"
 	"github.com/cairn-io/cairn/graphs"
 	"github.com/cairn-io/cairn/internal/fetch"
+	"github.com/cairn-io/cairn/internal/webhook"
 	"github.com/cairn-io/cairn/kinds"
 	"github.com/cairn-io/cairn/model"
 	"github.com/cairn-io/cairn/providers"
@@ -95,7 +96,7 @@ type Deps struct {
 	Schedules client.ScheduleClient
 	// HooksAllowPrivate lets webhooks be delivered to loopback, private,
 	// link-local and unspecified addresses, which are refused by default
-	// (see hookDialControl).
+	// (see webhook.NewClient).
 	HooksAllowPrivate bool
 }
 
@@ -136,7 +137,7 @@ func New(d Deps) *Activities {
 	}
 	return &Activities{d: d, log: log, parsed: newSnapshotCache(),
 		params:   newTTLCache[model.ApplyParams](paramsCacheEntries, paramsCacheTTL),
-		hookHTTP: newHookClient(d.HooksAllowPrivate)}
+		hookHTTP: webhook.NewClient(d.HooksAllowPrivate)}
 }
 
 // configError is an application error no retry can fix.
