@@ -34,9 +34,9 @@ func (a *Activities) driftParams(ctx context.Context, in contract.LoadDriftTarge
 	if err != nil {
 		return "", "", err
 	}
-	pkg, err := a.loadSnapshot(ctx, snapshotHash, nil)
+	pkg, err := a.snapshots.Load(ctx, snapshotHash, nil)
 	if err != nil {
-		return "", "", err
+		return "", "", packageFailure(err)
 	}
 	if missing := a.unresolvedRefs(pkg.Package, p); len(missing) > 0 {
 		if found {

@@ -13,10 +13,8 @@ import (
 	"github.com/cairn-io/cairn/contract"
 	"github.com/cairn-io/cairn/graphs"
 	"github.com/cairn-io/cairn/internal/fetch"
+	"github.com/cairn-io/cairn/prepare"
 )
-
-// snapshotKindPackage is the store's snapshot kind of packages.
-const snapshotKindPackage = "package"
 
 // FetchPackage reads a stack's URLs (pkger's stack URLs), validates them as
 // one package and stores it as a snapshot, so the execution goes on exactly
@@ -63,7 +61,7 @@ func (a *Activities) FetchPackage(ctx context.Context, in contract.FetchPackageI
 	}
 	// The snapshot keeps Jsonnet evaluated, as the API stores posted
 	// packages, so Prepare (and export) never evaluate it again.
-	snap := make([]SnapshotSource, len(sources))
+	snap := make([]prepare.SnapshotSource, len(sources))
 	for i, src := range sources {
 		data, format := src.Data, src.Format
 		if format == graphs.FormatJsonnet {
@@ -72,18 +70,18 @@ func (a *Activities) FetchPackage(ctx context.Context, in contract.FetchPackageI
 			}
 			format = graphs.FormatJSON
 		}
-		snap[i] = SnapshotSource{Name: src.Name, Format: string(format), Data: string(data)}
+		snap[i] = prepare.SnapshotSource{Name: src.Name, Format: string(format), Data: string(data)}
 	}
-	content, err := EncodeParsedPackageSnapshot(docs, snap...)
+	content, err := prepare.EncodeParsedPackageSnapshot(docs, snap...)
 	if err != nil {
 		return nil, fmt.Errorf("encode package snapshot: %w", err)
 	}
-	hash, err := a.d.Store.PutSnapshot(ctx, snapshotKindPackage, content)
+	hash, err := a.d.Store.PutSnapshot(ctx, prepare.PackageSnapshotKind, content)
 	if err != nil {
 		return nil, fmt.Errorf("store package snapshot: %w", err)
 	}
 	a.log.Info("package read from stack URLs", "stack", in.StackID, "urls", len(urls),
-		"resources", len(docs.Package.Resources), "snapshot", short(hash))
+		"resources", len(docs.Package.Resources), "snapshot", prepare.ShortHash(hash))
 	return &contract.FetchPackageResult{SnapshotHash: hash, Resources: len(docs.Package.Resources)}, nil
 }
 

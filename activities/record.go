@@ -4,11 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"sort"
 
 	"github.com/cairn-io/cairn/contract"
 	"github.com/cairn-io/cairn/model"
 	"github.com/cairn-io/cairn/planner"
+	"github.com/cairn-io/cairn/prepare"
 	"github.com/cairn-io/cairn/store"
 )
 
@@ -30,7 +30,7 @@ func (a *Activities) WriteStackRecord(ctx context.Context, in contract.WriteStac
 	if err != nil {
 		return nil, err
 	}
-	steps, err := stepIndex(ctx, a.d.Store, in.ExecutionID)
+	steps, err := prepare.StepIndex(ctx, a.d.Store, in.ExecutionID)
 	if err != nil {
 		return nil, err
 	}
@@ -151,49 +151,6 @@ func associations(refs []model.Ref, hadBefore bool) []model.Association {
 	return out
 }
 
-// stepIndex loads an execution's step index, in package order.
-func stepIndex(ctx context.Context, st store.Store, execID string) ([]indexEntry, error) {
-	raw, err := st.GetStepData(ctx, execID, contract.IndexKey, contract.DataIndex)
-	if err != nil {
-		return nil, fmt.Errorf("step index of %s: %w", execID, err)
-	}
-	var entries []indexEntry
-	if err := json.Unmarshal(raw, &entries); err != nil {
-		return nil, fmt.Errorf("step index of %s: %w", execID, err)
-	}
-	return entries, nil
-}
-
-// AllSteps loads every step Prepare kept for an execution, in package
-// order.
-func AllSteps(ctx context.Context, st store.Store, execID string) ([]*planner.StoredStep, error) {
-	singles, err := st.ListStepData(ctx, execID, contract.DataStep)
-	if err != nil {
-		return nil, err
-	}
-	batches, err := st.ListStepData(ctx, execID, contract.DataUnit)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]*planner.StoredStep, 0, len(singles)+len(batches)*planner.DefaultUnitSize)
-	for id, b := range singles {
-		var s planner.StoredStep
-		if err := json.Unmarshal(b, &s); err != nil {
-			return nil, fmt.Errorf("step %s: %w", id, err)
-		}
-		out = append(out, &s)
-	}
-	for key, b := range batches {
-		var steps []*planner.StoredStep
-		if err := json.Unmarshal(b, &steps); err != nil {
-			return nil, fmt.Errorf("%s: %w", key, err)
-		}
-		out = append(out, steps...)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Ord < out[j].Ord })
-	return out, nil
-}
-
 // StorePlan keeps a dry-run's summary next to its plan steps.
 func (a *Activities) StorePlan(ctx context.Context, in contract.StorePlanInput) error {
 	raw, err := json.Marshal(model.Plan{Summary: in.Summary, MissingEnvRefs: in.MissingEnvRefs, MissingSecrets: in.MissingSecrets})
@@ -201,46 +158,6 @@ func (a *Activities) StorePlan(ctx context.Context, in contract.StorePlanInput) 
 		return err
 	}
 	return a.d.Store.PutStepData(ctx, in.ExecutionID, contract.PlanSummaryKey, contract.DataPlanSummary, raw)
-}
-
-// ReadPlan assembles a dry-run's plan from the store: the summary and
-// every step in package order.
-func ReadPlan(ctx context.Context, st store.Store, execID string) (*model.Plan, error) {
-	raw, err := st.GetStepData(ctx, execID, contract.PlanSummaryKey, contract.DataPlanSummary)
-	if err != nil {
-		return nil, err
-	}
-	var plan model.Plan
-	if err := json.Unmarshal(raw, &plan); err != nil {
-		return nil, fmt.Errorf("plan summary of %s: %w", execID, err)
-	}
-	steps, err := stepIndex(ctx, st, execID)
-	if err != nil {
-		return nil, err
-	}
-	entries, err := st.ListStepData(ctx, execID, contract.DataPlan)
-	if err != nil {
-		return nil, err
-	}
-	plan.Steps = make([]model.PlanStep, 0, len(entries))
-	for _, s := range steps {
-		b, ok := entries[s.ID]
-		if !ok {
-			continue
-		}
-		var ps model.PlanStep
-		if err := json.Unmarshal(b, &ps); err != nil {
-			return nil, fmt.Errorf("plan step %s: %w", s.ID, err)
-		}
-		plan.Steps = append(plan.Steps, ps)
-	}
-	if plan.MissingEnvRefs == nil {
-		plan.MissingEnvRefs = []string{}
-	}
-	if plan.MissingSecrets == nil {
-		plan.MissingSecrets = []string{}
-	}
-	return &plan, nil
 }
 
 // LoadUnits returns a shard's units.

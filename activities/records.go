@@ -1,33 +1,15 @@
 package activities
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 
 	"github.com/cairn-io/cairn/contract"
 	"github.com/cairn-io/cairn/model"
 	"github.com/cairn-io/cairn/providers"
 )
-
-// indexEntry is one step of an execution's index (kind contract.DataIndex): what
-// the stack record and the plan need of it, without its spec, in package
-// order.
-type indexEntry struct {
-	ID           string      `json:"id"`
-	Kind         string      `json:"k"`
-	RecordKind   string      `json:"rk,omitempty"`
-	Name         string      `json:"n"`
-	Node         string      `json:"node,omitempty"`
-	Associations []model.Ref `json:"a,omitempty"`
-	Delete       bool        `json:"d,omitempty"`
-	// Deps are the steps this one waits for (planner.Deps: dependsOn,
-	// references and any-of members), for the execution's graph.
-	Deps []string `json:"dep,omitempty"`
-}
 
 // beforeRecord is what a step persisted before changing anything (kind
 // contract.DataBefore). The first record written for an execution and step is kept:
@@ -68,54 +50,6 @@ func (o *outputsRecord) depOutputs() map[string]any {
 		out["id"] = o.ID
 	}
 	return out
-}
-
-// PackageSnapshot is how a package's sources are kept as one snapshot: each
-// document as it was given, with its name and format, so Prepare parses
-// exactly what was validated.
-type PackageSnapshot struct {
-	Sources []SnapshotSource `json:"sources"`
-}
-
-// SnapshotSource is one source document of a package snapshot. Format is
-// "yaml", "json" or "jsonnet".
-type SnapshotSource struct {
-	Name   string `json:"name"`
-	Format string `json:"format"`
-	Data   string `json:"data"`
-}
-
-// EncodePackageSnapshot is the snapshot content of sources, to store with
-// store.PutSnapshot(ctx, "package", content).
-func EncodePackageSnapshot(sources ...SnapshotSource) ([]byte, error) {
-	return json.Marshal(PackageSnapshot{Sources: sources})
-}
-
-// DecodePackageSnapshot reads snapshot content. Content that is not an
-// encoded PackageSnapshot is taken as one document, JSON when it starts
-// like JSON and YAML otherwise.
-func DecodePackageSnapshot(content []byte) (*PackageSnapshot, error) {
-	trimmed := bytes.TrimSpace(content)
-	if len(trimmed) == 0 {
-		return nil, fmt.Errorf("empty package snapshot")
-	}
-	if trimmed[0] == '{' {
-		var probe map[string]json.RawMessage
-		if json.Unmarshal(trimmed, &probe) == nil {
-			if raw, ok := probe["sources"]; ok && len(probe) == 1 {
-				var snap PackageSnapshot
-				if err := json.Unmarshal(raw, &snap.Sources); err != nil {
-					return nil, fmt.Errorf("package snapshot: %w", err)
-				}
-				return &snap, nil
-			}
-		}
-	}
-	format := "yaml"
-	if trimmed[0] == '{' || trimmed[0] == '[' {
-		format = "json"
-	}
-	return &PackageSnapshot{Sources: []SnapshotSource{{Name: "package", Format: format, Data: string(content)}}}, nil
 }
 
 // RemoveStack removes a destroyed stack's record, the last step of

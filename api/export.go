@@ -9,10 +9,10 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/cairn-io/cairn/activities"
 	"github.com/cairn-io/cairn/graphs"
 	"github.com/cairn-io/cairn/kinds"
 	"github.com/cairn-io/cairn/model"
+	"github.com/cairn-io/cairn/prepare"
 	"github.com/cairn-io/cairn/providers"
 )
 
@@ -70,9 +70,9 @@ func (s *server) stackResources(ctx context.Context, st *model.Stack) ([]kinds.K
 	if err != nil {
 		return nil, nil, storeError(err, "package snapshot "+st.SnapshotHash)
 	}
-	pkg, err := activities.DecodePackageSnapshot(snap.Content)
+	pkg, err := prepare.DecodePackageSnapshot(snap.Content)
 	if err != nil {
-		return nil, nil, internalError(fmt.Errorf("package snapshot %s: %w", shortHash(st.SnapshotHash), err))
+		return nil, nil, internalError(fmt.Errorf("package snapshot %s: %w", prepare.ShortHash(st.SnapshotHash), err))
 	}
 	sources := make([]graphs.Source, len(pkg.Sources))
 	for i, src := range pkg.Sources {
@@ -187,11 +187,4 @@ func exportName(listed string, used map[string]int) string {
 		name = fmt.Sprintf("%s-%d", name, n)
 	}
 	return name
-}
-
-func shortHash(h string) string {
-	if len(h) > 12 {
-		return h[:12]
-	}
-	return h
 }

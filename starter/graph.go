@@ -19,6 +19,7 @@ import (
 	"github.com/cairn-io/cairn/internal/searchattr"
 	"github.com/cairn-io/cairn/kinds"
 	"github.com/cairn-io/cairn/model"
+	"github.com/cairn-io/cairn/prepare"
 	"github.com/cairn-io/cairn/store"
 	"github.com/cairn-io/cairn/workflows"
 )
@@ -233,7 +234,7 @@ func (s *Starter) graphResult(ctx context.Context, e *Execution, res *workflows.
 		return
 	}
 	if s.cfg.Store != nil {
-		if plan, err := activities.ReadPlan(ctx, s.cfg.Store, res.ExecutionID); err == nil {
+		if plan, err := prepare.ReadPlan(ctx, s.cfg.Store, res.ExecutionID); err == nil {
 			e.Plan = plan
 			return
 		}

@@ -22,6 +22,7 @@ import (
 	"github.com/cairn-io/cairn/graphs"
 	"github.com/cairn-io/cairn/internal/fetch"
 	"github.com/cairn-io/cairn/kinds"
+	"github.com/cairn-io/cairn/prepare"
 	"github.com/cairn-io/cairn/providers"
 	"github.com/cairn-io/cairn/store"
 	"github.com/cairn-io/cairn/workflows"
@@ -50,7 +51,7 @@ type Deps struct {
 	// means kinds.Builtin().
 	Catalogue *kinds.Catalogue
 	// Packages parses package snapshots; nil means the graphs package.
-	Packages activities.PackageLoader
+	Packages prepare.PackageLoader
 	Secrets  *expr.Secrets
 	// Env looks up env refs; nil means the process environment.
 	Env    func(string) (string, bool)
@@ -121,7 +122,7 @@ func (d Deps) withDefaults() Deps {
 		d.Registry = DefaultRegistry(d.Catalogue, nil)
 	}
 	if d.Packages == nil {
-		d.Packages = activities.GraphsLoader{Catalogue: d.Catalogue}
+		d.Packages = prepare.GraphsLoader{Catalogue: d.Catalogue}
 	}
 	if d.Logger == nil {
 		d.Logger = slog.New(slog.DiscardHandler)
