@@ -13,7 +13,6 @@ import (
 	"github.com/cairn-io/cairn/kinds"
 	"github.com/cairn-io/cairn/model"
 	"github.com/cairn-io/cairn/prepare"
-	"github.com/cairn-io/cairn/providers"
 )
 
 // export answers a package of existing resources, YAML or JSON by Accept or
@@ -111,7 +110,7 @@ func (s *server) currentSpec(ctx context.Context, r *model.Resource) (model.Spec
 		return nil, false
 	}
 	dir, name := path.Split(path.Clean(p))
-	items, err := s.registry.List(ctx, r.Kind, providers.Node{}, providers.ListQuery{Dir: dir, Names: []string{name}})
+	items, err := s.registry.List(ctx, r.Kind, model.ListQuery{Dir: dir, Names: []string{name}})
 	if err != nil || len(items) != 1 {
 		return nil, false
 	}
@@ -140,9 +139,9 @@ func (s *server) exportKinds(ctx context.Context, req model.ExportRequest) ([]*m
 		return nil, newError(http.StatusServiceUnavailable, "export by kinds is unavailable: the server has no providers")
 	}
 	var details []model.ErrorDetail
-	var q providers.ListQuery
+	var q model.ListQuery
 	if req.Selector != nil {
-		q = providers.ListQuery{Dir: req.Selector.Dir, Names: req.Selector.Names, Recursive: req.Selector.Recursive}
+		q = model.ListQuery{Dir: req.Selector.Dir, Names: req.Selector.Names, Recursive: req.Selector.Recursive}
 	}
 	var out []*model.Resource
 	for i, kind := range req.Kinds {
@@ -156,7 +155,7 @@ func (s *server) exportKinds(ctx context.Context, req model.ExportRequest) ([]*m
 			details = append(details, model.ErrorDetail{Document: requestSource, Path: at, Message: msg})
 			continue
 		}
-		items, err := s.registry.List(ctx, k.Name, providers.Node{}, q)
+		items, err := s.registry.List(ctx, k.Name, q)
 		if err != nil {
 			details = append(details, model.ErrorDetail{Document: requestSource, Path: at, Message: err.Error()})
 			continue
