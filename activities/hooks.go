@@ -17,7 +17,6 @@ import (
 	"github.com/cairn-io/cairn/internal/webhook"
 	"github.com/cairn-io/cairn/model"
 	"github.com/cairn-io/cairn/store"
-	"go.temporal.io/sdk/temporal"
 )
 
 // hookResponseLimit bounds what is read of a receiver's answer.
@@ -62,7 +61,7 @@ func (a *Activities) DeliverHooks(ctx context.Context, in contract.DeliverHooksI
 				return
 			}
 			a.log.Warn("hook not reached", "stack", in.Event.StackID, "hook", h.ID, "event", in.Event.ID, "error", err)
-			if isConfigError(err) {
+			if isConfig(err) {
 				return
 			}
 			mu.Lock()
@@ -91,12 +90,6 @@ func (a *Activities) DeliverHook(ctx context.Context, in contract.DeliverHookInp
 	}
 	a.log.Info("hook gone before delivery", "stack", in.Event.StackID, "hook", in.HookID, "event", in.Event.ID)
 	return nil
-}
-
-// isConfigError reports whether err is one no retry can fix.
-func isConfigError(err error) bool {
-	var app *temporal.ApplicationError
-	return errors.As(err, &app) && app.Type() == contract.ConfigErrorType
 }
 
 // deliver POSTs ev to hook once, signed with its secret. The answer's

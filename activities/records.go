@@ -7,50 +7,12 @@ import (
 	"fmt"
 
 	"github.com/cairn-io/cairn/contract"
-	"github.com/cairn-io/cairn/model"
-	"github.com/cairn-io/cairn/providers"
+	"github.com/cairn-io/cairn/stepdata"
 )
 
-// beforeRecord is what a step persisted before changing anything (kind
-// contract.DataBefore). The first record written for an execution and step is kept:
-// a retry after a crash reads it back instead of the already-changed state.
-//
-// A before-state larger than the limit (Deps.BeforeStateLimit) is not
-// kept: Before then holds only whether the object existed and its id, and
-// Unkept the size of what was left out, so a rollback says it cannot
-// restore the previous state instead of restoring something else.
-type beforeRecord struct {
-	Action       model.Action    `json:"action"`
-	Irreversible bool            `json:"irreversible,omitempty"`
-	Before       providers.State `json:"before"`
-	Unkept       int             `json:"unkept,omitempty"`
-}
-
-// outputsRecord is what a step left once it converged (kind contract.DataOutputs):
-// the object's id for the stack record, its outputs for dependents'
-// expressions, and its result so a retried activity does not redo it.
-type outputsRecord struct {
-	ID      string         `json:"id,omitempty"`
-	Outputs map[string]any `json:"outputs,omitempty"`
-	Action  model.Action   `json:"action"`
-	Outcome model.Outcome  `json:"outcome"`
-	Deleted bool           `json:"deleted,omitempty"`
-	// Refreshed marks a step that reacted to a refresh.
-	Refreshed bool `json:"refreshed,omitempty"`
-}
-
-// depOutputs is what expressions see of a dependency: its outputs with its
-// id.
-func (o *outputsRecord) depOutputs() map[string]any {
-	out := make(map[string]any, len(o.Outputs)+1)
-	for k, v := range o.Outputs {
-		out[k] = v
-	}
-	if _, ok := out["id"]; !ok && o.ID != "" {
-		out["id"] = o.ID
-	}
-	return out
-}
+// outputsRecord is a step's outputs record (stepdata.Outputs), under the
+// name the graph activities read it by.
+type outputsRecord = stepdata.Outputs
 
 // RemoveStack removes a destroyed stack's record, the last step of
 // DELETE /v1/stacks/{id}. A record that still lists resources (a delete

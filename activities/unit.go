@@ -5,6 +5,7 @@ import (
 	"github.com/cairn-io/cairn/dag"
 	"github.com/cairn-io/cairn/model"
 	"github.com/cairn-io/cairn/planner"
+	"github.com/cairn-io/cairn/stepdata"
 )
 
 // unitRun walks one unit's steps in dependency order on the dag
@@ -21,7 +22,7 @@ type unitRun struct {
 	sched *dag.Scheduler
 	// outs are the outputs of the unit's finished steps, for dependents'
 	// expressions in the same unit (their records are written later).
-	outs map[string]outputsRecord
+	outs map[string]stepdata.Outputs
 	// params are the execution's parameters, read by the first step that
 	// resolves a ref.
 	params paramsLoader
@@ -36,7 +37,7 @@ func newUnitRun(steps []*planner.StoredStep) *unitRun {
 		runs:  make([]*stepRun, len(steps)),
 		index: make(map[string]int, len(steps)),
 		deps:  make([][]int, len(steps)),
-		outs:  map[string]outputsRecord{},
+		outs:  map[string]stepdata.Outputs{},
 	}
 	for i, s := range steps {
 		u.runs[i] = &stepRun{step: s, res: contract.StepResult{StepID: s.ID}}
@@ -178,7 +179,7 @@ func (u *unitRun) finish(runs []*stepRun) {
 		u.sched.Succeed(i)
 		if r.req.Noop || r.res.Action == "" {
 			// Planned only: what exists now is what dependents see.
-			u.outs[r.step.ID] = outputsRecord{ID: r.plan.After.ID, Outputs: r.redactedOutputs(), Action: r.res.Action}
+			u.outs[r.step.ID] = stepdata.Outputs{ID: r.plan.After.ID, Outputs: r.redactedOutputs(), Action: r.res.Action}
 			continue
 		}
 		u.outs[r.step.ID] = r.outputs()
@@ -187,9 +188,9 @@ func (u *unitRun) finish(runs []*stepRun) {
 
 // outputsOf returns the outputs of a step of the unit that finished (u
 // nil: none).
-func (u *unitRun) outputsOf(id string) (outputsRecord, bool) {
+func (u *unitRun) outputsOf(id string) (stepdata.Outputs, bool) {
 	if u == nil {
-		return outputsRecord{}, false
+		return stepdata.Outputs{}, false
 	}
 	rec, ok := u.outs[id]
 	return rec, ok
