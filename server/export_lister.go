@@ -12,9 +12,9 @@ import (
 // it lists on the control plane, the only node an export reads.
 type exportLister struct{ reg *providers.Registry }
 
-// newExportLister adapts reg for the API (nil: no lister, which refuses
+// NewExportLister adapts reg for the API (nil: no lister, which refuses
 // export by kinds).
-func newExportLister(reg *providers.Registry) api.Lister {
+func NewExportLister(reg *providers.Registry) api.Lister {
 	if reg == nil {
 		return nil
 	}

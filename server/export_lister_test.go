@@ -17,12 +17,12 @@ import (
 // The API's export lister lists the control plane's objects through the
 // registry, and none is wired without a registry.
 func TestExportListerListsTheControlPlane(t *testing.T) {
-	assert.Nil(t, newExportLister(nil), "no registry, no lister")
+	assert.Nil(t, NewExportLister(nil), "no registry, no lister")
 
 	dir := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "motd"), []byte("hello\n"), 0o644))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "other"), []byte("x"), 0o644))
-	l := newExportLister(worker.DefaultRegistry(kinds.Builtin(), nil))
+	l := NewExportLister(worker.DefaultRegistry(kinds.Builtin(), nil))
 	items, err := l.List(context.Background(), "File", model.ListQuery{Dir: dir, Names: []string{"motd"}})
 	require.NoError(t, err)
 	require.Len(t, items, 1)
