@@ -3,6 +3,8 @@ package activities
 import (
 	"cmp"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -26,6 +28,10 @@ import (
 // knownAfterApply stands in, during a dry-run, for a value a dependency
 // only has once it is created.
 const knownAfterApply = "(known after apply)"
+
+// outputsRecord is a step's outputs record (stepdata.Outputs), under the
+// name the graph activities read it by.
+type outputsRecord = stepdata.Outputs
 
 // stepRun is one step going through an activity.
 type stepRun struct {
@@ -669,3 +675,11 @@ func exprContext(a *Activities, s *planner.StoredStep, params model.ApplyParams)
 }
 
 func (r *stepRun) redact(s string) string { return expr.Redact(s, r.secrets) }
+
+// intentKey is the key of one step's change in one execution, the same on
+// every attempt (providers.Env.Intent): a digest, so neither id is handed
+// to the systems a provider talks to.
+func intentKey(execID, stepID string) string {
+	sum := sha256.Sum256([]byte("cairn intent\x00" + execID + "\x00" + stepID))
+	return hex.EncodeToString(sum[:16])
+}

@@ -2,17 +2,10 @@ package activities
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 
 	"github.com/cairn-io/cairn/contract"
-	"github.com/cairn-io/cairn/stepdata"
 )
-
-// outputsRecord is a step's outputs record (stepdata.Outputs), under the
-// name the graph activities read it by.
-type outputsRecord = stepdata.Outputs
 
 // RemoveStack removes a destroyed stack's record, the last step of
 // DELETE /v1/stacks/{id}. A record that still lists resources (a delete
@@ -46,12 +39,4 @@ func (a *Activities) RemoveStack(ctx context.Context, in contract.RemoveStackInp
 	}
 	a.log.Info("stack removed after destroy", "stack", in.StackID)
 	return &contract.RemoveStackResult{Removed: true}, nil
-}
-
-// intentKey is the key of one step's change in one execution, the same on
-// every attempt (providers.Env.Intent): a digest, so neither id is handed
-// to the systems a provider talks to.
-func intentKey(execID, stepID string) string {
-	sum := sha256.Sum256([]byte("cairn intent\x00" + execID + "\x00" + stepID))
-	return hex.EncodeToString(sum[:16])
 }
