@@ -10,9 +10,9 @@ import (
 	"github.com/cairn-io/cairn/prepare"
 )
 
-// parsedSnapshot validates docs as the API does and returns the snapshot
+// parsedPackageSnapshot validates docs as the API does and returns the snapshot
 // content carrying the parsed package next to sources.
-func parsedSnapshot(t *testing.T, docs string, sources ...prepare.SnapshotSource) (*graphs.Documents, []byte) {
+func parsedPackageSnapshot(t *testing.T, docs string, sources ...prepare.SnapshotSource) (*graphs.Documents, []byte) {
 	t.Helper()
 	parsed, err := graphs.Parse(graphs.Options{}, graphs.Source{Name: "p.yaml", Format: graphs.FormatYAML, Data: []byte(docs)})
 	require.NoError(t, err)
@@ -37,8 +37,8 @@ dependsOn: [File/a]
 	// Sources the parser refuses: a snapshot that still loads did not
 	// parse them.
 	broken := prepare.SnapshotSource{Name: "p.yaml", Format: "yaml", Data: "kind: [unclosed"}
-	parsed, withParsed := parsedSnapshot(t, docs, broken)
-	_, again := parsedSnapshot(t, docs, broken)
+	parsed, withParsed := parsedPackageSnapshot(t, docs, broken)
+	_, again := parsedPackageSnapshot(t, docs, broken)
 	require.Equal(t, again, withParsed, "equal packages encode to different snapshots")
 	old, err := prepare.EncodePackageSnapshot(valid)
 	require.NoError(t, err)

@@ -14,7 +14,7 @@ import (
 	"github.com/cairn-io/cairn/store"
 )
 
-const twoFiles = `apiVersion: cairn/v1
+const twoFilesPackage = `apiVersion: cairn/v1
 kind: File
 metadata: {name: a}
 spec: {path: /tmp/a, content: x}
@@ -25,8 +25,8 @@ metadata: {name: b}
 spec: {path: /tmp/b, content: y}
 `
 
-// putPackage stores docs as a package snapshot.
-func putPackage(t *testing.T, st store.Store, docs string) string {
+// putPackageSnapshot stores docs as a package snapshot.
+func putPackageSnapshot(t *testing.T, st store.Store, docs string) string {
 	t.Helper()
 	content, err := prepare.EncodePackageSnapshot(prepare.SnapshotSource{Name: "p.yaml", Format: "yaml", Data: docs})
 	require.NoError(t, err)
@@ -43,16 +43,16 @@ func planPackage(t *testing.T, st store.Store, run prepare.PackageRun) (*prepare
 // An apply plans the package's steps; recorded resources that left the
 // package become deletes.
 func TestPackagePlansStepsAndDeletes(t *testing.T) {
-	st := openStore(t)
+	st := newPlanStore(t)
 	ctx := context.Background()
 	stack := &model.Stack{Name: "s", URLs: []string{}}
 	require.NoError(t, st.CreateStack(ctx, stack))
-	old := putPackage(t, st, twoFiles)
+	old := putPackageSnapshot(t, st, twoFilesPackage)
 	_, err := st.WriteStackRecord(ctx, stack.ID, "seed", []model.StackResource{
 		{Kind: "File", PkgName: "a", ID: "/tmp/a"}, {Kind: "File", PkgName: "b", ID: "/tmp/b"},
 	}, old, "", true)
 	require.NoError(t, err)
-	onlyA := putPackage(t, st, twoFiles[:len("apiVersion: cairn/v1\nkind: File\nmetadata: {name: a}\nspec: {path: /tmp/a, content: x}\n")])
+	onlyA := putPackageSnapshot(t, st, twoFilesPackage[:len("apiVersion: cairn/v1\nkind: File\nmetadata: {name: a}\nspec: {path: /tmp/a, content: x}\n")])
 
 	p, err := planPackage(t, st, prepare.PackageRun{Mode: contract.ModeApply, StackID: stack.ID, SnapshotHash: onlyA})
 	require.NoError(t, err)
@@ -71,7 +71,7 @@ func TestPackagePlansStepsAndDeletes(t *testing.T) {
 // What no retry fixes is a PackageError with the message the execution
 // reports; a store failure is not.
 func TestPackageErrors(t *testing.T) {
-	st := openStore(t)
+	st := newPlanStore(t)
 	ctx := context.Background()
 	graph, err := st.PutSnapshot(ctx, "graph", []byte("kind: Graph\nmetadata: {type: default}\ntasks: []\n"))
 	require.NoError(t, err)
@@ -100,10 +100,10 @@ func TestPackageErrors(t *testing.T) {
 	assert.False(t, prepare.IsPackageError(err), "a store failure may be retried: %v", err)
 }
 
-// countingLoader counts the packages it parses.
-type countingLoader struct{ loads *int }
+// countingPackageLoader counts the packages it parses.
+type countingPackageLoader struct{ loads *int }
 
-func (l countingLoader) Load(ctx context.Context, content []byte, nodes []model.Node) (*prepare.LoadedPackage, error) {
+func (l countingPackageLoader) Load(ctx context.Context, content []byte, nodes []model.Node) (*prepare.LoadedPackage, error) {
 	*l.loads++
 	return prepare.GraphsLoader{}.Load(ctx, content, nodes)
 }
@@ -111,11 +111,11 @@ func (l countingLoader) Load(ctx context.Context, content []byte, nodes []model.
 // A snapshot loaded onto the same nodes again comes from the cache; other
 // nodes build it again.
 func TestSnapshotsKeepParsedPackages(t *testing.T) {
-	st := openStore(t)
+	st := newPlanStore(t)
 	ctx := context.Background()
-	hash := putPackage(t, st, twoFiles)
+	hash := putPackageSnapshot(t, st, twoFilesPackage)
 	loads := 0
-	snaps := prepare.NewSnapshots(st, countingLoader{loads: &loads})
+	snaps := prepare.NewSnapshots(st, countingPackageLoader{loads: &loads})
 	first, err := snaps.Load(ctx, hash, nil)
 	require.NoError(t, err)
 	again, err := snaps.Load(ctx, hash, nil)

@@ -16,7 +16,7 @@ import (
 	"github.com/cairn-io/cairn/store"
 )
 
-func openStore(t *testing.T) store.Store {
+func newPlanStore(t *testing.T) store.Store {
 	t.Helper()
 	st, err := store.Open(context.Background(), "sqlite://"+filepath.Join(t.TempDir(), "cairn.db"))
 	require.NoError(t, err)
@@ -24,14 +24,14 @@ func openStore(t *testing.T) store.Store {
 	return st
 }
 
-// stage is a step that changes nothing, on node, waiting for deps.
-func stage(id, node string, deps ...string) *planner.StoredStep {
+// planStage is a step that changes nothing, on node, waiting for deps.
+func planStage(id, node string, deps ...string) *planner.StoredStep {
 	return &planner.StoredStep{Step: model.Step{ID: id, Kind: model.TaskStage, Name: id, RecordKind: model.TaskStage, Node: node, Deps: deps}, Base: model.TaskStage}
 }
 
-// planned plans steps into units of at most size steps and persists them
+// persistPlan plans steps into units of at most size steps and persists them
 // under execID.
-func planned(t *testing.T, st store.Store, execID string, size int, steps ...*planner.StoredStep) *planner.Plan {
+func persistPlan(t *testing.T, st store.Store, execID string, size int, steps ...*planner.StoredStep) *planner.Plan {
 	t.Helper()
 	b := planner.NewBuilder(contract.ModeApply)
 	for _, s := range steps {
@@ -47,15 +47,15 @@ func planned(t *testing.T, st store.Store, execID string, size int, steps ...*pl
 // lists every step of each type, the barrier closing each type, and the
 // next type's steps after that barrier.
 func TestStepGraphListsEveryStepWithItsDependencies(t *testing.T) {
-	st := openStore(t)
+	st := newPlanStore(t)
 	ctx := context.Background()
 	steps := []*planner.StoredStep{
-		stage("deploy/install@n2", "n2"), stage("deploy/restart@n2", "n2", "deploy/install@n2"),
-		stage("deploy@master", "", "deploy/install@n2", "deploy/restart@n2"),
-		stage("check/probe@n2", "n2", "deploy@master"), stage("check/probe@n3", "n3", "deploy@master"),
-		stage("check@master", "", "check/probe@n2", "check/probe@n3"),
+		planStage("deploy/install@n2", "n2"), planStage("deploy/restart@n2", "n2", "deploy/install@n2"),
+		planStage("deploy@master", "", "deploy/install@n2", "deploy/restart@n2"),
+		planStage("check/probe@n2", "n2", "deploy@master"), planStage("check/probe@n3", "n3", "deploy@master"),
+		planStage("check@master", "", "check/probe@n2", "check/probe@n3"),
 	}
-	planned(t, st, "e-types", 0, steps...)
+	persistPlan(t, st, "e-types", 0, steps...)
 
 	graph, err := prepare.StepGraph(ctx, st, "e-types")
 	require.NoError(t, err)
@@ -77,13 +77,13 @@ func TestStepGraphListsEveryStepWithItsDependencies(t *testing.T) {
 // Persist keeps single-step units a record each and batch units one
 // record of their steps; AllSteps reads all of them back in package order.
 func TestPersistedStepsReadBackInPackageOrder(t *testing.T) {
-	st := openStore(t)
+	st := newPlanStore(t)
 	ctx := context.Background()
 	var steps []*planner.StoredStep
 	for _, id := range []string{"a", "b", "c", "d", "e"} {
-		steps = append(steps, stage(id, ""))
+		steps = append(steps, planStage(id, ""))
 	}
-	p := planned(t, st, "e1", 2, steps...)
+	p := persistPlan(t, st, "e1", 2, steps...)
 	batches := 0
 	for _, u := range p.Units {
 		if u.Batch {
@@ -107,9 +107,9 @@ func TestPersistedStepsReadBackInPackageOrder(t *testing.T) {
 // ReadPlan assembles the summary and the plan steps the dry-run kept, in
 // package order, leaving out steps without a plan step.
 func TestReadPlanAssemblesTheStoredPlan(t *testing.T) {
-	st := openStore(t)
+	st := newPlanStore(t)
 	ctx := context.Background()
-	planned(t, st, "e1", 0, stage("a", ""), stage("b", "", "a"), stage("c", "", "b"))
+	persistPlan(t, st, "e1", 0, planStage("a", ""), planStage("b", "", "a"), planStage("c", "", "b"))
 	summary, err := json.Marshal(model.Plan{MissingSecrets: []string{"token"}})
 	require.NoError(t, err)
 	require.NoError(t, st.PutStepData(ctx, "e1", contract.PlanSummaryKey, contract.DataPlanSummary, summary))
@@ -134,7 +134,7 @@ func TestReadPlanAssemblesTheStoredPlan(t *testing.T) {
 // Units beyond the shard size go to the store in shards that cover them
 // all in order; fewer stay inline.
 func TestShardSplitsManyUnits(t *testing.T) {
-	st := openStore(t)
+	st := newPlanStore(t)
 	ctx := context.Background()
 	units := make([]contract.Unit, 5)
 	for i := range units {
@@ -161,12 +161,12 @@ func TestShardSplitsManyUnits(t *testing.T) {
 // read and the env refs and secrets they read by name; local nodes get
 // none.
 func TestWriteGrantsForAgentNodes(t *testing.T) {
-	st := openStore(t)
+	st := newPlanStore(t)
 	ctx := context.Background()
-	src := stage("src", "")
-	use := stage("use", "n1", "src")
+	src := planStage("src", "")
+	use := planStage("use", "n1", "src")
 	use.Spec = model.Spec{"content": `{{ env "REGION" }} {{ secret "token" }}`}
-	local := stage("local", "n2")
+	local := planStage("local", "n2")
 	nodes := []model.Node{{ID: "n1", Mode: model.NodeAgent}, {ID: "n2"}}
 	units := []contract.Unit{{Index: 0, Step: "src"}, {Index: 1, Step: "use", Node: "n1"}, {Index: 2, Step: "local", Node: "n2"}}
 	members := [][]*planner.StoredStep{{src}, {use}, {local}}
