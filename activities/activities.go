@@ -15,27 +15,14 @@ import (
 	"github.com/cairn-io/cairn/expr"
 	"github.com/cairn-io/cairn/graphs"
 	"github.com/cairn-io/cairn/internal/fetch"
+	"github.com/cairn-io/cairn/internal/ttlcache"
+	"github.com/cairn-io/cairn/internal/webhook"
 	"github.com/cairn-io/cairn/kinds"
 	"github.com/cairn-io/cairn/model"
+	"github.com/cairn-io/cairn/prepare"
 	"github.com/cairn-io/cairn/providers"
 	"github.com/cairn-io/cairn/store"
 )
-
-// PackageLoader parses a stored package snapshot and builds its steps
-// (graphs.Parse and graphs.BuildPackage), expanding targeted resources
-// onto nodes.
-type PackageLoader interface {
-	Load(ctx context.Context, content []byte, nodes []model.Node) (*LoadedPackage, error)
-}
-
-// LoadedPackage is a parsed package: its resources, the catalogue its kinds
-// resolve in (built-in kinds plus those the package defines) and its steps
-// with dependencies.
-type LoadedPackage struct {
-	Package   *model.Package
-	Catalogue *kinds.Catalogue
-	Steps     []*model.Step
-}
 
 // StepData is the part of the store the step activities (ApplyStep,
 // ApplyBatch, Compensate) read and write: an execution's step records. On
@@ -55,7 +42,7 @@ type Deps struct {
 	Steps    StepData
 	Registry *providers.Registry
 	// Packages parses snapshots; only the control plane's Prepare needs it.
-	Packages PackageLoader
+	Packages prepare.PackageLoader
 	// Secrets resolves secret refs; nil means none are available.
 	Secrets *expr.Secrets
 	// Env looks up env refs; nil means the process environment.
@@ -90,7 +77,7 @@ type Deps struct {
 	Schedules client.ScheduleClient
 	// HooksAllowPrivate lets webhooks be delivered to loopback, private,
 	// link-local and unspecified addresses, which are refused by default
-	// (see hookDialControl).
+	// (see webhook.NewClient).
 	HooksAllowPrivate bool
 }
 
@@ -105,11 +92,12 @@ const DefaultBeforeStateLimit = 8 << 20
 // Activities holds Cairn's activities; register its methods under the
 // names in this package.
 type Activities struct {
-	d      Deps
-	log    *slog.Logger
-	parsed snapshotCache
+	d   Deps
+	log *slog.Logger
+	// snapshots loads (and keeps a few) parsed package snapshots.
+	snapshots *prepare.Snapshots
 	// params keeps, on an agent, the parameters of its executions.
-	params *ttlCache[model.ApplyParams]
+	params *ttlcache.Cache[model.ApplyParams]
 	// hookHTTP delivers webhooks (see DeliverHook).
 	hookHTTP *http.Client
 }
@@ -129,9 +117,13 @@ func New(d Deps) *Activities {
 	if d.BeforeStateLimit <= 0 {
 		d.BeforeStateLimit = DefaultBeforeStateLimit
 	}
-	return &Activities{d: d, log: log, parsed: newSnapshotCache(),
-		params:   newTTLCache[model.ApplyParams](paramsCacheEntries, paramsCacheTTL),
-		hookHTTP: newHookClient(d.HooksAllowPrivate)}
+	var snapshots prepare.SnapshotReader
+	if d.Store != nil {
+		snapshots = d.Store
+	}
+	return &Activities{d: d, log: log, snapshots: prepare.NewSnapshots(snapshots, d.Packages),
+		params:   ttlcache.New[model.ApplyParams](paramsCacheEntries, paramsCacheTTL),
+		hookHTTP: webhook.NewClient(d.HooksAllowPrivate)}
 }
 
 // configError is an application error no retry can fix.

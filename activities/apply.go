@@ -1,7 +1,10 @@
 package activities
 
 import (
+	"cmp"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,7 +13,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-	"unicode/utf8"
 
 	"go.temporal.io/sdk/temporal"
 
@@ -20,21 +22,16 @@ import (
 	"github.com/cairn-io/cairn/model"
 	"github.com/cairn-io/cairn/planner"
 	"github.com/cairn-io/cairn/providers"
+	"github.com/cairn-io/cairn/stepdata"
 )
 
 // knownAfterApply stands in, during a dry-run, for a value a dependency
 // only has once it is created.
 const knownAfterApply = "(known after apply)"
 
-// Result size bounds: a step's changes shown in history and progress are
-// shortened; a batch spends at most batchChangeBudget bytes on them.
-const (
-	maxShownValue     = 80
-	maxShownChanges   = 20
-	stepChangeBudget  = 8 << 10
-	batchChangeBudget = 1 << 10
-	maxPlanValue      = 1000
-)
+// outputsRecord is a step's outputs record (stepdata.Outputs), under the
+// name the graph activities read it by.
+type outputsRecord = stepdata.Outputs
 
 // stepRun is one step going through an activity.
 type stepRun struct {
@@ -46,7 +43,7 @@ type stepRun struct {
 	// programs (set by resolve).
 	verbose bool
 	// prior is the before-state an earlier attempt recorded.
-	prior *beforeRecord
+	prior *stepdata.Before
 	plan  providers.Change
 	res   contract.StepResult
 	err   error
@@ -93,8 +90,8 @@ func (a *Activities) ApplyStep(ctx context.Context, in contract.UnitInput) (*con
 		}
 		return nil, temporal.NewApplicationError(r.res.Error, contract.StepFailedType, details)
 	}
-	budget := stepChangeBudget
-	r.res.Changes = spend(r.res.Changes, &budget)
+	budget := stepdata.StepChangeBudget
+	r.res.Changes = stepdata.Spend(r.res.Changes, &budget)
 	return &contract.UnitResult{Steps: []contract.StepResult{r.res}, Attempt: n}, nil
 }
 
@@ -116,10 +113,10 @@ func (a *Activities) ApplyBatch(ctx context.Context, in contract.UnitInput) (*co
 		return nil, err
 	}
 	out := &contract.UnitResult{Attempt: attempt(ctx), Steps: make([]contract.StepResult, len(runs))}
-	budget := batchChangeBudget
+	budget := stepdata.BatchChangeBudget
 	for i, r := range runs {
 		out.Steps[i] = r.res
-		out.Steps[i].Changes = spend(r.res.Changes, &budget)
+		out.Steps[i].Changes = stepdata.Spend(r.res.Changes, &budget)
 		// Object ids are in the store for the record; 100 paths per batch
 		// would only fatten history.
 		out.Steps[i].ObjectID = ""
@@ -222,9 +219,13 @@ func (a *Activities) keepBefores(ctx context.Context, execID string, runs []*ste
 		if r.done || r.prior != nil || r.beforeKept {
 			continue
 		}
-		raw, err := a.beforeBytes(r)
+		raw, unkept, err := stepdata.EncodeBefore(r.plan, a.d.BeforeStateLimit)
 		if err != nil {
 			return err
+		}
+		if unkept > 0 {
+			r.res.Note = stepdata.NoRollbackNote(unkept, a.d.BeforeStateLimit)
+			a.log.Warn("before-state over the limit not kept", "step", r.step.ID, "bytes", unkept, "limit", a.d.BeforeStateLimit)
 		}
 		befores[r.step.ID] = raw
 		r.beforeKept = true
@@ -297,8 +298,8 @@ func (a *Activities) recordOutputs(ctx context.Context, execID string, runs []*s
 
 // outputs is what r leaves for the stack record and its dependents, with
 // the secrets its spec used redacted: outputs are stored in clear.
-func (r *stepRun) outputs() outputsRecord {
-	return outputsRecord{ID: r.res.ObjectID, Outputs: r.redactedOutputs(), Action: r.res.Action, Outcome: r.res.Outcome, Deleted: r.step.Delete, Refreshed: r.res.Refreshed}
+func (r *stepRun) outputs() stepdata.Outputs {
+	return stepdata.Outputs{ID: r.res.ObjectID, Outputs: r.redactedOutputs(), Action: r.res.Action, Outcome: r.res.Outcome, Deleted: r.step.Delete, Refreshed: r.res.Refreshed}
 }
 
 // redactedOutputs are the outputs of r's object (an exec's stdout that
@@ -342,7 +343,7 @@ func (a *Activities) each(runs []*stepRun, fn func(*stepRun)) {
 // recall loads what earlier attempts left for the steps.
 func (a *Activities) recall(ctx context.Context, execID string, runs []*stepRun) error {
 	for _, r := range runs {
-		var out outputsRecord
+		var out stepdata.Outputs
 		err := a.loadJSON(ctx, execID, r.step.ID, contract.DataOutputs, &out)
 		switch {
 		case err == nil:
@@ -353,13 +354,13 @@ func (a *Activities) recall(ctx context.Context, execID string, runs []*stepRun)
 		case !notFound(err):
 			return err
 		}
-		var before beforeRecord
+		var before stepdata.Before
 		err = a.loadJSON(ctx, execID, r.step.ID, contract.DataBefore, &before)
 		switch {
 		case err == nil:
 			r.prior = &before
 			if before.Unkept > 0 {
-				r.res.Note = noRollbackNote(before.Unkept, a.d.BeforeStateLimit)
+				r.res.Note = stepdata.NoRollbackNote(before.Unkept, a.d.BeforeStateLimit)
 			}
 		case !notFound(err):
 			return err
@@ -416,8 +417,8 @@ func (a *Activities) plan(ctx context.Context, in contract.UnitInput, u *unitRun
 	r.res.Action = ch.Action
 	r.res.Outcome = model.OutcomeUnchanged
 	r.res.Refreshed = ch.Refreshed
-	r.res.ObjectID = firstNonEmpty(ch.After.ID, ch.Before.ID, s.ObjectID)
-	r.res.Changes = r.show(ch.Changes, maxShownValue)
+	r.res.ObjectID = cmp.Or(ch.After.ID, ch.Before.ID, s.ObjectID)
+	r.res.Changes = stepdata.Show(ch.Changes, r.secrets, stepdata.ShownValue)
 	if in.Noop {
 		r.req.Noop = true
 		r.done = true
@@ -429,7 +430,7 @@ func (a *Activities) plan(ctx context.Context, in contract.UnitInput, u *unitRun
 		if r.prior != nil {
 			// An earlier attempt made the change and stopped before
 			// recording it: the change is this execution's.
-			r.res.Action, r.res.Outcome = r.prior.Action, outcomeOf(r.prior.Action)
+			r.res.Action, r.res.Outcome = r.prior.Action, stepdata.OutcomeOf(r.prior.Action)
 		}
 		r.done = true
 	}
@@ -455,11 +456,11 @@ func (a *Activities) apply(ctx context.Context, r *stepRun) {
 	if r.prior != nil && (ch.Action == model.ActionNoop || r.req.Resumed) {
 		// An earlier attempt made the change (a create found again may
 		// still have needed its links): it is this execution's.
-		r.res.Action, r.res.Outcome = r.prior.Action, outcomeOf(r.prior.Action)
+		r.res.Action, r.res.Outcome = r.prior.Action, stepdata.OutcomeOf(r.prior.Action)
 	}
-	r.res.ObjectID = firstNonEmpty(ch.After.ID, ch.Before.ID, r.step.ObjectID)
+	r.res.ObjectID = cmp.Or(ch.After.ID, ch.Before.ID, r.step.ObjectID)
 	if len(ch.Changes) > 0 {
-		r.res.Changes = r.show(ch.Changes, maxShownValue)
+		r.res.Changes = stepdata.Show(ch.Changes, r.secrets, stepdata.ShownValue)
 	}
 	if ch.After.Log != "" {
 		// What the change printed, bounded by the kind, redacted of the
@@ -467,18 +468,6 @@ func (a *Activities) apply(ctx context.Context, r *stepRun) {
 		r.res.Changes = append(r.res.Changes, model.AttrChange{Path: model.OutputChange, New: r.redact(ch.After.Log)})
 	}
 	a.log.Debug("step converged", "step", r.step.ID, "action", ch.Action, "outcome", ch.Outcome)
-}
-
-func outcomeOf(action model.Action) model.Outcome {
-	switch action {
-	case model.ActionCreate:
-		return model.OutcomeCreated
-	case model.ActionDelete:
-		return model.OutcomeDeleted
-	case model.ActionNoop, "":
-		return model.OutcomeUnchanged
-	}
-	return model.OutcomeUpdated
 }
 
 // nothingToUndo reports whether a failed step left nothing for Compensate
@@ -537,7 +526,7 @@ func (a *Activities) resolve(ctx context.Context, execID string, u *unitRun, r *
 		if err != nil && !notFound(err) {
 			return nil, expr.Context{}, err
 		}
-		out := rec.depOutputs()
+		out := rec.DepOutputs()
 		if noop && out["id"] == nil {
 			out["id"] = knownAfterApply
 		}
@@ -549,9 +538,9 @@ func (a *Activities) resolve(ctx context.Context, execID string, u *unitRun, r *
 		if base, _, ok := strings.Cut(d, "@"); ok {
 			deps[base] = out
 		}
-		deps[stepName(d)] = out
+		deps[stepdata.StepName(d)] = out
 	}
-	aliases := aliasRecords(s.DepAliases(), byID)
+	aliases := stepdata.AliasRecords(s.DepAliases(), byID)
 	for alias, rec := range aliases {
 		deps[alias] = rec.(map[string]any)
 	}
@@ -566,7 +555,7 @@ func (a *Activities) resolve(ctx context.Context, execID string, u *unitRun, r *
 	r.secrets = expr.SecretValues(s.Spec, lookup)
 	ectx := expr.Context{
 		Env: env, Secret: lookup, Deps: deps, Verbatim: s.Verbatim, Vars: params.Vars,
-		Node: map[string]any{"name": nodeName(s.Node), "id": nodeName(s.Node)},
+		Node: map[string]any{"name": stepdata.NodeName(s.Node), "id": stepdata.NodeName(s.Node)},
 	}
 	if s.Delete {
 		return a.resolveForDelete(s.Spec, ectx), ectx, nil
@@ -630,25 +619,9 @@ func (a *Activities) secretLookup() func(string) (string, bool) {
 func (a *Activities) node(s *planner.StoredStep) providers.Node {
 	n := a.d.Node
 	if n.Name == "" {
-		n.Name = nodeName(s.Node)
+		n.Name = stepdata.NodeName(s.Node)
 	}
 	return n
-}
-
-func nodeName(n string) string {
-	if n == "" {
-		return model.ControlPlane
-	}
-	return n
-}
-
-// stepName is the name part of "kind/name@node".
-func stepName(id string) string {
-	if _, after, ok := strings.Cut(id, "/"); ok {
-		id = after
-	}
-	name, _, _ := strings.Cut(id, "@")
-	return name
 }
 
 // recordPlan keeps a dry-run's plan steps and the outputs of what exists
@@ -660,7 +633,7 @@ func (a *Activities) recordPlan(ctx context.Context, execID string, runs []*step
 		s := r.step
 		ps := model.PlanStep{
 			ID: s.ID, Kind: s.RecordKind, Name: s.Name, Node: s.Node, Action: r.res.Action,
-			Changes: r.show(r.plan.Changes, maxPlanValue), Error: r.res.Error, Note: a.planNote(r),
+			Changes: stepdata.Show(r.plan.Changes, r.secrets, stepdata.PlanValue), Error: r.res.Error, Note: stepdata.PlanNote(r.plan, a.d.BeforeStateLimit),
 			Refresh: r.res.Refreshed,
 		}
 		if ps.Action == "" {
@@ -672,7 +645,7 @@ func (a *Activities) recordPlan(ctx context.Context, execID string, runs []*step
 		}
 		plans[s.ID] = raw
 		if s.Exported && r.plan.After.Exists {
-			rec := outputsRecord{ID: r.plan.After.ID, Outputs: r.redactedOutputs(), Action: r.res.Action, Outcome: model.OutcomeUnchanged}
+			rec := stepdata.Outputs{ID: r.plan.After.ID, Outputs: r.redactedOutputs(), Action: r.res.Action, Outcome: model.OutcomeUnchanged}
 			if raw, err = json.Marshal(rec); err != nil {
 				return err
 			}
@@ -685,71 +658,7 @@ func (a *Activities) recordPlan(ctx context.Context, execID string, runs []*step
 	return a.d.Steps.PutStepDataBatch(ctx, execID, contract.DataOutputs, outputs)
 }
 
-// show shortens and redacts changes for reports.
-func (r *stepRun) show(changes []model.AttrChange, limit int) []model.AttrChange {
-	if len(changes) == 0 {
-		return nil
-	}
-	n := min(len(changes), maxShownChanges)
-	out := make([]model.AttrChange, 0, n+1)
-	for _, c := range changes[:n] {
-		out = append(out, model.AttrChange{Path: c.Path, Old: shorten(c.Old, r.secrets, limit), New: shorten(c.New, r.secrets, limit)})
-	}
-	if len(changes) > n {
-		out = append(out, model.AttrChange{Path: fmt.Sprintf("(%d more)", len(changes)-n)})
-	}
-	return out
-}
-
-// shorten renders a changed value for a report: secrets redacted in the
-// value itself before it is rendered (rendering escapes them), then in the
-// text, then cut to limit characters.
-func shorten(v any, secrets []string, limit int) any {
-	var s string
-	switch x := expr.RedactValue(v, secrets).(type) {
-	case nil:
-		return nil
-	case bool, int, int64, float64:
-		return x
-	case string:
-		s = x
-	default:
-		raw, err := json.Marshal(x)
-		if err != nil {
-			s = fmt.Sprint(x)
-		} else {
-			s = string(raw)
-		}
-	}
-	s = expr.Redact(s, secrets)
-	if utf8.RuneCountInString(s) > limit {
-		s = string([]rune(s)[:limit-1]) + "…"
-	}
-	return s
-}
-
-// spend keeps changes while the byte budget lasts.
-func spend(changes []model.AttrChange, budget *int) []model.AttrChange {
-	if len(changes) == 0 || *budget <= 0 {
-		return nil
-	}
-	raw, _ := json.Marshal(changes)
-	*budget -= len(raw)
-	if *budget < 0 {
-		return nil
-	}
-	return changes
-}
-
-func firstNonEmpty(ss ...string) string {
-	for _, s := range ss {
-		if s != "" {
-			return s
-		}
-	}
-	return ""
-}
-
+// isConfig reports whether err is an activity error no retry can fix.
 func isConfig(err error) bool {
 	var app *temporal.ApplicationError
 	return errors.As(err, &app) && app.Type() == contract.ConfigErrorType
@@ -761,8 +670,16 @@ func exprContext(a *Activities, s *planner.StoredStep, params model.ApplyParams)
 	env, secret := a.lookups(params)
 	return expr.Context{
 		Env: env, Secret: secret, Verbatim: s.Verbatim, Vars: params.Vars,
-		Node: map[string]any{"name": nodeName(s.Node), "id": nodeName(s.Node)},
+		Node: map[string]any{"name": stepdata.NodeName(s.Node), "id": stepdata.NodeName(s.Node)},
 	}
 }
 
 func (r *stepRun) redact(s string) string { return expr.Redact(s, r.secrets) }
+
+// intentKey is the key of one step's change in one execution, the same on
+// every attempt (providers.Env.Intent): a digest, so neither id is handed
+// to the systems a provider talks to.
+func intentKey(execID, stepID string) string {
+	sum := sha256.Sum256([]byte("cairn intent\x00" + execID + "\x00" + stepID))
+	return hex.EncodeToString(sum[:16])
+}

@@ -15,6 +15,7 @@ import (
 	"github.com/cairn-io/cairn/contract"
 	"github.com/cairn-io/cairn/kinds"
 	"github.com/cairn-io/cairn/model"
+	"github.com/cairn-io/cairn/prepare"
 	"github.com/cairn-io/cairn/providers"
 	"github.com/cairn-io/cairn/store"
 )
@@ -51,7 +52,7 @@ func TestApplyBatchReadsEachFileOnce(t *testing.T) {
 		reg.Register(p)
 	}
 	reg.Register(countingFile{Provider: providers.NewFile(), reads: &reads})
-	f := &fixture{t: t, st: st, acts: activities.New(activities.Deps{Store: st, Registry: reg, Packages: activities.GraphsLoader{}}), root: t.TempDir()}
+	f := &fixture{t: t, st: st, acts: activities.New(activities.Deps{Store: st, Registry: reg, Packages: prepare.GraphsLoader{}}), root: t.TempDir()}
 	dir := filepath.Join(f.root, "d")
 	require.NoError(t, os.Mkdir(dir, 0o755))
 	hash := f.snapshot(filesDocs(dir, 5))

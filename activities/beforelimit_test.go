@@ -16,6 +16,7 @@ import (
 	"github.com/cairn-io/cairn/contract"
 	"github.com/cairn-io/cairn/kinds"
 	"github.com/cairn-io/cairn/model"
+	"github.com/cairn-io/cairn/prepare"
 	"github.com/cairn-io/cairn/providers"
 )
 
@@ -32,7 +33,7 @@ func TestBeforeStateOverTheLimitIsNotKept(t *testing.T) {
 	for _, p := range providers.LocalProviders() {
 		reg.Register(p)
 	}
-	f.acts = activities.New(activities.Deps{Store: f.st, Registry: reg, Packages: activities.GraphsLoader{}, BeforeStateLimit: limit})
+	f.acts = activities.New(activities.Deps{Store: f.st, Registry: reg, Packages: prepare.GraphsLoader{}, BeforeStateLimit: limit})
 
 	big, small := filepath.Join(f.root, "big"), filepath.Join(f.root, "small")
 	oldBig := strings.Repeat("precious line\n", 2*limit/14)

@@ -1,6 +1,7 @@
 package activities
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -11,19 +12,8 @@ import (
 	"github.com/cairn-io/cairn/model"
 	"github.com/cairn-io/cairn/planner"
 	"github.com/cairn-io/cairn/providers"
+	"github.com/cairn-io/cairn/stepdata"
 )
-
-// dataCompensated (contract.DataCompensated) marks a step whose change was
-// undone, so a retried compensation does not undo twice (an exec's undo
-// command is not idempotent). It holds the compensatedRecord.
-const dataCompensated = contract.DataCompensated
-
-// compensatedRecord is what an undone step leaves: the new id of an object
-// its compensation created again (an http object comes back under a new
-// id), which the stack record must name.
-type compensatedRecord struct {
-	Recreated string `json:"recreated,omitempty"`
-}
 
 // Compensate undoes a unit's changes from the before-states the steps
 // recorded: created objects are deleted, updated ones restored, deleted
@@ -77,21 +67,21 @@ func (a *Activities) Compensate(ctx context.Context, in contract.CompensateInput
 // the undo created again under another id.
 func (a *Activities) compensateStep(ctx context.Context, execID string, s *planner.StoredStep) (out contract.CompensationResult, recreated string, err error) {
 	out = contract.CompensationResult{StepID: s.ID}
-	if done, err := a.d.Steps.GetStepData(ctx, execID, s.ID, dataCompensated); err == nil {
-		var rec compensatedRecord
+	if done, err := a.d.Steps.GetStepData(ctx, execID, s.ID, contract.DataCompensated); err == nil {
+		var rec stepdata.Compensated
 		_ = json.Unmarshal(done, &rec) // an older marker is "{}"
 		out.Undone = true
 		return out, rec.Recreated, nil
 	} else if !notFound(err) {
 		return out, "", err
 	}
-	var before beforeRecord
+	var before stepdata.Before
 	if err := a.loadJSON(ctx, execID, s.ID, contract.DataBefore, &before); notFound(err) {
 		return out, "", nil
 	} else if err != nil {
 		return out, "", err
 	}
-	var after outputsRecord
+	var after stepdata.Outputs
 	completed := true
 	if err := a.loadJSON(ctx, execID, s.ID, contract.DataOutputs, &after); notFound(err) {
 		completed = false
@@ -110,7 +100,7 @@ func (a *Activities) compensateStep(ctx context.Context, execID string, s *plann
 	if before.Unkept > 0 && before.Before.Exists {
 		// Restoring an object that existed needs its previous state,
 		// which was too large to keep: say so instead of guessing.
-		out.Error = unkeptError(before)
+		out.Error = stepdata.UnkeptError(before)
 		return out, "", nil
 	}
 	r := &stepRun{step: s}
@@ -122,10 +112,10 @@ func (a *Activities) compensateStep(ctx context.Context, execID string, s *plann
 		spec = a.resolveForDelete(s.Spec, exprContext(a, s, params))
 	}
 	ch := providers.Change{
-		Action: before.Action, Outcome: outcomeOf(before.Action), Before: before.Before,
+		Action: before.Action, Outcome: stepdata.OutcomeOf(before.Action), Before: before.Before,
 		After: providers.State{ID: after.ID, Exists: before.Action != model.ActionDelete, Outputs: after.Outputs},
 	}
-	req := providers.Request{Kind: s.Base, Name: s.Name, Spec: spec, Node: a.node(s), ObjectID: firstNonEmpty(after.ID, s.ObjectID)}
+	req := providers.Request{Kind: s.Base, Name: s.Name, Spec: spec, Node: a.node(s), ObjectID: cmp.Or(after.ID, s.ObjectID)}
 	left, err := a.d.Registry.CompensateState(ctx, req, ch)
 	if err != nil {
 		if errors.Is(err, providers.ErrIrreversible) {
@@ -145,11 +135,11 @@ func (a *Activities) compensateStep(ctx context.Context, execID string, s *plann
 	if before.Before.Exists && left.Exists && left.ID != "" && left.ID != before.Before.ID {
 		recreated = left.ID
 	}
-	marker, err := json.Marshal(compensatedRecord{Recreated: recreated})
+	marker, err := json.Marshal(stepdata.Compensated{Recreated: recreated})
 	if err != nil {
 		return out, "", err
 	}
-	if err := a.d.Steps.PutStepData(ctx, execID, s.ID, dataCompensated, marker); err != nil {
+	if err := a.d.Steps.PutStepData(ctx, execID, s.ID, contract.DataCompensated, marker); err != nil {
 		return out, "", err
 	}
 	out.Undone = true

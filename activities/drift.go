@@ -9,6 +9,7 @@ import (
 
 	"github.com/cairn-io/cairn/contract"
 	"github.com/cairn-io/cairn/model"
+	"github.com/cairn-io/cairn/prepare"
 	"github.com/cairn-io/cairn/store"
 )
 
@@ -89,7 +90,7 @@ func (a *Activities) RecordDrift(ctx context.Context, in contract.RecordDriftInp
 	}
 	out := &contract.RecordDriftResult{}
 	if in.PlanExecutionID != "" && in.Error == "" {
-		plan, err := ReadPlan(ctx, a.d.Store, in.PlanExecutionID)
+		plan, err := prepare.ReadPlan(ctx, a.d.Store, in.PlanExecutionID)
 		if err != nil {
 			return nil, err
 		}

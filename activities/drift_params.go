@@ -10,8 +10,8 @@ import (
 	"strings"
 
 	"github.com/cairn-io/cairn/contract"
-	"github.com/cairn-io/cairn/expr"
 	"github.com/cairn-io/cairn/model"
+	"github.com/cairn-io/cairn/prepare"
 	"github.com/cairn-io/cairn/store"
 )
 
@@ -34,11 +34,12 @@ func (a *Activities) driftParams(ctx context.Context, in contract.LoadDriftTarge
 	if err != nil {
 		return "", "", err
 	}
-	pkg, err := a.loadSnapshot(ctx, snapshotHash, nil)
+	pkg, err := a.snapshots.Load(ctx, snapshotHash, nil)
 	if err != nil {
-		return "", "", err
+		return "", "", packageFailure(err)
 	}
-	if missing := a.unresolvedRefs(pkg.Package, p); len(missing) > 0 {
+	env, secret := a.lookups(p)
+	if missing := prepare.UnresolvedRefs(pkg.Package, env, secret); len(missing) > 0 {
 		if found {
 			return "", "the package needs parameters the last apply was not given: " + strings.Join(missing, ", ") + " have no value here", nil
 		}
@@ -91,27 +92,4 @@ func (a *Activities) lastApplyParams(ctx context.Context, stackID string) (p mod
 		return p, false, fmt.Errorf("the secrets of stack %s do not decode", stackID)
 	}
 	return p, false, nil
-}
-
-// unresolvedRefs names the env ("env X") and secret ("secret X") refs of
-// pkg that need a value and have none in p or this worker's environment
-// and secrets.
-func (a *Activities) unresolvedRefs(pkg *model.Package, p model.ApplyParams) []string {
-	if pkg == nil {
-		return nil
-	}
-	needEnv, needSecrets := expr.Required(pkg.Specs())
-	env, secret := a.lookups(p)
-	var out []string
-	for _, k := range needEnv {
-		if _, ok := env(k); !ok {
-			out = append(out, "env "+k)
-		}
-	}
-	for _, k := range needSecrets {
-		if _, ok := secret(k); !ok {
-			out = append(out, "secret "+k)
-		}
-	}
-	return out
 }

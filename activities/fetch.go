@@ -1,6 +1,7 @@
 package activities
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -13,10 +14,8 @@ import (
 	"github.com/cairn-io/cairn/contract"
 	"github.com/cairn-io/cairn/graphs"
 	"github.com/cairn-io/cairn/internal/fetch"
+	"github.com/cairn-io/cairn/prepare"
 )
-
-// snapshotKindPackage is the store's snapshot kind of packages.
-const snapshotKindPackage = "package"
 
 // FetchPackage reads a stack's URLs (pkger's stack URLs), validates them as
 // one package and stores it as a snapshot, so the execution goes on exactly
@@ -63,27 +62,16 @@ func (a *Activities) FetchPackage(ctx context.Context, in contract.FetchPackageI
 	}
 	// The snapshot keeps Jsonnet evaluated, as the API stores posted
 	// packages, so Prepare (and export) never evaluate it again.
-	snap := make([]SnapshotSource, len(sources))
-	for i, src := range sources {
-		data, format := src.Data, src.Format
-		if format == graphs.FormatJsonnet {
-			if data, err = a.evaluateJsonnet(ctx, src); err != nil {
-				return nil, err
-			}
-			format = graphs.FormatJSON
-		}
-		snap[i] = SnapshotSource{Name: src.Name, Format: string(format), Data: string(data)}
-	}
-	content, err := EncodeParsedPackageSnapshot(docs, snap...)
+	content, err := prepare.EncodeSources(ctx, docs, a.evaluated, sources...)
 	if err != nil {
-		return nil, fmt.Errorf("encode package snapshot: %w", err)
+		return nil, err
 	}
-	hash, err := a.d.Store.PutSnapshot(ctx, snapshotKindPackage, content)
+	hash, err := a.d.Store.PutSnapshot(ctx, prepare.PackageSnapshotKind, content)
 	if err != nil {
 		return nil, fmt.Errorf("store package snapshot: %w", err)
 	}
 	a.log.Info("package read from stack URLs", "stack", in.StackID, "urls", len(urls),
-		"resources", len(docs.Package.Resources), "snapshot", short(hash))
+		"resources", len(docs.Package.Resources), "snapshot", prepare.ShortHash(hash))
 	return &contract.FetchPackageResult{SnapshotHash: hash, Resources: len(docs.Package.Resources)}, nil
 }
 
@@ -106,11 +94,14 @@ func (a *Activities) stackURLs(ctx context.Context, in contract.FetchPackageInpu
 	return stack.URLs, nil
 }
 
-func (a *Activities) evaluateJsonnet(ctx context.Context, src graphs.Source) ([]byte, error) {
-	ev := a.d.Jsonnet
-	if ev == nil {
-		ev = graphs.InProcessJsonnet{}
+// evaluated is src with its Jsonnet evaluated into JSON (the source as it
+// is when not Jsonnet); a failure is retried, since it evaluated a moment
+// ago in the parse.
+func (a *Activities) evaluated(ctx context.Context, src graphs.Source) (graphs.Source, error) {
+	if src.Format != graphs.FormatJsonnet {
+		return src, nil
 	}
+	ev := cmp.Or[graphs.JsonnetEvaluator](a.d.Jsonnet, graphs.InProcessJsonnet{})
 	ctx, cancel := context.WithTimeout(ctx, graphs.DefaultTimeout)
 	defer cancel()
 	out, err := ev.EvaluateJsonnet(ctx, graphs.JsonnetRequest{
@@ -118,10 +109,9 @@ func (a *Activities) evaluateJsonnet(ctx context.Context, src graphs.Source) ([]
 		MaxStack: graphs.DefaultJsonnetMaxStack, MaxDepth: graphs.DefaultMaxDepth, MaxOutput: graphs.DefaultMaxBytes,
 	})
 	if err != nil {
-		// It evaluated a moment ago in the parse; failing now is transient.
-		return nil, fmt.Errorf("evaluate %s: %w", src.Name, err)
+		return graphs.Source{}, fmt.Errorf("evaluate %s: %w", src.Name, err)
 	}
-	return out, nil
+	return graphs.Source{Name: src.Name, Data: out, Format: graphs.FormatJSON}, nil
 }
 
 // fetchFailure classifies a failed fetch of urls[i]: what no retry can

@@ -20,6 +20,7 @@ import (
 	"github.com/cairn-io/cairn/contract"
 	"github.com/cairn-io/cairn/internal/fetch"
 	"github.com/cairn-io/cairn/model"
+	"github.com/cairn-io/cairn/prepare"
 	"github.com/cairn-io/cairn/store"
 )
 
@@ -48,7 +49,7 @@ func newFetchFixture(t *testing.T, pages map[string]func(w http.ResponseWriter, 
 	}))
 	t.Cleanup(f.srv.Close)
 	fetcher := fetch.New(fetch.Options{Schemes: []string{"http", "file"}, Dir: f.dir, MaxBytes: 1024, Timeout: 300 * time.Millisecond})
-	f.acts = activities.New(activities.Deps{Store: f.st, Packages: activities.GraphsLoader{}, Fetch: fetcher})
+	f.acts = activities.New(activities.Deps{Store: f.st, Packages: prepare.GraphsLoader{}, Fetch: fetcher})
 	return f
 }
 
@@ -89,7 +90,7 @@ func TestFetchPackageStoresASnapshotPrepareReads(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	decoded, err := activities.DecodePackageSnapshot(snap.Content)
+	decoded, err := prepare.DecodePackageSnapshot(snap.Content)
 	if err != nil {
 		t.Fatal(err)
 	}

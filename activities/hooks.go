@@ -3,70 +3,24 @@ package activities
 import (
 	"bytes"
 	"context"
-	"crypto/hmac"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
-	"net/url"
 	"slices"
 	"strconv"
 	"sync"
 	"time"
 
 	"github.com/cairn-io/cairn/contract"
+	"github.com/cairn-io/cairn/internal/webhook"
 	"github.com/cairn-io/cairn/model"
 	"github.com/cairn-io/cairn/store"
-	"go.temporal.io/sdk/temporal"
 )
 
-// Webhook delivery headers. The signature is HMAC-SHA256, keyed with the
-// hook's secret, over "<timestamp>.<body>": a receiver recomputes it and
-// refuses a timestamp too far from its clock, so a captured delivery
-// cannot be replayed later.
-const (
-	HookSignatureHeader = "X-Cairn-Signature" // "sha256=<hex>"
-	HookTimestampHeader = "X-Cairn-Timestamp" // Unix seconds
-	HookEventHeader     = "X-Cairn-Event"     // the event type
-	HookDeliveryHeader  = "X-Cairn-Delivery"  // the event id
-)
-
-// Bounds of one delivery attempt.
-const (
-	hookTimeout       = 10 * time.Second
-	hookResponseLimit = 64 << 10
-)
-
-// SignHook is the X-Cairn-Signature value of body sent at timestamp (Unix
-// seconds) to a hook with secret.
-func SignHook(secret string, timestamp int64, body []byte) string {
-	mac := hmac.New(sha256.New, []byte(secret))
-	mac.Write([]byte(strconv.FormatInt(timestamp, 10)))
-	mac.Write([]byte{'.'})
-	mac.Write(body)
-	return "sha256=" + hex.EncodeToString(mac.Sum(nil))
-}
-
-// CheckHookURL accepts absolute http and https URLs with a host only.
-func CheckHookURL(raw string) error {
-	u, err := url.Parse(raw)
-	if err != nil {
-		return fmt.Errorf("hook URL: %w", err)
-	}
-	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return fmt.Errorf("hook URL %q: only absolute http(s) URLs are allowed", raw)
-	}
-	if u.User != nil {
-		return fmt.Errorf("hook URL %q: credentials in the URL are not allowed; use the hook's secret", u.Redacted())
-	}
-	return nil
-}
-
-// errHookAddress marks a delivery refused for its receiver's address.
-var errHookAddress = errors.New("webhook address refused")
+// hookResponseLimit bounds what is read of a receiver's answer.
+const hookResponseLimit = 64 << 10
 
 // WantsHooks says whether any of the stack's hooks wants the event: one
 // store read, run as a local activity so an execution of a stack without
@@ -107,7 +61,7 @@ func (a *Activities) DeliverHooks(ctx context.Context, in contract.DeliverHooksI
 				return
 			}
 			a.log.Warn("hook not reached", "stack", in.Event.StackID, "hook", h.ID, "event", in.Event.ID, "error", err)
-			if isConfigError(err) {
+			if isConfig(err) {
 				return
 			}
 			mu.Lock()
@@ -122,7 +76,7 @@ func (a *Activities) DeliverHooks(ctx context.Context, in contract.DeliverHooksI
 
 // DeliverHook POSTs an event to one hook of a stack, signed with the
 // hook's secret read from the store (never from the input). A hook removed
-// meanwhile gets nothing. Anything but a 2xx answer within hookTimeout is
+// meanwhile gets nothing. Anything but a 2xx answer within webhook.Timeout is
 // an error Temporal retries; a URL or address refused is not.
 func (a *Activities) DeliverHook(ctx context.Context, in contract.DeliverHookInput) error {
 	hooks, err := store.Hooks(ctx, a.d.Store, in.Event.StackID)
@@ -138,24 +92,18 @@ func (a *Activities) DeliverHook(ctx context.Context, in contract.DeliverHookInp
 	return nil
 }
 
-// isConfigError reports whether err is one no retry can fix.
-func isConfigError(err error) bool {
-	var app *temporal.ApplicationError
-	return errors.As(err, &app) && app.Type() == contract.ConfigErrorType
-}
-
 // deliver POSTs ev to hook once, signed with its secret. The answer's
 // body is read up to hookResponseLimit and dropped; redirects are not
 // followed.
 func (a *Activities) deliver(ctx context.Context, hook model.Hook, ev model.HookEvent) error {
-	if err := CheckHookURL(hook.URL); err != nil {
+	if err := webhook.CheckURL(hook.URL); err != nil {
 		return configError(err.Error())
 	}
 	body, err := json.Marshal(ev)
 	if err != nil {
 		return configError(fmt.Sprintf("hook event: %v", err))
 	}
-	ctx, cancel := context.WithTimeout(ctx, hookTimeout)
+	ctx, cancel := context.WithTimeout(ctx, webhook.Timeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, hook.URL, bytes.NewReader(body))
 	if err != nil {
@@ -164,14 +112,14 @@ func (a *Activities) deliver(ctx context.Context, hook model.Hook, ev model.Hook
 	ts := time.Now().Unix()
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("User-Agent", "cairn-webhook")
-	req.Header.Set(HookEventHeader, ev.Type)
-	req.Header.Set(HookDeliveryHeader, ev.ID)
-	req.Header.Set(HookTimestampHeader, strconv.FormatInt(ts, 10))
+	req.Header.Set(webhook.EventHeader, ev.Type)
+	req.Header.Set(webhook.DeliveryHeader, ev.ID)
+	req.Header.Set(webhook.TimestampHeader, strconv.FormatInt(ts, 10))
 	if hook.Secret != "" {
-		req.Header.Set(HookSignatureHeader, SignHook(hook.Secret, ts, body))
+		req.Header.Set(webhook.SignatureHeader, webhook.Sign(hook.Secret, ts, body))
 	}
 	resp, err := a.hookHTTP.Do(req)
-	if errors.Is(err, errHookAddress) {
+	if errors.Is(err, webhook.ErrAddress) {
 		return configError(fmt.Sprintf("deliver %s to hook %s: %v", ev.Type, hook.ID, err))
 	}
 	if err != nil {

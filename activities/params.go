@@ -6,9 +6,18 @@ import (
 	"fmt"
 	"os"
 	"sync"
+	"time"
 
 	"github.com/cairn-io/cairn/contract"
 	"github.com/cairn-io/cairn/model"
+)
+
+// An agent keeps the parameters of at most paramsCacheEntries executions,
+// each for paramsCacheTTL: the units of one execution on its node read
+// them once, and secrets do not stay in its memory longer than that.
+const (
+	paramsCacheEntries = 16
+	paramsCacheTTL     = 10 * time.Minute
 )
 
 // claimParams copies the parameters the API stored under ref to the
@@ -57,7 +66,7 @@ func (a *Activities) readParams(ctx context.Context, execID string) (model.Apply
 		if a.d.Steps == nil {
 			return model.ApplyParams{}, nil
 		}
-		if p, ok := a.params.get(execID); ok {
+		if p, ok := a.params.Get(execID); ok {
 			return p, nil
 		}
 		src = a.d.Steps
@@ -75,7 +84,7 @@ func (a *Activities) readParams(ctx context.Context, execID string) (model.Apply
 		}
 	}
 	if agent {
-		a.params.put(execID, p)
+		a.params.Put(execID, p)
 	}
 	return p, nil
 }

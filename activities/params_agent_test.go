@@ -3,7 +3,6 @@ package activities
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"path/filepath"
 	"sync/atomic"
 	"testing"
@@ -52,24 +51,4 @@ func TestAgentReadsParamsOncePerExecution(t *testing.T) {
 		assert.True(t, got.Empty())
 	}
 	assert.Equal(t, int32(2), reads.Load(), "one read per execution")
-}
-
-// The cache keeps at most its size, dropping the oldest, and nothing past
-// its time.
-func TestTTLCacheBounds(t *testing.T) {
-	c := newTTLCache[int](paramsCacheEntries, paramsCacheTTL)
-	for i := range paramsCacheEntries + 4 {
-		c.put(fmt.Sprint(i), i)
-	}
-	assert.Len(t, c.entries, paramsCacheEntries)
-	_, ok := c.get("0")
-	assert.False(t, ok, "the oldest went first")
-	v, ok := c.get(fmt.Sprint(paramsCacheEntries + 3))
-	assert.True(t, ok)
-	assert.Equal(t, paramsCacheEntries+3, v)
-
-	expired := newTTLCache[int](2, 0)
-	expired.put("k", 1)
-	_, ok = expired.get("k")
-	assert.False(t, ok, "nothing is kept past its time")
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/cairn-io/cairn/contract"
 	"github.com/cairn-io/cairn/planner"
+	"github.com/cairn-io/cairn/stepdata"
 )
 
 // checkPlacement refuses a unit meant for another worker, before anything
@@ -26,15 +27,15 @@ func (a *Activities) checkPlacement(cluster string, u contract.Unit, steps []*pl
 		return temporal.NewNonRetryableApplicationError(msg, contract.WrongNodeType, nil)
 	}
 	if mine == "" {
-		if nodeName(u.Node) != nodeName("") {
+		if stepdata.NodeName(u.Node) != stepdata.NodeName("") {
 			return refuse(fmt.Sprintf("unit %d for node %q", u.Index, u.Node))
 		}
 	} else if cluster != a.d.Cluster || u.Node != mine {
 		return refuse(fmt.Sprintf("unit %d for node %q of cluster %q", u.Index, u.Node, cluster))
 	}
 	for _, s := range steps {
-		if nodeName(s.Node) != nodeName(mine) {
-			return refuse(fmt.Sprintf("step %s for node %q", s.ID, nodeName(s.Node)))
+		if stepdata.NodeName(s.Node) != stepdata.NodeName(mine) {
+			return refuse(fmt.Sprintf("step %s for node %q", s.ID, stepdata.NodeName(s.Node)))
 		}
 	}
 	return nil

@@ -8,18 +8,16 @@ import (
 
 	"github.com/cairn-io/cairn/model"
 	"github.com/cairn-io/cairn/planner"
+	"github.com/cairn-io/cairn/prepare"
 	"github.com/cairn-io/cairn/providers"
 )
 
-// precheck runs the kinds' prechecks (an external program's config
-// against its config_schema, its required plugs) over every step of an
-// apply before any unit runs, so one bad resource applies nothing. Each
-// program is initialized once (the provider caches its answer). A spec
-// holding expressions or refs is checked on what is known: errors at those
-// values wait for the run (see providers.Prechecker). Steps on agents'
-// nodes, deletes and conditional steps are checked when they run. A failure
-// is a config error naming every resource at fault with its document and
-// line.
+// precheck runs the kinds' prechecks over the steps of an apply
+// prepare.PrecheckSteps picks, before any unit runs. Each program is
+// initialized once (the provider caches its answer). A spec holding
+// expressions or refs is checked on what is known: errors at those values
+// wait for the run (see providers.Prechecker). A failure is a config error
+// naming every resource at fault with its document and line.
 func (a *Activities) precheck(ctx context.Context, execID string, pkg *model.Package, members [][]*planner.StoredStep) error {
 	if a.d.Registry == nil {
 		return nil
@@ -28,7 +26,8 @@ func (a *Activities) precheck(ctx context.Context, execID string, pkg *model.Pac
 	for _, k := range a.d.Registry.PrecheckKinds() {
 		kinds[k] = true
 	}
-	if len(kinds) == 0 {
+	steps := prepare.PrecheckSteps(members, kinds)
+	if len(steps) == 0 {
 		return nil
 	}
 	params, err := a.unitParams(ctx, execID, nil)
@@ -36,39 +35,21 @@ func (a *Activities) precheck(ctx context.Context, execID string, pkg *model.Pac
 		return err
 	}
 	var msgs []string
-	for _, m := range members {
-		for _, s := range m {
-			if !kinds[s.Base] || s.Delete || s.Skipped || s.Node != "" || s.Condition != "" {
-				continue
-			}
-			req := providers.Request{Kind: s.Base, Name: s.Name, Spec: s.Spec, Node: a.node(s), Noop: true, Verbose: params.Verbose}
-			err := a.d.Registry.Precheck(ctx, req)
-			if err == nil {
-				continue
-			}
-			if !providers.IsConfigError(err) {
-				return fmt.Errorf("check %s: %w", s.ID, err)
-			}
-			msgs = append(msgs, fmt.Sprintf("%s%s: %v", stepWhere(pkg, s), s.RecordKind+"/"+s.Name, attrPath(err)))
+	for _, s := range steps {
+		req := providers.Request{Kind: s.Base, Name: s.Name, Spec: s.Spec, Node: a.node(s), Noop: true, Verbose: params.Verbose}
+		err := a.d.Registry.Precheck(ctx, req)
+		if err == nil {
+			continue
 		}
+		if !providers.IsConfigError(err) {
+			return fmt.Errorf("check %s: %w", s.ID, err)
+		}
+		msgs = append(msgs, fmt.Sprintf("%s%s: %v", prepare.StepWhere(pkg, s), s.RecordKind+"/"+s.Name, attrPath(err)))
 	}
 	if len(msgs) > 0 {
 		return configError(fmt.Sprintf("nothing was applied: %d resource(s) failed their kind's check: %s", len(msgs), strings.Join(msgs, "; ")))
 	}
 	return nil
-}
-
-// stepWhere is "document:line:column: " of the resource s was built from,
-// when the package knows it.
-func stepWhere(pkg *model.Package, s *planner.StoredStep) string {
-	if pkg == nil {
-		return ""
-	}
-	r := pkg.Lookup(model.Ref{Kind: s.RecordKind, Name: s.Name})
-	if r == nil || r.Pos.Line == 0 {
-		return ""
-	}
-	return r.Pos.String() + ": "
 }
 
 // attrPath renders a config error with its attribute as a spec path

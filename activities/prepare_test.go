@@ -14,6 +14,7 @@ import (
 	"github.com/cairn-io/cairn/kinds"
 	"github.com/cairn-io/cairn/model"
 	"github.com/cairn-io/cairn/planner"
+	"github.com/cairn-io/cairn/prepare"
 	"github.com/cairn-io/cairn/providers"
 	"github.com/cairn-io/cairn/store"
 	"github.com/stretchr/testify/require"
@@ -43,13 +44,13 @@ func newFixtureWith(t *testing.T, deps activities.Deps) *fixture {
 	for _, p := range providers.LocalProviders() {
 		reg.Register(p)
 	}
-	acts := activities.New(activities.Deps{Store: st, Registry: reg, Packages: activities.GraphsLoader{}, Secrets: deps.Secrets, Env: deps.Env})
+	acts := activities.New(activities.Deps{Store: st, Registry: reg, Packages: prepare.GraphsLoader{}, Secrets: deps.Secrets, Env: deps.Env})
 	return &fixture{t: t, st: st, acts: acts, root: t.TempDir()}
 }
 
 func (f *fixture) snapshot(docs string) string {
 	f.t.Helper()
-	content, err := activities.EncodePackageSnapshot(activities.SnapshotSource{Name: "p.yaml", Format: "yaml", Data: docs})
+	content, err := prepare.EncodePackageSnapshot(prepare.SnapshotSource{Name: "p.yaml", Format: "yaml", Data: docs})
 	if err != nil {
 		f.t.Fatal(err)
 	}
@@ -142,7 +143,7 @@ meta: {retry: 2}
 	require.True(t, strings.HasPrefix(plan.Units[0].Summary, "apply 100 steps: directory/d, file/f000, file/f001"), plan.Units[0].Summary)
 	require.Contains(t, plan.Units[0].Summary, "more)")
 
-	steps, err := activities.AllSteps(context.Background(), f.st, "exec-"+strings.ReplaceAll(t.Name(), "/", "-"))
+	steps, err := prepare.AllSteps(context.Background(), f.st, "exec-"+strings.ReplaceAll(t.Name(), "/", "-"))
 	require.NoError(t, err)
 	var unit2 []string
 	for _, s := range steps {
@@ -241,7 +242,7 @@ func TestPrepareDeletesByRecordWhenThePreviousSnapshotIsGone(t *testing.T) {
 	if len(plan.Units) != 1 || !plan.Units[0].Delete {
 		t.Fatalf("units %+v", plan.Units)
 	}
-	steps, err := activities.AllSteps(context.Background(), f.st, "exec-"+strings.ReplaceAll(t.Name(), "/", "-"))
+	steps, err := prepare.AllSteps(context.Background(), f.st, "exec-"+strings.ReplaceAll(t.Name(), "/", "-"))
 	if err != nil {
 		t.Fatal(err)
 	}

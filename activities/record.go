@@ -4,24 +4,18 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"sort"
 
 	"github.com/cairn-io/cairn/contract"
 	"github.com/cairn-io/cairn/model"
-	"github.com/cairn-io/cairn/planner"
+	"github.com/cairn-io/cairn/prepare"
+	"github.com/cairn-io/cairn/stepdata"
 	"github.com/cairn-io/cairn/store"
 )
 
-// WriteStackRecord records what an apply or destroy left, in package order:
-// each resource that converged with its object id; a resource that failed
-// or never ran keeps its previous entry, if it had one; a removed resource
-// stays recorded until its delete succeeded. After a rollback a step whose
-// change was undone keeps its previous entry, under the new id when the
-// undo recreated its object, and the stack keeps its previous snapshot and
-// cluster. The cluster recorded is the run's; a destroy that left nothing
-// clears it with the snapshot. It
-// is idempotent per execution: the store ignores a second write for the
-// same execution.
+// WriteStackRecord records what an apply or destroy left
+// (stepdata.StackRecord) from the execution's index, outputs and
+// compensation marks. It is idempotent per execution: the store ignores a
+// second write for the same execution.
 func (a *Activities) WriteStackRecord(ctx context.Context, in contract.WriteStackRecordInput) (*contract.StackRecordResult, error) {
 	stack, err := a.d.Store.GetStack(ctx, in.StackID)
 	if notFound(err) {
@@ -30,87 +24,21 @@ func (a *Activities) WriteStackRecord(ctx context.Context, in contract.WriteStac
 	if err != nil {
 		return nil, err
 	}
-	steps, err := stepIndex(ctx, a.d.Store, in.ExecutionID)
-	if err != nil {
+	run := stepdata.StackRun{Destroy: in.Destroy, SnapshotHash: in.SnapshotHash, ClusterID: in.ClusterID}
+	if run.Steps, err = prepare.StepIndex(ctx, a.d.Store, in.ExecutionID); err != nil {
 		return nil, err
 	}
 	raw, err := a.d.Store.ListStepData(ctx, in.ExecutionID, contract.DataOutputs)
 	if err != nil {
 		return nil, err
 	}
-	// Only the id and whether it was deleted matter here.
-	type converged struct {
-		ID      string `json:"id"`
-		Deleted bool   `json:"deleted"`
-	}
-	outs := make(map[string]converged, len(raw))
-	for id, b := range raw {
-		var o converged
-		if err := json.Unmarshal(b, &o); err != nil {
-			return nil, fmt.Errorf("outputs of %s: %w", id, err)
-		}
-		outs[id] = o
-	}
-	undone, err := compensatedSteps(ctx, a.d.Store, in.ExecutionID)
-	if err != nil {
+	if run.Converged, err = stepdata.DecodeAll[stepdata.Converged](raw, "outputs"); err != nil {
 		return nil, err
 	}
-	// previous is a resource's entry before the run, under the id its
-	// compensation gave it if it was recreated.
-	previous := func(r model.StackResource, step string) model.StackResource {
-		if rec, ok := undone[step]; ok && rec.Recreated != "" {
-			r.ID = rec.Recreated
-		}
-		return r
+	if run.Undone, err = compensatedSteps(ctx, a.d.Store, in.ExecutionID); err != nil {
+		return nil, err
 	}
-	prev := map[string]model.StackResource{}
-	for _, r := range stack.Resources {
-		prev[planner.RecordKey(r.Kind, r.PkgName, r.Node)] = r
-	}
-	resources := make([]model.StackResource, 0, len(steps))
-	for _, s := range steps {
-		if s.Delete {
-			continue
-		}
-		key := planner.RecordKey(s.Kind, s.Name, s.Node)
-		old, had := prev[key]
-		o, ok := outs[s.ID]
-		if _, wasUndone := undone[s.ID]; wasUndone {
-			ok = false // the change was undone: what was there before stands
-		}
-		switch {
-		case ok:
-			resources = append(resources, model.StackResource{
-				Kind: s.RecordKind, ID: o.ID, PkgName: s.Name, Node: s.Node,
-				Associations: associations(s.Associations, had && old.Associations != nil),
-			})
-		case had:
-			resources = append(resources, previous(old, s.ID))
-		}
-	}
-	for _, s := range steps {
-		if !s.Delete {
-			continue
-		}
-		_, wasUndone := undone[s.ID]
-		if o, ok := outs[s.ID]; ok && o.Deleted && !wasUndone {
-			continue
-		}
-		if old, had := prev[planner.RecordKey(s.Kind, s.Name, s.Node)]; had {
-			resources = append(resources, previous(old, s.ID))
-		}
-	}
-	hash, cluster := in.SnapshotHash, in.ClusterID
-	if len(undone) > 0 && !in.Destroy {
-		// Rolled back: the previous package stands where it was.
-		hash, cluster = stack.SnapshotHash, stack.ClusterID
-	}
-	if in.Destroy {
-		hash, cluster = "", ""
-		if len(resources) > 0 {
-			hash, cluster = stack.SnapshotHash, in.ClusterID
-		}
-	}
+	resources, hash, cluster := stepdata.StackRecord(stack, run)
 	st, err := a.d.Store.WriteStackRecord(ctx, in.StackID, in.ExecutionID, resources, hash, cluster, in.Changed)
 	if err != nil {
 		return nil, err
@@ -119,79 +47,12 @@ func (a *Activities) WriteStackRecord(ctx context.Context, in contract.WriteStac
 }
 
 // compensatedSteps reads which steps of an execution a rollback undid.
-func compensatedSteps(ctx context.Context, st store.Store, execID string) (map[string]compensatedRecord, error) {
-	raw, err := st.ListStepData(ctx, execID, dataCompensated)
+func compensatedSteps(ctx context.Context, st store.Store, execID string) (map[string]stepdata.Compensated, error) {
+	raw, err := st.ListStepData(ctx, execID, contract.DataCompensated)
 	if err != nil {
 		return nil, err
 	}
-	out := make(map[string]compensatedRecord, len(raw))
-	for id, b := range raw {
-		var rec compensatedRecord
-		if err := json.Unmarshal(b, &rec); err != nil {
-			return nil, fmt.Errorf("compensation of %s: %w", id, err)
-		}
-		out[id] = rec
-	}
-	return out, nil
-}
-
-// associations is the record of a resource's associations: nil when it
-// never had any, empty when it had some before and has none now.
-func associations(refs []model.Ref, hadBefore bool) []model.Association {
-	if len(refs) == 0 {
-		if hadBefore {
-			return []model.Association{}
-		}
-		return nil
-	}
-	out := make([]model.Association, 0, len(refs))
-	for _, r := range refs {
-		out = append(out, model.Association{Kind: r.Kind, PkgName: r.Name})
-	}
-	return out
-}
-
-// stepIndex loads an execution's step index, in package order.
-func stepIndex(ctx context.Context, st store.Store, execID string) ([]indexEntry, error) {
-	raw, err := st.GetStepData(ctx, execID, contract.IndexKey, contract.DataIndex)
-	if err != nil {
-		return nil, fmt.Errorf("step index of %s: %w", execID, err)
-	}
-	var entries []indexEntry
-	if err := json.Unmarshal(raw, &entries); err != nil {
-		return nil, fmt.Errorf("step index of %s: %w", execID, err)
-	}
-	return entries, nil
-}
-
-// AllSteps loads every step Prepare kept for an execution, in package
-// order.
-func AllSteps(ctx context.Context, st store.Store, execID string) ([]*planner.StoredStep, error) {
-	singles, err := st.ListStepData(ctx, execID, contract.DataStep)
-	if err != nil {
-		return nil, err
-	}
-	batches, err := st.ListStepData(ctx, execID, contract.DataUnit)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]*planner.StoredStep, 0, len(singles)+len(batches)*planner.DefaultUnitSize)
-	for id, b := range singles {
-		var s planner.StoredStep
-		if err := json.Unmarshal(b, &s); err != nil {
-			return nil, fmt.Errorf("step %s: %w", id, err)
-		}
-		out = append(out, &s)
-	}
-	for key, b := range batches {
-		var steps []*planner.StoredStep
-		if err := json.Unmarshal(b, &steps); err != nil {
-			return nil, fmt.Errorf("%s: %w", key, err)
-		}
-		out = append(out, steps...)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Ord < out[j].Ord })
-	return out, nil
+	return stepdata.DecodeAll[stepdata.Compensated](raw, "compensation")
 }
 
 // StorePlan keeps a dry-run's summary next to its plan steps.
@@ -201,46 +62,6 @@ func (a *Activities) StorePlan(ctx context.Context, in contract.StorePlanInput) 
 		return err
 	}
 	return a.d.Store.PutStepData(ctx, in.ExecutionID, contract.PlanSummaryKey, contract.DataPlanSummary, raw)
-}
-
-// ReadPlan assembles a dry-run's plan from the store: the summary and
-// every step in package order.
-func ReadPlan(ctx context.Context, st store.Store, execID string) (*model.Plan, error) {
-	raw, err := st.GetStepData(ctx, execID, contract.PlanSummaryKey, contract.DataPlanSummary)
-	if err != nil {
-		return nil, err
-	}
-	var plan model.Plan
-	if err := json.Unmarshal(raw, &plan); err != nil {
-		return nil, fmt.Errorf("plan summary of %s: %w", execID, err)
-	}
-	steps, err := stepIndex(ctx, st, execID)
-	if err != nil {
-		return nil, err
-	}
-	entries, err := st.ListStepData(ctx, execID, contract.DataPlan)
-	if err != nil {
-		return nil, err
-	}
-	plan.Steps = make([]model.PlanStep, 0, len(entries))
-	for _, s := range steps {
-		b, ok := entries[s.ID]
-		if !ok {
-			continue
-		}
-		var ps model.PlanStep
-		if err := json.Unmarshal(b, &ps); err != nil {
-			return nil, fmt.Errorf("plan step %s: %w", s.ID, err)
-		}
-		plan.Steps = append(plan.Steps, ps)
-	}
-	if plan.MissingEnvRefs == nil {
-		plan.MissingEnvRefs = []string{}
-	}
-	if plan.MissingSecrets == nil {
-		plan.MissingSecrets = []string{}
-	}
-	return &plan, nil
 }
 
 // LoadUnits returns a shard's units.

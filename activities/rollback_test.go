@@ -13,6 +13,7 @@ import (
 	"github.com/cairn-io/cairn/contract"
 	"github.com/cairn-io/cairn/internal/platform"
 	"github.com/cairn-io/cairn/model"
+	"github.com/cairn-io/cairn/prepare"
 	"github.com/cairn-io/cairn/providers"
 )
 
@@ -43,7 +44,7 @@ func TestRollbackRecordsRecreatedIDs(t *testing.T) {
 	f := newFixture(t)
 	reg := providers.NewRegistry(nil)
 	reg.Register(providers.NewHTTP(srv.Client()))
-	f.acts = activities.New(activities.Deps{Store: f.st, Registry: reg, Packages: activities.GraphsLoader{}})
+	f.acts = activities.New(activities.Deps{Store: f.st, Registry: reg, Packages: prepare.GraphsLoader{}})
 
 	v1 := f.snapshot(labelsDoc(srv.URL, "keep", "gone"))
 	s := f.stack("")

@@ -2,26 +2,22 @@ package activities
 
 import (
 	"github.com/cairn-io/cairn/contract"
-	"github.com/cairn-io/cairn/dag"
 	"github.com/cairn-io/cairn/model"
 	"github.com/cairn-io/cairn/planner"
+	"github.com/cairn-io/cairn/stepdata"
+	"github.com/cairn-io/cairn/steporder"
 )
 
-// unitRun walks one unit's steps in dependency order on the dag
-// scheduler: a step is ready once every step it depends on inside the unit
-// finished without failing (skipped counts as done); one whose dependency
-// failed is upstream-failed and never runs (Blocked). Dependencies outside
-// the unit were settled by the executor before the unit started. Each wave
-// is every step ready at once. Cost: O(steps + edges) a unit, plus the
-// scheduler's O(log steps) a step.
+// unitRun is one unit's steps going through an activity, walked in
+// dependency order (steporder.Unit): each wave is every step ready at
+// once; a step whose dependency in the unit failed never runs and names
+// the failed step (Blocked).
 type unitRun struct {
 	runs  []*stepRun
-	index map[string]int
-	deps  [][]int // in-unit dependencies per run
-	sched *dag.Scheduler
+	order *steporder.Unit
 	// outs are the outputs of the unit's finished steps, for dependents'
 	// expressions in the same unit (their records are written later).
-	outs map[string]outputsRecord
+	outs map[string]stepdata.Outputs
 	// params are the execution's parameters, read by the first step that
 	// resolves a ref.
 	params paramsLoader
@@ -32,26 +28,10 @@ type unitRun struct {
 }
 
 func newUnitRun(steps []*planner.StoredStep) *unitRun {
-	u := &unitRun{
-		runs:  make([]*stepRun, len(steps)),
-		index: make(map[string]int, len(steps)),
-		deps:  make([][]int, len(steps)),
-		outs:  map[string]outputsRecord{},
-	}
+	u := &unitRun{runs: make([]*stepRun, len(steps)), order: steporder.New(steps), outs: map[string]stepdata.Outputs{}}
 	for i, s := range steps {
 		u.runs[i] = &stepRun{step: s, res: contract.StepResult{StepID: s.ID}}
-		u.index[s.ID] = i
 	}
-	b := dag.NewBuilder(len(steps))
-	for i, s := range steps {
-		for _, d := range planner.Deps(&s.Step) {
-			if j, ok := u.index[d]; ok && j != i {
-				u.deps[i] = append(u.deps[i], j)
-				b.DependsOn(i, j)
-			}
-		}
-	}
-	u.sched = b.Build(dag.Options{Parallelism: len(steps)})
 	return u
 }
 
@@ -75,7 +55,7 @@ func (u *unitRun) refreshFrom(in contract.UnitInput) {
 func (u *unitRun) refreshed(r *stepRun) bool {
 	outside := false
 	for _, src := range r.step.Subscribes {
-		j, ok := u.index[src]
+		j, ok := u.order.Index(src)
 		if !ok {
 			outside = true
 			continue
@@ -91,7 +71,7 @@ func (u *unitRun) refreshed(r *stepRun) bool {
 // already finished them.
 func (u *unitRun) skip(ids []string) {
 	for _, id := range ids {
-		if i, ok := u.index[id]; ok && !u.runs[i].done {
+		if i, ok := u.order.Index(id); ok && !u.runs[i].done {
 			u.runs[i].skip("skipped by operator")
 		}
 	}
@@ -103,7 +83,7 @@ func (u *unitRun) skip(ids []string) {
 func (u *unitRun) ready() []*stepRun {
 	var wave []*stepRun
 	for {
-		v, ok := u.sched.Next()
+		v, ok := u.order.Next()
 		if !ok {
 			break
 		}
@@ -122,17 +102,8 @@ func (u *unitRun) ready() []*stepRun {
 // blockRest marks the steps that never ran, naming the failed step that
 // cut each off.
 func (u *unitRun) blockRest() {
-	for i, r := range u.runs {
-		cause, ok := u.sched.Cause(i)
-		if !ok {
-			continue
-		}
-		for cause >= 0 && u.sched.State(cause) == dag.UpstreamFailed {
-			cause, _ = u.sched.Cause(cause)
-		}
-		if cause >= 0 {
-			r.block(u.runs[cause].step.ID)
-		}
+	for i, cause := range u.order.Blocked() {
+		u.runs[i].block(u.runs[cause].step.ID)
 	}
 }
 
@@ -148,16 +119,14 @@ var aheadKinds = map[string]bool{"file": true, "directory": true, model.TaskGrou
 // after a command is planned when its turn comes, since the command may
 // change what it reads.
 func (u *unitRun) plannableAhead() []*stepRun {
-	ok := make([]bool, len(u.runs))
 	var out []*stepRun
-	for i, r := range u.runs {
-		// A subscriber waits for its sources' results: they may refresh it.
-		ok[i] = aheadKinds[r.step.Base] && !r.step.NeedsResolve() && len(r.step.Subscribes) == 0
-		for _, j := range u.deps[i] {
-			ok[i] = ok[i] && ok[j]
-		}
-		if ok[i] && !r.done {
-			out = append(out, r)
+	// A subscriber waits for its sources' results: they may refresh it.
+	for _, i := range u.order.Ahead(func(i int) bool {
+		s := u.runs[i].step
+		return aheadKinds[s.Base] && !s.NeedsResolve() && len(s.Subscribes) == 0
+	}) {
+		if !u.runs[i].done {
+			out = append(out, u.runs[i])
 		}
 	}
 	return out
@@ -166,19 +135,19 @@ func (u *unitRun) plannableAhead() []*stepRun {
 // finish settles steps that ran, keeping their outputs for dependents.
 func (u *unitRun) finish(runs []*stepRun) {
 	for _, r := range runs {
-		i := u.index[r.step.ID]
+		i, _ := u.order.Index(r.step.ID)
 		switch r.res.Outcome {
 		case model.OutcomeFailed:
-			u.sched.Fail(i, false)
+			u.order.Fail(i)
 			continue
 		case model.OutcomeSkipped:
-			u.sched.Skip(i)
+			u.order.Skip(i)
 			continue
 		}
-		u.sched.Succeed(i)
+		u.order.Succeed(i)
 		if r.req.Noop || r.res.Action == "" {
 			// Planned only: what exists now is what dependents see.
-			u.outs[r.step.ID] = outputsRecord{ID: r.plan.After.ID, Outputs: r.redactedOutputs(), Action: r.res.Action}
+			u.outs[r.step.ID] = stepdata.Outputs{ID: r.plan.After.ID, Outputs: r.redactedOutputs(), Action: r.res.Action}
 			continue
 		}
 		u.outs[r.step.ID] = r.outputs()
@@ -187,9 +156,9 @@ func (u *unitRun) finish(runs []*stepRun) {
 
 // outputsOf returns the outputs of a step of the unit that finished (u
 // nil: none).
-func (u *unitRun) outputsOf(id string) (outputsRecord, bool) {
+func (u *unitRun) outputsOf(id string) (stepdata.Outputs, bool) {
 	if u == nil {
-		return outputsRecord{}, false
+		return stepdata.Outputs{}, false
 	}
 	rec, ok := u.outs[id]
 	return rec, ok

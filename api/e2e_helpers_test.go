@@ -95,7 +95,7 @@ func newCairn(t *testing.T, o cairnOptions) *cairn {
 	t.Cleanup(w.Stop)
 	s := starter.New(dev.Client, starter.Config{TaskQueue: queue, Store: st, HeartbeatTimeout: 2 * time.Second, NodeWait: 5 * time.Second})
 	require.NoError(t, s.EnsureSearchAttributes(ctx))
-	e, err := New(cfg, Deps{Store: st, Executions: s, Drift: s, Catalogue: cat, Graphs: h.graphs, Registry: worker.DefaultRegistry(cat, nil), Logger: newTestLogger(h.logs), Env: h.lookupEnv,
+	e, err := New(cfg, Deps{Store: st, Executions: s, Drift: s, Catalogue: cat, Graphs: h.graphs, Registry: controlPlaneLister{worker.DefaultRegistry(cat, nil)}, Logger: newTestLogger(h.logs), Env: h.lookupEnv,
 		Ready: func(ctx context.Context) error { _, err := dev.Client.CheckHealth(ctx, nil); return err }})
 	require.NoError(t, err)
 	srv := httptest.NewServer(e)

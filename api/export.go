@@ -9,11 +9,10 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/cairn-io/cairn/activities"
 	"github.com/cairn-io/cairn/graphs"
 	"github.com/cairn-io/cairn/kinds"
 	"github.com/cairn-io/cairn/model"
-	"github.com/cairn-io/cairn/providers"
+	"github.com/cairn-io/cairn/prepare"
 )
 
 // export answers a package of existing resources, YAML or JSON by Accept or
@@ -70,9 +69,9 @@ func (s *server) stackResources(ctx context.Context, st *model.Stack) ([]kinds.K
 	if err != nil {
 		return nil, nil, storeError(err, "package snapshot "+st.SnapshotHash)
 	}
-	pkg, err := activities.DecodePackageSnapshot(snap.Content)
+	pkg, err := prepare.DecodePackageSnapshot(snap.Content)
 	if err != nil {
-		return nil, nil, internalError(fmt.Errorf("package snapshot %s: %w", shortHash(st.SnapshotHash), err))
+		return nil, nil, internalError(fmt.Errorf("package snapshot %s: %w", prepare.ShortHash(st.SnapshotHash), err))
 	}
 	sources := make([]graphs.Source, len(pkg.Sources))
 	for i, src := range pkg.Sources {
@@ -111,7 +110,7 @@ func (s *server) currentSpec(ctx context.Context, r *model.Resource) (model.Spec
 		return nil, false
 	}
 	dir, name := path.Split(path.Clean(p))
-	items, err := s.registry.List(ctx, r.Kind, providers.Node{}, providers.ListQuery{Dir: dir, Names: []string{name}})
+	items, err := s.registry.List(ctx, r.Kind, model.ListQuery{Dir: dir, Names: []string{name}})
 	if err != nil || len(items) != 1 {
 		return nil, false
 	}
@@ -140,9 +139,9 @@ func (s *server) exportKinds(ctx context.Context, req model.ExportRequest) ([]*m
 		return nil, newError(http.StatusServiceUnavailable, "export by kinds is unavailable: the server has no providers")
 	}
 	var details []model.ErrorDetail
-	var q providers.ListQuery
+	var q model.ListQuery
 	if req.Selector != nil {
-		q = providers.ListQuery{Dir: req.Selector.Dir, Names: req.Selector.Names, Recursive: req.Selector.Recursive}
+		q = model.ListQuery{Dir: req.Selector.Dir, Names: req.Selector.Names, Recursive: req.Selector.Recursive}
 	}
 	var out []*model.Resource
 	for i, kind := range req.Kinds {
@@ -156,7 +155,7 @@ func (s *server) exportKinds(ctx context.Context, req model.ExportRequest) ([]*m
 			details = append(details, model.ErrorDetail{Document: requestSource, Path: at, Message: msg})
 			continue
 		}
-		items, err := s.registry.List(ctx, k.Name, providers.Node{}, q)
+		items, err := s.registry.List(ctx, k.Name, q)
 		if err != nil {
 			details = append(details, model.ErrorDetail{Document: requestSource, Path: at, Message: err.Error()})
 			continue
@@ -187,11 +186,4 @@ func exportName(listed string, used map[string]int) string {
 		name = fmt.Sprintf("%s-%d", name, n)
 	}
 	return name
-}
-
-func shortHash(h string) string {
-	if len(h) > 12 {
-		return h[:12]
-	}
-	return h
 }

@@ -12,7 +12,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/labstack/echo/v4"
 
-	"github.com/cairn-io/cairn/activities"
+	"github.com/cairn-io/cairn/internal/webhook"
 	"github.com/cairn-io/cairn/model"
 	"github.com/cairn-io/cairn/store"
 )
@@ -81,7 +81,7 @@ func (s *server) checkHooks(hooks []model.Hook) []model.ErrorDetail {
 		at := fmt.Sprintf("hooks[%d]", i)
 		if len(h.URL) > maxHookURL {
 			add(at+".url", "longer than %d bytes", maxHookURL)
-		} else if err := activities.CheckHookURL(h.URL); err != nil {
+		} else if err := webhook.CheckURL(h.URL); err != nil {
 			add(at+".url", "%v", err)
 		}
 		if len(h.Events) == 0 {

@@ -9,7 +9,6 @@ import (
 
 	"github.com/cairn-io/cairn/contract"
 	"github.com/cairn-io/cairn/model"
-	"github.com/cairn-io/cairn/providers"
 	"github.com/cairn-io/cairn/starter"
 	"github.com/cairn-io/cairn/workflows"
 )
@@ -42,10 +41,11 @@ type Executions interface {
 	Approve(ctx context.Context, id string, req workflows.ApprovalRequest) (*model.Approval, error)
 }
 
-// Lister lists existing objects of a kind for export (the providers'
-// registry).
+// Lister lists the existing objects of a kind on the control plane, sorted
+// by name, for export; the composition root adapts the providers'
+// registry. A kind that cannot be listed is an error naming it.
 type Lister interface {
-	List(ctx context.Context, kind string, node providers.Node, q providers.ListQuery) ([]providers.Listed, error)
+	List(ctx context.Context, kind string, q model.ListQuery) ([]model.Listed, error)
 }
 
 // executionError maps an Executions failure to an answer.

@@ -7,9 +7,9 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/cairn-io/cairn/activities"
 	"github.com/cairn-io/cairn/graphs"
 	"github.com/cairn-io/cairn/model"
+	"github.com/cairn-io/cairn/prepare"
 	"github.com/cairn-io/cairn/starter"
 	"github.com/cairn-io/cairn/store"
 )
@@ -101,18 +101,10 @@ func (s *server) stackPackage(c echo.Context, st *model.Stack, withSummary, allo
 	// The snapshot keeps the sources as they came (Jsonnet evaluated), in
 	// the executor's snapshot format, with the package parsed here, which
 	// the prepare activity decodes instead of parsing the sources again.
-	snap := make([]activities.SnapshotSource, len(sources))
-	for i, src := range sources {
-		ev, err := s.evaluated(ctx, src)
-		if err != nil {
-			// It evaluated a moment ago; failing now is the sandbox's fault.
-			return stackBody{}, internalError(err)
-		}
-		snap[i] = activities.SnapshotSource{Name: ev.Name, Format: string(ev.Format), Data: string(ev.Data)}
-	}
-	content, err := activities.EncodeParsedPackageSnapshot(docs, snap...)
+	content, err := prepare.EncodeSources(ctx, docs, s.evaluated, sources...)
 	if err != nil {
-		return stackBody{}, internalError(fmt.Errorf("encode package snapshot: %w", err))
+		// Jsonnet evaluated a moment ago; failing now is the sandbox's fault.
+		return stackBody{}, internalError(err)
 	}
 	hash, err := s.store.PutSnapshot(ctx, SnapshotPackage, content)
 	if err != nil {

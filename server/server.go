@@ -180,7 +180,7 @@ func Run(ctx context.Context, cfg *config.Config, log *slog.Logger, o Options) e
 		TemporalNamespace: cfg.TemporalNamespace, AllowedURLSchemes: cfg.FetchSchemes, FetchDir: cfg.FetchDir,
 		AllowedOrigins: cfg.AllowedOrigins, CodecOrigins: cfg.CodecOrigins, CodecBodyLimit: cfg.CodecBodyLimit,
 	}, api.Deps{
-		Store: st, Executions: st0, Drift: st0, Catalogue: cat, Registry: registry, Graphs: deps.Graphs, Logger: log,
+		Store: st, Executions: st0, Drift: st0, Catalogue: cat, Registry: NewExportLister(registry), Graphs: deps.Graphs, Logger: log,
 		Ready: func(ctx context.Context) error {
 			_, err := c.CheckHealth(ctx, &client.CheckHealthRequest{})
 			return err

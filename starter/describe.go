@@ -11,9 +11,9 @@ import (
 	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/temporal"
 
-	"github.com/cairn-io/cairn/activities"
 	"github.com/cairn-io/cairn/internal/searchattr"
 	"github.com/cairn-io/cairn/model"
+	"github.com/cairn-io/cairn/prepare"
 	"github.com/cairn-io/cairn/workflows"
 )
 
@@ -190,7 +190,7 @@ func (s *Starter) result(ctx context.Context, e *Execution) {
 // (a plan without its steps) when it cannot.
 func (s *Starter) storedPlan(ctx context.Context, execID string, fallback *model.Plan) *model.Plan {
 	if s.cfg.Store != nil {
-		if plan, err := activities.ReadPlan(ctx, s.cfg.Store, execID); err == nil {
+		if plan, err := prepare.ReadPlan(ctx, s.cfg.Store, execID); err == nil {
 			return plan
 		}
 	}

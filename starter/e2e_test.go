@@ -18,10 +18,10 @@ import (
 	"github.com/stretchr/testify/require"
 	sdkworker "go.temporal.io/sdk/worker"
 
-	"github.com/cairn-io/cairn/activities"
 	"github.com/cairn-io/cairn/expr"
 	"github.com/cairn-io/cairn/internal/testenv"
 	"github.com/cairn-io/cairn/model"
+	"github.com/cairn-io/cairn/prepare"
 	"github.com/cairn-io/cairn/starter"
 	"github.com/cairn-io/cairn/store"
 	"github.com/cairn-io/cairn/worker"
@@ -115,7 +115,7 @@ func (h *harness) stack(name string) *model.Stack {
 
 func (h *harness) snapshot(docs string) string {
 	h.t.Helper()
-	content, err := activities.EncodePackageSnapshot(activities.SnapshotSource{Name: "package.yaml", Format: "yaml", Data: docs})
+	content, err := prepare.EncodePackageSnapshot(prepare.SnapshotSource{Name: "package.yaml", Format: "yaml", Data: docs})
 	require.NoError(h.t, err)
 	hash, err := h.store.PutSnapshot(context.Background(), "package", content)
 	require.NoError(h.t, err)

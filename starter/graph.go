@@ -14,10 +14,10 @@ import (
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
 
-	"github.com/cairn-io/cairn/activities"
 	"github.com/cairn-io/cairn/contract"
 	"github.com/cairn-io/cairn/internal/searchattr"
 	"github.com/cairn-io/cairn/model"
+	"github.com/cairn-io/cairn/prepare"
 	"github.com/cairn-io/cairn/workflows"
 )
 
@@ -191,7 +191,7 @@ func (s *Starter) graphResult(ctx context.Context, e *Execution, res *workflows.
 		return
 	}
 	if s.cfg.Store != nil {
-		if plan, err := activities.ReadPlan(ctx, s.cfg.Store, res.ExecutionID); err == nil {
+		if plan, err := prepare.ReadPlan(ctx, s.cfg.Store, res.ExecutionID); err == nil {
 			e.Plan = plan
 			return
 		}

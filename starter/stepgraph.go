@@ -5,8 +5,8 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/cairn-io/cairn/activities"
 	"github.com/cairn-io/cairn/model"
+	"github.com/cairn-io/cairn/prepare"
 	"github.com/cairn-io/cairn/store"
 )
 
@@ -30,7 +30,7 @@ func (s *Starter) Graph(ctx context.Context, id string) ([]model.StepDeps, error
 	if err != nil {
 		return nil, err
 	}
-	steps, err := activities.StepGraph(ctx, s.cfg.Store, p.ExecutionID)
+	steps, err := prepare.StepGraph(ctx, s.cfg.Store, p.ExecutionID)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, fmt.Errorf("%w: %s", ErrNoGraph, id)
 	}

@@ -50,7 +50,7 @@ type Deps struct {
 	// means kinds.Builtin().
 	Catalogue *kinds.Catalogue
 	// Packages parses package snapshots; nil means the graphs package.
-	Packages activities.PackageLoader
+	Packages prepare.PackageLoader
 	Secrets  *expr.Secrets
 	// Env looks up env refs; nil means the process environment.
 	Env    func(string) (string, bool)
@@ -125,7 +125,7 @@ func (d Deps) withDefaults() Deps {
 		d.Registry = DefaultRegistry(d.Catalogue, nil)
 	}
 	if d.Packages == nil {
-		d.Packages = activities.GraphsLoader{Catalogue: d.Catalogue}
+		d.Packages = prepare.GraphsLoader{Catalogue: d.Catalogue}
 	}
 	if d.Logger == nil {
 		d.Logger = slog.New(slog.DiscardHandler)

@@ -324,7 +324,7 @@ func TestGraphDryRunAndNoop(t *testing.T) {
 		require.Len(t, res.DryRun.Steps, 6, "plan = %+v", res.DryRun)
 		require.Equal(t, 3, res.Plan.Run, "plan = %+v", res.DryRun)
 		require.Equal(t, 3, res.Plan.Noop, "plan = %+v", res.DryRun)
-		plan, err := activities.ReadPlan(context.Background(), st, id)
+		plan, err := graphprep.ReadPlan(context.Background(), st, id)
 		require.NoError(t, err, "stored plan = %+v, %v", plan, err)
 		require.Len(t, plan.Steps, 6, "stored plan = %+v, %v", plan, err)
 	})

@@ -22,6 +22,7 @@ import (
 	"github.com/cairn-io/cairn/internal/testenv"
 	"github.com/cairn-io/cairn/kinds"
 	"github.com/cairn-io/cairn/model"
+	"github.com/cairn-io/cairn/server"
 	"github.com/cairn-io/cairn/starter"
 	"github.com/cairn-io/cairn/store"
 	"github.com/cairn-io/cairn/worker"
@@ -78,7 +79,7 @@ func newAPIServer(t *testing.T, o apiServerOptions) *apiServer {
 	}
 	s := &apiServer{t: t, token: o.token, dir: dir, store: st}
 	cat := kinds.Builtin()
-	deps := api.Deps{Store: st, Catalogue: cat, Registry: worker.DefaultRegistry(cat, nil)}
+	deps := api.Deps{Store: st, Catalogue: cat, Registry: server.NewExportLister(worker.DefaultRegistry(cat, nil))}
 	cfg := api.Config{Token: o.token, Tokens: o.tokens, WaitTimeout: 2 * time.Minute, EventsPollInterval: 100 * time.Millisecond, EventsHeartbeat: time.Second}
 	if o.temporal {
 		dev := testenv.Temporal(t)

@@ -23,10 +23,10 @@ import (
 	"go.temporal.io/sdk/converter"
 	"google.golang.org/protobuf/proto"
 
-	"github.com/cairn-io/cairn/activities"
 	"github.com/cairn-io/cairn/internal/codec"
 	"github.com/cairn-io/cairn/internal/testenv"
 	"github.com/cairn-io/cairn/model"
+	"github.com/cairn-io/cairn/prepare"
 	"github.com/cairn-io/cairn/starter"
 	"github.com/cairn-io/cairn/store"
 	"github.com/cairn-io/cairn/worker"
@@ -241,7 +241,7 @@ metadata: {name: echo-%[1]s}
 spec: {command: "echo %[1]s"}
 dependsOn: [File/%[1]s]
 `, marker, dir)
-			content, _ := activities.EncodePackageSnapshot(activities.SnapshotSource{Name: "p.yaml", Format: "yaml", Data: docs})
+			content, _ := prepare.EncodePackageSnapshot(prepare.SnapshotSource{Name: "p.yaml", Format: "yaml", Data: docs})
 			hash, err := st.PutSnapshot(ctx, "package", content)
 			if err != nil {
 				t.Fatal(err)

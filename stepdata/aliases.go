@@ -1,16 +1,18 @@
-package activities
+package stepdata
 
 import (
 	"strings"
+
+	"github.com/cairn-io/cairn/model"
 )
 
-// aliasRecords are a step's aliased dependencies as its expressions
+// AliasRecords are a step's aliased dependencies as its expressions
 // (.deps.ALIAS) and an external program (its request's dependencies) see
 // them: {name, type, state}, the state being the dependency's outputs.
 // byID holds the outputs of the step's dependencies by step id; an alias
 // whose target left none (it was skipped) is left out, so an expression
 // over it fails by name.
-func aliasRecords(aliases map[string]string, byID map[string]map[string]any) map[string]any {
+func AliasRecords(aliases map[string]string, byID map[string]map[string]any) map[string]any {
 	if len(aliases) == 0 {
 		return nil
 	}
@@ -21,7 +23,7 @@ func aliasRecords(aliases map[string]string, byID map[string]map[string]any) map
 				continue
 			}
 			kind, _, _ := strings.Cut(id, "/")
-			out[alias] = map[string]any{"name": stepName(id), "type": kind, "state": state}
+			out[alias] = map[string]any{"name": StepName(id), "type": kind, "state": state}
 			break
 		}
 	}
@@ -38,4 +40,22 @@ func aliasTargets(id, target string) bool {
 		return tn == name && strings.EqualFold(tk, kind)
 	}
 	return target == name
+}
+
+// StepName is the name part of step id "kind/name@node".
+func StepName(id string) string {
+	if _, after, ok := strings.Cut(id, "/"); ok {
+		id = after
+	}
+	name, _, _ := strings.Cut(id, "@")
+	return name
+}
+
+// NodeName is the node a step's Node field names: model.ControlPlane for
+// "".
+func NodeName(n string) string {
+	if n == "" {
+		return model.ControlPlane
+	}
+	return n
 }

@@ -1,4 +1,4 @@
-package activities
+package stepdata
 
 import (
 	"testing"
@@ -14,7 +14,7 @@ import (
 func TestShortenRedactsStructuredValues(t *testing.T) {
 	const secret = `to"k<en>`
 	v := map[string]any{"auth": map[string]any{"token": secret}, "list": []any{"x", secret}}
-	got := shorten(v, []string{secret}, 1000)
+	got := Shorten(v, []string{secret}, 1000)
 	s, ok := got.(string)
 	assert.True(t, ok)
 	assert.NotContains(t, s, "k\\u003cen")

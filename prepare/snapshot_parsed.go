@@ -1,73 +1,14 @@
-package activities
+package prepare
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"strconv"
 
 	"github.com/cairn-io/cairn/graphs"
-	"github.com/cairn-io/cairn/kinds"
 	"github.com/cairn-io/cairn/model"
 )
-
-// GraphsLoader reads package snapshots. A snapshot that carries the
-// package as the API parsed and validated it is decoded from that form; any
-// other (older snapshots, raw documents) is parsed and validated again with
-// the graphs package, kinds it defines joining the catalogue. Either way
-// the steps are built onto the given nodes.
-type GraphsLoader struct {
-	// Catalogue is the base catalogue (nil: kinds.Builtin()).
-	Catalogue *kinds.Catalogue
-}
-
-// Load implements PackageLoader.
-func (l GraphsLoader) Load(ctx context.Context, content []byte, nodes []model.Node) (*LoadedPackage, error) {
-	pkg, err := decodeParsedSnapshot(content)
-	if err != nil {
-		return nil, err
-	}
-	cat := l.Catalogue
-	if pkg == nil {
-		docs, err := l.parse(content)
-		if err != nil {
-			return nil, err
-		}
-		pkg, cat = docs.Package, docs.Catalogue
-	} else if cat == nil {
-		cat = kinds.Builtin()
-	}
-	steps, err := graphs.BuildPackage(pkg, cat, nodes)
-	if err != nil {
-		return nil, err
-	}
-	return &LoadedPackage{Package: pkg, Catalogue: cat, Steps: steps}, nil
-}
-
-// parse reads the snapshot's sources again.
-func (l GraphsLoader) parse(content []byte) (*graphs.Documents, error) {
-	snap, err := DecodePackageSnapshot(content)
-	if err != nil {
-		return nil, err
-	}
-	sources := make([]graphs.Source, len(snap.Sources))
-	for i, s := range snap.Sources {
-		sources[i] = graphs.Source{Name: s.Name, Data: []byte(s.Data), Format: graphs.Format(s.Format)}
-	}
-	// The snapshot passed the API's limits when it was stored; reading it
-	// again must not refuse a large package those limits allowed.
-	docs, err := graphs.Parse(graphs.Options{
-		Catalogue: l.Catalogue, MaxBytes: 1 << 30, MaxTotalBytes: 4 << 30, MaxNodes: 1 << 30,
-	}, sources...)
-	if err != nil {
-		return nil, err
-	}
-	if docs.Package == nil {
-		return nil, fmt.Errorf("the snapshot holds no package")
-	}
-	return docs, nil
-}
 
 // parsedSnapshotVersion is the version of the parsed form; a snapshot with
 // another version is parsed from its sources.
@@ -91,7 +32,7 @@ type parsedPackage struct {
 }
 
 // EncodeParsedPackageSnapshot is the snapshot content of sources together
-// with docs, what graphs.Parse made of them, so that Prepare decodes the
+// with docs, what graphs.Parse made of them, so that the preparation decodes the
 // package instead of parsing it again. Packages that define kinds or hold
 // graphs keep their sources only: the worker's catalogue must learn those
 // kinds by parsing. The content is deterministic (equal inputs give equal
@@ -116,7 +57,7 @@ func EncodeParsedPackageSnapshot(docs *graphs.Documents, sources ...SnapshotSour
 	}
 	content, err := json.Marshal(map[string]any{"sources": out})
 	if err != nil {
-		// Values JSON cannot hold: keep the sources, which Prepare parses.
+		// Values JSON cannot hold: keep the sources, which the preparation parses.
 		return EncodePackageSnapshot(sources...)
 	}
 	return content, nil

@@ -1,4 +1,4 @@
-package activities
+package webhook
 
 import (
 	"crypto/hmac"
@@ -10,13 +10,13 @@ import (
 	"github.com/stretchr/testify/assert"
 )
 
-func TestCheckHookURL(t *testing.T) {
+func TestCheckURL(t *testing.T) {
 	tests := []struct {
 		url string
 		ok  bool
 	}{
 		{"https://ops.example/cairn", true},
-		{"http://127.0.0.1:9000/x", true}, // refused when dialled (privateHookAddr)
+		{"http://127.0.0.1:9000/x", true}, // refused when dialled (privateAddr)
 		{"file:///etc/passwd", false},
 		{"ftp://example.com/", false},
 		{"/relative", false},
@@ -24,22 +24,22 @@ func TestCheckHookURL(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.url, func(t *testing.T) {
-			err := CheckHookURL(tc.url)
+			err := CheckURL(tc.url)
 			assert.Equal(t, tc.ok, err == nil, "%v", err)
 		})
 	}
 }
 
-func TestSignHookCoversTimestampAndBody(t *testing.T) {
+func TestSignCoversTimestampAndBody(t *testing.T) {
 	body := []byte(`{"type":"drift.detected"}`)
 	mac := hmac.New(sha256.New, []byte("k"))
 	mac.Write([]byte("1700000000." + string(body)))
-	assert.Equal(t, "sha256="+hex.EncodeToString(mac.Sum(nil)), SignHook("k", 1700000000, body))
-	assert.NotEqual(t, SignHook("k", 1700000000, body), SignHook("k", 1700000001, body), "the timestamp is not signed")
-	assert.NotEqual(t, SignHook("k", 1700000000, body), SignHook("other", 1700000000, body))
+	assert.Equal(t, "sha256="+hex.EncodeToString(mac.Sum(nil)), Sign("k", 1700000000, body))
+	assert.NotEqual(t, Sign("k", 1700000000, body), Sign("k", 1700000001, body), "the timestamp is not signed")
+	assert.NotEqual(t, Sign("k", 1700000000, body), Sign("other", 1700000000, body))
 }
 
-func TestPrivateHookAddresses(t *testing.T) {
+func TestPrivateAddresses(t *testing.T) {
 	tests := []struct {
 		addr    string
 		private bool
@@ -62,7 +62,7 @@ func TestPrivateHookAddresses(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.addr, func(t *testing.T) {
-			why := privateHookAddr(netip.MustParseAddr(tc.addr))
+			why := privateAddr(netip.MustParseAddr(tc.addr))
 			assert.Equal(t, tc.private, why != "", why)
 		})
 	}

@@ -1,20 +1,19 @@
-package activities
+package prepare
 
 import (
 	"context"
 
 	"github.com/cairn-io/cairn/model"
-	"github.com/cairn-io/cairn/store"
 )
 
 // StepGraph lists an execution's steps in package order, each with the
-// steps it waits for, from the step index Prepare kept (the plan the
+// steps it waits for, from the step index Persist kept (the plan the
 // executor runs, not a second reading of the package). An execution
 // prepared before the index carried dependencies lists its steps without
 // them. Cost: one store read and decode of the index (about 100 bytes a
 // step).
-func StepGraph(ctx context.Context, st store.Store, execID string) ([]model.StepDeps, error) {
-	entries, err := stepIndex(ctx, st, execID)
+func StepGraph(ctx context.Context, st PlanReader, execID string) ([]model.StepDeps, error) {
+	entries, err := StepIndex(ctx, st, execID)
 	if err != nil {
 		return nil, err
 	}

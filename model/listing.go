@@ -1,0 +1,24 @@
+package model
+
+// ListQuery selects the existing objects of a kind an export lists
+// (Puppet's get, whole or filtered by name).
+type ListQuery struct {
+	// Dir is the directory listed by the file and directory kinds, as a
+	// spec would write it (inside the node's root on a local node).
+	Dir string `json:"dir,omitempty"`
+	// Names, when given, are the only objects wanted: paths relative to
+	// Dir. Names that do not exist are left out.
+	Names []string `json:"names,omitempty"`
+	// Recursive descends into subdirectories.
+	Recursive bool `json:"recursive,omitempty"`
+	// Spec configures kinds that need it to list anything (which program
+	// an external kind runs, which API an http kind talks to).
+	Spec Spec `json:"spec,omitempty"`
+}
+
+// Listed is one existing object in the form of a resource: a name and the
+// spec that would reproduce it.
+type Listed struct {
+	Name string `json:"name"`
+	Spec Spec   `json:"spec"`
+}

@@ -1,0 +1,93 @@
+package prepare
+
+import (
+	"context"
+	"encoding/json"
+	"sort"
+
+	"github.com/cairn-io/cairn/contract"
+	"github.com/cairn-io/cairn/planner"
+)
+
+// PlanWriter writes an execution's step records (store.Store has it).
+type PlanWriter interface {
+	PutStepData(ctx context.Context, execID, stepID, kind string, data []byte) error
+	PutStepDataBatch(ctx context.Context, execID, kind string, data map[string][]byte) error
+}
+
+// Persist keeps a plan's steps where the step activities and ReadPlan find
+// them: a single-step unit's step as its own record (contract.DataStep), a
+// batch unit's steps as one record (contract.DataUnit), and the index of
+// all of them in package order (contract.DataIndex, see IndexEntry). Cost:
+// three store writes, the steps' specs encoded once.
+func Persist(ctx context.Context, w PlanWriter, execID string, units []contract.Unit, members [][]*planner.StoredStep) error {
+	var steps []*planner.StoredStep
+	for _, m := range members {
+		steps = append(steps, m...)
+	}
+	sort.SliceStable(steps, func(i, j int) bool { return steps[i].Ord < steps[j].Ord })
+	entries := make([]IndexEntry, len(steps))
+	for i, s := range steps {
+		entries[i] = IndexEntry{ID: s.ID, Kind: s.Kind, RecordKind: s.RecordKind, Name: s.Name, Node: s.Node, Associations: s.Associations, Delete: s.Delete,
+			Deps: planner.Deps(&s.Step)}
+	}
+	index, err := json.Marshal(entries)
+	if err != nil {
+		return err
+	}
+	singles := map[string][]byte{}
+	batches := map[string][]byte{}
+	for i, u := range units {
+		if u.Batch {
+			raw, err := json.Marshal(members[i])
+			if err != nil {
+				return err
+			}
+			batches[contract.UnitKey(u.Index)] = raw
+			continue
+		}
+		raw, err := json.Marshal(members[i][0])
+		if err != nil {
+			return err
+		}
+		singles[members[i][0].ID] = raw
+	}
+	if err := w.PutStepDataBatch(ctx, execID, contract.DataStep, singles); err != nil {
+		return err
+	}
+	if err := w.PutStepDataBatch(ctx, execID, contract.DataUnit, batches); err != nil {
+		return err
+	}
+	return w.PutStepData(ctx, execID, contract.IndexKey, contract.DataIndex, index)
+}
+
+// Shard hands the units to the plan: inline when they are at most
+// shardUnits (0: planner.DefaultShardUnits), else split into shards of
+// that many, kept in the store (contract.DataShard, read back by the
+// LoadUnits activity) and described in plan.Shards, so a workflow's
+// history never carries more than one shard's units. Cost: one store
+// write when sharded.
+func Shard(ctx context.Context, w PlanWriter, execID string, units []contract.Unit, shardUnits int, plan *contract.PreparedPlan) error {
+	if shardUnits <= 0 {
+		shardUnits = planner.DefaultShardUnits
+	}
+	if len(units) <= shardUnits {
+		plan.Units = units
+		return nil
+	}
+	shards := map[string][]byte{}
+	for k, first := 0, 0; first < len(units); k, first = k+1, first+shardUnits {
+		part := units[first:min(first+shardUnits, len(units))]
+		raw, err := json.Marshal(part)
+		if err != nil {
+			return err
+		}
+		shards[contract.ShardKey(k)] = raw
+		sh := contract.Shard{Index: k, First: first, Units: len(part)}
+		for _, u := range part {
+			sh.Steps += max(u.Count, 1)
+		}
+		plan.Shards = append(plan.Shards, sh)
+	}
+	return w.PutStepDataBatch(ctx, execID, contract.DataShard, shards)
+}

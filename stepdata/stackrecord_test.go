@@ -1,0 +1,54 @@
+package stepdata
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/cairn-io/cairn/model"
+	"github.com/cairn-io/cairn/prepare"
+)
+
+func TestStackRecord(t *testing.T) {
+	stack := &model.Stack{SnapshotHash: "old", ClusterID: "c-old", Resources: []model.StackResource{
+		{Kind: "File", PkgName: "kept", ID: "/kept"},
+		{Kind: "File", PkgName: "failed", ID: "/failed"},
+		{Kind: "Http", PkgName: "undone", ID: "obj-1"},
+		{Kind: "File", PkgName: "gone", ID: "/gone"},
+		{Kind: "File", PkgName: "stuck", ID: "/stuck"},
+	}}
+	steps := []prepare.IndexEntry{
+		{ID: "file/kept", Kind: "file", RecordKind: "File", Name: "kept"},
+		{ID: "file/new", Kind: "file", RecordKind: "File", Name: "new", Associations: []model.Ref{{Kind: "Label", Name: "l"}}},
+		{ID: "file/failed", Kind: "file", RecordKind: "File", Name: "failed"},
+		{ID: "http/undone", Kind: "http", RecordKind: "Http", Name: "undone"},
+		{ID: "file/gone", Kind: "file", RecordKind: "File", Name: "gone", Delete: true},
+		{ID: "file/stuck", Kind: "file", RecordKind: "File", Name: "stuck", Delete: true},
+	}
+	run := StackRun{Steps: steps, SnapshotHash: "new", ClusterID: "c-new", Converged: map[string]Converged{
+		"file/kept": {ID: "/kept"}, "file/new": {ID: "/new"}, "http/undone": {ID: "obj-2"}, "file/gone": {Deleted: true},
+	}}
+
+	resources, hash, cluster := StackRecord(stack, run)
+	assert.Equal(t, []model.StackResource{
+		{Kind: "File", PkgName: "kept", ID: "/kept"},
+		{Kind: "File", PkgName: "new", ID: "/new", Associations: []model.Association{{Kind: "Label", PkgName: "l"}}},
+		{Kind: "File", PkgName: "failed", ID: "/failed"},
+		{Kind: "Http", PkgName: "undone", ID: "obj-2"},
+		{Kind: "File", PkgName: "stuck", ID: "/stuck"},
+	}, resources, "a failed step keeps its entry, a failed delete its resource")
+	assert.Equal(t, "new", hash)
+	assert.Equal(t, "c-new", cluster)
+
+	run.Undone = map[string]Compensated{"http/undone": {Recreated: "obj-3"}}
+	resources, hash, cluster = StackRecord(stack, run)
+	assert.Contains(t, resources, model.StackResource{Kind: "Http", PkgName: "undone", ID: "obj-3"}, "an undone step keeps its entry under the recreated id")
+	assert.Equal(t, "old", hash, "a rollback keeps the previous package")
+	assert.Equal(t, "c-old", cluster)
+
+	destroy := StackRun{Steps: steps[4:5], Destroy: true, ClusterID: "c-new", Converged: map[string]Converged{"file/gone": {Deleted: true}}}
+	resources, hash, cluster = StackRecord(&model.Stack{Resources: stack.Resources[3:4], SnapshotHash: "old"}, destroy)
+	assert.Empty(t, resources)
+	assert.Empty(t, hash, "a destroy that left nothing clears the snapshot")
+	assert.Empty(t, cluster)
+}
