@@ -36,8 +36,9 @@
 // the working directory's .data/, the control plane's paths confined to
 // .data/control/ and a codec key (the guides ask for one for secrets). The blocks' environment is the one the README asks a
 // reader to have: CAIRN_SERVER names the test's server (whose default is
-// `make run`'s), TEMPORAL_ADDRESS the test's Temporal, and PATH starts with
-// bin/ and the Temporal CLI's directory. Cost: one dev server and one
+// `make run`'s), CAIRN_TEMPORAL_ADDRESS and TEMPORAL_ADDRESS the test's
+// Temporal (default: `make run`'s), CAIRN_CODEC_KEY the server's key, and
+// PATH starts with bin/ and the Temporal CLI's directory. Cost: one dev server and one
 // server process for the whole run, a few seconds per document.
 package docs_test
 
@@ -84,6 +85,11 @@ func (b *block) String() string { return fmt.Sprintf("%s:%d", b.doc, b.line) }
 
 // refusedLangs are shell spellings other than the one form.
 var refusedLangs = []string{"bash", "shell", "console", "zsh", "shell-session", "shellsession"}
+
+// codecKey is the server's codec key, exported in the blocks' terminal as
+// docs/packages-and-stacks.md asks (secrets are sealed with it; agents
+// need the same key).
+var codecKey = strings.Repeat("5e", 32)
 
 // blanks is a run of spaces or tabs.
 var blanks = regexp.MustCompile(`[ \t]+`)
@@ -308,6 +314,7 @@ func blockEnv(work, serverURL, temporal, temporalDir string) []string {
 		"CAIRN_SERVER="+serverURL,
 		"TEMPORAL_ADDRESS="+temporal,
 		"CAIRN_TEMPORAL_ADDRESS="+temporal,
+		"CAIRN_CODEC_KEY="+codecKey,
 		"NO_COLOR=1",
 	)
 }
@@ -347,9 +354,6 @@ func startServer(t *testing.T, bin, work, temporal string) string {
 		"CAIRN_CONTROL_ROOT="+filepath.Join(data, "control"),
 		"CAIRN_FILES_DIR="+filepath.Join(data, "files"),
 		"CAIRN_LOG_LEVEL=warn",
-		// docs/packages-and-stacks.md asks for a codec key: secrets are
-		// sealed with it.
-		"CAIRN_CODEC_KEY="+strings.Repeat("5e", 32),
 	)
 	var log bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &log, &log
