@@ -198,8 +198,25 @@ func TestMarkdownBlocks(t *testing.T) {
 	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
 	require.NoError(t, err)
 	assert.LessOrEqual(t, bytes.Count(readme, []byte("\n")), 300, "README.md is the front door: at most 300 lines, the rest in docs/")
-	for _, m := range regexp.MustCompile(`\]\((docs/[^)#]+)`).FindAllStringSubmatch(string(readme), -1) {
-		assert.FileExists(t, filepath.Join(root, m[1]), "README.md links %s", m[1])
+}
+
+// linkRE matches a Markdown link to a file of the repository (not a URL,
+// not an anchor of the same page); group 1 is the path.
+var linkRE = regexp.MustCompile(`\]\(([^)#:\s]+)(?:#[^)]*)?\)`)
+
+// TestMarkdownLinks checks that every relative link of the documents leads
+// to a file or directory of the repository.
+func TestMarkdownLinks(t *testing.T) {
+	root, err := testenv.ModuleRoot()
+	require.NoError(t, err)
+	for _, doc := range documents(t, root) {
+		data, err := os.ReadFile(filepath.Join(root, doc))
+		require.NoError(t, err)
+		for _, m := range linkRE.FindAllStringSubmatch(string(data), -1) {
+			target := filepath.Join(root, filepath.Dir(doc), m[1])
+			_, err := os.Stat(target)
+			assert.NoError(t, err, "%s links %s, which is not in the repository", doc, m[1])
+		}
 	}
 }
 
