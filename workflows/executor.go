@@ -156,7 +156,7 @@ func (e *Executor) local(global int) (int, bool) {
 // Register installs the progress query and the decision Update on the
 // workflow; sharded parents install their own instead.
 func (e *Executor) Register(ctx workflow.Context) error {
-	if err := workflow.SetQueryHandler(ctx, ProgressQuery, func(offset, limit int) (*Progress, error) {
+	if err := workflow.SetQueryHandler(ctx, ProgressQuery, func(offset, limit int) (*model.ProgressPage, error) {
 		return e.Progress(offset, limit), nil
 	}); err != nil {
 		return err

@@ -716,7 +716,7 @@ func TestPauseWaitsForADecision(t *testing.T) {
 			f := newFake(unit(0, "exec/first"), unit(1, "exec/flaky", 0), unit(2, "exec/after", 1))
 			f.failures["exec/flaky"] = 1 // fails once
 			env := newEnv(t, f)
-			var progress *Progress
+			var progress *model.ProgressPage
 			var result model.DecisionResult
 			env.RegisterDelayedCallback(func() {
 				v, err := env.QueryWorkflow(ProgressQuery, 0, 0)
@@ -811,7 +811,7 @@ func TestProgressQueryPaginates(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var p Progress
+	var p model.ProgressPage
 	if err := v.Get(&p); err != nil {
 		t.Fatal(err)
 	}

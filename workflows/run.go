@@ -96,7 +96,7 @@ func newTracker(ctx workflow.Context, execID string) (*tracker, error) {
 	return t, err
 }
 
-func (t *tracker) progress(offset, limit int) (*Progress, error) {
+func (t *tracker) progress(offset, limit int) (*model.ProgressPage, error) {
 	p, err := t.stepProgress(offset, limit)
 	if err == nil && t.approval != nil {
 		state := t.approval.state
@@ -108,7 +108,7 @@ func (t *tracker) progress(offset, limit int) (*Progress, error) {
 	return p, err
 }
 
-func (t *tracker) stepProgress(offset, limit int) (*Progress, error) {
+func (t *tracker) stepProgress(offset, limit int) (*model.ProgressPage, error) {
 	switch {
 	case t.ex != nil:
 		p := t.ex.Progress(offset, limit)
@@ -119,7 +119,7 @@ func (t *tracker) stepProgress(offset, limit int) (*Progress, error) {
 	case t.shards != nil:
 		return t.shards.progress(t.execID, t.final), nil
 	}
-	p := &Progress{ExecutionID: t.execID, Status: model.ExecRunning, Steps: []model.StepProgress{}}
+	p := &model.ProgressPage{ExecutionID: t.execID, Status: model.ExecRunning, Steps: []model.StepProgress{}}
 	if t.final != nil {
 		p.Status, p.Report = t.final.Status(), &t.final.Report
 	}
