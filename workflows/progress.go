@@ -164,14 +164,6 @@ func (e *Executor) stepStatus(i int, unit model.Status, r contract.StepResult) m
 	return model.StatusSucceeded
 }
 
-func finished(s model.Status) bool {
-	switch s {
-	case model.StatusPending, model.StatusRunning, model.StatusWaiting:
-		return false
-	}
-	return true
-}
-
 // stepName is the name part of "kind/name@node" or "task@node".
 func stepName(id string) string {
 	if _, after, ok := strings.Cut(id, "/"); ok {
@@ -202,10 +194,10 @@ func (e *Executor) updateDetails(ctx workflow.Context) {
 		}
 		line += "; waiting for decision on " + strings.Join(names, ", ")
 	}
-	if e.cause != "" {
-		line += "; failed: " + e.cause
+	if e.halt.cause != "" {
+		line += "; failed: " + e.halt.cause
 	}
-	if e.rolledBack {
+	if e.phase == phaseRolledBack {
 		line += "; rolled back"
 	}
 	workflow.SetCurrentDetails(ctx, line)
