@@ -14,11 +14,11 @@ import (
 // closes: the tracker hands both to whatever runs at the time (the
 // executor, a sharded run, an approval awaited).
 
-// tracker answers the progress query through every phase of a run and
+// tracker answers the progress query through every stage of an execution and
 // forwards decisions to the executor running at the time.
 type tracker struct {
 	execID string
-	phase  string
+	stage  string // preparing, running or finished, for the decision validator
 	ex     *Executor
 	shards *shardRun
 	final  *Outcome
@@ -27,7 +27,7 @@ type tracker struct {
 }
 
 func newTracker(ctx workflow.Context, execID string) (*tracker, error) {
-	t := &tracker{execID: execID, phase: "preparing"}
+	t := &tracker{execID: execID, stage: "preparing"}
 	if err := workflow.SetQueryHandler(ctx, ProgressQuery, t.progress); err != nil {
 		return nil, err
 	}
@@ -40,7 +40,7 @@ func newTracker(ctx workflow.Context, execID string) (*tracker, error) {
 				if t.shards != nil {
 					return fmt.Errorf("decisions go to the running shard %s", t.shards.activeID)
 				}
-				return fmt.Errorf("no step is waiting for a decision (execution is %s)", t.phase)
+				return fmt.Errorf("no step is waiting for a decision (execution is %s)", t.stage)
 			}
 			return t.ex.ValidateDecision(req)
 		}},
@@ -82,7 +82,7 @@ func (t *tracker) stepProgress(offset, limit int) (*model.ProgressPage, error) {
 // child workflows when it is too large for one history, on the cluster
 // Prepare chose (the stack's recorded one when the input named none).
 func (t *tracker) execute(ctx workflow.Context, opts ExecOptions, plan *contract.PreparedPlan) (*Outcome, error) {
-	t.phase = "running"
+	t.stage = "running"
 	if plan.ClusterID != "" {
 		opts.Cluster = plan.ClusterID
 	}
@@ -98,7 +98,7 @@ func (t *tracker) execute(ctx workflow.Context, opts ExecOptions, plan *contract
 // without a reply when the workflow closes.
 func (t *tracker) finish(ctx workflow.Context, o *Outcome) {
 	t.final = o
-	t.phase = "finished"
+	t.stage = "finished"
 	dctx, _ := workflow.NewDisconnectedContext(ctx)
 	_ = workflow.Await(dctx, func() bool { return workflow.AllHandlersFinished(dctx) })
 }
