@@ -69,7 +69,9 @@ func (e *Executor) start(actCtx, loopCtx workflow.Context, i int) {
 	})
 }
 
-// complete takes in one finished unit.
+// complete takes in one finished unit: its results or error, its
+// compensation registered in the saga beside them (what a rollback would
+// undo of it), then what follows for the run (succeed, skip or fail).
 func (e *Executor) complete(ctx workflow.Context, c completion) {
 	i := c.unit
 	u := &e.units[i]
