@@ -8,9 +8,9 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/cairn-io/cairn/contract"
 	"github.com/cairn-io/cairn/model"
 	"github.com/cairn-io/cairn/starter"
-	"github.com/cairn-io/cairn/workflows"
 )
 
 // maxApprovalTimeout bounds ?approvalTimeout=.
@@ -24,7 +24,7 @@ type ApprovalRequest struct {
 
 // approvalParam reads ?approve=required and ?approvalTimeout= of an
 // apply: nil without approval.
-func approvalParam(c echo.Context) (*workflows.ApprovalSettings, error) {
+func approvalParam(c echo.Context) (*contract.ApprovalSettings, error) {
 	approve, timeout := c.QueryParam("approve"), c.QueryParam("approvalTimeout")
 	switch approve {
 	case "":
@@ -36,7 +36,7 @@ func approvalParam(c echo.Context) (*workflows.ApprovalSettings, error) {
 	default:
 		return nil, badRequest("approve %q: the only value is \"required\"", approve)
 	}
-	set := &workflows.ApprovalSettings{}
+	set := &contract.ApprovalSettings{}
 	if timeout != "" {
 		d, err := time.ParseDuration(timeout)
 		if err != nil || d <= 0 || d > maxApprovalTimeout {
@@ -92,7 +92,7 @@ func (s *server) answerApproval(c echo.Context, approve bool) error {
 	// The API waits for the check (a dry-run's reads) past the write
 	// timeout.
 	extendWriteDeadline(c, s.cfg.WaitTimeout+time.Minute)
-	res, err := s.exec.Approve(c.Request().Context(), id, workflows.ApprovalRequest{
+	res, err := s.exec.Approve(c.Request().Context(), id, model.ApprovalRequest{
 		Approve: approve, Comment: req.Comment, By: principal(c),
 	})
 	var moved *starter.PlanMovedError

@@ -10,7 +10,6 @@ import (
 	"github.com/cairn-io/cairn/contract"
 	"github.com/cairn-io/cairn/model"
 	"github.com/cairn-io/cairn/starter"
-	"github.com/cairn-io/cairn/workflows"
 )
 
 // Executions starts and queries executions (Temporal workflows); the
@@ -36,9 +35,9 @@ type Executions interface {
 	Graph(ctx context.Context, id string) ([]model.StepDeps, error)
 	// Steps answers a page of the execution's step states from offset, at
 	// most limit (0: as many as fit in one answer).
-	Steps(ctx context.Context, id string, offset, limit int) (*workflows.Progress, error)
+	Steps(ctx context.Context, id string, offset, limit int) (*model.ProgressPage, error)
 	// Approve approves or rejects a plan awaiting approval.
-	Approve(ctx context.Context, id string, req workflows.ApprovalRequest) (*model.Approval, error)
+	Approve(ctx context.Context, id string, req model.ApprovalRequest) (*model.Approval, error)
 }
 
 // Lister lists the existing objects of a kind on the control plane, sorted

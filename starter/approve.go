@@ -40,7 +40,7 @@ func (e *PlanMovedError) Error() string {
 // stack or a planned resource moved, *ConflictError when another apply of
 // the stack runs (the plan keeps waiting), ErrNotAwaiting otherwise.
 // Cost: the approval plans the package again (a dry-run's reads).
-func (s *Starter) Approve(ctx context.Context, id string, req workflows.ApprovalRequest) (*model.Approval, error) {
+func (s *Starter) Approve(ctx context.Context, id string, req model.ApprovalRequest) (*model.Approval, error) {
 	wfID, runID, info, err := s.describeOurs(ctx, id)
 	if err != nil {
 		return nil, err

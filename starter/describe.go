@@ -31,7 +31,7 @@ type Execution struct {
 	StartedAt  *model.Time           `json:"startedAt,omitempty"`
 	ClosedAt   *model.Time           `json:"closedAt,omitempty"`
 	// Progress is the latest progress query answer (counts and steps).
-	Progress *workflows.Progress `json:"progress,omitempty"`
+	Progress *model.ProgressPage `json:"progress,omitempty"`
 	// Steps are every step's live state (a page of them for huge runs).
 	Steps []model.StepProgress `json:"steps"`
 	// Plan is a finished dry-run's plan; Report a finished apply's or
@@ -200,13 +200,13 @@ func (s *Starter) storedPlan(ctx context.Context, execID string, fallback *model
 // Progress queries an execution's progress: every step's status from
 // offset, at most limit entries (0: as many as fit in one answer). A
 // sharded execution answers with its running shard's steps.
-func (s *Starter) Progress(ctx context.Context, id string, offset, limit int) (*workflows.Progress, error) {
+func (s *Starter) Progress(ctx context.Context, id string, offset, limit int) (*model.ProgressPage, error) {
 	wfID, runID := ParseExecutionID(id)
 	return s.progress(ctx, wfID, runID, offset, limit)
 }
 
-func (s *Starter) progress(ctx context.Context, wfID, runID string, offset, limit int) (*workflows.Progress, error) {
-	var p workflows.Progress
+func (s *Starter) progress(ctx context.Context, wfID, runID string, offset, limit int) (*model.ProgressPage, error) {
+	var p model.ProgressPage
 	v, err := s.c.QueryWorkflow(ctx, wfID, runID, workflows.ProgressQuery, offset, limit)
 	if err != nil {
 		return nil, notFoundOr(err, ExecutionID(wfID, runID))
@@ -216,7 +216,7 @@ func (s *Starter) progress(ctx context.Context, wfID, runID string, offset, limi
 	}
 	if p.Shard != nil && p.Shard.WorkflowID != "" {
 		// The running shard knows its steps and who waits.
-		var child workflows.Progress
+		var child model.ProgressPage
 		if v, err := s.c.QueryWorkflow(ctx, p.Shard.WorkflowID, "", workflows.ProgressQuery, offset, limit); err == nil && v.Get(&child) == nil {
 			p.Steps, p.Waiting, p.Running, p.Entries, p.Offset = child.Steps, child.Waiting, child.Running, child.Entries, child.Offset
 			p.Done += child.Done

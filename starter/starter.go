@@ -18,6 +18,7 @@ import (
 	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/temporal"
 
+	"github.com/cairn-io/cairn/contract"
 	"github.com/cairn-io/cairn/internal/searchattr"
 	"github.com/cairn-io/cairn/model"
 	"github.com/cairn-io/cairn/store"
@@ -107,7 +108,7 @@ type StackRun struct {
 	Params string
 	// Approval has a dry-run wait for approval and apply its plan once
 	// approved (an approved plan).
-	Approval *workflows.ApprovalSettings
+	Approval *contract.ApprovalSettings
 }
 
 // Workflow ids: one apply or destroy per stack at a time (the workflows

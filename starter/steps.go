@@ -3,7 +3,7 @@ package starter
 import (
 	"context"
 
-	"github.com/cairn-io/cairn/workflows"
+	"github.com/cairn-io/cairn/model"
 )
 
 // Steps pages through an execution's step states: the progress query's
@@ -12,7 +12,7 @@ import (
 // refuses, with ErrNotFound, a workflow that is not one of Cairn's
 // executions. Cost: a describe and one progress query (two for a sharded
 // execution).
-func (s *Starter) Steps(ctx context.Context, id string, offset, limit int) (*workflows.Progress, error) {
+func (s *Starter) Steps(ctx context.Context, id string, offset, limit int) (*model.ProgressPage, error) {
 	wfID, _, info, err := s.describeOurs(ctx, id)
 	if err != nil {
 		return nil, err

@@ -41,25 +41,12 @@ const ApprovalUpdate = "approval"
 // destroy of the stack runs; the plan keeps waiting.
 const StackBusyType = "StackBusy"
 
-// AwaitingApproval is Progress.Awaiting while a plan waits for approval.
+// AwaitingApproval is model.ProgressPage.Awaiting while a plan waits for
+// approval.
 const AwaitingApproval = "approval"
 
 // maxApprovalComment bounds an approval's comment (bytes).
 const maxApprovalComment = 2000
-
-// ApprovalSettings make a dry-run wait for approval; Timeout 0 waits
-// until a decision or cancellation.
-type ApprovalSettings struct {
-	Timeout time.Duration `json:"timeout,omitempty"`
-}
-
-// ApprovalRequest is an operator's answer to a waiting plan. By names who
-// answered (the name of the API token used); never a secret.
-type ApprovalRequest struct {
-	Approve bool   `json:"approve"`
-	Comment string `json:"comment,omitempty"`
-	By      string `json:"by,omitempty"`
-}
 
 // ApprovedPlan tells an apply it runs a plan approved in execution Plan,
 // made when the stack's last execution was Base: it refuses to run when
@@ -164,7 +151,7 @@ func awaitApproval(ctx workflow.Context, t *tracker, opts ExecOptions, in DryRun
 
 // validate accepts a decision only while the plan waits and no other is
 // being checked.
-func (a *approvalRun) validate(req ApprovalRequest) error {
+func (a *approvalRun) validate(req model.ApprovalRequest) error {
 	if len(req.Comment) > maxApprovalComment {
 		return fmt.Errorf("comment is longer than %d bytes", maxApprovalComment)
 	}
@@ -182,7 +169,7 @@ func (a *approvalRun) validate(req ApprovalRequest) error {
 // starts the apply; it answers once the apply started, or with
 // PlanMovedType (the plan ended as stale) or StackBusyType (it keeps
 // waiting).
-func (a *approvalRun) decide(ctx workflow.Context, req ApprovalRequest) (model.Approval, error) {
+func (a *approvalRun) decide(ctx workflow.Context, req model.ApprovalRequest) (model.Approval, error) {
 	a.busy = true
 	defer func() { a.busy = false }()
 	if !req.Approve {
@@ -210,7 +197,7 @@ func (a *approvalRun) decide(ctx workflow.Context, req ApprovalRequest) (model.A
 	return a.state, nil
 }
 
-func (a *approvalRun) decided(ctx workflow.Context, req ApprovalRequest) {
+func (a *approvalRun) decided(ctx workflow.Context, req model.ApprovalRequest) {
 	at := workflow.Now(ctx)
 	a.state.By, a.state.Comment, a.state.At = req.By, req.Comment, &at
 }

@@ -77,7 +77,7 @@ func TestApprovalWorkflow(t *testing.T) {
 			var updErr error
 			if tt.answer != nil {
 				env.RegisterDelayedCallback(func() {
-					var p Progress
+					var p model.ProgressPage
 					v, err := env.QueryWorkflow(ProgressQuery, 0, 0)
 					require.NoError(t, err)
 					require.NoError(t, v.Get(&p))
@@ -92,12 +92,12 @@ func TestApprovalWorkflow(t *testing.T) {
 								upd = res.(model.Approval)
 							}
 						},
-					}, ApprovalRequest{Approve: tt.answer.approve, By: "alice", Comment: "ok"})
+					}, model.ApprovalRequest{Approve: tt.answer.approve, By: "alice", Comment: "ok"})
 				}, tt.answer.at)
 			}
 			env.ExecuteWorkflow(DryRunWorkflow, DryRunInput{
 				Settings: Settings{ExecutionID: id}, StackID: "s1", SnapshotHash: "h1",
-				Approval: &ApprovalSettings{Timeout: tt.timeout},
+				Approval: &contract.ApprovalSettings{Timeout: tt.timeout},
 			})
 			require.True(t, env.IsWorkflowCompleted())
 			require.NoError(t, env.GetWorkflowError())

@@ -18,8 +18,8 @@ import (
 // child carries the attribute and tells its parent with AwaitingSignal, so
 // the execution users see (the parent) carries it too.
 
-// AwaitingDecision is Progress.Awaiting, and CairnAwaiting, while a step
-// waits for an operator's decision.
+// AwaitingDecision is model.ProgressPage.Awaiting, and CairnAwaiting,
+// while a step waits for an operator's decision.
 const AwaitingDecision = "decision"
 
 // AwaitingSignal is the signal a shard child sends its parent when what

@@ -67,11 +67,11 @@ func sendDecision(t *testing.T, env *testsuite.TestWorkflowEnvironment, id strin
 	require.NoError(t, env.UpdateWorkflowByID(id, DecisionUpdate, "d-"+string(action), cb, model.DecisionRequest{Action: action}))
 }
 
-func queryProgress(t *testing.T, env *testsuite.TestWorkflowEnvironment) Progress {
+func queryProgress(t *testing.T, env *testsuite.TestWorkflowEnvironment) model.ProgressPage {
 	t.Helper()
 	v, err := env.QueryWorkflow(ProgressQuery, 0, 0)
 	require.NoError(t, err)
-	var p Progress
+	var p model.ProgressPage
 	require.NoError(t, v.Get(&p))
 	return p
 }
@@ -110,7 +110,7 @@ func TestPauseSetsCairnAwaiting(t *testing.T) {
 			env := newEnv(t, f)
 			u := recordUpserts(env)
 			var during []string
-			var paused Progress
+			var paused model.ProgressPage
 			if tt.answer != nil {
 				env.RegisterDelayedCallback(func() {
 					paused = queryProgress(t, env)
@@ -148,7 +148,7 @@ func TestShardPauseSetsCairnAwaitingOnTheParent(t *testing.T) {
 	env := newEnv(t, f)
 	u := recordUpserts(env)
 	var during []string
-	var paused Progress
+	var paused model.ProgressPage
 	env.RegisterDelayedCallback(func() {
 		paused = queryProgress(t, env)
 		during = u.awaited()
@@ -177,7 +177,7 @@ func TestPauseBegunUnderAnOlderBuildKeepsItsHistory(t *testing.T) {
 	env := newEnv(t, f)
 	u := recordUpserts(env)
 	env.OnGetVersion(awaitingChange, workflow.DefaultVersion, 1).Return(workflow.DefaultVersion)
-	var paused Progress
+	var paused model.ProgressPage
 	env.RegisterDelayedCallback(func() {
 		paused = queryProgress(t, env)
 		sendDecision(t, env, "", model.DecisionRetry)

@@ -139,19 +139,25 @@ func (e *Executor) applyDecision(ctx workflow.Context) {
 				}
 			}
 			e.sched.Retry(i)
-			return
+		} else {
+			e.sched.Skip(i)
 		}
-		e.sched.Skip(i)
 	case model.DecisionRollback:
 		e.sched.Abandon(i)
 		e.failed(i, msg)
-		e.stopping, e.rollback = true, true
+		e.to(evRollback)
 		e.failWaiting()
+		return
 	case model.DecisionAbort:
 		e.sched.Abandon(i)
 		e.failed(i, msg)
-		e.stopping, e.aborted = true, true
+		e.halt.aborted = true
+		e.to(evStop)
 		e.failWaiting()
+		return
+	}
+	if e.sched.Count(dag.Held) == 0 {
+		e.to(evAnswered)
 	}
 }
 

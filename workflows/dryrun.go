@@ -20,7 +20,7 @@ type DryRunInput struct {
 	Params string `json:"params,omitempty"`
 	// Approval, when set, has the plan wait for approval and, approved,
 	// applied (see approval.go).
-	Approval *ApprovalSettings `json:"approval,omitempty"`
+	Approval *contract.ApprovalSettings `json:"approval,omitempty"`
 }
 
 // DryRunResult is a plan's summary; the plan's steps are in the store

@@ -26,27 +26,22 @@ type Executor struct {
 	sched *dag.Scheduler
 	state []unitState
 
-	done []completion // finished activities not yet taken in
-	seq  int          // completion counter, for reverse-order compensation
+	// phase is where the run stands (see phase.go); halt why it stopped.
+	phase phase
+	halt  halt
 
-	stopping  bool // no new units
-	rollback  bool // compensate at the end
-	aborted   bool
-	cancelled bool
-	cause     string
+	done      []completion // finished activities not yet taken in
+	seq       int          // completion counter, for reverse-order compensation
 	decisions []*pendingDecision
-	// stopped is set once the run loop is over: units never started were
-	// skipped.
-	stopped bool
-	// undoing is set by CompensateAll: every unit counts as succeeded.
-	undoing bool
 
+	// saga holds each unit's compensation, registered as the unit
+	// completes (see compensation.go).
+	saga         saga
 	compFailures []model.StepError
 	// recreated maps step ids to the new ids of objects compensations
 	// created again.
-	recreated  map[string]string
-	rolledBack bool
-	final      *Outcome
+	recreated map[string]string
+	final     *Outcome
 	// notifiedOutside are steps of earlier shards that changed and
 	// refresh steps here (see refresh.go).
 	notifiedOutside map[string]bool
@@ -62,10 +57,6 @@ type unitState struct {
 	runs     int
 	attempts int
 	seq      int // completion order; 0 = never completed
-	// uncertain marks a unit interrupted or failed as a whole: which of its
-	// steps changed is unknown, so compensation checks every step. A unit
-	// whose failed step reported nothing to undo is not uncertain.
-	uncertain bool
 	// tolerated marks a failure within its group's fault tolerance.
 	tolerated bool
 	// cancelled marks a unit whose activity was cancelled.
@@ -98,6 +89,7 @@ func NewExecutor(ctx workflow.Context, opts ExecOptions, units []contract.Unit, 
 		opts:  opts.withDefaults(ctx),
 		units: units,
 		state: make([]unitState, len(units)),
+		saga:  newSaga(len(units)),
 	}
 	if len(units) > 0 {
 		e.base = units[0].Index
@@ -156,7 +148,7 @@ func (e *Executor) local(global int) (int, bool) {
 // Register installs the progress query and the decision Update on the
 // workflow; sharded parents install their own instead.
 func (e *Executor) Register(ctx workflow.Context) error {
-	if err := workflow.SetQueryHandler(ctx, ProgressQuery, func(offset, limit int) (*Progress, error) {
+	if err := workflow.SetQueryHandler(ctx, ProgressQuery, func(offset, limit int) (*model.ProgressPage, error) {
 		return e.Progress(offset, limit), nil
 	}); err != nil {
 		return err
@@ -165,139 +157,6 @@ func (e *Executor) Register(ctx workflow.Context) error {
 		e.Decide,
 		workflow.UpdateHandlerOptions{Validator: e.ValidateDecision},
 	)
-}
-
-// Run executes the units and returns how it went. It returns an error only
-// for a broken workflow, never for failed steps (see Outcome).
-//
-// Each turn it starts what the scheduler hands out, waits for a unit to
-// finish, a decision or cancellation, and takes them in, until nothing
-// runs, waits or is left to start; then it compensates if it must.
-func (e *Executor) Run(ctx workflow.Context) (*Outcome, error) {
-	// The loop and its activities run on a context that the workflow's
-	// cancellation does not reach, so in-flight results are still collected
-	// and changes can be compensated; a watcher turns cancellation into a
-	// flag and cancels the step activities explicitly.
-	loopCtx, _ := workflow.NewDisconnectedContext(ctx)
-	actCtx, cancelActs := workflow.WithCancel(loopCtx)
-	cancelRequested := false
-	workflow.Go(ctx, func(c workflow.Context) {
-		c.Done().Receive(c, nil)
-		cancelRequested = true
-	})
-
-	e.updateDetails(loopCtx)
-	for {
-		if cancelRequested && !e.cancelled {
-			e.cancel()
-			cancelActs()
-		}
-		e.launch(actCtx, loopCtx)
-		if e.sched.Running() == 0 && e.sched.Count(dag.Held) == 0 && len(e.done) == 0 && len(e.decisions) == 0 {
-			break
-		}
-		if err := workflow.Await(loopCtx, func() bool {
-			return len(e.done) > 0 || e.hasDecision() || (cancelRequested && !e.cancelled)
-		}); err != nil {
-			return nil, err
-		}
-		for len(e.done) > 0 {
-			c := e.done[0]
-			e.done = e.done[1:]
-			e.complete(loopCtx, c)
-		}
-		for e.hasDecision() {
-			e.applyDecision(loopCtx)
-		}
-		e.updateDetails(loopCtx)
-		e.markAwaiting(loopCtx)
-	}
-	e.markAwaiting(loopCtx) // a cancellation ended the wait
-	e.finishPending()
-	if e.rollback {
-		e.compensate(loopCtx)
-	}
-	e.final = e.outcome()
-	e.updateDetails(loopCtx)
-	return e.final, nil
-}
-
-// cancel stops the run on the workflow's cancellation: nothing new starts,
-// units waiting for a decision fail, and an apply rolls back.
-func (e *Executor) cancel() {
-	e.cancelled = true
-	e.stopping = true
-	if e.cause == "" {
-		e.cause = "execution cancelled"
-	}
-	if e.opts.RollbackOnCancel {
-		e.rollback = true
-	}
-	for _, i := range e.sched.Held() {
-		e.sched.Abandon(i)
-	}
-}
-
-// finishPending marks what never started once the run stopped.
-func (e *Executor) finishPending() {
-	e.stopped = true
-	for i := range e.units {
-		if s := e.sched.State(i); s == dag.Pending || s == dag.Ready {
-			e.state[i].err = "not started: the execution stopped"
-		}
-	}
-}
-
-// status is unit i's status in the report and the progress query.
-func (e *Executor) status(i int) model.Status {
-	st := &e.state[i]
-	if e.undoing {
-		if st.rolledBack {
-			return model.StatusRolledBack
-		}
-		return model.StatusSucceeded
-	}
-	switch e.sched.State(i) {
-	case dag.Running:
-		return model.StatusRunning
-	case dag.Held:
-		return model.StatusWaiting
-	case dag.Succeeded:
-		if st.rolledBack {
-			return model.StatusRolledBack
-		}
-		return model.StatusSucceeded
-	case dag.Skipped:
-		return model.StatusSkipped
-	case dag.Failed:
-		if st.cancelled {
-			return model.StatusCanceled
-		}
-		return model.StatusFailed
-	case dag.UpstreamFailed:
-		return model.StatusDepFailed
-	}
-	if e.stopped {
-		return model.StatusSkipped
-	}
-	return model.StatusPending
-}
-
-// unitError is the error shown for unit i: its own, or for a unit that
-// never ran, which dependency kept it from running.
-func (e *Executor) unitError(i int) string {
-	dep, ok := e.sched.Cause(i)
-	switch {
-	case !ok:
-		return e.state[i].err
-	case dep < 0:
-		return "a dependency in an earlier shard failed"
-	case e.sched.State(dep) == dag.UpstreamFailed:
-		return "dependency " + e.units[dep].Step + " did not run"
-	case e.state[dep].cancelled:
-		return "cancelled"
-	}
-	return "dependency " + e.units[dep].Step + " failed"
 }
 
 // capKey names the units that share a strategy cap: the copies of one task,

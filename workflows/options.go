@@ -42,8 +42,14 @@ const (
 	handoverAttempts = 10
 )
 
-// shortKinds are the kinds whose steps are quick local work.
-var shortKinds = map[string]bool{"file": true, "directory": true, "group": true, "stage": true, "skipped": true}
+// shortKind reports whether steps of kind are quick local work.
+func shortKind(kind string) bool {
+	switch kind {
+	case "file", "directory", "group", "stage", "skipped":
+		return true
+	}
+	return false
+}
 
 // NodeTaskQueue is the task queue a node's worker polls: the server's own
 // worker for local nodes, `cairn agent` for agent nodes. The name is
@@ -126,7 +132,7 @@ func (o ExecOptions) stepActivityOptions(u *contract.Unit) workflow.ActivityOpti
 		timeout, metaTimeout = d, true
 	}
 	switch {
-	case shortKinds[u.Kind] && !metaTimeout:
+	case shortKind(u.Kind) && !metaTimeout:
 		timeout = min(timeout, ShortUnitTimeout)
 	case u.Count > 1:
 		// A unit runs its steps one after another at worst: each gets the

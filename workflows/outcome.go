@@ -49,7 +49,8 @@ const (
 
 // outcome builds the report once the run is over.
 func (e *Executor) outcome() *Outcome {
-	o := &Outcome{Cause: e.cause, Cancelled: e.cancelled, Aborted: e.aborted, RolledBack: e.rolledBack, Recreated: e.recreated}
+	rolledBack := e.phase == phaseRolledBack
+	o := &Outcome{Cause: e.halt.cause, Cancelled: e.halt.cancelled, Aborted: e.halt.aborted, RolledBack: rolledBack, Recreated: e.recreated}
 	env, secrets := map[string]bool{}, map[string]bool{}
 	tolerated := 0 // failed steps within their group's tolerance
 	for i := range e.units {
@@ -118,8 +119,8 @@ func (e *Executor) outcome() *Outcome {
 		}
 	}
 	o.Report.CompensationFailures = e.compFailures
-	o.Report.RolledBack = e.rolledBack
-	o.Failed = o.Report.Failed > tolerated || e.cancelled || e.aborted
+	o.Report.RolledBack = rolledBack
+	o.Failed = o.Report.Failed > tolerated || e.halt.cancelled || e.halt.aborted
 	o.MissingEnv = sortedKeys(env)
 	o.MissingSecrets = sortedKeys(secrets)
 	return o

@@ -15,27 +15,6 @@ import (
 // step's status, page by page, and keeps the one-line current details the
 // Temporal UI shows up to date.
 
-// Progress is the answer of the progress query.
-type Progress struct {
-	ExecutionID string                `json:"executionId"`
-	Status      model.ExecutionStatus `json:"status"`
-	Total       int                   `json:"total"`   // steps
-	Done        int                   `json:"done"`    // steps finished
-	Running     int                   `json:"running"` // units in flight
-	Waiting     []string              `json:"waiting,omitempty"`
-	// Awaiting is "decision" while a step waits for one, "approval"
-	// while a plan does; Approval where a plan's approval stands.
-	Awaiting string               `json:"awaiting,omitempty"`
-	Approval *model.Approval      `json:"approval,omitempty"`
-	Offset   int                  `json:"offset"`
-	Entries  int                  `json:"entries"` // step entries in all
-	Steps    []model.StepProgress `json:"steps"`
-	Report   *model.Report        `json:"report,omitempty"`
-	// Shard is set on a sharded execution: the running shard's workflow
-	// answers for its steps and takes decisions.
-	Shard *ShardProgress `json:"shard,omitempty"`
-}
-
 // A query answer stays far below Temporal's payload limit: at most
 // maxProgressSteps entries and about maxProgressBytes; the caller pages on
 // with offset.
@@ -56,11 +35,11 @@ func approxSize(sp *model.StepProgress) int {
 // Progress lists every step's status from offset, at most limit entries
 // (0 = as many as fit). A unit of several steps that has not reported yet
 // lists the steps it names, or is one entry.
-func (e *Executor) Progress(offset, limit int) *Progress {
+func (e *Executor) Progress(offset, limit int) *model.ProgressPage {
 	if limit <= 0 || limit > maxProgressSteps {
 		limit = maxProgressSteps
 	}
-	p := &Progress{ExecutionID: e.opts.ExecutionID, Offset: offset, Status: model.ExecRunning, Steps: []model.StepProgress{}}
+	p := &model.ProgressPage{ExecutionID: e.opts.ExecutionID, Offset: offset, Status: model.ExecRunning, Steps: []model.StepProgress{}}
 	if e.sched.Count(dag.Held) > 0 {
 		p.Status, p.Awaiting = model.ExecWaiting, AwaitingDecision
 	}
@@ -185,14 +164,6 @@ func (e *Executor) stepStatus(i int, unit model.Status, r contract.StepResult) m
 	return model.StatusSucceeded
 }
 
-func finished(s model.Status) bool {
-	switch s {
-	case model.StatusPending, model.StatusRunning, model.StatusWaiting:
-		return false
-	}
-	return true
-}
-
 // stepName is the name part of "kind/name@node" or "task@node".
 func stepName(id string) string {
 	if _, after, ok := strings.Cut(id, "/"); ok {
@@ -223,10 +194,10 @@ func (e *Executor) updateDetails(ctx workflow.Context) {
 		}
 		line += "; waiting for decision on " + strings.Join(names, ", ")
 	}
-	if e.cause != "" {
-		line += "; failed: " + e.cause
+	if e.halt.cause != "" {
+		line += "; failed: " + e.halt.cause
 	}
-	if e.rolledBack {
+	if e.phase == phaseRolledBack {
 		line += "; rolled back"
 	}
 	workflow.SetCurrentDetails(ctx, line)

@@ -208,17 +208,9 @@ func mergeSorted(a, b []string) []string {
 	return sortedKeys(set)
 }
 
-// ShardProgress says where a sharded execution is; the active shard's own
-// progress query lists its steps.
-type ShardProgress struct {
-	Shards     int    `json:"shards"`
-	Active     int    `json:"active"`
-	WorkflowID string `json:"workflowId,omitempty"`
-}
-
-func (s *shardRun) progress(execID string, final *Outcome) *Progress {
-	p := &Progress{ExecutionID: execID, Status: model.ExecRunning, Total: s.plan.Steps, Done: s.finished, Steps: []model.StepProgress{}}
-	p.Shard = &ShardProgress{Shards: len(s.plan.Shards), Active: s.active, WorkflowID: s.activeID}
+func (s *shardRun) progress(execID string, final *Outcome) *model.ProgressPage {
+	p := &model.ProgressPage{ExecutionID: execID, Status: model.ExecRunning, Total: s.plan.Steps, Done: s.finished, Steps: []model.StepProgress{}}
+	p.Shard = &model.ShardProgress{Shards: len(s.plan.Shards), Active: s.active, WorkflowID: s.activeID}
 	if s.childAwaits != "" {
 		p.Status, p.Awaiting = model.ExecWaiting, s.childAwaits
 	}

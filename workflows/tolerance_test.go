@@ -210,7 +210,7 @@ func stepStatuses(t *testing.T, env *testsuite.TestWorkflowEnvironment) map[stri
 	t.Helper()
 	v, err := env.QueryWorkflow(ProgressQuery, 0, 0)
 	require.NoError(t, err)
-	var p Progress
+	var p model.ProgressPage
 	require.NoError(t, v.Get(&p))
 	out := map[string]model.Status{}
 	for _, sp := range p.Steps {

@@ -1,12 +1,8 @@
 package workflows
 
 import (
-	"errors"
 	"fmt"
-	"strings"
 
-	enumspb "go.temporal.io/api/enums/v1"
-	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/cairn-io/cairn/contract"
@@ -28,10 +24,10 @@ type completion struct {
 	err  error
 }
 
-// launch starts the units the scheduler hands out, unless the run stops
-// or waits for a decision.
+// launch starts the units the scheduler hands out while the run is
+// running: not while it waits for a decision or drains.
 func (e *Executor) launch(actCtx, loopCtx workflow.Context) {
-	if e.stopping || e.sched.Count(dag.Held) > 0 {
+	if e.phase != phaseRunning {
 		return
 	}
 	for {
@@ -73,7 +69,9 @@ func (e *Executor) start(actCtx, loopCtx workflow.Context, i int) {
 	})
 }
 
-// complete takes in one finished unit.
+// complete takes in one finished unit: its results or error, its
+// compensation registered in the saga beside them (what a rollback would
+// undo of it), then what follows for the run (succeed, skip or fail).
 func (e *Executor) complete(ctx workflow.Context, c completion) {
 	i := c.unit
 	u := &e.units[i]
@@ -86,10 +84,10 @@ func (e *Executor) complete(ctx workflow.Context, c completion) {
 		st.attempts += failedAttempts(c.err)
 		msg := e.describe(u, c.err)
 		st.err = msg
+		st.results = nil
 		// A unit that failed as a whole may have changed something,
 		// unless its step says it left nothing to undo.
-		st.uncertain = !nothingToUndo(c.err)
-		st.results = nil
+		e.saga.failedAsAWhole(i, nothingToUndo(c.err))
 		if isCancellation(c.err) {
 			st.cancelled = true
 			e.sched.Abandon(i)
@@ -100,6 +98,7 @@ func (e *Executor) complete(ctx workflow.Context, c completion) {
 	}
 	st.attempts += max(c.res.Attempt, 1)
 	st.results = c.res.Steps
+	e.saga.ran(i, c.res.Steps)
 	st.err = ""
 	for _, r := range c.res.Steps {
 		if r.Outcome == model.OutcomeFailed {
@@ -128,18 +127,21 @@ func allSkipped(steps []contract.StepResult) bool {
 	return len(steps) > 0
 }
 
-// fail handles a unit that failed after its retries.
+// fail handles a unit that failed after its retries: skipped with
+// fail_on_error false, within its group's tolerance, held for a decision
+// under OnFailure pause (unless the run drains), or failed.
 func (e *Executor) fail(i int, msg string) {
 	if e.units[i].ContinueOnError {
 		e.sched.Skip(i)
 		return
 	}
-	hold := e.opts.OnFailure == model.OnFailurePause && !e.stopping
+	hold := e.opts.OnFailure == model.OnFailurePause && !e.phase.drains()
 	if e.sched.Fail(i, hold) {
 		e.state[i].tolerated = true
 		return
 	}
 	if e.sched.State(i) == dag.Held {
+		e.to(evHeld)
 		return
 	}
 	e.failed(i, msg)
@@ -148,91 +150,24 @@ func (e *Executor) fail(i int, msg string) {
 // failed records the cause of a definitive failure and applies OnFailure;
 // the scheduler has already failed the unit and its dependents.
 func (e *Executor) failed(i int, msg string) {
-	if e.cause == "" {
+	if e.halt.cause == "" {
 		// A step's failure names its step; an activity's, its unit.
-		e.cause = msg
+		cause := msg
 		if len(e.state[i].results) == 0 {
-			e.cause = e.units[i].Summary + ": " + msg
+			cause = e.units[i].Summary + ": " + msg
 		}
 		if g := e.units[i].Group; g != "" {
 			if n, limit, ok := e.sched.Failures(g); ok && n > 0 {
-				e.cause = fmt.Sprintf("group %s: %d nodes failed, fault_tolerance allows %d (first failure: %s)",
-					g, n, limit, e.cause)
+				cause = fmt.Sprintf("group %s: %d nodes failed, fault_tolerance allows %d (first failure: %s)",
+					g, n, limit, cause)
 			}
 		}
+		e.halt.cause = cause
 	}
 	switch e.opts.OnFailure {
 	case model.OnFailureRollback:
-		e.stopping = true
-		e.rollback = true
+		e.to(evRollback)
 	case model.OnFailureStop, model.OnFailurePause:
-		e.stopping = true
+		e.to(evStop)
 	}
-}
-
-func (e *Executor) describe(u *contract.Unit, err error) string {
-	var timeout *temporal.TimeoutError
-	if errors.As(err, &timeout) {
-		switch timeout.TimeoutType() {
-		case enumspb.TIMEOUT_TYPE_SCHEDULE_TO_START:
-			return fmt.Sprintf("node %s has no agent polling (task queue %s, waited %s)",
-				u.Node, e.opts.queueFor(u.Node), e.opts.NodeWait)
-		case enumspb.TIMEOUT_TYPE_HEARTBEAT:
-			return "worker stopped responding (heartbeat timeout)"
-		default:
-			return "timed out"
-		}
-	}
-	return ErrorMessage(err)
-}
-
-// ErrorMessage is the innermost meaningful message of an activity or
-// workflow error, without the SDK's wrapping ("workflow execution error
-// (type: …): …").
-func ErrorMessage(err error) string {
-	var app *temporal.ApplicationError
-	if errors.As(err, &app) {
-		return app.Message()
-	}
-	var canceled *temporal.CanceledError
-	if errors.As(err, &canceled) {
-		return "cancelled"
-	}
-	return err.Error()
-}
-
-func failedAttempts(err error) int {
-	var app *temporal.ApplicationError
-	if errors.As(err, &app) && app.HasDetails() {
-		var d contract.FailureDetails
-		if app.Details(&d) == nil && d.Attempt > 0 {
-			return d.Attempt
-		}
-	}
-	return 1
-}
-
-// nothingToUndo reports whether a failed unit's step left nothing for
-// Compensate to undo (see contract.FailureDetails).
-func nothingToUndo(err error) bool {
-	var app *temporal.ApplicationError
-	if errors.As(err, &app) && app.HasDetails() {
-		var d contract.FailureDetails
-		return app.Details(&d) == nil && d.NothingToUndo
-	}
-	return false
-}
-
-func isCancellation(err error) bool {
-	var canceled *temporal.CanceledError
-	return errors.As(err, &canceled)
-}
-
-// stepError is a step's error naming the step once: providers' errors
-// often start with the step's id already.
-func stepError(id, msg string) string {
-	if strings.HasPrefix(msg, id+": ") {
-		return msg
-	}
-	return id + ": " + msg
 }

@@ -24,8 +24,8 @@ func multiStep(i int, steps []string, deps ...int) contract.Unit {
 
 // decide sends a decision once the execution waits, after reading its
 // progress, and returns where both land.
-func decide(t *testing.T, env *testsuite.TestWorkflowEnvironment, req model.DecisionRequest) (progress **Progress, result *model.DecisionResult) {
-	progress, result = new(*Progress), new(model.DecisionResult)
+func decide(t *testing.T, env *testsuite.TestWorkflowEnvironment, req model.DecisionRequest) (progress **model.ProgressPage, result *model.DecisionResult) {
+	progress, result = new(*model.ProgressPage), new(model.DecisionResult)
 	env.RegisterDelayedCallback(func() {
 		v, err := env.QueryWorkflow(ProgressQuery, 0, 0)
 		if !assert.NoError(t, err) {
@@ -236,7 +236,7 @@ func TestProgressNamesTheStepsOfARunningUnit(t *testing.T) {
 			f.batches[0] = steps
 			f.hold["exec/a"] = 300 * time.Millisecond // the unit's Step: its hold is the unit's
 			env := newEnv(t, f)
-			var p Progress
+			var p model.ProgressPage
 			env.RegisterDelayedCallback(func() {
 				v, err := env.QueryWorkflow(ProgressQuery, 0, 0)
 				require.NoError(t, err)

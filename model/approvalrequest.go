@@ -1,0 +1,11 @@
+package model
+
+// ApprovalRequest is an operator's answer to a plan awaiting approval:
+// the argument of the workflows' "approval" Update, which the API builds
+// from POST /v1/executions/{id}/approve or /reject. By names who answered
+// (the name of the API token used); never a secret.
+type ApprovalRequest struct {
+	Approve bool   `json:"approve"`
+	Comment string `json:"comment,omitempty"`
+	By      string `json:"by,omitempty"`
+}

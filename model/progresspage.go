@@ -1,0 +1,35 @@
+package model
+
+// ProgressPage is the answer of an execution's "progress" query and of
+// GET /v1/executions/{id}/steps: the execution's status, its step counts
+// and one page of its step states, from Offset. Entries counts the step
+// states there are in all; a caller pages on with Offset. The workflow
+// keeps a page far below Temporal's payload limit (about a megabyte).
+type ProgressPage struct {
+	ExecutionID string          `json:"executionId"`
+	Status      ExecutionStatus `json:"status"`
+	Total       int             `json:"total"`   // steps
+	Done        int             `json:"done"`    // steps finished
+	Running     int             `json:"running"` // units in flight
+	Waiting     []string        `json:"waiting,omitempty"`
+	// Awaiting is "decision" while a step waits for one, "approval"
+	// while a plan does; Approval where a plan's approval stands.
+	Awaiting string         `json:"awaiting,omitempty"`
+	Approval *Approval      `json:"approval,omitempty"`
+	Offset   int            `json:"offset"`
+	Entries  int            `json:"entries"` // step entries in all
+	Steps    []StepProgress `json:"steps"`
+	Report   *Report        `json:"report,omitempty"`
+	// Shard is set on a sharded execution: the running shard's workflow
+	// answers for its steps and takes decisions.
+	Shard *ShardProgress `json:"shard,omitempty"`
+}
+
+// ShardProgress says where a sharded execution is: Active counts from 0
+// among Shards, and WorkflowID is the running shard's child workflow,
+// whose own progress query lists its steps.
+type ShardProgress struct {
+	Shards     int    `json:"shards"`
+	Active     int    `json:"active"`
+	WorkflowID string `json:"workflowId,omitempty"`
+}

@@ -1,0 +1,62 @@
+package workflows
+
+import (
+	"time"
+
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/cairn-io/cairn/contract"
+	"github.com/cairn-io/cairn/model"
+)
+
+// Settings are the knobs every execution accepts.
+type Settings struct {
+	// ExecutionID overrides the default id "<workflowID>.<runID>" (dry-runs
+	// use their unique workflow id).
+	ExecutionID string          `json:"executionId,omitempty"`
+	OnFailure   model.OnFailure `json:"onFailure,omitempty"`
+	Parallelism int             `json:"parallelism,omitempty"`
+	BatchSize   int             `json:"batchSize,omitempty"`
+	ShardUnits  int             `json:"shardUnits,omitempty"`
+	ClusterID   string          `json:"clusterId,omitempty"`
+	// ControlQueue serves control-plane steps; "" = the workflow's queue.
+	ControlQueue     string        `json:"controlQueue,omitempty"`
+	NodeWait         time.Duration `json:"nodeWait,omitempty"`
+	StepTimeout      time.Duration `json:"stepTimeout,omitempty"`
+	HeartbeatTimeout time.Duration `json:"heartbeatTimeout,omitempty"`
+	// RunGuards has a dry-run run exec guard commands (see ExecOptions).
+	RunGuards bool `json:"runGuards,omitempty"`
+}
+
+// ExecutionID is the id users see for the running workflow: unique per run
+// and URL-safe. It stays the same across a reset of the run.
+func ExecutionID(ctx workflow.Context, s Settings) string {
+	if s.ExecutionID != "" {
+		return s.ExecutionID
+	}
+	info := workflow.GetInfo(ctx)
+	run := info.FirstRunID
+	if run == "" {
+		run = info.WorkflowExecution.RunID
+	}
+	return info.WorkflowExecution.ID + "." + run
+}
+
+func (s Settings) execOptions(ctx workflow.Context, mode contract.Mode, onFailure model.OnFailure) ExecOptions {
+	if s.OnFailure != "" {
+		onFailure = s.OnFailure
+	}
+	return ExecOptions{
+		ExecutionID:      ExecutionID(ctx, s),
+		Mode:             mode,
+		OnFailure:        onFailure,
+		Parallelism:      s.Parallelism,
+		ControlQueue:     s.ControlQueue,
+		Cluster:          s.ClusterID,
+		NodeWait:         s.NodeWait,
+		StepTimeout:      s.StepTimeout,
+		HeartbeatTimeout: s.HeartbeatTimeout,
+		RollbackOnCancel: mode == contract.ModeApply,
+		RunGuards:        s.RunGuards,
+	}.withDefaults(ctx)
+}

@@ -1,0 +1,104 @@
+package workflows
+
+import (
+	"fmt"
+
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/cairn-io/cairn/contract"
+	"github.com/cairn-io/cairn/model"
+)
+
+// Every execution answers the "progress" query and takes the "decision"
+// Update through a tracker, from before its plan is prepared until it
+// closes: the tracker hands both to whatever runs at the time (the
+// executor, a sharded run, an approval awaited).
+
+// tracker answers the progress query through every stage of an execution and
+// forwards decisions to the executor running at the time.
+type tracker struct {
+	execID string
+	stage  string // preparing, running or finished, for the decision validator
+	ex     *Executor
+	shards *shardRun
+	final  *Outcome
+	// approval is set while and after a plan awaits approval.
+	approval *approvalRun
+}
+
+func newTracker(ctx workflow.Context, execID string) (*tracker, error) {
+	t := &tracker{execID: execID, stage: "preparing"}
+	if err := workflow.SetQueryHandler(ctx, ProgressQuery, t.progress); err != nil {
+		return nil, err
+	}
+	err := workflow.SetUpdateHandlerWithOptions(ctx, DecisionUpdate,
+		func(ctx workflow.Context, req model.DecisionRequest) (model.DecisionResult, error) {
+			return t.ex.Decide(ctx, req)
+		},
+		workflow.UpdateHandlerOptions{Validator: func(req model.DecisionRequest) error {
+			if t.ex == nil {
+				if t.shards != nil {
+					return fmt.Errorf("decisions go to the running shard %s", t.shards.activeID)
+				}
+				return fmt.Errorf("no step is waiting for a decision (execution is %s)", t.stage)
+			}
+			return t.ex.ValidateDecision(req)
+		}},
+	)
+	return t, err
+}
+
+func (t *tracker) progress(offset, limit int) (*model.ProgressPage, error) {
+	p, err := t.stepProgress(offset, limit)
+	if err == nil && t.approval != nil {
+		state := t.approval.state
+		p.Approval = &state
+		if state.Status == model.ApprovalAwaiting {
+			p.Status, p.Awaiting = model.ExecWaiting, AwaitingApproval
+		}
+	}
+	return p, err
+}
+
+func (t *tracker) stepProgress(offset, limit int) (*model.ProgressPage, error) {
+	switch {
+	case t.ex != nil:
+		p := t.ex.Progress(offset, limit)
+		if t.final != nil {
+			p.Status, p.Report = t.final.Status(), &t.final.Report
+		}
+		return p, nil
+	case t.shards != nil:
+		return t.shards.progress(t.execID, t.final), nil
+	}
+	p := &model.ProgressPage{ExecutionID: t.execID, Status: model.ExecRunning, Steps: []model.StepProgress{}}
+	if t.final != nil {
+		p.Status, p.Report = t.final.Status(), &t.final.Report
+	}
+	return p, nil
+}
+
+// execute runs a prepared plan, in this workflow or shard by shard in
+// child workflows when it is too large for one history, on the cluster
+// Prepare chose (the stack's recorded one when the input named none).
+func (t *tracker) execute(ctx workflow.Context, opts ExecOptions, plan *contract.PreparedPlan) (*Outcome, error) {
+	t.stage = "running"
+	if plan.ClusterID != "" {
+		opts.Cluster = plan.ClusterID
+	}
+	if len(plan.Shards) > 0 {
+		t.shards = &shardRun{plan: plan}
+		return t.shards.run(ctx, opts)
+	}
+	t.ex = NewExecutor(ctx, opts, plan.Units, nil)
+	return t.ex.Run(ctx)
+}
+
+// finish waits for update handlers still answering, so no decision is left
+// without a reply when the workflow closes.
+func (t *tracker) finish(ctx workflow.Context, o *Outcome) {
+	t.final = o
+	t.stage = "finished"
+	dctx, _ := workflow.NewDisconnectedContext(ctx)
+	_ = workflow.Await(dctx, func() bool { return workflow.AllHandlersFinished(dctx) })
+}
