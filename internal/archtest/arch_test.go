@@ -14,18 +14,13 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestArchitecture checks the module's production imports against rules.
-// It fails on a violation that is not in knownViolations, and on a known
-// violation that no longer occurs.
+// TestArchitecture checks the module's production imports against rules;
+// there are no exceptions.
 func TestArchitecture(t *testing.T) {
 	imports := moduleImports(t)
 	require.Contains(t, imports, module+"/api", "go list did not list the module's packages")
-	unexpected, stale := reconcile(check(rules, imports), knownViolations)
-	for _, v := range unexpected {
+	for _, v := range check(rules, imports) {
 		t.Errorf("forbidden import %s", v)
-	}
-	for _, e := range stale {
-		t.Errorf("known violation %s no longer occurs: delete it from knownViolations", e)
 	}
 }
 
@@ -101,12 +96,4 @@ func TestCheckRules(t *testing.T) {
 			assert.Equal(t, tt.want, got)
 		})
 	}
-}
-
-func TestReconcileFailsOnNewAndOnStaleViolations(t *testing.T) {
-	known := map[edge]string{{"api", "activities"}: "going", {"starter", "activities"}: "going"}
-	found := []violation{{edge{"api", "activities"}, "why"}, {edge{"api", "providers"}, "why"}}
-	unexpected, stale := reconcile(found, known)
-	assert.Equal(t, []violation{{edge{"api", "providers"}, "why"}}, unexpected, "a violation not known is reported")
-	assert.Equal(t, []edge{{"starter", "activities"}}, stale, "a known violation that is gone is reported")
 }

@@ -93,21 +93,3 @@ func check(rules []rule, imports map[string][]string) []violation {
 	slices.SortStableFunc(out, func(a, b violation) int { return strings.Compare(a.edge.String(), b.edge.String()) })
 	return out
 }
-
-// reconcile splits found against the known violations: unexpected are the
-// violations not known, stale the known edges no violation has any more.
-func reconcile(found []violation, known map[edge]string) (unexpected []violation, stale []edge) {
-	seen := map[edge]bool{}
-	for _, v := range found {
-		seen[v.edge] = true
-		if _, ok := known[v.edge]; !ok {
-			unexpected = append(unexpected, v)
-		}
-	}
-	for _, e := range slices.SortedFunc(maps.Keys(known), func(a, b edge) int { return strings.Compare(a.String(), b.String()) }) {
-		if !seen[e] {
-			stale = append(stale, e)
-		}
-	}
-	return unexpected, stale
-}

@@ -71,11 +71,3 @@ var rules = []rule{
 		why:    "nothing imports the composition root (server, worker, cmd): it wires the layers and sits above them all",
 	},
 }
-
-// knownViolations are edges that break a rule today and are being removed;
-// each must still occur (the test fails once one is gone, so that the entry
-// is deleted with it) and no other violation may. Empty this list as the
-// preparation refactor lands.
-var knownViolations = map[edge]string{
-	{"api", "workflows"}: "being removed by the preparation refactor",
-}
