@@ -3,13 +3,8 @@ package activities
 import (
 	"cmp"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -18,43 +13,15 @@ import (
 
 	"github.com/cairn-io/cairn/contract"
 	"github.com/cairn-io/cairn/expr"
-	"github.com/cairn-io/cairn/kinds"
 	"github.com/cairn-io/cairn/model"
 	"github.com/cairn-io/cairn/planner"
 	"github.com/cairn-io/cairn/providers"
 	"github.com/cairn-io/cairn/stepdata"
 )
 
-// knownAfterApply stands in, during a dry-run, for a value a dependency
-// only has once it is created.
-const knownAfterApply = "(known after apply)"
-
 // outputsRecord is a step's outputs record (stepdata.Outputs), under the
 // name the graph activities read it by.
 type outputsRecord = stepdata.Outputs
-
-// stepRun is one step going through an activity.
-type stepRun struct {
-	step    *planner.StoredStep
-	req     providers.Request
-	secrets []string // secret values the spec uses, to redact
-	missing expr.Missing
-	// verbose is the execution's verbose option, for kinds that run
-	// programs (set by resolve).
-	verbose bool
-	// prior is the before-state an earlier attempt recorded.
-	prior *stepdata.Before
-	plan  providers.Change
-	res   contract.StepResult
-	err   error
-	done  bool
-	// recalled marks a step an earlier attempt finished and recorded;
-	// recorded one whose outcome this attempt has recorded.
-	recalled, recorded bool
-	// planned: read and diffed; beforeKept: its before-state is stored;
-	// applied: its change was attempted.
-	planned, beforeKept, applied bool
-}
 
 // ApplyStep converges one step (reads, diffs and applies in one go), or
 // plans it with Noop. A provider failure fails the activity so Temporal
@@ -211,28 +178,6 @@ func (a *Activities) planAhead(ctx context.Context, in contract.UnitInput, u *un
 	return a.keepBefores(ctx, in.ExecutionID, ahead)
 }
 
-// keepBefores writes the before-states of the runs about to change
-// something, in one store write.
-func (a *Activities) keepBefores(ctx context.Context, execID string, runs []*stepRun) error {
-	befores := map[string][]byte{}
-	for _, r := range runs {
-		if r.done || r.prior != nil || r.beforeKept {
-			continue
-		}
-		raw, unkept, err := stepdata.EncodeBefore(r.plan, a.d.BeforeStateLimit)
-		if err != nil {
-			return err
-		}
-		if unkept > 0 {
-			r.res.Note = stepdata.NoRollbackNote(unkept, a.d.BeforeStateLimit)
-			a.log.Warn("before-state over the limit not kept", "step", r.step.ID, "bytes", unkept, "limit", a.d.BeforeStateLimit)
-		}
-		befores[r.step.ID] = raw
-		r.beforeKept = true
-	}
-	return a.d.Steps.PutStepDataBatch(ctx, execID, contract.DataBefore, befores)
-}
-
 // runWave plans and applies steps that are ready together.
 func (a *Activities) runWave(ctx, applyCtx context.Context, in contract.UnitInput, u *unitRun, wave []*stepRun) error {
 	a.each(wave, func(r *stepRun) {
@@ -278,41 +223,6 @@ func (a *Activities) runWave(ctx, applyCtx context.Context, in contract.UnitInpu
 // errHandBack ends a unit its stopping worker hands back.
 var errHandBack = fmt.Errorf("unit handed back: %w", contract.ErrWorkerStopping)
 
-// recordOutputs keeps what runs left for the stack record, dependents'
-// expressions and retried attempts, each run once.
-func (a *Activities) recordOutputs(ctx context.Context, execID string, runs []*stepRun) error {
-	outputs := map[string][]byte{}
-	for _, r := range runs {
-		if r.recalled || r.recorded || r.res.Outcome == model.OutcomeFailed || r.res.Outcome == model.OutcomeSkipped || r.req.Noop {
-			continue
-		}
-		raw, err := json.Marshal(r.outputs())
-		if err != nil {
-			return err
-		}
-		outputs[r.step.ID] = raw
-		r.recorded = true
-	}
-	return a.d.Steps.PutStepDataBatch(ctx, execID, contract.DataOutputs, outputs)
-}
-
-// outputs is what r leaves for the stack record and its dependents, with
-// the secrets its spec used redacted: outputs are stored in clear.
-func (r *stepRun) outputs() stepdata.Outputs {
-	return stepdata.Outputs{ID: r.res.ObjectID, Outputs: r.redactedOutputs(), Action: r.res.Action, Outcome: r.res.Outcome, Deleted: r.step.Delete, Refreshed: r.res.Refreshed}
-}
-
-// redactedOutputs are the outputs of r's object (an exec's stdout that
-// printed a secret it was given, an http body echoing one) with the
-// secrets its spec used redacted in every string, nested ones included.
-func (r *stepRun) redactedOutputs() map[string]any {
-	if len(r.secrets) == 0 || r.plan.After.Outputs == nil {
-		return r.plan.After.Outputs
-	}
-	out, _ := expr.RedactValue(r.plan.After.Outputs, r.secrets).(map[string]any)
-	return out
-}
-
 // each runs fn over the runs, a batch's steps StepConcurrency at a time:
 // they are independent of each other, and a file's write waits mostly on
 // the disk.
@@ -338,35 +248,6 @@ func (a *Activities) each(runs []*stepRun, fn func(*stepRun)) {
 	}
 	close(next)
 	wg.Wait()
-}
-
-// recall loads what earlier attempts left for the steps.
-func (a *Activities) recall(ctx context.Context, execID string, runs []*stepRun) error {
-	for _, r := range runs {
-		var out stepdata.Outputs
-		err := a.loadJSON(ctx, execID, r.step.ID, contract.DataOutputs, &out)
-		switch {
-		case err == nil:
-			r.res.Action, r.res.Outcome, r.res.ObjectID, r.res.Refreshed = out.Action, out.Outcome, out.ID, out.Refreshed
-			r.plan.After.ID, r.plan.After.Outputs = out.ID, out.Outputs
-			r.done, r.recalled = true, true
-			continue
-		case !notFound(err):
-			return err
-		}
-		var before stepdata.Before
-		err = a.loadJSON(ctx, execID, r.step.ID, contract.DataBefore, &before)
-		switch {
-		case err == nil:
-			r.prior = &before
-			if before.Unkept > 0 {
-				r.res.Note = stepdata.NoRollbackNote(before.Unkept, a.d.BeforeStateLimit)
-			}
-		case !notFound(err):
-			return err
-		}
-	}
-	return nil
 }
 
 // plan resolves a step's spec and reads and diffs it (a noop Converge).
@@ -470,151 +351,6 @@ func (a *Activities) apply(ctx context.Context, r *stepRun) {
 	a.log.Debug("step converged", "step", r.step.ID, "action", ch.Action, "outcome", ch.Outcome)
 }
 
-// nothingToUndo reports whether a failed step left nothing for Compensate
-// to undo: no before-state was recorded (it failed before changing
-// anything), or it is a command, which failing did not complete.
-func (r *stepRun) nothingToUndo() bool {
-	if r.prior == nil && !r.beforeKept {
-		return true
-	}
-	action := r.plan.Action
-	if r.prior != nil {
-		action = r.prior.Action
-	}
-	return action == model.ActionRun
-}
-
-func (r *stepRun) fail(err error) {
-	r.err = err
-	r.res.Outcome = model.OutcomeFailed
-	// The result names its step: the provider's own "kind/name: " prefix
-	// would say it twice.
-	msg := strings.TrimPrefix(err.Error(), strings.ToLower(r.req.Kind)+"/"+r.req.Name+": ")
-	r.res.Error = expr.Redact(msg, r.secrets)
-	r.done = true
-}
-
-func (r *stepRun) skip(why string) {
-	r.res.Action, r.res.Outcome, r.res.Error = model.ActionNoop, model.OutcomeSkipped, ""
-	r.res.Changes = []model.AttrChange{{Path: "skipped", New: why}}
-	r.done = true
-}
-
-// resolve turns the stored spec into the provider's input: env and secret
-// refs and expressions over the dependencies' outputs. Secrets are read
-// here, inside the activity, and never leave it.
-func (a *Activities) resolve(ctx context.Context, execID string, u *unitRun, r *stepRun, noop bool) (model.Spec, expr.Context, error) {
-	s := r.step
-	if !s.NeedsResolve() {
-		if s.Base == kinds.KindExternal {
-			params, err := a.unitParams(ctx, execID, u)
-			if err != nil {
-				return nil, expr.Context{}, err
-			}
-			r.verbose = params.Verbose
-		}
-		return s.Spec, expr.Context{}, nil // nothing to resolve: most files of a batch
-	}
-	deps := map[string]map[string]any{}
-	byID := map[string]map[string]any{}
-	for _, d := range planner.Deps(&s.Step) {
-		rec, ok := u.outputsOf(d)
-		var err error
-		if !ok {
-			err = a.loadJSON(ctx, execID, d, contract.DataOutputs, &rec)
-		}
-		if err != nil && !notFound(err) {
-			return nil, expr.Context{}, err
-		}
-		out := rec.DepOutputs()
-		if noop && out["id"] == nil {
-			out["id"] = knownAfterApply
-		}
-		if err != nil && !noop {
-			continue // the dependency was skipped; expressions over it fail by name
-		}
-		deps[d] = out
-		byID[d] = out
-		if base, _, ok := strings.Cut(d, "@"); ok {
-			deps[base] = out
-		}
-		deps[stepdata.StepName(d)] = out
-	}
-	aliases := stepdata.AliasRecords(s.DepAliases(), byID)
-	for alias, rec := range aliases {
-		deps[alias] = rec.(map[string]any)
-	}
-	params, err := a.unitParams(ctx, execID, u)
-	if err != nil {
-		return nil, expr.Context{}, err
-	}
-	r.verbose = params.Verbose
-	env, lookup := a.lookups(params)
-	// The redaction of this step's messages covers the execution's
-	// secrets as well as the worker's.
-	r.secrets = expr.SecretValues(s.Spec, lookup)
-	ectx := expr.Context{
-		Env: env, Secret: lookup, Deps: deps, Verbatim: s.Verbatim, Vars: params.Vars,
-		Node: map[string]any{"name": stepdata.NodeName(s.Node), "id": stepdata.NodeName(s.Node)},
-	}
-	if s.Delete {
-		return a.resolveForDelete(s.Spec, ectx), ectx, nil
-	}
-	spec, missing, err := expr.Resolve(s.Spec, ectx)
-	r.missing = missing
-	r.res.MissingEnv, r.res.MissingSecrets = missing.Env, missing.Secrets
-	if err != nil {
-		if noop && len(deps) > 0 {
-			// Values of dependencies created by the apply are unknown yet.
-			return nil, ectx, fmt.Errorf("%s (values of dependencies are known after apply)", err)
-		}
-		return nil, ectx, &providers.ConfigError{Err: err}
-	}
-	if !noop && !missing.Empty() {
-		var what []string
-		for _, k := range missing.Env {
-			what = append(what, "env "+k)
-		}
-		for _, k := range missing.Secrets {
-			what = append(what, "secret "+k)
-		}
-		return nil, ectx, &providers.ConfigError{Err: fmt.Errorf("missing %s", strings.Join(what, ", "))}
-	}
-	if len(aliases) > 0 {
-		spec[kinds.DepAliasAttr] = aliases
-	}
-	return spec, ectx, nil
-}
-
-// resolveForDelete keeps what a delete needs of a spec that left the
-// package: the values that still resolve (links to objects that are being
-// deleted as well would not).
-func (a *Activities) resolveForDelete(spec model.Spec, ectx expr.Context) model.Spec {
-	out := model.Spec{}
-	for k, v := range spec {
-		if k == "links" {
-			continue
-		}
-		if slices.Contains(ectx.Verbatim, k) {
-			out[k] = v // a template of its own: the provider renders it
-			continue
-		}
-		val, missing, err := expr.ResolveValue(v, ectx)
-		if err != nil || !missing.Empty() {
-			continue
-		}
-		out[k] = val
-	}
-	return out
-}
-
-func (a *Activities) secretLookup() func(string) (string, bool) {
-	if a.d.Secrets == nil {
-		return func(string) (string, bool) { return "", false }
-	}
-	return a.d.Secrets.Lookup
-}
-
 // node is where the provider acts for step s: this worker's node.
 func (a *Activities) node(s *planner.StoredStep) providers.Node {
 	n := a.d.Node
@@ -624,62 +360,8 @@ func (a *Activities) node(s *planner.StoredStep) providers.Node {
 	return n
 }
 
-// recordPlan keeps a dry-run's plan steps and the outputs of what exists
-// (for dependents' expressions in the same dry-run).
-func (a *Activities) recordPlan(ctx context.Context, execID string, runs []*stepRun) error {
-	plans := map[string][]byte{}
-	outputs := map[string][]byte{}
-	for _, r := range runs {
-		s := r.step
-		ps := model.PlanStep{
-			ID: s.ID, Kind: s.RecordKind, Name: s.Name, Node: s.Node, Action: r.res.Action,
-			Changes: stepdata.Show(r.plan.Changes, r.secrets, stepdata.PlanValue), Error: r.res.Error, Note: stepdata.PlanNote(r.plan, a.d.BeforeStateLimit),
-			Refresh: r.res.Refreshed,
-		}
-		if ps.Action == "" {
-			ps.Action = model.ActionNoop
-		}
-		raw, err := json.Marshal(ps)
-		if err != nil {
-			return err
-		}
-		plans[s.ID] = raw
-		if s.Exported && r.plan.After.Exists {
-			rec := stepdata.Outputs{ID: r.plan.After.ID, Outputs: r.redactedOutputs(), Action: r.res.Action, Outcome: model.OutcomeUnchanged}
-			if raw, err = json.Marshal(rec); err != nil {
-				return err
-			}
-			outputs[s.ID] = raw
-		}
-	}
-	if err := a.d.Steps.PutStepDataBatch(ctx, execID, contract.DataPlan, plans); err != nil {
-		return err
-	}
-	return a.d.Steps.PutStepDataBatch(ctx, execID, contract.DataOutputs, outputs)
-}
-
 // isConfig reports whether err is an activity error no retry can fix.
 func isConfig(err error) bool {
 	var app *temporal.ApplicationError
 	return errors.As(err, &app) && app.Type() == contract.ConfigErrorType
-}
-
-// exprContext is the expression context of s without dependencies, with
-// the execution's parameters.
-func exprContext(a *Activities, s *planner.StoredStep, params model.ApplyParams) expr.Context {
-	env, secret := a.lookups(params)
-	return expr.Context{
-		Env: env, Secret: secret, Verbatim: s.Verbatim, Vars: params.Vars,
-		Node: map[string]any{"name": stepdata.NodeName(s.Node), "id": stepdata.NodeName(s.Node)},
-	}
-}
-
-func (r *stepRun) redact(s string) string { return expr.Redact(s, r.secrets) }
-
-// intentKey is the key of one step's change in one execution, the same on
-// every attempt (providers.Env.Intent): a digest, so neither id is handed
-// to the systems a provider talks to.
-func intentKey(execID, stepID string) string {
-	sum := sha256.Sum256([]byte("cairn intent\x00" + execID + "\x00" + stepID))
-	return hex.EncodeToString(sum[:16])
 }
