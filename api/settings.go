@@ -3,7 +3,9 @@ package api
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/labstack/echo/v4"
@@ -96,7 +98,7 @@ func mergePatch(target, patch any) any {
 // sealed values) and empty keys, at any depth.
 func checkSettings(m map[string]any, path string) []model.ErrorDetail {
 	var details []model.ErrorDetail
-	for _, k := range sortedKeys(m) {
+	for _, k := range slices.Sorted(maps.Keys(m)) {
 		v := m[k]
 		p := k
 		if path != "" {

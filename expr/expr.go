@@ -12,7 +12,9 @@ package expr
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"text/template"
@@ -72,7 +74,7 @@ func Resolve(spec map[string]any, c Context) (map[string]any, Missing, error) {
 	}
 	var errs []error
 	out := make(map[string]any, len(spec))
-	for _, k := range sortedKeys(spec) {
+	for _, k := range slices.Sorted(maps.Keys(spec)) {
 		if verbatim[k] {
 			out[k] = normalize(spec[k])
 			continue
@@ -182,7 +184,7 @@ func (e *evaluator) resolve(v any, path string, errs *[]error) any {
 			return out
 		}
 		out := make(map[string]any, len(x))
-		for _, k := range sortedKeys(x) {
+		for _, k := range slices.Sorted(maps.Keys(x)) {
 			out[k] = e.resolve(x[k], JoinPath(path, k), errs)
 		}
 		return out

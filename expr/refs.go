@@ -2,7 +2,8 @@ package expr
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -193,15 +194,6 @@ func typeName(v any) string {
 	}
 }
 
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
-
 type stringSet map[string]struct{}
 
 func (s stringSet) add(v string) { s[v] = struct{}{} }
@@ -210,5 +202,5 @@ func (s stringSet) sorted() []string {
 	if len(s) == 0 {
 		return nil
 	}
-	return sortedKeys(s)
+	return slices.Sorted(maps.Keys(s))
 }

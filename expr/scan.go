@@ -1,6 +1,8 @@
 package expr
 
 import (
+	"maps"
+	"slices"
 	"strings"
 	"text/template/parse"
 )
@@ -17,7 +19,7 @@ type Issue struct {
 // in spec, every one of them, in path order.
 func CheckSpec(spec map[string]any) []Issue {
 	var issues []Issue
-	for _, k := range sortedKeys(spec) {
+	for _, k := range slices.Sorted(maps.Keys(spec)) {
 		checkValue(spec[k], k, &issues)
 	}
 	return issues
@@ -49,7 +51,7 @@ func checkValue(v any, path string, issues *[]Issue) {
 			}
 			return
 		}
-		for _, k := range sortedKeys(x) {
+		for _, k := range slices.Sorted(maps.Keys(x)) {
 			checkValue(x[k], JoinPath(path, k), issues)
 		}
 	case []any:
@@ -122,7 +124,7 @@ func ScanDeps(spec map[string]any, prefix string, skip func(key string) bool) []
 			if Classify(x) != Literal {
 				return
 			}
-			for _, k := range sortedKeys(x) {
+			for _, k := range slices.Sorted(maps.Keys(x)) {
 				walk(x[k], JoinPath(path, k))
 			}
 		case []any:
@@ -131,7 +133,7 @@ func ScanDeps(spec map[string]any, prefix string, skip func(key string) bool) []
 			}
 		}
 	}
-	for _, k := range sortedKeys(spec) {
+	for _, k := range slices.Sorted(maps.Keys(spec)) {
 		if skip == nil || !skip(k) {
 			walk(spec[k], JoinPath(prefix, k))
 		}

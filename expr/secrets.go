@@ -3,8 +3,10 @@ package expr
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -117,7 +119,7 @@ func (s *Secrets) Keys() []string {
 	if s == nil {
 		return nil
 	}
-	return sortedKeys(s.values)
+	return slices.Sorted(maps.Keys(s.values))
 }
 
 // SecretEnvName is the environment variable that carries secret key.

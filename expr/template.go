@@ -7,7 +7,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"text/template/parse"
@@ -303,7 +305,7 @@ func (e *evaluator) dep(name string) (map[string]any, error) {
 	if len(e.ctx.Deps) == 0 {
 		return nil, fmt.Errorf("no dependency %q: this step has no dependencies", name)
 	}
-	return nil, fmt.Errorf("no dependency %q (known: %s)", name, strings.Join(sortedKeys(e.ctx.Deps), ", "))
+	return nil, fmt.Errorf("no dependency %q (known: %s)", name, strings.Join(slices.Sorted(maps.Keys(e.ctx.Deps)), ", "))
 }
 
 func nonNil(m map[string]any) map[string]any {

@@ -218,7 +218,7 @@ type suggester struct {
 }
 
 func newSuggester(names []string) *suggester {
-	return &suggester{names: sortedStrings(names), left: 100}
+	return &suggester{names: slices.Sorted(slices.Values(names)), left: 100}
 }
 
 func (s *suggester) near(name string) string {
@@ -340,10 +340,4 @@ func checkGraph(cat *kinds.Catalogue, ge *graphEntry, partial bool, c *collector
 			c.add(e.pos(se.Path, strings.HasPrefix(se.Message, "unknown field")), e.path+"."+se.Path, "%s", se.Message)
 		}
 	}
-}
-
-func sortedStrings(s []string) []string {
-	out := slices.Clone(s)
-	slices.Sort(out)
-	return out
 }

@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -42,8 +44,8 @@ func ParseKindDefinition(doc map[string]any) (Kind, error) {
 		errs = append(errs, fmt.Errorf("%s: %s", path, fmt.Sprintf(format, args...)))
 	}
 	unknown := func(path string, m map[string]any, known ...string) {
-		for _, key := range sortedMapKeys(m) {
-			if !contains(known, key) {
+		for _, key := range slices.Sorted(maps.Keys(m)) {
+			if !slices.Contains(known, key) {
 				msg := fmt.Sprintf("unknown field %q", key)
 				if s := suggest.Closest(key, known); s != "" {
 					msg += fmt.Sprintf("; did you mean %q?", s)
@@ -138,7 +140,7 @@ func ParseKindDefinition(doc map[string]any) (Kind, error) {
 		}
 		k.Attributes = map[string]AttrKind{}
 		known := []string{string(Namevar), string(ReadOnly), string(InitOnly), string(Parameter), string(Property)}
-		for _, name := range sortedMapKeys(m) {
+		for _, name := range slices.Sorted(maps.Keys(m)) {
 			s, _ := m[name].(string)
 			if !validAttrKind(AttrKind(s)) {
 				msg := fmt.Sprintf("unknown attribute kind %s (want namevar, read_only, init_only, parameter or property)", display(m[name]))
@@ -334,22 +336,4 @@ func joinPath(path, key string) string {
 		return key
 	}
 	return path + "." + key
-}
-
-func sortedMapKeys(m map[string]any) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

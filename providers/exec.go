@@ -1,6 +1,7 @@
 package providers
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -401,7 +402,7 @@ func (execProvider) run(ctx context.Context, env Env, want model.Spec, attr stri
 	}
 	if dir != "" {
 		if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-			return commandResult{}, fmt.Errorf("cwd %s is not a directory", firstNonEmpty(cwd, "(node root)"))
+			return commandResult{}, fmt.Errorf("cwd %s is not a directory", cmp.Or(cwd, "(node root)"))
 		}
 	}
 	var timeout time.Duration

@@ -1,6 +1,7 @@
 package providers
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -509,7 +510,7 @@ func (r *extRunner) verbose() bool { return r.p.opts.Verbose || r.env.Verbose }
 func (r *extRunner) typeName() string { return r.name }
 
 func (r *extRunner) initRequest() extInitRequest {
-	return extInitRequest{Name: firstNonEmpty(r.env.Name, "unnamed"), Type: r.typeName(), Version: r.p.opts.Version, Verbose: r.verbose()}
+	return extInitRequest{Name: cmp.Or(r.env.Name, "unnamed"), Type: r.typeName(), Version: r.p.opts.Version, Verbose: r.verbose()}
 }
 
 func (r *extRunner) stateRequest(state map[string]any) extStateRequest {
@@ -727,7 +728,7 @@ func (r *extRunner) encodeRequest(msg any) ([]byte, error) {
 // command builds the argv of one step: the program (or the action's
 // entrypoint) with the action's args, or docker running the image.
 func (r *extRunner) command(a extAction) ([]string, error) {
-	image := firstNonEmpty(a.Image, r.spec.Image)
+	image := cmp.Or(a.Image, r.spec.Image)
 	if image != "" {
 		argv := []string{r.p.opts.Docker, "run", "-i", "--rm"}
 		keys := make([]string, 0, len(r.spec.Env))

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -55,7 +56,7 @@ func (hookProvider) Canonicalize(spec model.Spec) (model.Spec, error) {
 		return nil, err
 	}
 	known := kinds.Hooks()
-	if !contains(known, name) {
+	if !slices.Contains(known, name) {
 		return nil, configErrorf("hook", "unknown provisioning hook %q (want one of %s)", name, strings.Join(known, ", "))
 	}
 	out := model.Spec{"hook": name, "timeout": defaultHookTimeout.String()}
@@ -78,15 +79,6 @@ func (hookProvider) Canonicalize(spec model.Spec) (model.Spec, error) {
 		out["timeout"] = d.String()
 	}
 	return out, nil
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // Read finds nothing: a hook runs every time.

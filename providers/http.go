@@ -2,12 +2,14 @@ package providers
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"net/http"
 	"net/url"
 	"slices"
@@ -220,7 +222,7 @@ func (p *httpProvider) Read(ctx context.Context, env Env, want model.Spec) (Stat
 	if err != nil {
 		return State{}, err
 	}
-	id := firstNonEmpty(env.ObjectID, s.ID)
+	id := cmp.Or(env.ObjectID, s.ID)
 	if id == "" && env.Resumed {
 		// An earlier attempt may have created the object and died before
 		// its id was recorded: find it instead of creating a second.
@@ -379,7 +381,7 @@ func (p *httpProvider) CompensateState(ctx context.Context, env Env, want model.
 	switch {
 	case !ch.Before.Exists:
 		// Created by the change: remove it.
-		id := firstNonEmpty(ch.After.ID, env.ObjectID)
+		id := cmp.Or(ch.After.ID, env.ObjectID)
 		if id == "" {
 			return State{}, nil
 		}
@@ -444,7 +446,7 @@ func (p *httpProvider) List(ctx context.Context, env Env, q ListQuery) ([]Listed
 	}
 	var fields []string
 	if body, ok := q.Spec["body"].(map[string]any); ok {
-		fields = sortedKeys(body)
+		fields = slices.Sorted(maps.Keys(body))
 	}
 	items, err := p.ListObjects(ctx, env, q.Spec, fields)
 	if err != nil || len(q.Names) == 0 {
@@ -463,12 +465,12 @@ func (p *httpProvider) ListObjects(ctx context.Context, env Env, spec model.Spec
 	if err != nil {
 		return nil, err
 	}
-	target := s.URL + firstNonEmpty(s.ListPath, s.Path)
+	target := s.URL + cmp.Or(s.ListPath, s.Path)
 	_, body, err := p.do(ctx, s, "list", http.MethodGet, target, nil, false)
 	if err != nil {
 		return nil, err
 	}
-	items, err := httpArrayAt(body, s.ListPointer, lastSegment(firstNonEmpty(s.ListPath, s.Path)))
+	items, err := httpArrayAt(body, s.ListPointer, lastSegment(cmp.Or(s.ListPath, s.Path)))
 	if err != nil {
 		return nil, fmt.Errorf("GET %s: %w", redactURL(target), err)
 	}
@@ -504,7 +506,7 @@ func (p *httpProvider) ListObjects(ctx context.Context, env Env, spec model.Spec
 		ls := copyMap(base)
 		ls["id"], ls["body"] = id, NormalizeValue(body)
 		name, _ := obj["name"].(string)
-		out = append(out, Listed{Name: firstNonEmpty(name, id), Spec: ls})
+		out = append(out, Listed{Name: cmp.Or(name, id), Spec: ls})
 	}
 	return out, nil
 }
@@ -517,7 +519,7 @@ func (p *httpProvider) create(ctx context.Context, s *httpSpec, body map[string]
 	if err != nil {
 		return "", err
 	}
-	ptr := firstNonEmpty(s.IDPointer, "/id")
+	ptr := cmp.Or(s.IDPointer, "/id")
 	v, err := jsonPointer(resp, ptr)
 	if err == nil {
 		var id string
@@ -531,7 +533,7 @@ func (p *httpProvider) create(ctx context.Context, s *httpSpec, body map[string]
 }
 
 func (p *httpProvider) update(ctx context.Context, s *httpSpec, id string, body map[string]any) error {
-	method := firstNonEmpty(s.UpdateMethod, http.MethodPatch)
+	method := cmp.Or(s.UpdateMethod, http.MethodPatch)
 	_, _, err := p.do(ctx, s, "update", method, s.target(s.UpdatePath, id), orEmpty(body), false)
 	return err
 }

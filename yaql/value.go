@@ -248,13 +248,3 @@ func setOf(list []any) []any {
 	sort.SliceStable(out, func(i, j int) bool { return canonical(out[i]) < canonical(out[j]) })
 	return out
 }
-
-// sortedKeys returns a dict's keys in order.
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
