@@ -274,7 +274,7 @@ func (p *parser) task(d *document, n *yaml.Node, path string) *taskEntry {
 		if p.knownType(t.Type) {
 			e.typeKnown = true
 		} else {
-			p.c.add(d.pos(typeNode), path+".type", "unknown task type %q%s", t.Type, didYouMean(p.cat.Suggest(t.Type)))
+			p.c.add(d.pos(typeNode), path+".type", "unknown task type %q%s", t.Type, suggest.Mean(p.cat.Suggest(t.Type)))
 		}
 	}
 	return e
@@ -292,13 +292,6 @@ func (p *parser) knownType(typ string) bool {
 		p.types[typ] = known
 	}
 	return known
-}
-
-func didYouMean(s string) string {
-	if s == "" {
-		return ""
-	}
-	return "; did you mean \"" + s + "\"?"
 }
 
 // checkPatterns compiles the "/regex/" entries of a role or name list.
@@ -420,7 +413,7 @@ func (p *parser) strategy(d *document, n *yaml.Node, path string) *model.Strateg
 		case "type":
 			if t, ok := p.str(d, v, fp); ok {
 				if t != "parallel" && t != "one_by_one" {
-					p.c.add(d.pos(v), fp, "strategy type must be \"parallel\" or \"one_by_one\", got %q%s", t, didYouMean(suggest.Closest(t, []string{"parallel", "one_by_one"})))
+					p.c.add(d.pos(v), fp, "strategy type must be \"parallel\" or \"one_by_one\", got %q%s", t, suggest.Hint(t, []string{"parallel", "one_by_one"}))
 				}
 				s.Type = t
 			}

@@ -1,12 +1,14 @@
 package graphs
 
 import (
+	"fmt"
 	"math"
 	"strings"
 	"time"
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/cairn-io/cairn/internal/suggest"
 	"github.com/cairn-io/cairn/kinds"
 	"github.com/cairn-io/cairn/model"
 )
@@ -110,11 +112,7 @@ func (p *parser) kindName(written string, k *kinds.Kind) string {
 }
 
 func unknownKind(cat *kinds.Catalogue, kind string) string {
-	msg := "unknown kind \"" + kind + "\""
-	if s := cat.Suggest(kind); s != "" {
-		msg += "; did you mean \"" + s + "\"?"
-	}
-	return msg
+	return fmt.Sprintf("unknown kind %q%s", kind, suggest.Mean(cat.Suggest(kind)))
 }
 
 // metadataName reads metadata.name, the resource's identity.

@@ -92,7 +92,7 @@ func checkPlaceholder(ph placeholder) string {
 	}
 	names := []string{PlaceholderClusterID, PlaceholderMasterIP, PlaceholderOpenstackVersion, PlaceholderCNHostname, PlaceholderSettings}
 	return fmt.Sprintf("unknown placeholder {%s}%s (known: {%s}, {%s.path})", ph.name+dotted(ph.path),
-		didYouMean(suggest.Closest(ph.name, names)), strings.Join(names[:4], "}, {"), PlaceholderSettings)
+		suggest.Hint(ph.name, names), strings.Join(names[:4], "}, {"), PlaceholderSettings)
 }
 
 func dotted(path string) string {

@@ -92,7 +92,7 @@ func ValidateGraph(cat *kinds.Catalogue, g *model.Graph) Errors {
 		case t.Type == "":
 			c.add(t.Pos, e.path+".type", "missing task type")
 		case !known:
-			c.add(t.Pos, e.path+".type", "unknown task type %q%s", t.Type, didYouMean(cat.Suggest(t.Type)))
+			c.add(t.Pos, e.path+".type", "unknown task type %q%s", t.Type, suggest.Mean(cat.Suggest(t.Type)))
 		default:
 			e.typeKnown = true
 		}
@@ -139,7 +139,7 @@ func checkResources(cat *kinds.Catalogue, entries []*resourceEntry, c *collector
 						near = newSuggester(refNames(byKey))
 					}
 					path := paths[i]
-					c.add(e.pos(path, false), path, "%s %s: no such resource in the package%s", what, ref, didYouMean(near.near(ref.String())))
+					c.add(e.pos(path, false), path, "%s %s: no such resource in the package%s", what, ref, suggest.Mean(near.near(ref.String())))
 					continue
 				}
 				if reverse {
@@ -168,7 +168,7 @@ func checkResources(cat *kinds.Catalogue, entries []*resourceEntry, c *collector
 				if near == nil {
 					near = newSuggester(refNames(byKey))
 				}
-				c.add(e.pos(ref.Path, false), ref.Path, "reads dependency %q: no such resource in the package%s", ref.Name, didYouMean(near.near(ref.Name)))
+				c.add(e.pos(ref.Path, false), ref.Path, "reads dependency %q: no such resource in the package%s", ref.Name, suggest.Mean(near.near(ref.Name)))
 				continue
 			}
 			if len(targets) == 1 {
@@ -273,7 +273,7 @@ func checkGraph(cat *kinds.Catalogue, ge *graphEntry, partial bool, c *collector
 							near = newSuggester(ids)
 						}
 						path := indexPath(field, i)
-						msg := fmt.Sprintf("%s %q: no such task in graph %q%s", what, id, ge.g.Type, didYouMean(near.near(id)))
+						msg := fmt.Sprintf("%s %q: no such task in graph %q%s", what, id, ge.g.Type, suggest.Mean(near.near(id)))
 						if droppedRelation(field) {
 							c.warn(e.pos(path, false), e.path+"."+path, "%s: %s", msg, relationDropped)
 						} else {

@@ -113,11 +113,7 @@ func (c *Catalogue) Add(k Kind) error {
 	}
 	base, ok := c.kinds[strings.ToLower(k.Base)]
 	if !ok {
-		msg := fmt.Sprintf("kind %q: unknown base kind %q", name, k.Base)
-		if s := c.Suggest(k.Base); s != "" {
-			msg += fmt.Sprintf("; did you mean %q?", s)
-		}
-		return errors.New(msg)
+		return fmt.Errorf("kind %q: unknown base kind %q%s", name, k.Base, suggest.Mean(c.Suggest(k.Base)))
 	}
 	if base.kind.Base != "" {
 		return fmt.Errorf("kind %q: base %q is itself derived; use its base %q", name, base.kind.Name, base.kind.Base)

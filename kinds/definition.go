@@ -46,11 +46,7 @@ func ParseKindDefinition(doc map[string]any) (Kind, error) {
 	unknown := func(path string, m map[string]any, known ...string) {
 		for _, key := range slices.Sorted(maps.Keys(m)) {
 			if !slices.Contains(known, key) {
-				msg := fmt.Sprintf("unknown field %q", key)
-				if s := suggest.Closest(key, known); s != "" {
-					msg += fmt.Sprintf("; did you mean %q?", s)
-				}
-				fail(joinPath(path, key), "%s", msg)
+				fail(joinPath(path, key), "unknown field %q%s", key, suggest.Hint(key, known))
 			}
 		}
 	}
@@ -143,11 +139,7 @@ func ParseKindDefinition(doc map[string]any) (Kind, error) {
 		for _, name := range slices.Sorted(maps.Keys(m)) {
 			s, _ := m[name].(string)
 			if !validAttrKind(AttrKind(s)) {
-				msg := fmt.Sprintf("unknown attribute kind %s (want namevar, read_only, init_only, parameter or property)", display(m[name]))
-				if best := suggest.Closest(s, known); best != "" {
-					msg += fmt.Sprintf("; did you mean %q?", best)
-				}
-				fail("spec.attributes."+name, "%s", msg)
+				fail("spec.attributes."+name, "unknown attribute kind %s (want namevar, read_only, init_only, parameter or property)%s", display(m[name]), suggest.Hint(s, known))
 				continue
 			}
 			k.Attributes[name] = AttrKind(s)

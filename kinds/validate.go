@@ -40,11 +40,7 @@ func (c *Catalogue) ValidateAt(kind, root string, spec map[string]any) []SpecErr
 	}
 	e, ok := c.kinds[key]
 	if !ok {
-		msg := fmt.Sprintf("unknown kind %q", kind)
-		if s := c.Suggest(kind); s != "" {
-			msg += fmt.Sprintf("; did you mean %q?", s)
-		}
-		return []SpecError{{Path: "kind", Message: msg}}
+		return []SpecError{{Path: "kind", Message: fmt.Sprintf("unknown kind %q%s", kind, suggest.Mean(c.Suggest(kind)))}}
 	}
 	var errs []SpecError
 	switch {
@@ -281,10 +277,7 @@ func (c converter) convert(e *jsonschema.ValidationError) ([]SpecError, bool) {
 		known := c.propertyNames(e.SchemaURL)
 		var out []SpecError
 		for _, p := range k.Properties {
-			msg := fmt.Sprintf("unknown field %q", p)
-			if s := suggest.Closest(p, known); s != "" {
-				msg += fmt.Sprintf("; did you mean %q?", s)
-			}
+			msg := fmt.Sprintf("unknown field %q%s", p, suggest.Hint(p, known))
 			out = append(out, SpecError{Path: c.path(append(e.InstanceLocation[:len(e.InstanceLocation):len(e.InstanceLocation)], p)), Message: msg})
 		}
 		return out, false
@@ -461,9 +454,7 @@ func enumMessage(got any, want []any) string {
 	}
 	msg := fmt.Sprintf("must be one of %s, got %s", strings.Join(opts, ", "), display(got))
 	if s, ok := got.(string); ok {
-		if best := suggest.Closest(s, strs); best != "" {
-			msg += fmt.Sprintf("; did you mean %q?", best)
-		}
+		msg += suggest.Hint(s, strs)
 	}
 	return msg
 }

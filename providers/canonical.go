@@ -5,10 +5,12 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"net/url"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -351,23 +353,10 @@ func specCommand(spec model.Spec, attr string) ([]string, bool, error) {
 func checkAttrs[V any](kind string, spec model.Spec, known map[string]V) error {
 	for k := range spec {
 		if _, ok := known[k]; !ok {
-			names := make([]string, 0, len(known))
-			for n := range known {
-				names = append(names, n)
-			}
-			return configErrorf(k, "unknown attribute of kind %s%s", kind, didYouMean(k, names))
+			return configErrorf(k, "unknown attribute of kind %s%s", kind, suggest.Hint(k, slices.Collect(maps.Keys(known))))
 		}
 	}
 	return nil
-}
-
-// didYouMean suggests the closest known name, if one is close.
-func didYouMean(got string, names []string) string {
-	best := suggest.Closest(got, names)
-	if best == "" {
-		return ""
-	}
-	return fmt.Sprintf(" (did you mean %q?)", best)
 }
 
 // jsonType names a value's JSON type for messages.
