@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/cairn-io/cairn/internal/nested"
 )
 
 // Reference kinds a spec value may hold in place of a literal.
@@ -88,7 +90,7 @@ type parsedEnvRef struct {
 func parseEnvRef(body any) (parsedEnvRef, error) {
 	m, ok := body.(map[string]any)
 	if !ok {
-		return parsedEnvRef{}, fmt.Errorf("envRef must be an object {key, default}, got %s", typeName(body))
+		return parsedEnvRef{}, fmt.Errorf("envRef must be an object {key, default}, got %s", nested.Describe(body))
 	}
 	var r parsedEnvRef
 	for k, v := range m {
@@ -118,7 +120,7 @@ func parseEnvRef(body any) (parsedEnvRef, error) {
 func parseSecretRef(body any) (string, error) {
 	m, ok := body.(map[string]any)
 	if !ok {
-		return "", fmt.Errorf("secretRef must be an object {key}, got %s", typeName(body))
+		return "", fmt.Errorf("secretRef must be an object {key}, got %s", nested.Describe(body))
 	}
 	var key string
 	for k, v := range m {
@@ -174,25 +176,6 @@ func JoinPath(path, key string) string {
 
 // IndexPath appends a list index to a dotted path.
 func IndexPath(path string, i int) string { return path + "[" + strconv.Itoa(i) + "]" }
-
-func typeName(v any) string {
-	switch v.(type) {
-	case nil:
-		return "null"
-	case string:
-		return "string"
-	case bool:
-		return "boolean"
-	case map[string]any:
-		return "object"
-	case []any:
-		return "array"
-	case float64, float32, int, int64, int32, int16, int8, uint, uint64, uint32, uint16, uint8:
-		return "number"
-	default:
-		return fmt.Sprintf("%T", v)
-	}
-}
 
 type stringSet map[string]struct{}
 

@@ -16,6 +16,8 @@ import (
 	"time"
 
 	texttemplate "text/template"
+
+	"github.com/cairn-io/cairn/internal/nested"
 )
 
 // Default limits of one evaluation. text/template has no step limit and no
@@ -729,7 +731,7 @@ func hasFunc(needle any, list any) (bool, error) {
 	}
 	rv := reflect.ValueOf(list)
 	if rv.Kind() != reflect.Slice && rv.Kind() != reflect.Array {
-		return false, fmt.Errorf("has: expected a list, got %s", typeName(list))
+		return false, fmt.Errorf("has: expected a list, got %s", nested.Describe(list))
 	}
 	for i := 0; i < rv.Len(); i++ {
 		if looseEqual(rv.Index(i).Interface(), needle) {
@@ -769,7 +771,7 @@ func joinFunc(sep string, list any) (string, error) {
 	}
 	rv := reflect.ValueOf(list)
 	if rv.Kind() != reflect.Slice && rv.Kind() != reflect.Array {
-		return "", fmt.Errorf("join: expected a list, got %s", typeName(list))
+		return "", fmt.Errorf("join: expected a list, got %s", nested.Describe(list))
 	}
 	parts := make([]string, rv.Len())
 	for i := range parts {

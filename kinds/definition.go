@@ -15,6 +15,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/cairn-io/cairn/internal/nested"
 	"github.com/cairn-io/cairn/internal/suggest"
 	"github.com/cairn-io/cairn/model"
 )
@@ -84,7 +85,7 @@ func ParseKindDefinition(doc map[string]any) (Kind, error) {
 		}
 		s, isStr := v.(string)
 		if !isStr {
-			fail("spec."+field, "expected string, got %s", jsonType(v))
+			fail("spec."+field, "expected a string, got %s", nested.Describe(v))
 		}
 		return s
 	}
@@ -99,14 +100,14 @@ func ParseKindDefinition(doc map[string]any) (Kind, error) {
 	if v, ok := spec["defaults"]; ok && v != nil {
 		m, isMap := v.(map[string]any)
 		if !isMap {
-			fail("spec.defaults", "expected object, got %s", jsonType(v))
+			fail("spec.defaults", "expected an object, got %s", nested.Describe(v))
 		}
 		k.Defaults = jsonCompatible(m).(map[string]any)
 	}
 	if v, ok := spec["associations"]; ok && v != nil {
 		m, isMap := v.(map[string]any)
 		if !isMap {
-			fail("spec.associations", "expected object {path, field}, got %s", jsonType(v))
+			fail("spec.associations", "expected an object {path, field}, got %s", nested.Describe(v))
 		} else {
 			unknown("spec.associations", m, "path", "field")
 			p, _ := m["path"].(string)
@@ -122,7 +123,7 @@ func ParseKindDefinition(doc map[string]any) (Kind, error) {
 	}
 	if v, ok := spec["schema"]; ok && v != nil {
 		if _, isMap := v.(map[string]any); !isMap {
-			fail("spec.schema", "expected a JSON Schema object, got %s", jsonType(v))
+			fail("spec.schema", "expected a JSON Schema object, got %s", nested.Describe(v))
 		} else if b, err := json.Marshal(jsonCompatible(v)); err != nil {
 			fail("spec.schema", "cannot be encoded as JSON: %v", err)
 		} else {
@@ -132,7 +133,7 @@ func ParseKindDefinition(doc map[string]any) (Kind, error) {
 	if v, ok := spec["attributes"]; ok && v != nil {
 		m, isMap := v.(map[string]any)
 		if !isMap {
-			fail("spec.attributes", "expected object of attribute: kind, got %s", jsonType(v))
+			fail("spec.attributes", "expected an object of attribute: kind, got %s", nested.Describe(v))
 		}
 		k.Attributes = map[string]AttrKind{}
 		known := []string{string(Namevar), string(ReadOnly), string(InitOnly), string(Parameter), string(Property)}
@@ -164,12 +165,12 @@ func ParseKindDefinition(doc map[string]any) (Kind, error) {
 	if v, ok := spec["verbatim"]; ok && v != nil {
 		list, isList := v.([]any)
 		if !isList {
-			fail("spec.verbatim", "expected a list of attribute names, got %s", jsonType(v))
+			fail("spec.verbatim", "expected a list of attribute names, got %s", nested.Describe(v))
 		}
 		for i, item := range list {
 			s, isStr := item.(string)
 			if !isStr {
-				fail(fmt.Sprintf("spec.verbatim[%d]", i), "expected string, got %s", jsonType(item))
+				fail(fmt.Sprintf("spec.verbatim[%d]", i), "expected a string, got %s", nested.Describe(item))
 				continue
 			}
 			k.Verbatim = append(k.Verbatim, s)
@@ -221,7 +222,7 @@ func LoadDir(dir string) ([]Kind, error) {
 		for i, doc := range docs {
 			m, ok := doc.(map[string]any)
 			if !ok {
-				errs = append(errs, fmt.Errorf("%s: document %d: expected a kind definition object, got %s", path, i, jsonType(doc)))
+				errs = append(errs, fmt.Errorf("%s: document %d: expected a kind definition object, got %s", path, i, nested.Describe(doc)))
 				continue
 			}
 			k, err := ParseKindDefinition(m)
@@ -303,23 +304,6 @@ func jsonCompatible(v any) any {
 		return x.String()
 	default:
 		return v
-	}
-}
-
-func jsonType(v any) string {
-	switch v.(type) {
-	case nil:
-		return "null"
-	case string:
-		return "string"
-	case bool:
-		return "boolean"
-	case map[string]any:
-		return "object"
-	case []any:
-		return "array"
-	default:
-		return "number"
 	}
 }
 

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cairn-io/cairn/internal/nested"
 	"github.com/cairn-io/cairn/internal/suggest"
 	"github.com/cairn-io/cairn/model"
 )
@@ -310,7 +311,7 @@ func specString(spec model.Spec, attr string) (string, bool, error) {
 	}
 	s, isString := v.(string)
 	if !isString {
-		return "", false, configErrorf(attr, "want a string, got %s", jsonType(v))
+		return "", false, configErrorf(attr, "want a string, got %s", nested.Describe(v))
 	}
 	return s, true, nil
 }
@@ -336,7 +337,7 @@ func specCommand(spec model.Spec, attr string) ([]string, bool, error) {
 		for i, e := range x {
 			s, ok := e.(string)
 			if !ok {
-				return nil, false, configErrorf(fmt.Sprintf("%s[%d]", attr, i), "want a string, got %s", jsonType(e))
+				return nil, false, configErrorf(fmt.Sprintf("%s[%d]", attr, i), "want a string, got %s", nested.Describe(e))
 			}
 			argv[i] = s
 		}
@@ -345,7 +346,7 @@ func specCommand(spec model.Spec, attr string) ([]string, bool, error) {
 		}
 		return argv, true, nil
 	default:
-		return nil, false, configErrorf(attr, "want a command string or an argv list, got %s", jsonType(v))
+		return nil, false, configErrorf(attr, "want a command string or an argv list, got %s", nested.Describe(v))
 	}
 }
 
@@ -357,24 +358,4 @@ func checkAttrs[V any](kind string, spec model.Spec, known map[string]V) error {
 		}
 	}
 	return nil
-}
-
-// jsonType names a value's JSON type for messages.
-func jsonType(v any) string {
-	switch v.(type) {
-	case nil:
-		return "null"
-	case bool:
-		return "a boolean"
-	case string:
-		return "a string"
-	case int64, float64, int, json.Number:
-		return "a number"
-	case []any:
-		return "a list"
-	case map[string]any:
-		return "an object"
-	default:
-		return fmt.Sprintf("%T", v)
-	}
 }

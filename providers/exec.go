@@ -13,6 +13,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/cairn-io/cairn/internal/nested"
 	"github.com/cairn-io/cairn/kinds"
 	"github.com/cairn-io/cairn/model"
 )
@@ -92,7 +93,7 @@ func (execProvider) Canonicalize(spec model.Spec) (model.Spec, error) {
 	default:
 		argv, ok := spec["argv"].([]any)
 		if !ok {
-			return nil, configErrorf("argv", "want a list of strings, got %s", jsonType(spec["argv"]))
+			return nil, configErrorf("argv", "want a list of strings, got %s", nested.Describe(spec["argv"]))
 		}
 		if _, _, err := specCommand(spec, "argv"); err != nil {
 			return nil, err
@@ -146,7 +147,7 @@ func (execProvider) Canonicalize(spec model.Spec) (model.Spec, error) {
 			out["refreshOnly"] = true
 		}
 	default:
-		return nil, configErrorf("refreshOnly", "want true or false, got %s", jsonType(v))
+		return nil, configErrorf("refreshOnly", "want true or false, got %s", nested.Describe(v))
 	}
 	if v := spec["unchangedReturns"]; v != nil {
 		unchanged, err := canonicalReturns(v)
@@ -173,7 +174,7 @@ func canonicalEnv(v any) (map[string]any, error) {
 		case nil:
 			out[k] = ""
 		default:
-			return configErrorf("env."+k, "want a string, got %s", jsonType(val))
+			return configErrorf("env."+k, "want a string, got %s", nested.Describe(val))
 		}
 		return nil
 	}
@@ -196,7 +197,7 @@ func canonicalEnv(v any) (map[string]any, error) {
 			}
 		}
 	default:
-		return nil, configErrorf("env", "want an object or a list of \"KEY=value\", got %s", jsonType(v))
+		return nil, configErrorf("env", "want an object or a list of \"KEY=value\", got %s", nested.Describe(v))
 	}
 	return out, nil
 }
@@ -223,7 +224,7 @@ func canonicalReturns(v any) ([]any, error) {
 			}
 			code = n
 		default:
-			return nil, configErrorf("returns", "want exit codes, got %s", jsonType(e))
+			return nil, configErrorf("returns", "want exit codes, got %s", nested.Describe(e))
 		}
 		if code < 0 || code > 255 {
 			return nil, configErrorf("returns", "exit code %d out of range 0-255", code)

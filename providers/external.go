@@ -16,6 +16,7 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/cairn-io/cairn/internal/nested"
 	"github.com/cairn-io/cairn/kinds"
 	"github.com/cairn-io/cairn/model"
 )
@@ -156,7 +157,7 @@ func parseExtSpec(spec model.Spec) (*extSpec, error) {
 	if c, ok := spec["config"]; ok && c != nil {
 		m, ok := NormalizeValue(c).(map[string]any)
 		if !ok {
-			return nil, configErrorf("config", "want an object, got %s", jsonType(c))
+			return nil, configErrorf("config", "want an object, got %s", nested.Describe(c))
 		}
 		s.Config = m
 	}

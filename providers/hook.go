@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cairn-io/cairn/internal/nested"
 	"github.com/cairn-io/cairn/kinds"
 	"github.com/cairn-io/cairn/model"
 )
@@ -67,7 +68,7 @@ func (hookProvider) Canonicalize(spec model.Spec) (model.Spec, error) {
 	}
 	if p := spec["parameters"]; p != nil {
 		if _, ok := p.(map[string]any); !ok {
-			return nil, configErrorf("parameters", "want an object, got %s", jsonType(p))
+			return nil, configErrorf("parameters", "want an object, got %s", nested.Describe(p))
 		}
 		out["parameters"] = p
 	}

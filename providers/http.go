@@ -18,6 +18,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/cairn-io/cairn/internal/nested"
 	"github.com/cairn-io/cairn/kinds"
 	"github.com/cairn-io/cairn/model"
 )
@@ -244,7 +245,7 @@ func (p *httpProvider) read(ctx context.Context, s *httpSpec, id string) (State,
 	}
 	full, ok := obj.(map[string]any)
 	if !ok {
-		return State{}, fmt.Errorf("GET %s: want a JSON object, got %s", redactURL(s.target(s.ReadPath, id)), jsonType(obj))
+		return State{}, fmt.Errorf("GET %s: want a JSON object, got %s", redactURL(s.target(s.ReadPath, id)), nested.Describe(obj))
 	}
 	attrs := map[string]any{"body": pickFields(map[string]any(s.Body), full).(map[string]any)}
 	if s.IDPointer != "" {
@@ -483,7 +484,7 @@ func (p *httpProvider) ListObjects(ctx context.Context, env Env, spec model.Spec
 	for i, item := range items {
 		obj, ok := item.(map[string]any)
 		if !ok {
-			return nil, fmt.Errorf("GET %s: item %d is %s, not an object", redactURL(target), i, jsonType(item))
+			return nil, fmt.Errorf("GET %s: item %d is %s, not an object", redactURL(target), i, nested.Describe(item))
 		}
 		id, err := idString(obj["id"])
 		if err != nil {
@@ -796,7 +797,7 @@ func jsonPointer(doc any, ptr string) (any, error) {
 			}
 			cur = x[i]
 		default:
-			return nil, fmt.Errorf("cannot step into %s with %q", jsonType(cur), tok)
+			return nil, fmt.Errorf("cannot step into %s with %q", nested.Describe(cur), tok)
 		}
 	}
 	return cur, nil
@@ -813,7 +814,7 @@ func httpArrayAt(body any, ptr, field string) ([]any, error) {
 		}
 		arr, ok := v.([]any)
 		if !ok {
-			return nil, fmt.Errorf("list at %s is %s, not a list", ptr, jsonType(v))
+			return nil, fmt.Errorf("list at %s is %s, not a list", ptr, nested.Describe(v))
 		}
 		return arr, nil
 	}
@@ -822,14 +823,14 @@ func httpArrayAt(body any, ptr, field string) ([]any, error) {
 	}
 	obj, ok := body.(map[string]any)
 	if !ok {
-		return nil, fmt.Errorf("want a list or an object holding %q, got %s", field, jsonType(body))
+		return nil, fmt.Errorf("want a list or an object holding %q, got %s", field, nested.Describe(body))
 	}
 	arr, ok := obj[field].([]any)
 	if !ok {
 		if _, present := obj[field]; !present {
 			return nil, fmt.Errorf("no list at /%s in the response", field)
 		}
-		return nil, fmt.Errorf("/%s is %s, not a list", field, jsonType(obj[field]))
+		return nil, fmt.Errorf("/%s is %s, not a list", field, nested.Describe(obj[field]))
 	}
 	return arr, nil
 }
@@ -851,7 +852,7 @@ func idString(v any) (string, error) {
 	case nil:
 		return "", errors.New("no id")
 	default:
-		return "", fmt.Errorf("id is %s, not a string or number", jsonType(v))
+		return "", fmt.Errorf("id is %s, not a string or number", nested.Describe(v))
 	}
 }
 
