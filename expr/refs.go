@@ -56,24 +56,15 @@ func IsDynamic(v any) bool { return Classify(v) != Literal }
 // HasDynamic reports whether v is or holds, at any depth, anything
 // resolved at run time (env or secret refs, expressions over dependencies).
 func HasDynamic(v any) bool {
-	if IsDynamic(v) {
-		return true
-	}
-	switch x := v.(type) {
-	case map[string]any:
-		for _, item := range x {
-			if HasDynamic(item) {
-				return true
-			}
+	found := false
+	_ = nested.Walk(v, "", func(_ nested.Path, v any) error {
+		if IsDynamic(v) {
+			found = true
+			return nested.SkipAll
 		}
-	case []any:
-		for _, item := range x {
-			if HasDynamic(item) {
-				return true
-			}
-		}
-	}
-	return false
+		return nil
+	})
+	return found
 }
 
 // IsTemplate reports whether s holds an expression.
@@ -166,16 +157,11 @@ func isIdentifier(s string) bool {
 	return true
 }
 
-// JoinPath appends a map key to a dotted path.
-func JoinPath(path, key string) string {
-	if path == "" {
-		return key
-	}
-	return path + "." + key
-}
+// JoinPath appends a map key to a dotted path (nested.Key).
+func JoinPath(path, key string) string { return nested.Key(path, key) }
 
-// IndexPath appends a list index to a dotted path.
-func IndexPath(path string, i int) string { return path + "[" + strconv.Itoa(i) + "]" }
+// IndexPath appends a list index to a dotted path (nested.Index).
+func IndexPath(path string, i int) string { return nested.Index(path, i) }
 
 type stringSet map[string]struct{}
 

@@ -32,7 +32,8 @@ func (m *mapper) value(v any) (any, error) {
 	switch x := out.(type) {
 	case map[string]any:
 		cp := make(map[string]any, len(x))
-		for _, k := range sortedKeys(x) {
+		var buf [8]string
+		for _, k := range sortedKeys(x, buf[:]) {
 			m.path.pushKey(k)
 			e, err := m.value(x[k])
 			m.path.pop()

@@ -2,7 +2,6 @@ package nested
 
 import (
 	"errors"
-	"maps"
 	"slices"
 )
 
@@ -45,7 +44,8 @@ func (w *walker) walk(v any) error {
 	}
 	switch x := v.(type) {
 	case map[string]any:
-		for _, k := range sortedKeys(x) {
+		var buf [8]string
+		for _, k := range sortedKeys(x, buf[:]) {
 			w.path.pushKey(k)
 			err := w.walk(x[k])
 			w.path.pop()
@@ -66,12 +66,14 @@ func (w *walker) walk(v any) error {
 	return nil
 }
 
-// sortedKeys lists a map's keys in order; a map of one key needs no sort.
-func sortedKeys(m map[string]any) []string {
-	if len(m) == 1 {
-		for k := range m {
-			return []string{k}
-		}
+// sortedKeys lists a map's keys in order, into buf when it is large
+// enough. It is slices.Sorted(maps.Keys(m)) without the iterator's
+// allocations, which a walk would pay at every map.
+func sortedKeys(m map[string]any, buf []string) []string {
+	keys := buf[:0]
+	for k := range m {
+		keys = append(keys, k)
 	}
-	return slices.Sorted(maps.Keys(m))
+	slices.Sort(keys)
+	return keys
 }
