@@ -30,85 +30,83 @@ import (
 // (float64 from JSON, int from YAML and int64 compare equal) or float64
 // otherwise. Go values of other types go through encoding/json.
 func NormalizeValue(v any) any {
+	out, _ := nested.MapAnyOrder(v, "", normalizeOne)
+	return out
+}
+
+// normalizeOne is NormalizeValue's nested.Map function: it converts one
+// value, and a map or list of another Go type into map[string]any or []any
+// for Map to walk into.
+func normalizeOne(p nested.Path, v any) (any, error) {
 	switch x := v.(type) {
 	case nil, bool, string:
-		return x
+		return x, nested.SkipChildren
 	case int:
-		return int64(x)
+		return int64(x), nested.SkipChildren
 	case int8:
-		return int64(x)
+		return int64(x), nested.SkipChildren
 	case int16:
-		return int64(x)
+		return int64(x), nested.SkipChildren
 	case int32:
-		return int64(x)
+		return int64(x), nested.SkipChildren
 	case int64:
-		return x
+		return x, nested.SkipChildren
 	case uint:
-		return normalizeUint(uint64(x))
+		return normalizeUint(uint64(x)), nested.SkipChildren
 	case uint8:
-		return int64(x)
+		return int64(x), nested.SkipChildren
 	case uint16:
-		return int64(x)
+		return int64(x), nested.SkipChildren
 	case uint32:
-		return int64(x)
+		return int64(x), nested.SkipChildren
 	case uint64:
-		return normalizeUint(x)
+		return normalizeUint(x), nested.SkipChildren
 	case float32:
-		return normalizeFloat(float64(x))
+		return normalizeFloat(float64(x)), nested.SkipChildren
 	case float64:
-		return normalizeFloat(x)
+		return normalizeFloat(x), nested.SkipChildren
 	case json.Number:
 		if i, err := x.Int64(); err == nil {
-			return i
+			return i, nested.SkipChildren
 		}
 		if f, err := x.Float64(); err == nil {
-			return normalizeFloat(f)
+			return normalizeFloat(f), nested.SkipChildren
 		}
-		return x.String()
+		return x.String(), nested.SkipChildren
 	case []byte:
-		return base64.StdEncoding.EncodeToString(x)
-	case map[string]any:
-		out := make(map[string]any, len(x))
-		for k, e := range x {
-			out[k] = NormalizeValue(e)
-		}
-		return out
+		return base64.StdEncoding.EncodeToString(x), nested.SkipChildren
+	case map[string]any, []any:
+		return x, nil
 	case map[string]string:
 		out := make(map[string]any, len(x))
 		for k, e := range x {
 			out[k] = e
 		}
-		return out
-	case []any:
-		out := make([]any, len(x))
-		for i, e := range x {
-			out[i] = NormalizeValue(e)
-		}
-		return out
+		return out, nested.SkipChildren
 	case []string:
 		out := make([]any, len(x))
 		for i, e := range x {
 			out[i] = e
 		}
-		return out
+		return out, nested.SkipChildren
 	case map[any]any:
 		out := make(map[string]any, len(x))
 		for k, e := range x {
-			out[fmt.Sprint(k)] = NormalizeValue(e)
+			out[fmt.Sprint(k)] = e
 		}
-		return out
+		return out, nil
 	}
 	raw, err := json.Marshal(v)
 	if err != nil {
-		return fmt.Sprint(v)
+		return fmt.Sprint(v), nested.SkipChildren
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	var decoded any
 	if err := dec.Decode(&decoded); err != nil {
-		return fmt.Sprint(v)
+		return fmt.Sprint(v), nested.SkipChildren
 	}
-	return NormalizeValue(decoded)
+	return normalizeOne(p, decoded)
 }
 
 func normalizeUint(u uint64) any {

@@ -12,13 +12,23 @@ package nested
 // Cost: a new map or slice for every map and list, one sorted key list
 // per map of two keys or more, and one call of fn per value.
 func Map(v any, root string, fn func(p Path, v any) (any, error)) (any, error) {
+	m := mapper{fn: fn, path: Root(root), sorted: true}
+	return m.value(v)
+}
+
+// MapAnyOrder is Map visiting a map's entries in the map's own order: for
+// a function whose calls have no effect to order (a pure conversion such
+// as canonicalisation), it saves sorting the keys of every map, which is
+// most of a small map's cost.
+func MapAnyOrder(v any, root string, fn func(p Path, v any) (any, error)) (any, error) {
 	m := mapper{fn: fn, path: Root(root)}
 	return m.value(v)
 }
 
 type mapper struct {
-	fn   func(Path, any) (any, error)
-	path Path
+	fn     func(Path, any) (any, error)
+	path   Path
+	sorted bool
 }
 
 func (m *mapper) value(v any) (any, error) {
@@ -32,15 +42,19 @@ func (m *mapper) value(v any) (any, error) {
 	switch x := out.(type) {
 	case map[string]any:
 		cp := make(map[string]any, len(x))
+		if !m.sorted {
+			for k, e := range x {
+				if err := m.entry(cp, k, e); err != nil {
+					return nil, err
+				}
+			}
+			return cp, nil
+		}
 		var buf [8]string
 		for _, k := range sortedKeys(x, buf[:]) {
-			m.path.pushKey(k)
-			e, err := m.value(x[k])
-			m.path.pop()
-			if err != nil {
+			if err := m.entry(cp, k, x[k]); err != nil {
 				return nil, err
 			}
-			cp[k] = e
 		}
 		return cp, nil
 	case []any:
@@ -57,4 +71,16 @@ func (m *mapper) value(v any) (any, error) {
 		return cp, nil
 	}
 	return out, nil
+}
+
+// entry maps one entry of a map into cp.
+func (m *mapper) entry(cp map[string]any, k string, v any) error {
+	m.path.pushKey(k)
+	e, err := m.value(v)
+	m.path.pop()
+	if err != nil {
+		return err
+	}
+	cp[k] = e
+	return nil
 }

@@ -182,3 +182,18 @@ func TestKeyAndIndex(t *testing.T) {
 	assert.Equal(t, "argv[1]", Index("argv", 1))
 	assert.Equal(t, "[0]", Index("", 0))
 }
+
+func TestMapAnyOrderCopiesLikeMap(t *testing.T) {
+	upper := func(p Path, v any) (any, error) {
+		if s, ok := v.(string); ok {
+			return p.String() + "=" + strings.ToUpper(s), nil
+		}
+		return v, nil
+	}
+	want, err := Map(doc(), "spec", upper)
+	require.NoError(t, err)
+	got, err := MapAnyOrder(doc(), "spec", upper)
+	require.NoError(t, err)
+	assert.Equal(t, want, got)
+	assert.Equal(t, "spec.config.items[0]=A", got.(map[string]any)["config"].(map[string]any)["items"].([]any)[0])
+}

@@ -70,9 +70,18 @@ func (p Path) Pointer() string {
 	return b.String()
 }
 
-func (p *Path) pushKey(k string) { p.steps = append(p.steps, step{key: k, index: -1}) }
-func (p *Path) pushIndex(i int)  { p.steps = append(p.steps, step{index: i}) }
+func (p *Path) pushKey(k string) { p.push(step{key: k, index: -1}) }
+func (p *Path) pushIndex(i int)  { p.push(step{index: i}) }
 func (p *Path) pop()             { p.steps = p.steps[:len(p.steps)-1] }
+
+// push grows the steps by one, starting at room for eight levels: one
+// allocation serves a walk of most documents.
+func (p *Path) push(s step) {
+	if p.steps == nil {
+		p.steps = make([]step, 0, 8)
+	}
+	p.steps = append(p.steps, s)
+}
 
 // Key appends a map key to a rendered path: "spec" and "url" make
 // "spec.url", "" and "url" make "url".
