@@ -157,12 +157,6 @@ func isIdentifier(s string) bool {
 	return true
 }
 
-// JoinPath appends a map key to a dotted path (nested.Key).
-func JoinPath(path, key string) string { return nested.Key(path, key) }
-
-// IndexPath appends a list index to a dotted path (nested.Index).
-func IndexPath(path string, i int) string { return nested.Index(path, i) }
-
 type stringSet map[string]struct{}
 
 func (s stringSet) add(v string) { s[v] = struct{}{} }

@@ -129,7 +129,7 @@ func ScanDeps(spec map[string]any, prefix string, skip func(key string) bool) []
 	}
 	for _, k := range slices.Sorted(maps.Keys(spec)) {
 		if skip == nil || !skip(k) {
-			_ = nested.Walk(spec[k], JoinPath(prefix, k), visit)
+			_ = nested.Walk(spec[k], nested.Key(prefix, k), visit)
 		}
 	}
 	return out

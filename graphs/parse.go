@@ -10,6 +10,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/cairn-io/cairn/internal/nested"
 	"github.com/cairn-io/cairn/internal/suggest"
 	"github.com/cairn-io/cairn/kinds"
 	"github.com/cairn-io/cairn/model"
@@ -295,7 +296,7 @@ func (p *parser) definitionErrors(d *document, err error) {
 // unknownField reports a field the document shape does not have, with the
 // nearest known field as a suggestion.
 func (p *parser) unknownField(d *document, k *yaml.Node, path, key string, known []string) {
-	p.c.add(d.pos(k), joinPath(path, key), "unknown field %q%s", key, suggest.Hint(key, known))
+	p.c.add(d.pos(k), nested.Key(path, key), "unknown field %q%s", key, suggest.Hint(key, known))
 }
 
 // apiVersion checks the optional apiVersion field.

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/cairn-io/cairn/expr"
+	"github.com/cairn-io/cairn/internal/nested"
 	"github.com/cairn-io/cairn/model"
 	"github.com/cairn-io/cairn/yaql"
 )
@@ -70,7 +71,7 @@ func checkTaskYAQL(e *taskEntry, c *collector) []string {
 	yaql.WalkValues(t.Parameters, "parameters", func(path, src string) {
 		paths = append(paths, path)
 		if _, err := yaql.Parse(src); err != nil {
-			rel := joinPath(path, "yaql_exp")
+			rel := nested.Key(path, "yaql_exp")
 			c.add(e.pos(rel, false), e.path+"."+rel, "invalid yaql expression: %v", err)
 		}
 	})

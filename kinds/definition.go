@@ -47,7 +47,7 @@ func ParseKindDefinition(doc map[string]any) (Kind, error) {
 	unknown := func(path string, m map[string]any, known ...string) {
 		for _, key := range slices.Sorted(maps.Keys(m)) {
 			if !slices.Contains(known, key) {
-				fail(joinPath(path, key), "unknown field %q%s", key, suggest.Hint(key, known))
+				fail(nested.Key(path, key), "unknown field %q%s", key, suggest.Hint(key, known))
 			}
 		}
 	}
@@ -273,43 +273,26 @@ func readDocuments(path string) ([]any, error) {
 // string keys, []any, int64/float64 (a decoded JSON Schema's json.Number
 // too).
 func jsonCompatible(v any) any {
-	switch x := v.(type) {
-	case map[string]any:
-		out := make(map[string]any, len(x))
-		for k, item := range x {
-			out[k] = jsonCompatible(item)
+	out, _ := nested.MapAnyOrder(v, "", func(_ nested.Path, v any) (any, error) {
+		switch x := v.(type) {
+		case map[any]any:
+			out := make(map[string]any, len(x))
+			for k, item := range x {
+				out[fmt.Sprint(k)] = item
+			}
+			return out, nil
+		case int:
+			return int64(x), nil
+		case json.Number:
+			if n, err := x.Int64(); err == nil {
+				return n, nil
+			}
+			if f, err := x.Float64(); err == nil {
+				return f, nil
+			}
+			return x.String(), nil
 		}
-		return out
-	case map[any]any:
-		out := make(map[string]any, len(x))
-		for k, item := range x {
-			out[fmt.Sprint(k)] = jsonCompatible(item)
-		}
-		return out
-	case []any:
-		out := make([]any, len(x))
-		for i, item := range x {
-			out[i] = jsonCompatible(item)
-		}
-		return out
-	case int:
-		return int64(x)
-	case json.Number:
-		if n, err := x.Int64(); err == nil {
-			return n
-		}
-		if f, err := x.Float64(); err == nil {
-			return f
-		}
-		return x.String()
-	default:
-		return v
-	}
-}
-
-func joinPath(path, key string) string {
-	if path == "" {
-		return key
-	}
-	return path + "." + key
+		return v, nil
+	})
+	return out
 }
