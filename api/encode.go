@@ -4,8 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
-	"sort"
+	"slices"
 	"strconv"
 
 	"gopkg.in/yaml.v3"
@@ -207,15 +208,6 @@ func encodePackage(defs []kinds.Kind, resources []*model.Resource, format string
 	return buf.Bytes(), nil
 }
 
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
-
 // floatText renders a float so it reads back as a float.
 func floatText(f float64) (string, error) {
 	if math.IsInf(f, 0) || math.IsNaN(f) {
@@ -257,7 +249,7 @@ func writeJSON(buf *bytes.Buffer, v any) error {
 		buf.WriteByte('}')
 	case map[string]any:
 		buf.WriteByte('{')
-		for i, k := range sortedKeys(t) {
+		for i, k := range slices.Sorted(maps.Keys(t)) {
 			if i > 0 {
 				buf.WriteByte(',')
 			}
@@ -318,7 +310,7 @@ func yamlNode(v any) (*yaml.Node, error) {
 		return n, nil
 	case map[string]any:
 		n := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
-		for _, k := range sortedKeys(t) {
+		for _, k := range slices.Sorted(maps.Keys(t)) {
 			val, err := yamlNode(t[k])
 			if err != nil {
 				return nil, err

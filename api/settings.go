@@ -3,11 +3,14 @@ package api
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/cairn-io/cairn/internal/nested"
 	"github.com/cairn-io/cairn/model"
 	"github.com/cairn-io/cairn/store"
 )
@@ -96,22 +99,22 @@ func mergePatch(target, patch any) any {
 // sealed values) and empty keys, at any depth.
 func checkSettings(m map[string]any, path string) []model.ErrorDetail {
 	var details []model.ErrorDetail
-	for _, k := range sortedKeys(m) {
-		v := m[k]
-		p := k
-		if path != "" {
-			p = path + "." + k
+	_ = nested.Walk(m, path, func(p nested.Path, v any) error {
+		sub, ok := v.(map[string]any)
+		if !ok {
+			return nested.SkipChildren // a list is a value: its items hold no settings keys
 		}
-		switch {
-		case k == "":
-			details = append(details, model.ErrorDetail{Document: requestSource, Path: path, Message: "a settings key cannot be empty"})
-		case strings.HasPrefix(k, "$cairn"):
-			details = append(details, model.ErrorDetail{Document: requestSource, Path: p, Message: fmt.Sprintf("keys starting with %q are reserved", "$cairn")})
+		here := p.String()
+		for _, k := range slices.Sorted(maps.Keys(sub)) {
+			switch {
+			case k == "":
+				details = append(details, model.ErrorDetail{Document: requestSource, Path: here, Message: "a settings key cannot be empty"})
+			case strings.HasPrefix(k, "$cairn"):
+				details = append(details, model.ErrorDetail{Document: requestSource, Path: nested.Key(here, k), Message: fmt.Sprintf("keys starting with %q are reserved", "$cairn")})
+			}
 		}
-		if sub, ok := v.(map[string]any); ok {
-			details = append(details, checkSettings(sub, p)...)
-		}
-	}
+		return nil
+	})
 	return details
 }
 

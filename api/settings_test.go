@@ -213,3 +213,18 @@ func TestMergedGraphLayers(t *testing.T) {
 	}
 	s.do(http.MethodGet, "/v1/clusters/c/graphs/default/merged?layers=stack", nil).expect(t, http.StatusBadRequest)
 }
+
+func TestCheckSettingsNamesEveryEmptyOrReservedKey(t *testing.T) {
+	details := checkSettings(map[string]any{
+		"a": map[string]any{"": 1, "b": map[string]any{"$cairnSealed": "x"}},
+		"l": []any{map[string]any{"$cairn": 1}},
+	}, "settings")
+	var got []string
+	for _, d := range details {
+		got = append(got, d.Path+": "+d.Message)
+	}
+	assert.Equal(t, []string{
+		"settings.a: a settings key cannot be empty",
+		`settings.a.b.$cairnSealed: keys starting with "$cairn" are reserved`,
+	}, got, "maps are checked at every depth; a list is a value")
+}

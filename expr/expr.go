@@ -12,10 +12,14 @@ package expr
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"text/template"
+
+	"github.com/cairn-io/cairn/internal/nested"
 )
 
 // Context is what expressions can see.
@@ -71,13 +75,18 @@ func Resolve(spec map[string]any, c Context) (map[string]any, Missing, error) {
 		verbatim[k] = true
 	}
 	var errs []error
+	resolve := e.resolver(&errs)
 	out := make(map[string]any, len(spec))
-	for _, k := range sortedKeys(spec) {
+	// Keys sorted into a slice of the right size: slices.Sorted grows its
+	// own from nothing, half a dozen allocations on every Resolve.
+	keys := slices.AppendSeq(make([]string, 0, len(spec)), maps.Keys(spec))
+	slices.Sort(keys)
+	for _, k := range keys {
 		if verbatim[k] {
 			out[k] = normalize(spec[k])
 			continue
 		}
-		out[k] = e.resolve(spec[k], k, &errs)
+		out[k] = resolveAt(spec[k], k, resolve, &errs)
 	}
 	return out, e.missing(), e.joinRedacted(errs)
 }
@@ -86,7 +95,7 @@ func Resolve(spec map[string]any, c Context) (map[string]any, Missing, error) {
 func ResolveValue(v any, c Context) (any, Missing, error) {
 	e := newEvaluator(c)
 	var errs []error
-	out := e.resolve(v, "", &errs)
+	out := resolveAt(v, "", e.resolver(&errs), &errs)
 	return out, e.missing(), e.joinRedacted(errs)
 }
 
@@ -154,51 +163,52 @@ func CheckCondition(src string) error {
 	return nil
 }
 
-func (e *evaluator) resolve(v any, path string, errs *[]error) any {
-	switch x := v.(type) {
-	case string:
-		if !IsTemplate(x) {
-			return x
+// resolveAt copies v, at path, through resolve (a resolver).
+func resolveAt(v any, path string, resolve func(nested.Path, any) (any, error), errs *[]error) any {
+	out, err := nested.Map(v, path, resolve)
+	if err != nil {
+		*errs = append(*errs, pathError(path, err))
+	}
+	return out
+}
+
+// resolver is the nested.Map function that resolves references and
+// renders strings, adding an error for each value that failed, named by
+// its path. One serves a whole Resolve.
+func (e *evaluator) resolver(errs *[]error) func(nested.Path, any) (any, error) {
+	return func(p nested.Path, v any) (any, error) {
+		var (
+			out any
+			err error
+		)
+		switch x := v.(type) {
+		case string:
+			if !IsTemplate(x) {
+				return x, nested.SkipChildren
+			}
+			if out, err = e.render(x, true); err != nil {
+				out = ""
+			}
+		case map[string]any:
+			switch Classify(x) {
+			case EnvRef:
+				out, err = e.resolveEnv(x[EnvRefKey])
+			case SecretRef:
+				out, err = e.resolveSecret(x[SecretRefKey])
+			default:
+				return x, nil
+			}
+		case []any:
+			return x, nil
+		default:
+			// A Go value of another type is first put in the JSON form;
+			// a map or list is then walked into.
+			return normalize(v), nil
 		}
-		out, err := e.render(x, true)
 		if err != nil {
-			*errs = append(*errs, pathError(path, err))
-			return ""
+			*errs = append(*errs, pathError(p.String(), err))
 		}
-		return out
-	case map[string]any:
-		switch Classify(x) {
-		case EnvRef:
-			out, err := e.resolveEnv(x[EnvRefKey])
-			if err != nil {
-				*errs = append(*errs, pathError(path, err))
-			}
-			return out
-		case SecretRef:
-			out, err := e.resolveSecret(x[SecretRefKey])
-			if err != nil {
-				*errs = append(*errs, pathError(path, err))
-			}
-			return out
-		}
-		out := make(map[string]any, len(x))
-		for _, k := range sortedKeys(x) {
-			out[k] = e.resolve(x[k], JoinPath(path, k), errs)
-		}
-		return out
-	case []any:
-		out := make([]any, len(x))
-		for i, item := range x {
-			out[i] = e.resolve(item, IndexPath(path, i), errs)
-		}
-		return out
-	default:
-		n := normalize(v)
-		switch n.(type) {
-		case map[string]any, []any:
-			return e.resolve(n, path, errs)
-		}
-		return n
+		return out, nested.SkipChildren
 	}
 }
 

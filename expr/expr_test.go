@@ -443,7 +443,7 @@ func TestCheckSpec(t *testing.T) {
 	want := []Issue{
 		{Path: "bad", Message: `invalid expression: line 1: function "nosuch" not defined`},
 		{Path: "headers.A", Message: "secretRef.key must be a non-empty string"},
-		{Path: "headers.B", Message: "secretRef must be an object {key}, got string"},
+		{Path: "headers.B", Message: "secretRef must be an object {key}, got a string"},
 		{Path: "list[2]", Message: "envRef.key is required"},
 	}
 	require.Equal(t, want, got, "CheckSpec =\n%#v\nwant\n%#v", got, want)

@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/cairn-io/cairn/internal/nested"
 )
 
 // Redacted replaces secret values in text.
@@ -49,35 +51,48 @@ func RedactValue(v any, secretValues []string) any {
 }
 
 func redactValue(v any, forms []string) any {
+	out, _ := nested.Map(v, "", func(_ nested.Path, v any) (any, error) {
+		return redactOne(v, forms)
+	})
+	return out
+}
+
+// redactOne redacts one value of a document: a string, the keys of a map
+// (Map redacts its values), or a map or list of strings whole.
+func redactOne(v any, forms []string) (any, error) {
 	switch x := v.(type) {
 	case string:
-		return replaceForms(x, forms)
+		return replaceForms(x, forms), nested.SkipChildren
 	case map[string]any:
+		renamed := false
+		for k := range x {
+			if replaceForms(k, forms) != k {
+				renamed = true
+				break
+			}
+		}
+		if !renamed {
+			return x, nil
+		}
 		out := make(map[string]any, len(x))
 		for k, e := range x {
-			out[replaceForms(k, forms)] = redactValue(e, forms)
+			out[replaceForms(k, forms)] = e
 		}
-		return out
-	case []any:
-		out := make([]any, len(x))
-		for i, e := range x {
-			out[i] = redactValue(e, forms)
-		}
-		return out
+		return out, nil
 	case map[string]string:
 		out := make(map[string]string, len(x))
 		for k, e := range x {
 			out[replaceForms(k, forms)] = replaceForms(e, forms)
 		}
-		return out
+		return out, nested.SkipChildren
 	case []string:
 		out := make([]string, len(x))
 		for i, e := range x {
 			out[i] = replaceForms(e, forms)
 		}
-		return out
+		return out, nested.SkipChildren
 	}
-	return v
+	return v, nil
 }
 
 func replaceForms(s string, forms []string) string {

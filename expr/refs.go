@@ -2,9 +2,12 @@ package expr
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/cairn-io/cairn/internal/nested"
 )
 
 // Reference kinds a spec value may hold in place of a literal.
@@ -53,24 +56,15 @@ func IsDynamic(v any) bool { return Classify(v) != Literal }
 // HasDynamic reports whether v is or holds, at any depth, anything
 // resolved at run time (env or secret refs, expressions over dependencies).
 func HasDynamic(v any) bool {
-	if IsDynamic(v) {
-		return true
-	}
-	switch x := v.(type) {
-	case map[string]any:
-		for _, item := range x {
-			if HasDynamic(item) {
-				return true
-			}
+	found := false
+	_ = nested.Walk(v, "", func(_ nested.Path, v any) error {
+		if IsDynamic(v) {
+			found = true
+			return nested.SkipAll
 		}
-	case []any:
-		for _, item := range x {
-			if HasDynamic(item) {
-				return true
-			}
-		}
-	}
-	return false
+		return nil
+	})
+	return found
 }
 
 // IsTemplate reports whether s holds an expression.
@@ -87,7 +81,7 @@ type parsedEnvRef struct {
 func parseEnvRef(body any) (parsedEnvRef, error) {
 	m, ok := body.(map[string]any)
 	if !ok {
-		return parsedEnvRef{}, fmt.Errorf("envRef must be an object {key, default}, got %s", typeName(body))
+		return parsedEnvRef{}, fmt.Errorf("envRef must be an object {key, default}, got %s", nested.Describe(body))
 	}
 	var r parsedEnvRef
 	for k, v := range m {
@@ -117,7 +111,7 @@ func parseEnvRef(body any) (parsedEnvRef, error) {
 func parseSecretRef(body any) (string, error) {
 	m, ok := body.(map[string]any)
 	if !ok {
-		return "", fmt.Errorf("secretRef must be an object {key}, got %s", typeName(body))
+		return "", fmt.Errorf("secretRef must be an object {key}, got %s", nested.Describe(body))
 	}
 	var key string
 	for k, v := range m {
@@ -163,45 +157,6 @@ func isIdentifier(s string) bool {
 	return true
 }
 
-// JoinPath appends a map key to a dotted path.
-func JoinPath(path, key string) string {
-	if path == "" {
-		return key
-	}
-	return path + "." + key
-}
-
-// IndexPath appends a list index to a dotted path.
-func IndexPath(path string, i int) string { return path + "[" + strconv.Itoa(i) + "]" }
-
-func typeName(v any) string {
-	switch v.(type) {
-	case nil:
-		return "null"
-	case string:
-		return "string"
-	case bool:
-		return "boolean"
-	case map[string]any:
-		return "object"
-	case []any:
-		return "array"
-	case float64, float32, int, int64, int32, int16, int8, uint, uint64, uint32, uint16, uint8:
-		return "number"
-	default:
-		return fmt.Sprintf("%T", v)
-	}
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
-
 type stringSet map[string]struct{}
 
 func (s stringSet) add(v string) { s[v] = struct{}{} }
@@ -210,5 +165,5 @@ func (s stringSet) sorted() []string {
 	if len(s) == 0 {
 		return nil
 	}
-	return sortedKeys(s)
+	return slices.Sorted(maps.Keys(s))
 }

@@ -1,8 +1,12 @@
 package expr
 
 import (
+	"maps"
+	"slices"
 	"strings"
 	"text/template/parse"
+
+	"github.com/cairn-io/cairn/internal/nested"
 )
 
 // Issue is a problem found in a spec without evaluating it: a malformed
@@ -17,39 +21,38 @@ type Issue struct {
 // in spec, every one of them, in path order.
 func CheckSpec(spec map[string]any) []Issue {
 	var issues []Issue
-	for _, k := range sortedKeys(spec) {
+	for _, k := range slices.Sorted(maps.Keys(spec)) {
 		checkValue(spec[k], k, &issues)
 	}
 	return issues
 }
 
 func checkValue(v any, path string, issues *[]Issue) {
-	switch x := v.(type) {
-	case string:
-		if err := Check(x); err != nil {
-			*issues = append(*issues, Issue{Path: path, Message: "invalid expression: " + err.Error()})
-		}
-	case map[string]any:
-		switch Classify(x) {
-		case EnvRef:
-			if _, err := parseEnvRef(x[EnvRefKey]); err != nil {
-				*issues = append(*issues, Issue{Path: path, Message: err.Error()})
+	_ = nested.Walk(v, path, func(p nested.Path, v any) error {
+		var err error
+		switch x := v.(type) {
+		case string:
+			if err := Check(x); err != nil {
+				*issues = append(*issues, Issue{Path: p.String(), Message: "invalid expression: " + err.Error()})
 			}
-			return
-		case SecretRef:
-			if _, err := parseSecretRef(x[SecretRefKey]); err != nil {
-				*issues = append(*issues, Issue{Path: path, Message: err.Error()})
+			return nil
+		case map[string]any:
+			switch Classify(x) {
+			case EnvRef:
+				_, err = parseEnvRef(x[EnvRefKey])
+			case SecretRef:
+				_, err = parseSecretRef(x[SecretRefKey])
+			default:
+				return nil
 			}
-			return
+		default:
+			return nil
 		}
-		for _, k := range sortedKeys(x) {
-			checkValue(x[k], JoinPath(path, k), issues)
+		if err != nil {
+			*issues = append(*issues, Issue{Path: p.String(), Message: err.Error()})
 		}
-	case []any:
-		for i, item := range x {
-			checkValue(item, IndexPath(path, i), issues)
-		}
-	}
+		return nested.SkipChildren
+	})
 }
 
 // Scan discovers statically what spec refers to: env variables (envRef keys
@@ -100,33 +103,26 @@ type DepRef struct {
 // secretRef values hold no expression.
 func ScanDeps(spec map[string]any, prefix string, skip func(key string) bool) []DepRef {
 	var out []DepRef
-	var walk func(v any, path string)
-	walk = func(v any, path string) {
+	visit := func(p nested.Path, v any) error {
 		switch x := v.(type) {
 		case string:
 			if !IsTemplate(x) {
-				return
+				return nil
 			}
 			_, _, deps := ScanString(x)
 			for _, d := range deps {
-				out = append(out, DepRef{Name: d, Path: path})
+				out = append(out, DepRef{Name: d, Path: p.String()})
 			}
 		case map[string]any:
 			if Classify(x) != Literal {
-				return
-			}
-			for _, k := range sortedKeys(x) {
-				walk(x[k], JoinPath(path, k))
-			}
-		case []any:
-			for i, item := range x {
-				walk(item, IndexPath(path, i))
+				return nested.SkipChildren
 			}
 		}
+		return nil
 	}
-	for _, k := range sortedKeys(spec) {
+	for _, k := range slices.Sorted(maps.Keys(spec)) {
 		if skip == nil || !skip(k) {
-			walk(spec[k], JoinPath(prefix, k))
+			_ = nested.Walk(spec[k], nested.Key(prefix, k), visit)
 		}
 	}
 	return out
@@ -156,6 +152,10 @@ type scanner struct {
 }
 
 func (s *scanner) value(v any) {
+	_ = nested.Walk(v, "", s.visit)
+}
+
+func (s *scanner) visit(_ nested.Path, v any) error {
 	switch x := v.(type) {
 	case string:
 		s.template(x)
@@ -165,21 +165,15 @@ func (s *scanner) value(v any) {
 			if r, err := parseEnvRef(x[EnvRefKey]); err == nil && !(s.required && r.HasDefault) {
 				s.env.add(r.Key)
 			}
-			return
+			return nested.SkipChildren
 		case SecretRef:
 			if k, err := parseSecretRef(x[SecretRefKey]); err == nil {
 				s.secrets.add(k)
 			}
-			return
-		}
-		for _, item := range x {
-			s.value(item)
-		}
-	case []any:
-		for _, item := range x {
-			s.value(item)
+			return nested.SkipChildren
 		}
 	}
+	return nil
 }
 
 func (s *scanner) template(src string) {

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/cairn-io/cairn/internal/nested"
 	"gopkg.in/yaml.v3"
 )
 
@@ -49,7 +50,7 @@ func LoadSecrets(path string) (*Secrets, error) {
 	}
 	m, ok := doc.(map[string]any)
 	if !ok {
-		return nil, fmt.Errorf("secrets file %s must hold a map of key to value, got %s", path, typeName(doc))
+		return nil, fmt.Errorf("secrets file %s must hold a map of key to value, got %s", path, nested.Describe(doc))
 	}
 	if err := flattenSecrets(s.values, "", m); err != nil {
 		return nil, fmt.Errorf("secrets file %s: %w", path, err)
@@ -90,7 +91,7 @@ func flattenSecrets(dst map[string]string, prefix string, m map[string]any) erro
 			}
 		case nil:
 		default:
-			return fmt.Errorf("secret %q must be a string, got %s", key, typeName(v))
+			return fmt.Errorf("secret %q must be a string, got %s", key, nested.Describe(v))
 		}
 	}
 	return nil

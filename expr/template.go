@@ -7,13 +7,17 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"text/template/parse"
 	"time"
 
 	texttemplate "text/template"
+
+	"github.com/cairn-io/cairn/internal/nested"
 )
 
 // Default limits of one evaluation. text/template has no step limit and no
@@ -303,7 +307,7 @@ func (e *evaluator) dep(name string) (map[string]any, error) {
 	if len(e.ctx.Deps) == 0 {
 		return nil, fmt.Errorf("no dependency %q: this step has no dependencies", name)
 	}
-	return nil, fmt.Errorf("no dependency %q (known: %s)", name, strings.Join(sortedKeys(e.ctx.Deps), ", "))
+	return nil, fmt.Errorf("no dependency %q (known: %s)", name, strings.Join(slices.Sorted(maps.Keys(e.ctx.Deps)), ", "))
 }
 
 func nonNil(m map[string]any) map[string]any {
@@ -727,7 +731,7 @@ func hasFunc(needle any, list any) (bool, error) {
 	}
 	rv := reflect.ValueOf(list)
 	if rv.Kind() != reflect.Slice && rv.Kind() != reflect.Array {
-		return false, fmt.Errorf("has: expected a list, got %s", typeName(list))
+		return false, fmt.Errorf("has: expected a list, got %s", nested.Describe(list))
 	}
 	for i := 0; i < rv.Len(); i++ {
 		if looseEqual(rv.Index(i).Interface(), needle) {
@@ -767,7 +771,7 @@ func joinFunc(sep string, list any) (string, error) {
 	}
 	rv := reflect.ValueOf(list)
 	if rv.Kind() != reflect.Slice && rv.Kind() != reflect.Array {
-		return "", fmt.Errorf("join: expected a list, got %s", typeName(list))
+		return "", fmt.Errorf("join: expected a list, got %s", nested.Describe(list))
 	}
 	parts := make([]string, rv.Len())
 	for i := range parts {
@@ -809,45 +813,47 @@ func sha256Func(v any) string {
 // normalize turns a Go value into the JSON-compatible form specs use:
 // map[string]any, []any, string, bool, int64, float64 or nil.
 func normalize(v any) any {
+	switch v.(type) {
+	case nil, string, bool, int64, float64:
+		return v // most values: no walk to set up
+	}
+	out, _ := nested.MapAnyOrder(v, "", normalizeOne)
+	return out
+}
+
+// normalizeOne is normalize's nested.Map function: it converts a scalar,
+// and a map or list of another Go type into map[string]any or []any for
+// Map to walk into.
+func normalizeOne(p nested.Path, v any) (any, error) {
 	switch x := v.(type) {
 	case nil, string, bool, int64, float64:
-		return x
+		return x, nested.SkipChildren
 	case int:
-		return int64(x)
-	case map[string]any:
-		out := make(map[string]any, len(x))
-		for k, val := range x {
-			out[k] = normalize(val)
-		}
-		return out
-	case []any:
-		out := make([]any, len(x))
-		for i, val := range x {
-			out[i] = normalize(val)
-		}
-		return out
+		return int64(x), nested.SkipChildren
+	case map[string]any, []any:
+		return x, nil
 	}
 	rv := reflect.ValueOf(v)
 	switch rv.Kind() {
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		return rv.Int()
+		return rv.Int(), nested.SkipChildren
 	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		return int64(rv.Uint())
+		return int64(rv.Uint()), nested.SkipChildren
 	case reflect.Float32, reflect.Float64:
-		return rv.Float()
+		return rv.Float(), nested.SkipChildren
 	case reflect.String:
-		return rv.String()
+		return rv.String(), nested.SkipChildren
 	case reflect.Bool:
-		return rv.Bool()
+		return rv.Bool(), nested.SkipChildren
 	case reflect.Slice, reflect.Array:
 		if rv.Kind() == reflect.Slice && rv.IsNil() {
-			return []any(nil)
+			return []any(nil), nested.SkipChildren
 		}
 		out := make([]any, rv.Len())
 		for i := range out {
-			out[i] = normalize(rv.Index(i).Interface())
+			out[i] = rv.Index(i).Interface()
 		}
-		return out
+		return out, nil
 	case reflect.Map:
 		if rv.Type().Key().Kind() != reflect.String {
 			break
@@ -855,23 +861,23 @@ func normalize(v any) any {
 		out := make(map[string]any, rv.Len())
 		it := rv.MapRange()
 		for it.Next() {
-			out[it.Key().String()] = normalize(it.Value().Interface())
+			out[it.Key().String()] = it.Value().Interface()
 		}
-		return out
+		return out, nil
 	case reflect.Pointer, reflect.Interface:
 		if rv.IsNil() {
-			return nil
+			return nil, nested.SkipChildren
 		}
-		return normalize(rv.Elem().Interface())
+		return normalizeOne(p, rv.Elem().Interface())
 	}
 	// Anything else goes through JSON, the form it would take on the wire.
 	b, err := json.Marshal(v)
 	if err != nil {
-		return fmt.Sprint(v)
+		return fmt.Sprint(v), nested.SkipChildren
 	}
 	var out any
 	if err := json.Unmarshal(b, &out); err != nil {
-		return fmt.Sprint(v)
+		return fmt.Sprint(v), nested.SkipChildren
 	}
-	return normalize(out)
+	return normalizeOne(p, out)
 }

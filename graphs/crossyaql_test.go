@@ -41,7 +41,7 @@ func TestParseCrossDependsYAQL(t *testing.T) {
 - id: a
   type: stage
   cross_depended_by: {yaql_exp: "swtch(true => [])"}
-`, []string{`g.yaml:4:33: [0].cross_depended_by.yaql_exp: invalid yaql expression: line 1, column 1: unknown function swtch; did you mean switch?`}, "", ""},
+`, []string{`g.yaml:4:33: [0].cross_depended_by.yaql_exp: invalid yaql expression: line 1, column 1: unknown function swtch; did you mean "switch"?`}, "", ""},
 		{"other keys beside yaql_exp", `
 - id: a
   type: stage

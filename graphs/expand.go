@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/cairn-io/cairn/internal/suggest"
 	"github.com/cairn-io/cairn/kinds"
 	"github.com/cairn-io/cairn/model"
 )
@@ -352,11 +353,7 @@ func (x *graphExpansion) place(t *model.Task) {
 	default:
 		tt := x.taskType(t.Type)
 		if !tt.known {
-			msg := fmt.Sprintf("unknown task type %q", t.Type)
-			if s := x.cat.Suggest(t.Type); s != "" {
-				msg += fmt.Sprintf("; did you mean %q?", s)
-			}
-			x.fail(t, "%s", msg)
+			x.fail(t, "unknown task type %q%s", t.Type, suggest.Mean(x.cat.Suggest(t.Type)))
 			return
 		}
 		base, out, m, err := x.cat.TaskSpec(t.Type, t.Parameters)

@@ -3,6 +3,7 @@ package graphs
 import (
 	"fmt"
 
+	"github.com/cairn-io/cairn/internal/nested"
 	"github.com/cairn-io/cairn/model"
 )
 
@@ -49,13 +50,13 @@ func CrossDepsOf(v any) ([]model.CrossDep, error) {
 	case map[string]any:
 		items = []any{x}
 	default:
-		return nil, fmt.Errorf("expected a list of {name, role, policy}, got %s", valueKind(v))
+		return nil, fmt.Errorf("expected a list of {name, role, policy}, got %s", nested.Describe(v))
 	}
 	out := make([]model.CrossDep, 0, len(items))
 	for i, item := range items {
 		m, ok := item.(map[string]any)
 		if !ok {
-			return nil, fmt.Errorf("[%d]: expected {name, role, policy}, got %s", i, valueKind(item))
+			return nil, fmt.Errorf("[%d]: expected {name, role, policy}, got %s", i, nested.Describe(item))
 		}
 		var d model.CrossDep
 		for k, val := range m {
@@ -63,7 +64,7 @@ func CrossDepsOf(v any) ([]model.CrossDep, error) {
 			case "name":
 				s, ok := val.(string)
 				if !ok || s == "" {
-					return nil, fmt.Errorf("[%d].name: expected a task name, got %s", i, valueKind(val))
+					return nil, fmt.Errorf("[%d].name: expected a task name, got %s", i, nested.Describe(val))
 				}
 				d.Name = s
 			case "role":
@@ -76,13 +77,13 @@ func CrossDepsOf(v any) ([]model.CrossDep, error) {
 					for j, e := range r {
 						s, ok := e.(string)
 						if !ok {
-							return nil, fmt.Errorf("[%d].role[%d]: expected a string, got %s", i, j, valueKind(e))
+							return nil, fmt.Errorf("[%d].role[%d]: expected a string, got %s", i, j, nested.Describe(e))
 						}
 						roles[j] = s
 					}
 					d.Role = roles
 				default:
-					return nil, fmt.Errorf("[%d].role: expected a string or a list of strings, got %s", i, valueKind(val))
+					return nil, fmt.Errorf("[%d].role: expected a string or a list of strings, got %s", i, nested.Describe(val))
 				}
 			case "policy":
 				s, ok := val.(string)
@@ -100,23 +101,4 @@ func CrossDepsOf(v any) ([]model.CrossDep, error) {
 		out = append(out, d)
 	}
 	return out, nil
-}
-
-// valueKind names the kind of an evaluated value for messages.
-func valueKind(v any) string {
-	switch v.(type) {
-	case nil:
-		return "null"
-	case string:
-		return "a string"
-	case bool:
-		return "a boolean"
-	case int, int64, float64:
-		return "a number"
-	case []any:
-		return "a list"
-	case map[string]any:
-		return "an object"
-	}
-	return fmt.Sprintf("%T", v)
 }

@@ -3,6 +3,7 @@ package graphs
 import (
 	"fmt"
 
+	"github.com/cairn-io/cairn/internal/nested"
 	"github.com/cairn-io/cairn/model"
 )
 
@@ -22,13 +23,13 @@ func taskTags(t *model.Task) ([]string, error) {
 	}
 	list, ok := v.([]any)
 	if !ok {
-		return nil, fmt.Errorf("tags: expected a list of strings, got %s", valueKind(v))
+		return nil, fmt.Errorf("tags: expected a list of strings, got %s", nested.Describe(v))
 	}
 	out := make([]string, 0, len(list))
 	for i, item := range list {
 		s, ok := item.(string)
 		if !ok {
-			return nil, fmt.Errorf("tags[%d]: expected a string, got %s", i, valueKind(item))
+			return nil, fmt.Errorf("tags[%d]: expected a string, got %s", i, nested.Describe(item))
 		}
 		out = append(out, s)
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/cairn-io/cairn/expr"
+	"github.com/cairn-io/cairn/internal/nested"
 	"github.com/cairn-io/cairn/kinds"
 	"github.com/cairn-io/cairn/model"
 )
@@ -38,7 +39,7 @@ func specDepRefs(cat *kinds.Catalogue, r *model.Resource) []expr.DepRef {
 	}
 	out := make([]expr.DepRef, 0, len(aliases)+len(refs))
 	for _, alias := range slices.Sorted(maps.Keys(aliases)) {
-		out = append(out, expr.DepRef{Name: aliases[alias], Path: expr.JoinPath("spec."+kinds.DepAliasAttr, alias)})
+		out = append(out, expr.DepRef{Name: aliases[alias], Path: nested.Key("spec."+kinds.DepAliasAttr, alias)})
 	}
 	for _, ref := range refs {
 		if target, ok := aliases[ref.Name]; ok {

@@ -8,6 +8,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/cairn-io/cairn/internal/nested"
 	"github.com/cairn-io/cairn/model"
 )
 
@@ -149,7 +150,7 @@ func (p *parser) lifecycleField(d *document, key string, n *yaml.Node, path stri
 		}
 		hasCmd := false
 		fields(n, func(k string, kn, v *yaml.Node) {
-			fp := joinPath(path, k)
+			fp := nested.Key(path, k)
 			switch k {
 			case "cmd":
 				hasCmd = true
@@ -166,13 +167,13 @@ func (p *parser) lifecycleField(d *document, key string, n *yaml.Node, path stri
 			}
 		})
 		if !hasCmd {
-			p.c.add(d.pos(n), joinPath(path, "cmd"), "missing command")
+			p.c.add(d.pos(n), nested.Key(path, "cmd"), "missing command")
 		}
 	case FieldReexecuteOn, FieldRefreshOn:
 		list, _ := p.strList(d, n, path, true)
 		for i, e := range list {
 			if e == "" {
-				p.c.add(d.pos(n), indexPath(path, i), "empty event name")
+				p.c.add(d.pos(n), nested.Index(path, i), "empty event name")
 			}
 		}
 	}

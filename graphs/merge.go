@@ -7,6 +7,7 @@ import (
 	"maps"
 	"slices"
 
+	"github.com/cairn-io/cairn/internal/nested"
 	"github.com/cairn-io/cairn/model"
 )
 
@@ -280,28 +281,19 @@ func mergeParams(base, over map[string]any) map[string]any {
 	return out
 }
 
-// mergeClone deep-copies a JSON-like value.
+// mergeClone deep-copies a JSON-like value: nested.MapAnyOrder copies its
+// maps and lists, string lists and maps are cloned whole.
 func mergeClone(v any) any {
-	switch x := v.(type) {
-	case map[string]any:
-		out := make(map[string]any, len(x))
-		for k, item := range x {
-			out[k] = mergeClone(item)
+	out, _ := nested.MapAnyOrder(v, "", func(_ nested.Path, v any) (any, error) {
+		switch x := v.(type) {
+		case []string:
+			return slices.Clone(x), nested.SkipChildren
+		case map[string]string:
+			return maps.Clone(x), nested.SkipChildren
 		}
-		return out
-	case []any:
-		out := make([]any, len(x))
-		for i, item := range x {
-			out[i] = mergeClone(item)
-		}
-		return out
-	case []string:
-		return slices.Clone(x)
-	case map[string]string:
-		return maps.Clone(x)
-	default:
-		return v
-	}
+		return v, nil
+	})
+	return out
 }
 
 func cloneCrossDeps(in []model.CrossDep) []model.CrossDep {

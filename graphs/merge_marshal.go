@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"reflect"
 	"slices"
@@ -195,7 +196,7 @@ func outTask(t *model.Task) (outObject, error) {
 		}
 		o.add("meta", m)
 	}
-	for _, k := range outSortedKeys(t.Extra) {
+	for _, k := range slices.Sorted(maps.Keys(t.Extra)) {
 		v, err := outValue(t.Extra[k])
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", k, err)
@@ -216,15 +217,6 @@ func outStrings(v []string) []any {
 		out[i] = s
 	}
 	return out
-}
-
-func outSortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
 
 // outValue turns a decoded JSON-like value into document values: maps
@@ -273,7 +265,7 @@ func outValue(v any) (any, error) {
 		return out, nil
 	case map[string]any:
 		out := make(outObject, 0, len(x))
-		for _, k := range outSortedKeys(x) {
+		for _, k := range slices.Sorted(maps.Keys(x)) {
 			d, err := outValue(x[k])
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", k, err)
@@ -283,7 +275,7 @@ func outValue(v any) (any, error) {
 		return out, nil
 	case map[string]string:
 		out := make(outObject, 0, len(x))
-		for _, k := range outSortedKeys(x) {
+		for _, k := range slices.Sorted(maps.Keys(x)) {
 			out = append(out, outField{k, x[k]})
 		}
 		return out, nil

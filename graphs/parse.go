@@ -5,12 +5,12 @@
 package graphs
 
 import (
-	"fmt"
 	"strings"
 	"time"
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/cairn-io/cairn/internal/nested"
 	"github.com/cairn-io/cairn/internal/suggest"
 	"github.com/cairn-io/cairn/kinds"
 	"github.com/cairn-io/cairn/model"
@@ -296,11 +296,7 @@ func (p *parser) definitionErrors(d *document, err error) {
 // unknownField reports a field the document shape does not have, with the
 // nearest known field as a suggestion.
 func (p *parser) unknownField(d *document, k *yaml.Node, path, key string, known []string) {
-	msg := fmt.Sprintf("unknown field %q", key)
-	if s := suggest.Closest(key, known); s != "" {
-		msg += fmt.Sprintf("; did you mean %q?", s)
-	}
-	p.c.add(d.pos(k), joinPath(path, key), "%s", msg)
+	p.c.add(d.pos(k), nested.Key(path, key), "unknown field %q%s", key, suggest.Hint(key, known))
 }
 
 // apiVersion checks the optional apiVersion field.

@@ -8,6 +8,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/cairn-io/cairn/internal/nested"
 	"github.com/cairn-io/cairn/internal/suggest"
 	"github.com/cairn-io/cairn/model"
 )
@@ -274,7 +275,7 @@ func (p *parser) task(d *document, n *yaml.Node, path string) *taskEntry {
 		if p.knownType(t.Type) {
 			e.typeKnown = true
 		} else {
-			p.c.add(d.pos(typeNode), path+".type", "unknown task type %q%s", t.Type, didYouMean(p.cat.Suggest(t.Type)))
+			p.c.add(d.pos(typeNode), path+".type", "unknown task type %q%s", t.Type, suggest.Mean(p.cat.Suggest(t.Type)))
 		}
 	}
 	return e
@@ -294,13 +295,6 @@ func (p *parser) knownType(typ string) bool {
 	return known
 }
 
-func didYouMean(s string) string {
-	if s == "" {
-		return ""
-	}
-	return "; did you mean \"" + s + "\"?"
-}
-
 // checkPatterns compiles the "/regex/" entries of a role or name list.
 func (p *parser) checkPatterns(d *document, n *yaml.Node, path string, values []string) {
 	for i, v := range values {
@@ -308,7 +302,7 @@ func (p *parser) checkPatterns(d *document, n *yaml.Node, path string, values []
 			at := n
 			ip := path
 			if n.Kind == yaml.SequenceNode && i < len(n.Content) {
-				at, ip = n.Content[i], indexPath(path, i)
+				at, ip = n.Content[i], nested.Index(path, i)
 			}
 			p.c.add(d.pos(at), ip, "%v", err)
 		}
@@ -353,7 +347,7 @@ func (p *parser) crossDeps(d *document, n *yaml.Node, path string) ([]model.Cros
 	}
 	var out []model.CrossDep
 	for i, item := range items {
-		ip := indexPath(path, i)
+		ip := nested.Index(path, i)
 		if single {
 			ip = path
 		}
@@ -364,7 +358,7 @@ func (p *parser) crossDeps(d *document, n *yaml.Node, path string) ([]model.Cros
 		var cd model.CrossDep
 		hasName := false
 		fields(item, func(key string, k, v *yaml.Node) {
-			fp := joinPath(ip, key)
+			fp := nested.Key(ip, key)
 			switch key {
 			case "name":
 				hasName = true
@@ -398,7 +392,7 @@ func (p *parser) crossDeps(d *document, n *yaml.Node, path string) ([]model.Cros
 			}
 		})
 		if !hasName || cd.Name == "" {
-			p.c.add(d.pos(item), joinPath(ip, "name"), "missing name")
+			p.c.add(d.pos(item), nested.Key(ip, "name"), "missing name")
 			continue
 		}
 		out = append(out, cd)
@@ -415,12 +409,12 @@ func (p *parser) strategy(d *document, n *yaml.Node, path string) *model.Strateg
 	s := &model.Strategy{}
 	var amountNode *yaml.Node
 	fields(n, func(key string, k, v *yaml.Node) {
-		fp := joinPath(path, key)
+		fp := nested.Key(path, key)
 		switch key {
 		case "type":
 			if t, ok := p.str(d, v, fp); ok {
 				if t != "parallel" && t != "one_by_one" {
-					p.c.add(d.pos(v), fp, "strategy type must be \"parallel\" or \"one_by_one\", got %q%s", t, didYouMean(suggest.Closest(t, []string{"parallel", "one_by_one"})))
+					p.c.add(d.pos(v), fp, "strategy type must be \"parallel\" or \"one_by_one\", got %q%s", t, suggest.Hint(t, []string{"parallel", "one_by_one"}))
 				}
 				s.Type = t
 			}
@@ -444,7 +438,7 @@ func (p *parser) strategy(d *document, n *yaml.Node, path string) *model.Strateg
 		s.Type = "parallel"
 	}
 	if amountNode != nil && s.Type == "one_by_one" {
-		p.c.add(d.pos(amountNode), joinPath(path, "amount"), "amount applies to the parallel strategy only (one_by_one runs one at a time)")
+		p.c.add(d.pos(amountNode), nested.Key(path, "amount"), "amount applies to the parallel strategy only (one_by_one runs one at a time)")
 	}
 	return s
 }

@@ -1,12 +1,15 @@
 package graphs
 
 import (
+	"fmt"
 	"math"
 	"strings"
 	"time"
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/cairn-io/cairn/internal/nested"
+	"github.com/cairn-io/cairn/internal/suggest"
 	"github.com/cairn-io/cairn/kinds"
 	"github.com/cairn-io/cairn/model"
 )
@@ -110,11 +113,7 @@ func (p *parser) kindName(written string, k *kinds.Kind) string {
 }
 
 func unknownKind(cat *kinds.Catalogue, kind string) string {
-	msg := "unknown kind \"" + kind + "\""
-	if s := cat.Suggest(kind); s != "" {
-		msg += "; did you mean \"" + s + "\"?"
-	}
-	return msg
+	return fmt.Sprintf("unknown kind %q%s", kind, suggest.Mean(cat.Suggest(kind)))
 }
 
 // metadataName reads metadata.name, the resource's identity.
@@ -173,7 +172,7 @@ func (p *parser) refs(d *document, n *yaml.Node, path string, refs []model.Ref, 
 		return refs, paths
 	}
 	for i, item := range n.Content {
-		ip := indexPath(path, i)
+		ip := nested.Index(path, i)
 		var ref model.Ref
 		switch item.Kind {
 		case yaml.ScalarNode:
@@ -191,9 +190,9 @@ func (p *parser) refs(d *document, n *yaml.Node, path string, refs []model.Ref, 
 			fields(item, func(key string, k, v *yaml.Node) {
 				switch key {
 				case "kind":
-					ref.Kind, _ = p.str(d, v, joinPath(ip, key))
+					ref.Kind, _ = p.str(d, v, nested.Key(ip, key))
 				case "name":
-					ref.Name, _ = p.text(d, v, joinPath(ip, key))
+					ref.Name, _ = p.text(d, v, nested.Key(ip, key))
 				default:
 					p.unknownField(d, k, ip, key, []string{"kind", "name"})
 				}
@@ -253,7 +252,7 @@ func (p *parser) meta(d *document, n *yaml.Node, path string) model.Meta {
 		return m
 	}
 	fields(n, func(key string, k, v *yaml.Node) {
-		fp := joinPath(path, key)
+		fp := nested.Key(path, key)
 		switch key {
 		case "retry":
 			if i, ok := p.integer(d, v, fp); ok {

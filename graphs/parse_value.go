@@ -6,15 +6,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/cairn-io/cairn/internal/nested"
 	"gopkg.in/yaml.v3"
-
-	"github.com/cairn-io/cairn/expr"
 )
-
-// Paths are dotted with list indexes in brackets, the form kinds and expr
-// use too: "spec.headers.Authorization", "tasks[3].requires[0]".
-func joinPath(path, key string) string    { return expr.JoinPath(path, key) }
-func indexPath(path string, i int) string { return expr.IndexPath(path, i) }
 
 // describe names the type of a node for messages.
 func describe(n *yaml.Node) string {
@@ -60,7 +54,7 @@ func (p *parser) value(d *document, n *yaml.Node, path string) any {
 				m[k.Value] = p.scalar(d, v, path, k.Value, -1)
 				continue
 			}
-			m[k.Value] = p.value(d, v, joinPath(path, k.Value))
+			m[k.Value] = p.value(d, v, nested.Key(path, k.Value))
 		}
 		return m
 	case yaml.SequenceNode:
@@ -70,7 +64,7 @@ func (p *parser) value(d *document, n *yaml.Node, path string) any {
 				l[i] = p.scalar(d, item, path, "", i)
 				continue
 			}
-			l[i] = p.value(d, item, indexPath(path, i))
+			l[i] = p.value(d, item, nested.Index(path, i))
 		}
 		return l
 	case yaml.ScalarNode:
@@ -91,9 +85,9 @@ func (p *parser) scalar(d *document, n *yaml.Node, parent, key string, index int
 		path := parent
 		switch {
 		case index >= 0:
-			path = indexPath(parent, index)
+			path = nested.Index(parent, index)
 		case index == -1:
-			path = joinPath(parent, key)
+			path = nested.Key(parent, key)
 		}
 		p.c.add(d.pos(n), path, "%v", err)
 	}
@@ -183,7 +177,7 @@ func (p *parser) strList(d *document, n *yaml.Node, path string, single bool) ([
 			out = append(out, item.Value)
 			continue
 		}
-		p.str(d, item, indexPath(path, i)) // reports it
+		p.str(d, item, nested.Index(path, i)) // reports it
 		ok = false
 	}
 	return out, ok

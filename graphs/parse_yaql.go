@@ -3,6 +3,7 @@ package graphs
 import (
 	"gopkg.in/yaml.v3"
 
+	"github.com/cairn-io/cairn/internal/nested"
 	"github.com/cairn-io/cairn/yaql"
 )
 
@@ -28,7 +29,7 @@ func (p *parser) yaqlExp(d *document, n *yaml.Node, path string) (string, bool) 
 		switch key {
 		case "yaql_exp":
 			found = true
-			src, ok = p.str(d, v, joinPath(path, key))
+			src, ok = p.str(d, v, nested.Key(path, key))
 		default:
 			p.unknownField(d, k, path, key, []string{"yaql_exp"})
 			ok = false

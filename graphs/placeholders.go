@@ -9,6 +9,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/cairn-io/cairn/internal/nested"
 	"github.com/cairn-io/cairn/internal/suggest"
 	"github.com/cairn-io/cairn/model"
 )
@@ -92,7 +93,7 @@ func checkPlaceholder(ph placeholder) string {
 	}
 	names := []string{PlaceholderClusterID, PlaceholderMasterIP, PlaceholderOpenstackVersion, PlaceholderCNHostname, PlaceholderSettings}
 	return fmt.Sprintf("unknown placeholder {%s}%s (known: {%s}, {%s.path})", ph.name+dotted(ph.path),
-		didYouMean(suggest.Closest(ph.name, names)), strings.Join(names[:4], "}, {"), PlaceholderSettings)
+		suggest.Hint(ph.name, names), strings.Join(names[:4], "}, {"), PlaceholderSettings)
 }
 
 func dotted(path string) string {
@@ -117,10 +118,10 @@ func (p *parser) placeholders(d *document, n *yaml.Node, path string) {
 			}
 		}
 	case yaml.MappingNode:
-		fields(n, func(key string, _, v *yaml.Node) { p.placeholders(d, v, joinPath(path, key)) })
+		fields(n, func(key string, _, v *yaml.Node) { p.placeholders(d, v, nested.Key(path, key)) })
 	case yaml.SequenceNode:
 		for i, item := range n.Content {
-			p.placeholders(d, item, indexPath(path, i))
+			p.placeholders(d, item, nested.Index(path, i))
 		}
 	}
 }
@@ -302,7 +303,7 @@ func (v PlaceholderValues) walk(x any, path string, fail func(string, error)) (a
 		}
 		sort.Strings(keys) // errors in a stable order
 		for _, k := range keys {
-			nv, changed := v.walk(y[k], joinPath(path, k), fail)
+			nv, changed := v.walk(y[k], nested.Key(path, k), fail)
 			if !changed {
 				continue
 			}
@@ -321,7 +322,7 @@ func (v PlaceholderValues) walk(x any, path string, fail func(string, error)) (a
 	case []any:
 		var out []any
 		for i, e := range y {
-			nv, changed := v.walk(e, indexPath(path, i), fail)
+			nv, changed := v.walk(e, nested.Index(path, i), fail)
 			if !changed {
 				continue
 			}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/cairn-io/cairn/dag"
 	"github.com/cairn-io/cairn/expr"
+	"github.com/cairn-io/cairn/internal/nested"
 	"github.com/cairn-io/cairn/internal/suggest"
 	"github.com/cairn-io/cairn/kinds"
 	"github.com/cairn-io/cairn/model"
@@ -35,16 +36,16 @@ func ValidatePackage(cat *kinds.Catalogue, pkg *model.Package) Errors {
 	for i, r := range pkg.Resources {
 		e := &resourceEntry{r: r}
 		for j := range r.DependsOn {
-			e.depPaths = append(e.depPaths, indexPath("dependsOn", j))
+			e.depPaths = append(e.depPaths, nested.Index("dependsOn", j))
 		}
 		for j := range r.Associations {
-			e.assocPaths = append(e.assocPaths, indexPath("associations", j))
+			e.assocPaths = append(e.assocPaths, nested.Index("associations", j))
 		}
 		for j := range r.Notify {
-			e.notifyPaths = append(e.notifyPaths, indexPath("notify", j))
+			e.notifyPaths = append(e.notifyPaths, nested.Index("notify", j))
 		}
 		for j := range r.Subscribe {
-			e.subPaths = append(e.subPaths, indexPath("subscribe", j))
+			e.subPaths = append(e.subPaths, nested.Index("subscribe", j))
 		}
 		switch _, known := cat.Lookup(r.Kind); {
 		case r.Kind == "":
@@ -92,7 +93,7 @@ func ValidateGraph(cat *kinds.Catalogue, g *model.Graph) Errors {
 		case t.Type == "":
 			c.add(t.Pos, e.path+".type", "missing task type")
 		case !known:
-			c.add(t.Pos, e.path+".type", "unknown task type %q%s", t.Type, didYouMean(cat.Suggest(t.Type)))
+			c.add(t.Pos, e.path+".type", "unknown task type %q%s", t.Type, suggest.Mean(cat.Suggest(t.Type)))
 		default:
 			e.typeKnown = true
 		}
@@ -139,7 +140,7 @@ func checkResources(cat *kinds.Catalogue, entries []*resourceEntry, c *collector
 						near = newSuggester(refNames(byKey))
 					}
 					path := paths[i]
-					c.add(e.pos(path, false), path, "%s %s: no such resource in the package%s", what, ref, didYouMean(near.near(ref.String())))
+					c.add(e.pos(path, false), path, "%s %s: no such resource in the package%s", what, ref, suggest.Mean(near.near(ref.String())))
 					continue
 				}
 				if reverse {
@@ -168,7 +169,7 @@ func checkResources(cat *kinds.Catalogue, entries []*resourceEntry, c *collector
 				if near == nil {
 					near = newSuggester(refNames(byKey))
 				}
-				c.add(e.pos(ref.Path, false), ref.Path, "reads dependency %q: no such resource in the package%s", ref.Name, didYouMean(near.near(ref.Name)))
+				c.add(e.pos(ref.Path, false), ref.Path, "reads dependency %q: no such resource in the package%s", ref.Name, suggest.Mean(near.near(ref.Name)))
 				continue
 			}
 			if len(targets) == 1 {
@@ -189,7 +190,7 @@ func checkResources(cat *kinds.Catalogue, entries []*resourceEntry, c *collector
 		if !e.kindKnown {
 			// No schema to check against, but expressions can still be.
 			for _, is := range expr.CheckSpec(e.r.Spec) {
-				path := joinPath("spec", is.Path)
+				path := nested.Key("spec", is.Path)
 				c.add(e.pos(path, false), path, "%s", is.Message)
 			}
 			continue
@@ -218,7 +219,7 @@ type suggester struct {
 }
 
 func newSuggester(names []string) *suggester {
-	return &suggester{names: sortedStrings(names), left: 100}
+	return &suggester{names: slices.Sorted(slices.Values(names)), left: 100}
 }
 
 func (s *suggester) near(name string) string {
@@ -272,8 +273,8 @@ func checkGraph(cat *kinds.Catalogue, ge *graphEntry, partial bool, c *collector
 							}
 							near = newSuggester(ids)
 						}
-						path := indexPath(field, i)
-						msg := fmt.Sprintf("%s %q: no such task in graph %q%s", what, id, ge.g.Type, didYouMean(near.near(id)))
+						path := nested.Index(field, i)
+						msg := fmt.Sprintf("%s %q: no such task in graph %q%s", what, id, ge.g.Type, suggest.Mean(near.near(id)))
 						if droppedRelation(field) {
 							c.warn(e.pos(path, false), e.path+"."+path, "%s: %s", msg, relationDropped)
 						} else {
@@ -310,7 +311,7 @@ func checkGraph(cat *kinds.Catalogue, ge *graphEntry, partial bool, c *collector
 			if is.msg != "" {
 				rel := "condition"
 				if is.rel != "" {
-					rel = joinPath(rel, is.rel)
+					rel = nested.Key(rel, is.rel)
 				}
 				c.add(e.pos(rel, false), e.path+"."+rel, "%s", is.msg)
 			}
@@ -321,7 +322,7 @@ func checkGraph(cat *kinds.Catalogue, ge *graphEntry, partial bool, c *collector
 			// an earlier layer: only the merged task is complete enough
 			// for its schema. Expressions can be checked already.
 			for _, is := range expr.CheckSpec(t.Parameters) {
-				path := joinPath("parameters", is.Path)
+				path := nested.Key("parameters", is.Path)
 				c.add(e.pos(path, false), e.path+"."+path, "%s", is.Message)
 			}
 			continue
@@ -340,10 +341,4 @@ func checkGraph(cat *kinds.Catalogue, ge *graphEntry, partial bool, c *collector
 			c.add(e.pos(se.Path, strings.HasPrefix(se.Message, "unknown field")), e.path+"."+se.Path, "%s", se.Message)
 		}
 	}
-}
-
-func sortedStrings(s []string) []string {
-	out := slices.Clone(s)
-	slices.Sort(out)
-	return out
 }

@@ -1,10 +1,10 @@
 package graphs
 
 import (
-	"sort"
 	"strings"
 
 	"github.com/cairn-io/cairn/expr"
+	"github.com/cairn-io/cairn/internal/nested"
 	"github.com/cairn-io/cairn/model"
 	"github.com/cairn-io/cairn/yaql"
 )
@@ -68,38 +68,14 @@ func checkTaskYAQL(e *taskEntry, c *collector) []string {
 		}
 	}
 	var paths []string
-	walkYAQL(t.Parameters, "parameters", func(path, src string) {
+	yaql.WalkValues(t.Parameters, "parameters", func(path, src string) {
 		paths = append(paths, path)
 		if _, err := yaql.Parse(src); err != nil {
-			rel := joinPath(path, "yaql_exp")
+			rel := nested.Key(path, "yaql_exp")
 			c.add(e.pos(rel, false), e.path+"."+rel, "invalid yaql expression: %v", err)
 		}
 	})
 	return paths
-}
-
-// walkYAQL calls fn for every {yaql_exp: "…"} value under v, in a stable
-// order.
-func walkYAQL(v any, path string, fn func(path, src string)) {
-	if src, ok := yaql.Value(v); ok {
-		fn(path, src)
-		return
-	}
-	switch x := v.(type) {
-	case map[string]any:
-		keys := make([]string, 0, len(x))
-		for k := range x {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			walkYAQL(x[k], joinPath(path, k), fn)
-		}
-	case []any:
-		for i, item := range x {
-			walkYAQL(item, indexPath(path, i), fn)
-		}
-	}
 }
 
 // underAny reports whether path is one of roots or inside one.
@@ -121,9 +97,7 @@ func HasYAQL(t *model.Task) bool {
 	if t.CrossDependsYAQL != "" || t.CrossDependedByYAQL != "" {
 		return true
 	}
-	found := false
-	walkYAQL(t.Parameters, "", func(string, string) { found = true })
-	return found
+	return yaql.HasValue(t.Parameters)
 }
 
 // amountInParameters reports whether a task's yaql strategy amount is the

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/cairn-io/cairn/expr"
+	"github.com/cairn-io/cairn/internal/suggest"
 	"github.com/cairn-io/cairn/model"
 )
 
@@ -64,11 +65,7 @@ func (c *Catalogue) TaskSpec(taskType string, params map[string]any) (string, ma
 }
 
 func (c *Catalogue) unknown(kind string) error {
-	msg := fmt.Sprintf("unknown kind %q", kind)
-	if s := c.Suggest(kind); s != "" {
-		msg += fmt.Sprintf("; did you mean %q?", s)
-	}
-	return fmt.Errorf("%s", msg)
+	return fmt.Errorf("unknown kind %q%s", kind, suggest.Mean(c.Suggest(kind)))
 }
 
 func (c *Catalogue) derivedSpec(k Kind, spec map[string]any, associations []model.Ref) (map[string]any, error) {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/cairn-io/cairn/expr"
+	"github.com/cairn-io/cairn/internal/nested"
 	"github.com/cairn-io/cairn/model"
 )
 
@@ -190,7 +191,7 @@ func exactlyOne(spec map[string]any, root string, optional bool, fields ...strin
 	}
 	switch {
 	case len(present) > 1:
-		return []SpecError{{Path: expr.JoinPath(root, present[1]), Message: fmt.Sprintf("set only one of %s (both %q and %q are set)", quotedList(fields), present[0], present[1])}}
+		return []SpecError{{Path: nested.Key(root, present[1]), Message: fmt.Sprintf("set only one of %s (both %q and %q are set)", quotedList(fields), present[0], present[1])}}
 	case len(present) == 0 && !optional:
 		return []SpecError{{Path: root, Message: fmt.Sprintf("one of %s is required", quotedList(fields))}}
 	}
@@ -213,11 +214,11 @@ func fileRules(spec map[string]any, root string) []SpecError {
 	}
 	if s, ok := spec["contentBase64"].(string); ok && !expr.IsDynamic(s) {
 		if _, err := base64.StdEncoding.DecodeString(s); err != nil {
-			errs = append(errs, SpecError{Path: expr.JoinPath(root, "contentBase64"), Message: "is not valid base64"})
+			errs = append(errs, SpecError{Path: nested.Key(root, "contentBase64"), Message: "is not valid base64"})
 		}
 	}
 	if set(spec, "vars") && !set(spec, "template") {
-		errs = append(errs, SpecError{Path: expr.JoinPath(root, "vars"), Message: `vars are only used with "template"`})
+		errs = append(errs, SpecError{Path: nested.Key(root, "vars"), Message: `vars are only used with "template"`})
 	}
 	return errs
 }
@@ -255,7 +256,7 @@ func timeoutRule(spec map[string]any, root string) []SpecError {
 		return nil // numbers are checked by the schema
 	}
 	if _, err := ParseTimeout(v); err != nil {
-		return []SpecError{{Path: expr.JoinPath(root, "timeout"), Message: err.Error()}}
+		return []SpecError{{Path: nested.Key(root, "timeout"), Message: err.Error()}}
 	}
 	return nil
 }

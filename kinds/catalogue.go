@@ -12,6 +12,7 @@ import (
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
 
+	"github.com/cairn-io/cairn/internal/nested"
 	"github.com/cairn-io/cairn/internal/suggest"
 	"github.com/cairn-io/cairn/model"
 )
@@ -113,11 +114,7 @@ func (c *Catalogue) Add(k Kind) error {
 	}
 	base, ok := c.kinds[strings.ToLower(k.Base)]
 	if !ok {
-		msg := fmt.Sprintf("kind %q: unknown base kind %q", name, k.Base)
-		if s := c.Suggest(k.Base); s != "" {
-			msg += fmt.Sprintf("; did you mean %q?", s)
-		}
-		return errors.New(msg)
+		return fmt.Errorf("kind %q: unknown base kind %q%s", name, k.Base, suggest.Mean(c.Suggest(k.Base)))
 	}
 	if base.kind.Base != "" {
 		return fmt.Errorf("kind %q: base %q is itself derived; use its base %q", name, base.kind.Name, base.kind.Base)
@@ -319,36 +316,28 @@ func deepCopyMap(m map[string]any) map[string]any {
 	if m == nil {
 		return nil
 	}
-	out := make(map[string]any, len(m))
-	for k, v := range m {
-		out[k] = deepCopy(v)
-	}
-	return out
+	return deepCopy(m).(map[string]any)
 }
 
+// deepCopy copies a JSON-like value (nested.MapAnyOrder); string lists and
+// maps become []any and map[string]any.
 func deepCopy(v any) any {
-	switch x := v.(type) {
-	case map[string]any:
-		return deepCopyMap(x)
-	case []any:
-		out := make([]any, len(x))
-		for i, item := range x {
-			out[i] = deepCopy(item)
+	out, _ := nested.MapAnyOrder(v, "", func(_ nested.Path, v any) (any, error) {
+		switch x := v.(type) {
+		case []string:
+			out := make([]any, len(x))
+			for i, item := range x {
+				out[i] = item
+			}
+			return out, nested.SkipChildren
+		case map[string]string:
+			out := make(map[string]any, len(x))
+			for k, item := range x {
+				out[k] = item
+			}
+			return out, nested.SkipChildren
 		}
-		return out
-	case []string:
-		out := make([]any, len(x))
-		for i, item := range x {
-			out[i] = item
-		}
-		return out
-	case map[string]string:
-		out := make(map[string]any, len(x))
-		for k, item := range x {
-			out[k] = item
-		}
-		return out
-	default:
-		return v
-	}
+		return v, nil
+	})
+	return out
 }

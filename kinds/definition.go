@@ -6,13 +6,16 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/cairn-io/cairn/internal/nested"
 	"github.com/cairn-io/cairn/internal/suggest"
 	"github.com/cairn-io/cairn/model"
 )
@@ -42,13 +45,9 @@ func ParseKindDefinition(doc map[string]any) (Kind, error) {
 		errs = append(errs, fmt.Errorf("%s: %s", path, fmt.Sprintf(format, args...)))
 	}
 	unknown := func(path string, m map[string]any, known ...string) {
-		for _, key := range sortedMapKeys(m) {
-			if !contains(known, key) {
-				msg := fmt.Sprintf("unknown field %q", key)
-				if s := suggest.Closest(key, known); s != "" {
-					msg += fmt.Sprintf("; did you mean %q?", s)
-				}
-				fail(joinPath(path, key), "%s", msg)
+		for _, key := range slices.Sorted(maps.Keys(m)) {
+			if !slices.Contains(known, key) {
+				fail(nested.Key(path, key), "unknown field %q%s", key, suggest.Hint(key, known))
 			}
 		}
 	}
@@ -86,7 +85,7 @@ func ParseKindDefinition(doc map[string]any) (Kind, error) {
 		}
 		s, isStr := v.(string)
 		if !isStr {
-			fail("spec."+field, "expected string, got %s", jsonType(v))
+			fail("spec."+field, "expected a string, got %s", nested.Describe(v))
 		}
 		return s
 	}
@@ -101,14 +100,14 @@ func ParseKindDefinition(doc map[string]any) (Kind, error) {
 	if v, ok := spec["defaults"]; ok && v != nil {
 		m, isMap := v.(map[string]any)
 		if !isMap {
-			fail("spec.defaults", "expected object, got %s", jsonType(v))
+			fail("spec.defaults", "expected an object, got %s", nested.Describe(v))
 		}
 		k.Defaults = jsonCompatible(m).(map[string]any)
 	}
 	if v, ok := spec["associations"]; ok && v != nil {
 		m, isMap := v.(map[string]any)
 		if !isMap {
-			fail("spec.associations", "expected object {path, field}, got %s", jsonType(v))
+			fail("spec.associations", "expected an object {path, field}, got %s", nested.Describe(v))
 		} else {
 			unknown("spec.associations", m, "path", "field")
 			p, _ := m["path"].(string)
@@ -124,7 +123,7 @@ func ParseKindDefinition(doc map[string]any) (Kind, error) {
 	}
 	if v, ok := spec["schema"]; ok && v != nil {
 		if _, isMap := v.(map[string]any); !isMap {
-			fail("spec.schema", "expected a JSON Schema object, got %s", jsonType(v))
+			fail("spec.schema", "expected a JSON Schema object, got %s", nested.Describe(v))
 		} else if b, err := json.Marshal(jsonCompatible(v)); err != nil {
 			fail("spec.schema", "cannot be encoded as JSON: %v", err)
 		} else {
@@ -134,18 +133,14 @@ func ParseKindDefinition(doc map[string]any) (Kind, error) {
 	if v, ok := spec["attributes"]; ok && v != nil {
 		m, isMap := v.(map[string]any)
 		if !isMap {
-			fail("spec.attributes", "expected object of attribute: kind, got %s", jsonType(v))
+			fail("spec.attributes", "expected an object of attribute: kind, got %s", nested.Describe(v))
 		}
 		k.Attributes = map[string]AttrKind{}
 		known := []string{string(Namevar), string(ReadOnly), string(InitOnly), string(Parameter), string(Property)}
-		for _, name := range sortedMapKeys(m) {
+		for _, name := range slices.Sorted(maps.Keys(m)) {
 			s, _ := m[name].(string)
 			if !validAttrKind(AttrKind(s)) {
-				msg := fmt.Sprintf("unknown attribute kind %s (want namevar, read_only, init_only, parameter or property)", display(m[name]))
-				if best := suggest.Closest(s, known); best != "" {
-					msg += fmt.Sprintf("; did you mean %q?", best)
-				}
-				fail("spec.attributes."+name, "%s", msg)
+				fail("spec.attributes."+name, "unknown attribute kind %s (want namevar, read_only, init_only, parameter or property)%s", display(m[name]), suggest.Hint(s, known))
 				continue
 			}
 			k.Attributes[name] = AttrKind(s)
@@ -170,12 +165,12 @@ func ParseKindDefinition(doc map[string]any) (Kind, error) {
 	if v, ok := spec["verbatim"]; ok && v != nil {
 		list, isList := v.([]any)
 		if !isList {
-			fail("spec.verbatim", "expected a list of attribute names, got %s", jsonType(v))
+			fail("spec.verbatim", "expected a list of attribute names, got %s", nested.Describe(v))
 		}
 		for i, item := range list {
 			s, isStr := item.(string)
 			if !isStr {
-				fail(fmt.Sprintf("spec.verbatim[%d]", i), "expected string, got %s", jsonType(item))
+				fail(fmt.Sprintf("spec.verbatim[%d]", i), "expected a string, got %s", nested.Describe(item))
 				continue
 			}
 			k.Verbatim = append(k.Verbatim, s)
@@ -227,7 +222,7 @@ func LoadDir(dir string) ([]Kind, error) {
 		for i, doc := range docs {
 			m, ok := doc.(map[string]any)
 			if !ok {
-				errs = append(errs, fmt.Errorf("%s: document %d: expected a kind definition object, got %s", path, i, jsonType(doc)))
+				errs = append(errs, fmt.Errorf("%s: document %d: expected a kind definition object, got %s", path, i, nested.Describe(doc)))
 				continue
 			}
 			k, err := ParseKindDefinition(m)
@@ -278,78 +273,26 @@ func readDocuments(path string) ([]any, error) {
 // string keys, []any, int64/float64 (a decoded JSON Schema's json.Number
 // too).
 func jsonCompatible(v any) any {
-	switch x := v.(type) {
-	case map[string]any:
-		out := make(map[string]any, len(x))
-		for k, item := range x {
-			out[k] = jsonCompatible(item)
+	out, _ := nested.MapAnyOrder(v, "", func(_ nested.Path, v any) (any, error) {
+		switch x := v.(type) {
+		case map[any]any:
+			out := make(map[string]any, len(x))
+			for k, item := range x {
+				out[fmt.Sprint(k)] = item
+			}
+			return out, nil
+		case int:
+			return int64(x), nil
+		case json.Number:
+			if n, err := x.Int64(); err == nil {
+				return n, nil
+			}
+			if f, err := x.Float64(); err == nil {
+				return f, nil
+			}
+			return x.String(), nil
 		}
-		return out
-	case map[any]any:
-		out := make(map[string]any, len(x))
-		for k, item := range x {
-			out[fmt.Sprint(k)] = jsonCompatible(item)
-		}
-		return out
-	case []any:
-		out := make([]any, len(x))
-		for i, item := range x {
-			out[i] = jsonCompatible(item)
-		}
-		return out
-	case int:
-		return int64(x)
-	case json.Number:
-		if n, err := x.Int64(); err == nil {
-			return n
-		}
-		if f, err := x.Float64(); err == nil {
-			return f
-		}
-		return x.String()
-	default:
-		return v
-	}
-}
-
-func jsonType(v any) string {
-	switch v.(type) {
-	case nil:
-		return "null"
-	case string:
-		return "string"
-	case bool:
-		return "boolean"
-	case map[string]any:
-		return "object"
-	case []any:
-		return "array"
-	default:
-		return "number"
-	}
-}
-
-func joinPath(path, key string) string {
-	if path == "" {
-		return key
-	}
-	return path + "." + key
-}
-
-func sortedMapKeys(m map[string]any) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
+		return v, nil
+	})
 	return out
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

@@ -307,11 +307,11 @@ func TestParseKindDefinitionErrors(t *testing.T) {
 		`kind: expected "Kind", got "Kynd"`,
 		`metdata: unknown field "metdata"; did you mean "metadata"?`,
 		`metadata: expected an object with a name`,
-		`spec.base: expected string, got number`,
+		`spec.base: expected a string, got a number`,
 		`spec.wrapp: unknown field "wrapp"; did you mean "wrap"?`,
-		`spec.defaults: expected object, got string`,
+		`spec.defaults: expected an object, got a string`,
 		`spec.associations.field: a string is required`,
-		`spec.schema: expected a JSON Schema object, got string`,
+		`spec.schema: expected a JSON Schema object, got a string`,
 		`spec.attributes.name: unknown attribute kind "propery" (want namevar, read_only, init_only, parameter or property); did you mean "property"?`,
 		`spec.autoEdges[0].match: expected "parent-path" or "equal", got "prefix"`,
 	} {
@@ -345,7 +345,7 @@ func TestLoadDirReportsEveryBadFile(t *testing.T) {
 	for _, want := range []string{
 		filepath.Join(dir, "b-bad.yaml") + `: document 1: kind definition: metadata.name: a kind needs a name`,
 		filepath.Join(dir, "c-broken.yml") + ": invalid YAML",
-		filepath.Join(dir, "d-list.json") + ": document 0: expected a kind definition object, got number",
+		filepath.Join(dir, "d-list.json") + ": document 0: expected a kind definition object, got a number",
 		filepath.Join(dir, "e-bad.json") + ": invalid JSON",
 	} {
 		assert.Contains(t, err.Error(), want, "error lacks %q:\n%v", want, err)

@@ -2,6 +2,7 @@ package kinds
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -180,7 +181,7 @@ func schemaType(s map[string]any) string {
 			parts := make([]string, 0, len(alts))
 			for _, a := range alts {
 				am, _ := a.(map[string]any)
-				if t := schemaType(am); t != "" && !contains(parts, t) {
+				if t := schemaType(am); t != "" && !slices.Contains(parts, t) {
 					parts = append(parts, t)
 				}
 			}

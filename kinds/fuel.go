@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/cairn-io/cairn/expr"
+	"github.com/cairn-io/cairn/internal/nested"
 	"github.com/cairn-io/cairn/model"
 )
 
@@ -91,7 +92,7 @@ func syncRules(spec map[string]any, root string) []SpecError {
 		return errs
 	}
 	scheme, _, isURL := strings.Cut(src, "://")
-	at := expr.JoinPath(root, "src")
+	at := nested.Key(root, "src")
 	switch {
 	case !isURL:
 		return errs
@@ -118,7 +119,7 @@ func copyFilesRules(spec map[string]any, root string) []SpecError {
 		m, _ := f.(map[string]any)
 		src, _ := m["src"].(string)
 		dst, _ := m["dst"].(string)
-		at := expr.JoinPath(root, "files") + "[" + strconv.Itoa(i) + "]"
+		at := nested.Index(nested.Key(root, "files"), i)
 		if src != "" && !expr.IsDynamic(src) && !strings.HasPrefix(src, "/") {
 			errs = append(errs, SpecError{Path: at + ".src", Message: "must be an absolute path on the control plane"})
 		}

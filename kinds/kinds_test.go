@@ -173,7 +173,7 @@ func TestBuiltinInvalidSpecs(t *testing.T) {
 		}},
 		{"malformed references", "exec", map[string]any{"command": "echo {{ nosuch }}", "env": map[string]any{"A": map[string]any{"envRef": "X"}}}, []SpecError{
 			{"spec.command", `invalid expression: line 1: function "nosuch" not defined`},
-			{"spec.env.A", "envRef must be an object {key, default}, got string"},
+			{"spec.env.A", "envRef must be an object {key, default}, got a string"},
 		}},
 	}
 	for _, tt := range tests {

@@ -14,6 +14,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 
 	"github.com/cairn-io/cairn/expr"
+	"github.com/cairn-io/cairn/internal/nested"
 	"github.com/cairn-io/cairn/internal/suggest"
 )
 
@@ -40,11 +41,7 @@ func (c *Catalogue) ValidateAt(kind, root string, spec map[string]any) []SpecErr
 	}
 	e, ok := c.kinds[key]
 	if !ok {
-		msg := fmt.Sprintf("unknown kind %q", kind)
-		if s := c.Suggest(kind); s != "" {
-			msg += fmt.Sprintf("; did you mean %q?", s)
-		}
-		return []SpecError{{Path: "kind", Message: msg}}
+		return []SpecError{{Path: "kind", Message: fmt.Sprintf("unknown kind %q%s", kind, suggest.Mean(c.Suggest(kind)))}}
 	}
 	var errs []SpecError
 	switch {
@@ -83,7 +80,7 @@ func readOnlyErrors(k Kind, spec map[string]any, root string) []SpecError {
 		}
 		if _, set := spec[attr]; set {
 			errs = append(errs, SpecError{
-				Path:    expr.JoinPath(root, attr),
+				Path:    nested.Key(root, attr),
 				Message: fmt.Sprintf("%q is read-only: it is reported by the system and cannot be set", attr),
 			})
 		}
@@ -94,7 +91,7 @@ func readOnlyErrors(k Kind, spec map[string]any, root string) []SpecError {
 // validate runs the schema, the kind's rules and the expression checks.
 func (v *validator) validate(spec map[string]any, root string) []SpecError {
 	dynamic := map[string]bool{}
-	inst := (&preparer{dynamic: dynamic}).prepare(spec).(map[string]any)
+	inst := prepare(spec, dynamic)
 	var errs []SpecError
 	if err := v.schema.Validate(inst); err != nil {
 		if verr, ok := err.(*jsonschema.ValidationError); ok {
@@ -108,7 +105,7 @@ func (v *validator) validate(spec map[string]any, root string) []SpecError {
 		errs = append(errs, v.rules(inst, root)...)
 	}
 	for _, is := range expr.CheckSpec(inst) {
-		errs = append(errs, SpecError{Path: expr.JoinPath(root, is.Path), Message: is.Message})
+		errs = append(errs, SpecError{Path: nested.Key(root, is.Path), Message: is.Message})
 	}
 	return sortErrors(errs)
 }
@@ -132,92 +129,57 @@ func sortErrors(errs []SpecError) []SpecError {
 	return out
 }
 
-// preparer makes a JSON-compatible copy of a spec for the validator and
-// records the JSON pointers of dynamic values (references, expressions).
-// The pointer of the current value is kept as escaped tokens and only
-// joined for a dynamic value, which few values are.
-type preparer struct {
-	toks    []string
-	dynamic map[string]bool
-}
-
-func (p *preparer) pointer() string {
-	n := 0
-	for _, t := range p.toks {
-		n += 1 + len(t)
+// prepare returns a JSON-compatible copy of spec for the validator and
+// records in dynamic the JSON pointers of its dynamic values (references,
+// expressions). A pointer is only rendered for a dynamic value, which few
+// values are; nothing is ordered, so no map's keys are sorted.
+func prepare(spec map[string]any, dynamic map[string]bool) map[string]any {
+	var fn func(p nested.Path, v any) (any, error)
+	fn = func(p nested.Path, v any) (any, error) {
+		if expr.IsDynamic(v) {
+			dynamic[p.Pointer()] = true
+			return v, nested.SkipChildren
+		}
+		switch x := v.(type) {
+		case map[string]any, []any:
+			return x, nil
+		case []string:
+			out := make([]any, len(x))
+			for i, item := range x {
+				out[i] = item
+			}
+			return out, nil
+		case map[string]string:
+			out := make(map[string]any, len(x))
+			for k, item := range x {
+				out[k] = item
+			}
+			return out, nil
+		case map[any]any:
+			out := make(map[string]any, len(x))
+			for k, item := range x {
+				out[fmt.Sprint(k)] = item
+			}
+			return out, nil
+		case nil, string, bool, float64, int, int64, json.Number,
+			int8, int16, int32, uint, uint8, uint16, uint32, uint64, float32:
+			return x, nested.SkipChildren
+		case time.Time:
+			return x.Format(time.RFC3339Nano), nested.SkipChildren
+		default:
+			b, err := json.Marshal(v)
+			if err != nil {
+				return fmt.Sprint(v), nested.SkipChildren
+			}
+			var out any
+			if err := json.Unmarshal(b, &out); err != nil {
+				return fmt.Sprint(v), nested.SkipChildren
+			}
+			return fn(p, out)
+		}
 	}
-	var b strings.Builder
-	b.Grow(n)
-	for _, t := range p.toks {
-		b.WriteByte('/')
-		b.WriteString(t)
-	}
-	return b.String()
-}
-
-// at prepares v one token deeper.
-func (p *preparer) at(tok string, v any) any {
-	p.toks = append(p.toks, tok)
-	out := p.prepare(v)
-	p.toks = p.toks[:len(p.toks)-1]
-	return out
-}
-
-// prepare returns a JSON-compatible copy of v.
-func (p *preparer) prepare(v any) any {
-	if expr.IsDynamic(v) {
-		p.dynamic[p.pointer()] = true
-		return v
-	}
-	switch x := v.(type) {
-	case nil, string, bool, float64, int, int64, json.Number:
-		return x
-	case map[string]any:
-		out := make(map[string]any, len(x))
-		for k, item := range x {
-			out[k] = p.at(escapePointer(k), item)
-		}
-		return out
-	case []any:
-		out := make([]any, len(x))
-		for i, item := range x {
-			out[i] = p.at(strconv.Itoa(i), item)
-		}
-		return out
-	case []string:
-		out := make([]any, len(x))
-		for i, item := range x {
-			out[i] = p.at(strconv.Itoa(i), item)
-		}
-		return out
-	case map[string]string:
-		out := make(map[string]any, len(x))
-		for k, item := range x {
-			out[k] = p.at(escapePointer(k), item)
-		}
-		return out
-	case map[any]any:
-		out := make(map[string]any, len(x))
-		for k, item := range x {
-			ks := fmt.Sprint(k)
-			out[ks] = p.at(escapePointer(ks), item)
-		}
-		return out
-	case int8, int16, int32, uint, uint8, uint16, uint32, uint64, float32:
-		return x
-	case time.Time:
-		return x.Format(time.RFC3339Nano)
-	default:
-		b, err := json.Marshal(v)
-		if err != nil {
-			return fmt.Sprint(v)
-		}
-		var out any
-		if err := json.Unmarshal(b, &out); err != nil {
-			return fmt.Sprint(v)
-		}
-		return p.prepare(out)
-	}
+	out, _ := nested.MapAnyOrder(spec, "", fn)
+	return out.(map[string]any)
 }
 
 func escapePointer(s string) string {
@@ -281,10 +243,7 @@ func (c converter) convert(e *jsonschema.ValidationError) ([]SpecError, bool) {
 		known := c.propertyNames(e.SchemaURL)
 		var out []SpecError
 		for _, p := range k.Properties {
-			msg := fmt.Sprintf("unknown field %q", p)
-			if s := suggest.Closest(p, known); s != "" {
-				msg += fmt.Sprintf("; did you mean %q?", s)
-			}
+			msg := fmt.Sprintf("unknown field %q%s", p, suggest.Hint(p, known))
 			out = append(out, SpecError{Path: c.path(append(e.InstanceLocation[:len(e.InstanceLocation):len(e.InstanceLocation)], p)), Message: msg})
 		}
 		return out, false
@@ -461,9 +420,7 @@ func enumMessage(got any, want []any) string {
 	}
 	msg := fmt.Sprintf("must be one of %s, got %s", strings.Join(opts, ", "), display(got))
 	if s, ok := got.(string); ok {
-		if best := suggest.Closest(s, strs); best != "" {
-			msg += fmt.Sprintf("; did you mean %q?", best)
-		}
+		msg += suggest.Hint(s, strs)
 	}
 	return msg
 }

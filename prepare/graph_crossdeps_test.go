@@ -123,7 +123,7 @@ func TestParameterStrategyAmountYAQL(t *testing.T) {
     cmd: "true"
     strategy: {type: parallel, amount: {yaql_exp: "swtch(true => 1)"}}
 `)})
-	require.EqualError(t, err, `bad.yaml:6:51: [0].parameters.strategy.amount.yaql_exp: invalid yaql expression: line 1, column 1: unknown function swtch; did you mean switch?`)
+	require.EqualError(t, err, `bad.yaml:6:51: [0].parameters.strategy.amount.yaql_exp: invalid yaql expression: line 1, column 1: unknown function swtch; did you mean "switch"?`)
 
 	ctx := context.Background()
 	st := fuelGraphStore(t, src)

@@ -5,14 +5,17 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"net/url"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/cairn-io/cairn/internal/nested"
 	"github.com/cairn-io/cairn/internal/suggest"
 	"github.com/cairn-io/cairn/model"
 )
@@ -27,85 +30,83 @@ import (
 // (float64 from JSON, int from YAML and int64 compare equal) or float64
 // otherwise. Go values of other types go through encoding/json.
 func NormalizeValue(v any) any {
+	out, _ := nested.MapAnyOrder(v, "", normalizeOne)
+	return out
+}
+
+// normalizeOne is NormalizeValue's nested.Map function: it converts one
+// value, and a map or list of another Go type into map[string]any or []any
+// for Map to walk into.
+func normalizeOne(p nested.Path, v any) (any, error) {
 	switch x := v.(type) {
 	case nil, bool, string:
-		return x
+		return x, nested.SkipChildren
 	case int:
-		return int64(x)
+		return int64(x), nested.SkipChildren
 	case int8:
-		return int64(x)
+		return int64(x), nested.SkipChildren
 	case int16:
-		return int64(x)
+		return int64(x), nested.SkipChildren
 	case int32:
-		return int64(x)
+		return int64(x), nested.SkipChildren
 	case int64:
-		return x
+		return x, nested.SkipChildren
 	case uint:
-		return normalizeUint(uint64(x))
+		return normalizeUint(uint64(x)), nested.SkipChildren
 	case uint8:
-		return int64(x)
+		return int64(x), nested.SkipChildren
 	case uint16:
-		return int64(x)
+		return int64(x), nested.SkipChildren
 	case uint32:
-		return int64(x)
+		return int64(x), nested.SkipChildren
 	case uint64:
-		return normalizeUint(x)
+		return normalizeUint(x), nested.SkipChildren
 	case float32:
-		return normalizeFloat(float64(x))
+		return normalizeFloat(float64(x)), nested.SkipChildren
 	case float64:
-		return normalizeFloat(x)
+		return normalizeFloat(x), nested.SkipChildren
 	case json.Number:
 		if i, err := x.Int64(); err == nil {
-			return i
+			return i, nested.SkipChildren
 		}
 		if f, err := x.Float64(); err == nil {
-			return normalizeFloat(f)
+			return normalizeFloat(f), nested.SkipChildren
 		}
-		return x.String()
+		return x.String(), nested.SkipChildren
 	case []byte:
-		return base64.StdEncoding.EncodeToString(x)
-	case map[string]any:
-		out := make(map[string]any, len(x))
-		for k, e := range x {
-			out[k] = NormalizeValue(e)
-		}
-		return out
+		return base64.StdEncoding.EncodeToString(x), nested.SkipChildren
+	case map[string]any, []any:
+		return x, nil
 	case map[string]string:
 		out := make(map[string]any, len(x))
 		for k, e := range x {
 			out[k] = e
 		}
-		return out
-	case []any:
-		out := make([]any, len(x))
-		for i, e := range x {
-			out[i] = NormalizeValue(e)
-		}
-		return out
+		return out, nested.SkipChildren
 	case []string:
 		out := make([]any, len(x))
 		for i, e := range x {
 			out[i] = e
 		}
-		return out
+		return out, nested.SkipChildren
 	case map[any]any:
 		out := make(map[string]any, len(x))
 		for k, e := range x {
-			out[fmt.Sprint(k)] = NormalizeValue(e)
+			out[fmt.Sprint(k)] = e
 		}
-		return out
+		return out, nil
 	}
 	raw, err := json.Marshal(v)
 	if err != nil {
-		return fmt.Sprint(v)
+		return fmt.Sprint(v), nested.SkipChildren
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	var decoded any
 	if err := dec.Decode(&decoded); err != nil {
-		return fmt.Sprint(v)
+		return fmt.Sprint(v), nested.SkipChildren
 	}
-	return NormalizeValue(decoded)
+	return normalizeOne(p, decoded)
 }
 
 func normalizeUint(u uint64) any {
@@ -302,7 +303,7 @@ func specString(spec model.Spec, attr string) (string, bool, error) {
 	}
 	s, isString := v.(string)
 	if !isString {
-		return "", false, configErrorf(attr, "want a string, got %s", jsonType(v))
+		return "", false, configErrorf(attr, "want a string, got %s", nested.Describe(v))
 	}
 	return s, true, nil
 }
@@ -328,7 +329,7 @@ func specCommand(spec model.Spec, attr string) ([]string, bool, error) {
 		for i, e := range x {
 			s, ok := e.(string)
 			if !ok {
-				return nil, false, configErrorf(fmt.Sprintf("%s[%d]", attr, i), "want a string, got %s", jsonType(e))
+				return nil, false, configErrorf(fmt.Sprintf("%s[%d]", attr, i), "want a string, got %s", nested.Describe(e))
 			}
 			argv[i] = s
 		}
@@ -337,7 +338,7 @@ func specCommand(spec model.Spec, attr string) ([]string, bool, error) {
 		}
 		return argv, true, nil
 	default:
-		return nil, false, configErrorf(attr, "want a command string or an argv list, got %s", jsonType(v))
+		return nil, false, configErrorf(attr, "want a command string or an argv list, got %s", nested.Describe(v))
 	}
 }
 
@@ -345,41 +346,8 @@ func specCommand(spec model.Spec, attr string) ([]string, bool, error) {
 func checkAttrs[V any](kind string, spec model.Spec, known map[string]V) error {
 	for k := range spec {
 		if _, ok := known[k]; !ok {
-			names := make([]string, 0, len(known))
-			for n := range known {
-				names = append(names, n)
-			}
-			return configErrorf(k, "unknown attribute of kind %s%s", kind, didYouMean(k, names))
+			return configErrorf(k, "unknown attribute of kind %s%s", kind, suggest.Hint(k, slices.Collect(maps.Keys(known))))
 		}
 	}
 	return nil
-}
-
-// didYouMean suggests the closest known name, if one is close.
-func didYouMean(got string, names []string) string {
-	best := suggest.Closest(got, names)
-	if best == "" {
-		return ""
-	}
-	return fmt.Sprintf(" (did you mean %q?)", best)
-}
-
-// jsonType names a value's JSON type for messages.
-func jsonType(v any) string {
-	switch v.(type) {
-	case nil:
-		return "null"
-	case bool:
-		return "a boolean"
-	case string:
-		return "a string"
-	case int64, float64, int, json.Number:
-		return "a number"
-	case []any:
-		return "a list"
-	case map[string]any:
-		return "an object"
-	default:
-		return fmt.Sprintf("%T", v)
-	}
 }

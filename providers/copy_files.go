@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/cairn-io/cairn/internal/nested"
 	"github.com/cairn-io/cairn/kinds"
 	"github.com/cairn-io/cairn/model"
 )
@@ -97,7 +98,7 @@ func copyFilesOf(spec model.Spec) ([]copiedFile, error) {
 		at := fmt.Sprintf("files[%d]", i)
 		m, ok := item.(map[string]any)
 		if !ok {
-			return nil, configErrorf(at, "want {src, dst}, got %s", jsonType(item))
+			return nil, configErrorf(at, "want {src, dst}, got %s", nested.Describe(item))
 		}
 		src, _ := m["src"].(string)
 		dst, _ := m["dst"].(string)

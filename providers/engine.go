@@ -1,10 +1,12 @@
 package providers
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -256,7 +258,7 @@ func (r *Registry) Compensate(ctx context.Context, req Request, ch Change) error
 		if err != nil {
 			return fmt.Errorf("compensate %s: %w", title, err)
 		}
-		env := Env{Node: req.Node, Name: req.Name, ObjectID: firstNonEmpty(req.ObjectID, ch.After.ID, ch.Before.ID)}
+		env := Env{Node: req.Node, Name: req.Name, ObjectID: cmp.Or(req.ObjectID, ch.After.ID, ch.Before.ID)}
 		if err := c.Compensate(ctx, env, want, ch); err != nil {
 			return fmt.Errorf("compensate %s: %w", title, err)
 		}
@@ -266,7 +268,7 @@ func (r *Registry) Compensate(ctx context.Context, req Request, ch Change) error
 	if !ch.Before.Exists {
 		// It did not exist before: remove what the change created.
 		undo.Spec = req.Spec
-		undo.ObjectID = firstNonEmpty(ch.After.ID, ch.Before.ID, req.ObjectID)
+		undo.ObjectID = cmp.Or(ch.After.ID, ch.Before.ID, req.ObjectID)
 		undo.Delete = true
 	} else {
 		spec, err := r.restoreSpec(p, req.Kind, ch.Before)
@@ -274,7 +276,7 @@ func (r *Registry) Compensate(ctx context.Context, req Request, ch Change) error
 			return fmt.Errorf("compensate %s: %w", title, err)
 		}
 		undo.Spec = spec
-		undo.ObjectID = firstNonEmpty(ch.Before.ID, req.ObjectID)
+		undo.ObjectID = cmp.Or(ch.Before.ID, req.ObjectID)
 	}
 	if _, err := r.Converge(ctx, undo); err != nil {
 		return fmt.Errorf("compensate %s: %w", title, untitled(title, err))
@@ -337,7 +339,7 @@ func (r *Registry) restoreSpec(p Provider, kind string, before State) (model.Spe
 // create or delete). An init-only attribute that differs is an error.
 func (r *Registry) diff(p Provider, env Env, kind string, want model.Spec, have State) ([]model.AttrChange, error) {
 	var changes []model.AttrChange
-	for _, k := range sortedKeys(want) {
+	for _, k := range slices.Sorted(maps.Keys(want)) {
 		if k == "ensure" {
 			continue
 		}
@@ -362,7 +364,7 @@ func (r *Registry) diff(p Provider, env Env, kind string, want model.Spec, have 
 // createChanges lists what a create sets.
 func (r *Registry) createChanges(p Provider, env Env, kind string, want model.Spec) []model.AttrChange {
 	var changes []model.AttrChange
-	for _, k := range sortedKeys(want) {
+	for _, k := range slices.Sorted(maps.Keys(want)) {
 		if k == "ensure" {
 			continue
 		}
@@ -378,7 +380,7 @@ func (r *Registry) createChanges(p Provider, env Env, kind string, want model.Sp
 // deleteChanges lists what a delete removes.
 func (r *Registry) deleteChanges(p Provider, kind string, have State) []model.AttrChange {
 	var changes []model.AttrChange
-	for _, k := range sortedKeys(have.Attrs) {
+	for _, k := range slices.Sorted(maps.Keys(have.Attrs)) {
 		if k == "ensure" {
 			continue
 		}
@@ -491,24 +493,6 @@ func pick(cond bool, yes, no string) string {
 	return no
 }
 
-func firstNonEmpty(ss ...string) string {
-	for _, s := range ss {
-		if s != "" {
-			return s
-		}
-	}
-	return ""
-}
-
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
-}
-
 // StateCompensator is a Compensator that also reports the state its undo
 // left: an http object deleted by the change comes back with a new id.
 type StateCompensator interface {
@@ -535,7 +519,7 @@ func (r *Registry) CompensateState(ctx context.Context, req Request, ch Change) 
 	if err != nil {
 		return State{}, fmt.Errorf("compensate %s: %w", title, err)
 	}
-	env := Env{Node: req.Node, Name: req.Name, ObjectID: firstNonEmpty(req.ObjectID, ch.After.ID, ch.Before.ID)}
+	env := Env{Node: req.Node, Name: req.Name, ObjectID: cmp.Or(req.ObjectID, ch.After.ID, ch.Before.ID)}
 	st, err := sc.CompensateState(ctx, env, want, ch)
 	if err != nil {
 		return State{}, fmt.Errorf("compensate %s: %w", title, err)

@@ -1,6 +1,7 @@
 package providers
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -12,6 +13,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/cairn-io/cairn/internal/nested"
 	"github.com/cairn-io/cairn/kinds"
 	"github.com/cairn-io/cairn/model"
 )
@@ -91,7 +93,7 @@ func (execProvider) Canonicalize(spec model.Spec) (model.Spec, error) {
 	default:
 		argv, ok := spec["argv"].([]any)
 		if !ok {
-			return nil, configErrorf("argv", "want a list of strings, got %s", jsonType(spec["argv"]))
+			return nil, configErrorf("argv", "want a list of strings, got %s", nested.Describe(spec["argv"]))
 		}
 		if _, _, err := specCommand(spec, "argv"); err != nil {
 			return nil, err
@@ -145,7 +147,7 @@ func (execProvider) Canonicalize(spec model.Spec) (model.Spec, error) {
 			out["refreshOnly"] = true
 		}
 	default:
-		return nil, configErrorf("refreshOnly", "want true or false, got %s", jsonType(v))
+		return nil, configErrorf("refreshOnly", "want true or false, got %s", nested.Describe(v))
 	}
 	if v := spec["unchangedReturns"]; v != nil {
 		unchanged, err := canonicalReturns(v)
@@ -172,7 +174,7 @@ func canonicalEnv(v any) (map[string]any, error) {
 		case nil:
 			out[k] = ""
 		default:
-			return configErrorf("env."+k, "want a string, got %s", jsonType(val))
+			return configErrorf("env."+k, "want a string, got %s", nested.Describe(val))
 		}
 		return nil
 	}
@@ -195,7 +197,7 @@ func canonicalEnv(v any) (map[string]any, error) {
 			}
 		}
 	default:
-		return nil, configErrorf("env", "want an object or a list of \"KEY=value\", got %s", jsonType(v))
+		return nil, configErrorf("env", "want an object or a list of \"KEY=value\", got %s", nested.Describe(v))
 	}
 	return out, nil
 }
@@ -222,7 +224,7 @@ func canonicalReturns(v any) ([]any, error) {
 			}
 			code = n
 		default:
-			return nil, configErrorf("returns", "want exit codes, got %s", jsonType(e))
+			return nil, configErrorf("returns", "want exit codes, got %s", nested.Describe(e))
 		}
 		if code < 0 || code > 255 {
 			return nil, configErrorf("returns", "exit code %d out of range 0-255", code)
@@ -401,7 +403,7 @@ func (execProvider) run(ctx context.Context, env Env, want model.Spec, attr stri
 	}
 	if dir != "" {
 		if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-			return commandResult{}, fmt.Errorf("cwd %s is not a directory", firstNonEmpty(cwd, "(node root)"))
+			return commandResult{}, fmt.Errorf("cwd %s is not a directory", cmp.Or(cwd, "(node root)"))
 		}
 	}
 	var timeout time.Duration

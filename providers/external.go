@@ -1,6 +1,7 @@
 package providers
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/cairn-io/cairn/internal/nested"
 	"github.com/cairn-io/cairn/kinds"
 	"github.com/cairn-io/cairn/model"
 )
@@ -155,7 +157,7 @@ func parseExtSpec(spec model.Spec) (*extSpec, error) {
 	if c, ok := spec["config"]; ok && c != nil {
 		m, ok := NormalizeValue(c).(map[string]any)
 		if !ok {
-			return nil, configErrorf("config", "want an object, got %s", jsonType(c))
+			return nil, configErrorf("config", "want an object, got %s", nested.Describe(c))
 		}
 		s.Config = m
 	}
@@ -509,7 +511,7 @@ func (r *extRunner) verbose() bool { return r.p.opts.Verbose || r.env.Verbose }
 func (r *extRunner) typeName() string { return r.name }
 
 func (r *extRunner) initRequest() extInitRequest {
-	return extInitRequest{Name: firstNonEmpty(r.env.Name, "unnamed"), Type: r.typeName(), Version: r.p.opts.Version, Verbose: r.verbose()}
+	return extInitRequest{Name: cmp.Or(r.env.Name, "unnamed"), Type: r.typeName(), Version: r.p.opts.Version, Verbose: r.verbose()}
 }
 
 func (r *extRunner) stateRequest(state map[string]any) extStateRequest {
@@ -727,7 +729,7 @@ func (r *extRunner) encodeRequest(msg any) ([]byte, error) {
 // command builds the argv of one step: the program (or the action's
 // entrypoint) with the action's args, or docker running the image.
 func (r *extRunner) command(a extAction) ([]string, error) {
-	image := firstNonEmpty(a.Image, r.spec.Image)
+	image := cmp.Or(a.Image, r.spec.Image)
 	if image != "" {
 		argv := []string{r.p.opts.Docker, "run", "-i", "--rm"}
 		keys := make([]string, 0, len(r.spec.Env))

@@ -1,6 +1,7 @@
 package providers
 
 import (
+	"github.com/cairn-io/cairn/internal/nested"
 	"github.com/cairn-io/cairn/kinds"
 )
 
@@ -11,7 +12,7 @@ import (
 func parseExtDeps(v any) (map[string]any, error) {
 	m, ok := v.(map[string]any)
 	if !ok {
-		return nil, configErrorf(kinds.DepAliasAttr, "want an object of alias: resource name, got %s", jsonType(v))
+		return nil, configErrorf(kinds.DepAliasAttr, "want an object of alias: resource name, got %s", nested.Describe(v))
 	}
 	var out map[string]any
 	for alias, d := range m {
@@ -26,7 +27,7 @@ func parseExtDeps(v any) (map[string]any, error) {
 			}
 			out[alias] = x
 		default:
-			return nil, configErrorf(kinds.DepAliasAttr+"."+alias, "want a resource name, got %s", jsonType(d))
+			return nil, configErrorf(kinds.DepAliasAttr+"."+alias, "want a resource name, got %s", nested.Describe(d))
 		}
 	}
 	return out, nil

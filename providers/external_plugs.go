@@ -3,6 +3,7 @@ package providers
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -75,7 +76,7 @@ func (p *externalProvider) plugDir(name string) (string, error) {
 // asked to write.
 func (r *extRunner) plugVolumes() []string {
 	var out []string
-	for _, name := range sortedMountNames(r.plugs) {
+	for _, name := range slices.Sorted(maps.Keys(r.plugs)) {
 		m := r.plugs[name]
 		v := m.Host + ":" + m.Container
 		if !m.Writable {
@@ -90,7 +91,7 @@ func (r *extRunner) plugVolumes() []string {
 // name upper-cased, other characters as _) holds the host directory.
 func (r *extRunner) plugEnv() []string {
 	var out []string
-	for _, name := range sortedMountNames(r.plugs) {
+	for _, name := range slices.Sorted(maps.Keys(r.plugs)) {
 		out = append(out, PlugEnvName(name)+"="+r.plugs[name].Host)
 	}
 	return out
@@ -108,13 +109,4 @@ func PlugEnvName(name string) string {
 		}
 		return '_'
 	}, name)
-}
-
-func sortedMountNames(m map[string]extMount) []string {
-	names := make([]string, 0, len(m))
-	for n := range m {
-		names = append(names, n)
-	}
-	slices.Sort(names)
-	return names
 }

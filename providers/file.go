@@ -16,6 +16,7 @@ import (
 	"syscall"
 
 	"github.com/cairn-io/cairn/expr"
+	"github.com/cairn-io/cairn/internal/nested"
 	"github.com/cairn-io/cairn/kinds"
 	"github.com/cairn-io/cairn/model"
 )
@@ -97,7 +98,7 @@ func (fileProvider) Canonicalize(spec model.Spec) (model.Spec, error) {
 		// ("{{ .deps.counter.value }}"); the file holds its text.
 		out["content"] = fmt.Sprint(c)
 	default:
-		return nil, configErrorf("content", "want a string, got %s", jsonType(c))
+		return nil, configErrorf("content", "want a string, got %s", nested.Describe(c))
 	}
 	if s, ok, err := specString(spec, "contentBase64"); err != nil {
 		return nil, err
@@ -144,7 +145,7 @@ func renderFileTemplate(src string, vars any) (string, error) {
 	case map[string]any:
 		data = v
 	default:
-		return "", configErrorf("vars", "want an object, got %s", jsonType(vars))
+		return "", configErrorf("vars", "want an object, got %s", nested.Describe(vars))
 	}
 	text, missing, err := expr.Render(src, expr.Context{
 		Env:    func(string) (string, bool) { return "", false },

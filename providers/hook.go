@@ -4,9 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
+	"github.com/cairn-io/cairn/internal/nested"
 	"github.com/cairn-io/cairn/kinds"
 	"github.com/cairn-io/cairn/model"
 )
@@ -55,7 +57,7 @@ func (hookProvider) Canonicalize(spec model.Spec) (model.Spec, error) {
 		return nil, err
 	}
 	known := kinds.Hooks()
-	if !contains(known, name) {
+	if !slices.Contains(known, name) {
 		return nil, configErrorf("hook", "unknown provisioning hook %q (want one of %s)", name, strings.Join(known, ", "))
 	}
 	out := model.Spec{"hook": name, "timeout": defaultHookTimeout.String()}
@@ -66,7 +68,7 @@ func (hookProvider) Canonicalize(spec model.Spec) (model.Spec, error) {
 	}
 	if p := spec["parameters"]; p != nil {
 		if _, ok := p.(map[string]any); !ok {
-			return nil, configErrorf("parameters", "want an object, got %s", jsonType(p))
+			return nil, configErrorf("parameters", "want an object, got %s", nested.Describe(p))
 		}
 		out["parameters"] = p
 	}
@@ -78,15 +80,6 @@ func (hookProvider) Canonicalize(spec model.Spec) (model.Spec, error) {
 		out["timeout"] = d.String()
 	}
 	return out, nil
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // Read finds nothing: a hook runs every time.

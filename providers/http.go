@@ -2,12 +2,14 @@ package providers
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"net/http"
 	"net/url"
 	"slices"
@@ -16,6 +18,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/cairn-io/cairn/internal/nested"
 	"github.com/cairn-io/cairn/kinds"
 	"github.com/cairn-io/cairn/model"
 )
@@ -220,7 +223,7 @@ func (p *httpProvider) Read(ctx context.Context, env Env, want model.Spec) (Stat
 	if err != nil {
 		return State{}, err
 	}
-	id := firstNonEmpty(env.ObjectID, s.ID)
+	id := cmp.Or(env.ObjectID, s.ID)
 	if id == "" && env.Resumed {
 		// An earlier attempt may have created the object and died before
 		// its id was recorded: find it instead of creating a second.
@@ -242,7 +245,7 @@ func (p *httpProvider) read(ctx context.Context, s *httpSpec, id string) (State,
 	}
 	full, ok := obj.(map[string]any)
 	if !ok {
-		return State{}, fmt.Errorf("GET %s: want a JSON object, got %s", redactURL(s.target(s.ReadPath, id)), jsonType(obj))
+		return State{}, fmt.Errorf("GET %s: want a JSON object, got %s", redactURL(s.target(s.ReadPath, id)), nested.Describe(obj))
 	}
 	attrs := map[string]any{"body": pickFields(map[string]any(s.Body), full).(map[string]any)}
 	if s.IDPointer != "" {
@@ -379,7 +382,7 @@ func (p *httpProvider) CompensateState(ctx context.Context, env Env, want model.
 	switch {
 	case !ch.Before.Exists:
 		// Created by the change: remove it.
-		id := firstNonEmpty(ch.After.ID, env.ObjectID)
+		id := cmp.Or(ch.After.ID, env.ObjectID)
 		if id == "" {
 			return State{}, nil
 		}
@@ -444,7 +447,7 @@ func (p *httpProvider) List(ctx context.Context, env Env, q ListQuery) ([]Listed
 	}
 	var fields []string
 	if body, ok := q.Spec["body"].(map[string]any); ok {
-		fields = sortedKeys(body)
+		fields = slices.Sorted(maps.Keys(body))
 	}
 	items, err := p.ListObjects(ctx, env, q.Spec, fields)
 	if err != nil || len(q.Names) == 0 {
@@ -463,12 +466,12 @@ func (p *httpProvider) ListObjects(ctx context.Context, env Env, spec model.Spec
 	if err != nil {
 		return nil, err
 	}
-	target := s.URL + firstNonEmpty(s.ListPath, s.Path)
+	target := s.URL + cmp.Or(s.ListPath, s.Path)
 	_, body, err := p.do(ctx, s, "list", http.MethodGet, target, nil, false)
 	if err != nil {
 		return nil, err
 	}
-	items, err := httpArrayAt(body, s.ListPointer, lastSegment(firstNonEmpty(s.ListPath, s.Path)))
+	items, err := httpArrayAt(body, s.ListPointer, lastSegment(cmp.Or(s.ListPath, s.Path)))
 	if err != nil {
 		return nil, fmt.Errorf("GET %s: %w", redactURL(target), err)
 	}
@@ -481,7 +484,7 @@ func (p *httpProvider) ListObjects(ctx context.Context, env Env, spec model.Spec
 	for i, item := range items {
 		obj, ok := item.(map[string]any)
 		if !ok {
-			return nil, fmt.Errorf("GET %s: item %d is %s, not an object", redactURL(target), i, jsonType(item))
+			return nil, fmt.Errorf("GET %s: item %d is %s, not an object", redactURL(target), i, nested.Describe(item))
 		}
 		id, err := idString(obj["id"])
 		if err != nil {
@@ -504,7 +507,7 @@ func (p *httpProvider) ListObjects(ctx context.Context, env Env, spec model.Spec
 		ls := copyMap(base)
 		ls["id"], ls["body"] = id, NormalizeValue(body)
 		name, _ := obj["name"].(string)
-		out = append(out, Listed{Name: firstNonEmpty(name, id), Spec: ls})
+		out = append(out, Listed{Name: cmp.Or(name, id), Spec: ls})
 	}
 	return out, nil
 }
@@ -517,7 +520,7 @@ func (p *httpProvider) create(ctx context.Context, s *httpSpec, body map[string]
 	if err != nil {
 		return "", err
 	}
-	ptr := firstNonEmpty(s.IDPointer, "/id")
+	ptr := cmp.Or(s.IDPointer, "/id")
 	v, err := jsonPointer(resp, ptr)
 	if err == nil {
 		var id string
@@ -531,7 +534,7 @@ func (p *httpProvider) create(ctx context.Context, s *httpSpec, body map[string]
 }
 
 func (p *httpProvider) update(ctx context.Context, s *httpSpec, id string, body map[string]any) error {
-	method := firstNonEmpty(s.UpdateMethod, http.MethodPatch)
+	method := cmp.Or(s.UpdateMethod, http.MethodPatch)
 	_, _, err := p.do(ctx, s, "update", method, s.target(s.UpdatePath, id), orEmpty(body), false)
 	return err
 }
@@ -794,7 +797,7 @@ func jsonPointer(doc any, ptr string) (any, error) {
 			}
 			cur = x[i]
 		default:
-			return nil, fmt.Errorf("cannot step into %s with %q", jsonType(cur), tok)
+			return nil, fmt.Errorf("cannot step into %s with %q", nested.Describe(cur), tok)
 		}
 	}
 	return cur, nil
@@ -811,7 +814,7 @@ func httpArrayAt(body any, ptr, field string) ([]any, error) {
 		}
 		arr, ok := v.([]any)
 		if !ok {
-			return nil, fmt.Errorf("list at %s is %s, not a list", ptr, jsonType(v))
+			return nil, fmt.Errorf("list at %s is %s, not a list", ptr, nested.Describe(v))
 		}
 		return arr, nil
 	}
@@ -820,14 +823,14 @@ func httpArrayAt(body any, ptr, field string) ([]any, error) {
 	}
 	obj, ok := body.(map[string]any)
 	if !ok {
-		return nil, fmt.Errorf("want a list or an object holding %q, got %s", field, jsonType(body))
+		return nil, fmt.Errorf("want a list or an object holding %q, got %s", field, nested.Describe(body))
 	}
 	arr, ok := obj[field].([]any)
 	if !ok {
 		if _, present := obj[field]; !present {
 			return nil, fmt.Errorf("no list at /%s in the response", field)
 		}
-		return nil, fmt.Errorf("/%s is %s, not a list", field, jsonType(obj[field]))
+		return nil, fmt.Errorf("/%s is %s, not a list", field, nested.Describe(obj[field]))
 	}
 	return arr, nil
 }
@@ -849,7 +852,7 @@ func idString(v any) (string, error) {
 	case nil:
 		return "", errors.New("no id")
 	default:
-		return "", fmt.Errorf("id is %s, not a string or number", jsonType(v))
+		return "", fmt.Errorf("id is %s, not a string or number", nested.Describe(v))
 	}
 }
 

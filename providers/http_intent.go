@@ -1,6 +1,7 @@
 package providers
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"maps"
@@ -42,12 +43,12 @@ func (p *httpProvider) findCreated(ctx context.Context, s *httpSpec) (State, err
 	if len(s.Body) == 0 {
 		return State{}, configErrorf("body", "an interrupted create of an object without body fields cannot be told from others; check %s for an object it may have made", redactURL(s.URL+s.Path))
 	}
-	target := s.URL + firstNonEmpty(s.ListPath, s.Path)
+	target := s.URL + cmp.Or(s.ListPath, s.Path)
 	_, body, err := p.do(ctx, s, "list", http.MethodGet, target, nil, false)
 	if err != nil {
 		return State{}, fmt.Errorf("find the object an interrupted create made: %w", err)
 	}
-	items, err := httpArrayAt(body, s.ListPointer, lastSegment(firstNonEmpty(s.ListPath, s.Path)))
+	items, err := httpArrayAt(body, s.ListPointer, lastSegment(cmp.Or(s.ListPath, s.Path)))
 	if err != nil {
 		return State{}, fmt.Errorf("GET %s: %w", redactURL(target), err)
 	}

@@ -11,8 +11,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
-	"sort"
+	"slices"
 	"sync"
 
 	"github.com/cairn-io/cairn/kinds"
@@ -224,22 +225,13 @@ const syncParallel = 16
 // directory removed since it was recorded has nothing left to sync.
 func (d *DeferredSync) Sync(ctx context.Context) error {
 	d.mu.Lock()
-	files, dirs := sortedPaths(d.files), sortedPaths(d.dirs)
+	files, dirs := slices.Sorted(maps.Keys(d.files)), slices.Sorted(maps.Keys(d.dirs))
 	d.files, d.dirs = map[string]struct{}{}, map[string]struct{}{}
 	d.mu.Unlock()
 	if err := syncAll(ctx, files); err != nil {
 		return err
 	}
 	return syncAll(ctx, dirs)
-}
-
-func sortedPaths(m map[string]struct{}) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
 
 // syncAll fsyncs paths, syncParallel at a time, and returns the first

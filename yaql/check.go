@@ -87,7 +87,7 @@ func (c *checker) node(n Node, pairOK bool) {
 func (c *checker) call(x *Call) {
 	spec, ok := c.funcs[x.Name]
 	if !ok {
-		c.failf(x, "unknown function %s%s", x.Name, nearest(x.Name))
+		c.failf(x, "unknown function %s%s", x.Name, suggest.Hint(x.Name, FunctionNames()))
 		return
 	}
 	if x.Recv != nil {
@@ -149,15 +149,6 @@ func arity(spec funcSpec, method bool) string {
 	default:
 		return fmt.Sprintf("%d to %s", lo, plural(hi))
 	}
-}
-
-// nearest suggests a known function close to name.
-func nearest(name string) string {
-	best := suggest.Closest(name, FunctionNames())
-	if best == "" {
-		return ""
-	}
-	return fmt.Sprintf("; did you mean %s?", best)
 }
 
 func anyList(s []string) []any {

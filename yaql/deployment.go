@@ -3,6 +3,7 @@ package yaql
 import (
 	"fmt"
 
+	"github.com/cairn-io/cairn/internal/nested"
 	"github.com/cairn-io/cairn/model"
 )
 
@@ -248,21 +249,9 @@ func merge(dst, src map[string]any) map[string]any {
 // parts of its input, so a caller that will change it copies it first.
 func Clone(v any) any { return clone(v) }
 
-// clone deep-copies normalized data.
+// clone deep-copies normalized data (nested.MapAnyOrder copying every map
+// and list).
 func clone(v any) any {
-	switch x := v.(type) {
-	case map[string]any:
-		out := make(map[string]any, len(x))
-		for k, e := range x {
-			out[k] = clone(e)
-		}
-		return out
-	case []any:
-		out := make([]any, len(x))
-		for i, e := range x {
-			out[i] = clone(e)
-		}
-		return out
-	}
-	return v
+	out, _ := nested.MapAnyOrder(v, "", func(_ nested.Path, v any) (any, error) { return v, nil })
+	return out
 }

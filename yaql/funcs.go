@@ -1,5 +1,10 @@
 package yaql
 
+import (
+	"maps"
+	"slices"
+)
+
 // form says how a function may be called.
 type form int
 
@@ -62,15 +67,7 @@ func builtins() map[string]funcSpec {
 }
 
 // FunctionNames lists the functions Cairn's yaql supports.
-func FunctionNames() []string { return sortedKeys(anyMap(builtins())) }
-
-func anyMap(m map[string]funcSpec) map[string]any {
-	out := make(map[string]any, len(m))
-	for k := range m {
-		out[k] = nil
-	}
-	return out
-}
+func FunctionNames() []string { return slices.Sorted(maps.Keys(builtins())) }
 
 // call evaluates a function call: the receiver and the eager arguments
 // first, lazy ones are left to the function (as nodes in c.Args).

@@ -2,6 +2,11 @@
 
 package yaql
 
+import (
+	"maps"
+	"slices"
+)
+
 func fnGet(ev *evaluator, c *Call, _ any, a []any) (any, error) {
 	d, ok := a[0].(map[string]any)
 	if !ok {
@@ -23,7 +28,7 @@ func fnValues(ev *evaluator, c *Call, _ any, a []any) (any, error) {
 		return nil, ev.typeErr(c, "a dict", a[0])
 	}
 	out := make([]any, 0, len(d))
-	for _, k := range sortedKeys(d) {
+	for _, k := range slices.Sorted(maps.Keys(d)) {
 		out = append(out, d[k])
 	}
 	return out, nil
@@ -35,7 +40,7 @@ func fnKeys(ev *evaluator, c *Call, _ any, a []any) (any, error) {
 		return nil, ev.typeErr(c, "a dict", a[0])
 	}
 	out := make([]any, 0, len(d))
-	for _, k := range sortedKeys(d) {
+	for _, k := range slices.Sorted(maps.Keys(d)) {
 		out = append(out, k)
 	}
 	return out, nil
@@ -47,7 +52,7 @@ func fnItems(ev *evaluator, c *Call, _ any, a []any) (any, error) {
 		return nil, ev.typeErr(c, "a dict", a[0])
 	}
 	out := make([]any, 0, len(d))
-	for _, k := range sortedKeys(d) {
+	for _, k := range slices.Sorted(maps.Keys(d)) {
 		out = append(out, []any{k, d[k]})
 	}
 	return out, nil

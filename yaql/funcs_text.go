@@ -5,7 +5,9 @@ package yaql
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -102,7 +104,7 @@ func pyJSON(b *strings.Builder, v any, limit int) error {
 		b.WriteByte(']')
 	case map[string]any:
 		b.WriteByte('{')
-		for i, k := range sortedKeys(x) {
+		for i, k := range slices.Sorted(maps.Keys(x)) {
 			if i > 0 {
 				b.WriteString(", ")
 			}

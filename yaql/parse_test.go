@@ -23,7 +23,7 @@ func TestParseErrors(t *testing.T) {
 		line, col int
 		msg       string
 	}{
-		{"changd($.x)", 1, 1, "unknown function changd; did you mean changed?"},
+		{"changd($.x)", 1, 1, "unknown function changd; did you mean \"changed\"?"},
 		{"$.a and\n  nosuch($.b)", 2, 3, "unknown function nosuch"},
 		{"$.a.frobnicate()", 1, 5, "unknown function frobnicate"},
 		{"$.roles.changed()", 1, 9, "changed is a function: write changed(…), not ….changed(…)"},

@@ -6,73 +6,59 @@ import (
 	"math"
 	"reflect"
 	"sort"
-	"strconv"
+
+	"github.com/cairn-io/cairn/internal/nested"
 )
 
 // Normalize converts JSON-like Go data into the forms the evaluator works
 // on: map[string]any, []any, string, int64, float64 (integral floats become
 // int64, as a JSON number without a fraction reads in Python), bool and
 // nil. Other types are an error naming the path.
-func Normalize(v any) (any, error) { return normalize(v, "$") }
+func Normalize(v any) (any, error) { return nested.MapAnyOrder(v, "$", normalizeOne) }
 
-func normalize(v any, path string) (any, error) {
+// normalizeOne is Normalize's nested.Map function: it converts a scalar,
+// and a map or list of another Go type into map[string]any or []any for
+// Map to walk into.
+func normalizeOne(p nested.Path, v any) (any, error) {
 	switch x := v.(type) {
 	case nil, bool, string, int64:
-		return x, nil
+		return x, nested.SkipChildren
 	case int:
-		return int64(x), nil
+		return int64(x), nested.SkipChildren
 	case int32:
-		return int64(x), nil
+		return int64(x), nested.SkipChildren
 	case uint64:
 		if x > math.MaxInt64 {
-			return float64(x), nil
+			return float64(x), nested.SkipChildren
 		}
-		return int64(x), nil
+		return int64(x), nested.SkipChildren
 	case float32:
-		return normFloat(float64(x)), nil
+		return normFloat(float64(x)), nested.SkipChildren
 	case float64:
-		return normFloat(x), nil
+		return normFloat(x), nested.SkipChildren
 	case json.Number:
 		if n, err := x.Int64(); err == nil {
-			return n, nil
+			return n, nested.SkipChildren
 		}
 		f, err := x.Float64()
 		if err != nil {
-			return nil, fmt.Errorf("%s: invalid number %s", path, x)
+			return nil, fmt.Errorf("%s: invalid number %s", p, x)
 		}
-		return normFloat(f), nil
-	case map[string]any:
-		out := make(map[string]any, len(x))
-		for k, e := range x {
-			n, err := normalize(e, path+"."+k)
-			if err != nil {
-				return nil, err
-			}
-			out[k] = n
-		}
-		return out, nil
-	case []any:
-		out := make([]any, len(x))
-		for i, e := range x {
-			n, err := normalize(e, path+"["+strconv.Itoa(i)+"]")
-			if err != nil {
-				return nil, err
-			}
-			out[i] = n
-		}
-		return out, nil
+		return normFloat(f), nested.SkipChildren
+	case map[string]any, []any:
+		return x, nil
 	case []string:
 		out := make([]any, len(x))
 		for i, e := range x {
 			out[i] = e
 		}
-		return out, nil
+		return out, nested.SkipChildren
 	case map[string]string:
 		out := make(map[string]any, len(x))
 		for k, e := range x {
 			out[k] = e
 		}
-		return out, nil
+		return out, nested.SkipChildren
 	}
 	// Other maps and slices (map[any]any from some YAML decoders, typed
 	// slices) go through reflection.
@@ -82,34 +68,25 @@ func normalize(v any, path string) (any, error) {
 		out := make(map[string]any, rv.Len())
 		it := rv.MapRange()
 		for it.Next() {
-			k := fmt.Sprint(it.Key().Interface())
-			n, err := normalize(it.Value().Interface(), path+"."+k)
-			if err != nil {
-				return nil, err
-			}
-			out[k] = n
+			out[fmt.Sprint(it.Key().Interface())] = it.Value().Interface()
 		}
 		return out, nil
 	case reflect.Slice, reflect.Array:
 		out := make([]any, rv.Len())
 		for i := range out {
-			n, err := normalize(rv.Index(i).Interface(), path+"["+strconv.Itoa(i)+"]")
-			if err != nil {
-				return nil, err
-			}
-			out[i] = n
+			out[i] = rv.Index(i).Interface()
 		}
 		return out, nil
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		return rv.Int(), nil
+		return rv.Int(), nested.SkipChildren
 	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32:
-		return int64(rv.Uint()), nil
+		return int64(rv.Uint()), nested.SkipChildren
 	case reflect.String:
-		return rv.String(), nil
+		return rv.String(), nested.SkipChildren
 	case reflect.Bool:
-		return rv.Bool(), nil
+		return rv.Bool(), nested.SkipChildren
 	}
-	return nil, fmt.Errorf("%s: unsupported value of type %T", path, v)
+	return nil, fmt.Errorf("%s: unsupported value of type %T", p, v)
 }
 
 func normFloat(f float64) any {
@@ -247,14 +224,4 @@ func setOf(list []any) []any {
 	}
 	sort.SliceStable(out, func(i, j int) bool { return canonical(out[i]) < canonical(out[j]) })
 	return out
-}
-
-// sortedKeys returns a dict's keys in order.
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

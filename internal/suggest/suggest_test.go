@@ -23,3 +23,11 @@ func TestClosest(t *testing.T) {
 		assert.Equal(t, tt.want, Closest(tt.name, known), tt.name)
 	}
 }
+
+func TestHintWordsTheSuggestionOnce(t *testing.T) {
+	known := []string{"content", "mode"}
+	assert.Equal(t, `; did you mean "content"?`, Hint("contnet", known))
+	assert.Equal(t, "", Hint("somethingelse", known), "no suggestion, no hint")
+	assert.Equal(t, `; did you mean "mode"?`, Mean("mode"))
+	assert.Equal(t, "", Mean(""))
+}
