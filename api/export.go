@@ -10,6 +10,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/cairn-io/cairn/graphs"
+	"github.com/cairn-io/cairn/internal/suggest"
 	"github.com/cairn-io/cairn/kinds"
 	"github.com/cairn-io/cairn/model"
 	"github.com/cairn-io/cairn/prepare"
@@ -148,10 +149,7 @@ func (s *server) exportKinds(ctx context.Context, req model.ExportRequest) ([]*m
 		at := fmt.Sprintf("kinds[%d]", i)
 		k, ok := s.catalogue.Lookup(kind)
 		if !ok {
-			msg := fmt.Sprintf("unknown kind %q", kind)
-			if sug := s.catalogue.Suggest(kind); sug != "" {
-				msg += fmt.Sprintf("; did you mean %q?", sug)
-			}
+			msg := fmt.Sprintf("unknown kind %q", kind) + suggest.Mean(s.catalogue.Suggest(kind))
 			details = append(details, model.ErrorDetail{Document: requestSource, Path: at, Message: msg})
 			continue
 		}

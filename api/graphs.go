@@ -66,7 +66,7 @@ func (s *server) listGraphs(o owner) echo.HandlerFunc {
 			info.UsedBy = used
 			out = append(out, info)
 		}
-		return c.JSON(http.StatusOK, map[string]any{"graphs": out})
+		return c.JSON(http.StatusOK, model.GraphInfoList{Graphs: out})
 	}
 }
 

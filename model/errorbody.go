@@ -11,10 +11,16 @@ type ErrorInfo struct {
 
 // ErrorBody is the JSON document of every error answer:
 // {"error": {"code", "message", "details": [...]}}. Some answers add
-// members next to "error" (a dry-run's plan beside its errors, what moved
-// under a plan); Running is the one clients read by name: the execution
-// that holds the stack or cluster, on a 409. Decoding ignores the others.
+// members next to "error" (a dry-run's plan beside its errors); those
+// clients read by name are here: on a 409, Running is the execution that
+// holds the stack or cluster, and MovedBy, Moved and MovedCount say what
+// moved under a plan that was to be approved (the stack's execution
+// recorded since, the steps whose plan changed, at most a few of them, and
+// how many in all). Decoding ignores the others.
 type ErrorBody struct {
-	Error   ErrorInfo `json:"error"`
-	Running string    `json:"running,omitempty"`
+	Error      ErrorInfo `json:"error"`
+	Running    string    `json:"running,omitempty"`
+	MovedBy    string    `json:"movedBy,omitempty"`
+	Moved      []string  `json:"moved,omitempty"`
+	MovedCount int       `json:"movedCount,omitempty"`
 }

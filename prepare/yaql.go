@@ -8,6 +8,7 @@ import (
 	"math"
 
 	"github.com/cairn-io/cairn/graphs"
+	"github.com/cairn-io/cairn/internal/nested"
 	"github.com/cairn-io/cairn/model"
 	"github.com/cairn-io/cairn/store"
 	"github.com/cairn-io/cairn/yaql"
@@ -196,8 +197,7 @@ func (y *yaqlEnv) resolveStep(ctx context.Context, s *model.Step, strategyOf *mo
 	if strategyOf != nil && strategyOf.Strategy != nil {
 		amount = strategyOf.Strategy.AmountYAQL
 	}
-	hasValues := false
-	walkSpecYAQL(s.Spec, func(string) { hasValues = true })
+	hasValues := yaql.HasValue(s.Spec)
 	if !fuelCond && amount == "" && !hasValues {
 		return nil
 	}
@@ -257,62 +257,25 @@ func (y *yaqlEnv) resolveStep(ctx context.Context, s *model.Step, strategyOf *mo
 	return nil
 }
 
-// resolveValues returns v with every {yaql_exp: "…"} value evaluated;
-// what holds none is returned as it is.
-func (y *yaqlEnv) resolveValues(v any, path string, in yaql.Input) (any, error) {
-	if src, ok := yaql.Value(v); ok {
+// resolveValues returns v with every {yaql_exp: "…"} value evaluated,
+// an error naming the value's path below root.
+func (y *yaqlEnv) resolveValues(v any, root string, in yaql.Input) (any, error) {
+	return nested.Map(v, root, func(p nested.Path, v any) (any, error) {
+		src, ok := yaql.Value(v)
+		if !ok {
+			return v, nil
+		}
 		x, err := y.parse(src, false)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
+			return nil, fmt.Errorf("%s: %w", p.String(), err)
 		}
 		out, err := x.Eval(in)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
+			return nil, fmt.Errorf("%s: %w", p.String(), err)
 		}
 		// The value may share the deployment data other steps read.
-		return yaql.Clone(out), nil
-	}
-	switch m := v.(type) {
-	case map[string]any:
-		out := make(map[string]any, len(m))
-		for k, e := range m {
-			r, err := y.resolveValues(e, path+"."+k, in)
-			if err != nil {
-				return nil, err
-			}
-			out[k] = r
-		}
-		return out, nil
-	case []any:
-		out := make([]any, len(m))
-		for i, e := range m {
-			r, err := y.resolveValues(e, fmt.Sprintf("%s[%d]", path, i), in)
-			if err != nil {
-				return nil, err
-			}
-			out[i] = r
-		}
-		return out, nil
-	}
-	return v, nil
-}
-
-// walkSpecYAQL calls fn with the source of every {yaql_exp: "…"} value.
-func walkSpecYAQL(v any, fn func(src string)) {
-	if src, ok := yaql.Value(v); ok {
-		fn(src)
-		return
-	}
-	switch m := v.(type) {
-	case map[string]any:
-		for _, e := range m {
-			walkSpecYAQL(e, fn)
-		}
-	case []any:
-		for _, e := range m {
-			walkSpecYAQL(e, fn)
-		}
-	}
+		return yaql.Clone(out), nested.SkipChildren
+	})
 }
 
 // isYAQLError tells a problem of an expression (a configuration error no

@@ -2,7 +2,8 @@ package workflows
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	"go.temporal.io/sdk/temporal"
@@ -121,8 +122,8 @@ func (e *Executor) outcome() *Outcome {
 	o.Report.CompensationFailures = e.compFailures
 	o.Report.RolledBack = rolledBack
 	o.Failed = o.Report.Failed > tolerated || e.halt.cancelled || e.halt.aborted
-	o.MissingEnv = sortedKeys(env)
-	o.MissingSecrets = sortedKeys(secrets)
+	o.MissingEnv = slices.Sorted(maps.Keys(env))
+	o.MissingSecrets = slices.Sorted(maps.Keys(secrets))
 	return o
 }
 
@@ -173,16 +174,4 @@ func (o *Outcome) Status() model.ExecutionStatus {
 		return model.ExecFailed
 	}
 	return model.ExecCompleted
-}
-
-func sortedKeys(m map[string]bool) []string {
-	if len(m) == 0 {
-		return nil
-	}
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }

@@ -2,6 +2,8 @@ package workflows
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"time"
 
 	"go.temporal.io/sdk/temporal"
@@ -205,7 +207,7 @@ func mergeSorted(a, b []string) []string {
 	for _, k := range b {
 		set[k] = true
 	}
-	return sortedKeys(set)
+	return slices.Sorted(maps.Keys(set))
 }
 
 func (s *shardRun) progress(execID string, final *Outcome) *model.ProgressPage {

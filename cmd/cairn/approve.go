@@ -140,12 +140,8 @@ func newApprovalCmd(a *app, approve bool, cmd *cobra.Command) *cobra.Command {
 func approvalFailure(a *app, id string, err error) error {
 	var ae *client.APIError
 	if errors.As(err, &ae) && ae.Status == http.StatusConflict {
-		var moved struct {
-			MovedBy string   `json:"movedBy"`
-			Moved   []string `json:"moved"`
-			Count   int      `json:"movedCount"`
-		}
-		if json.Unmarshal(ae.Body, &moved) == nil && (moved.MovedBy != "" || moved.Count > 0) {
+		var moved model.ErrorBody
+		if json.Unmarshal(ae.Body, &moved) == nil && (moved.MovedBy != "" || moved.MovedCount > 0) {
 			fmt.Fprintf(a.stderr, "The plan %s no longer holds; what moved since it was made:\n", id)
 			if moved.MovedBy != "" {
 				fmt.Fprintf(a.stderr, "  stack: execution %s was recorded on it\n", moved.MovedBy)
@@ -153,7 +149,7 @@ func approvalFailure(a *app, id string, err error) error {
 			for _, m := range moved.Moved {
 				fmt.Fprintf(a.stderr, "  %s\n", m)
 			}
-			if more := moved.Count - len(moved.Moved); more > 0 {
+			if more := moved.MovedCount - len(moved.Moved); more > 0 {
 				fmt.Fprintf(a.stderr, "  and %d more\n", more)
 			}
 			fmt.Fprintln(a.stderr, "Nothing was changed and the plan ended: plan again (cairn apply --approve-required).")
