@@ -13,6 +13,7 @@ import (
 
 	"github.com/cairn-io/cairn/contract"
 	"github.com/cairn-io/cairn/expr"
+	"github.com/cairn-io/cairn/internal/liveness"
 	"github.com/cairn-io/cairn/model"
 	"github.com/cairn-io/cairn/planner"
 	"github.com/cairn-io/cairn/providers"
@@ -27,7 +28,7 @@ type outputsRecord = stepdata.Outputs
 // plans it with Noop. A provider failure fails the activity so Temporal
 // retries it by the step's meta params; configuration errors are never
 // retried. A step its stopping worker cut off is handed back (see
-// Liveness), never failed.
+// liveness.Interceptor), never failed.
 func (a *Activities) ApplyStep(ctx context.Context, in contract.UnitInput) (*contract.UnitResult, error) {
 	if err := a.checkPlacement(in.Cluster, in.Unit, nil); err != nil {
 		return nil, err
@@ -44,7 +45,7 @@ func (a *Activities) ApplyStep(ctx context.Context, in contract.UnitInput) (*con
 		return nil, err
 	}
 	r := runs[0]
-	n := attempt(ctx)
+	n := liveness.Attempt(ctx)
 	if r.res.Outcome == model.OutcomeFailed && !in.Noop {
 		details := contract.FailureDetails{StepID: step.ID, Attempt: n, NothingToUndo: r.nothingToUndo()}
 		if providers.IsConfigError(r.err) || isConfig(r.err) {
@@ -79,7 +80,7 @@ func (a *Activities) ApplyBatch(ctx context.Context, in contract.UnitInput) (*co
 	if err != nil {
 		return nil, err
 	}
-	out := &contract.UnitResult{Attempt: attempt(ctx), Steps: make([]contract.StepResult, len(runs))}
+	out := &contract.UnitResult{Attempt: liveness.Attempt(ctx), Steps: make([]contract.StepResult, len(runs))}
 	budget := stepdata.BatchChangeBudget
 	for i, r := range runs {
 		out.Steps[i] = r.res
@@ -105,7 +106,7 @@ func (a *Activities) ApplyBatch(ctx context.Context, in contract.UnitInput) (*co
 // soon as it ran, so a retried attempt resumes after it and never runs it
 // twice; every other step's outcome is recorded once at the end. When
 // the worker stops, no step starts any more: the steps running finish
-// (within the drain, see Liveness), commands among them are recorded, and
+// (within the drain, see liveness.Interceptor), commands among them are recorded, and
 // the unit returns errHandBack so another worker resumes it; a step the
 // stop cut off is never reported as failed. With
 // deferSync the steps' writes skip their own fsyncs and are made durable
@@ -115,7 +116,7 @@ func (a *Activities) converge(ctx context.Context, in contract.UnitInput, steps 
 	u.refreshFrom(in)
 	// A retried attempt (or an operator's retry) may find steps an earlier
 	// attempt already converged, or began to change.
-	if !in.Noop && (rawAttempt(ctx) > 1 || in.Rerun) {
+	if !in.Noop && (liveness.RawAttempt(ctx) > 1 || in.Rerun) {
 		if err := a.recall(ctx, in.ExecutionID, u.runs); err != nil {
 			return nil, err
 		}
@@ -133,7 +134,7 @@ func (a *Activities) converge(ctx context.Context, in contract.UnitInput, steps 
 	}
 	waves := 0
 	for wave := u.ready(); len(wave) > 0; wave = u.ready() {
-		if workerStopping(ctx) {
+		if liveness.Stopping(ctx) {
 			// The rest of the unit moves to another worker at once.
 			return nil, errHandBack
 		}
@@ -197,7 +198,7 @@ func (a *Activities) runWave(ctx, applyCtx context.Context, in contract.UnitInpu
 		if r.done {
 			return
 		}
-		if workerStopping(ctx) {
+		if liveness.Stopping(ctx) {
 			cut.Store(true) // not started: it runs on the next worker
 			return
 		}
@@ -212,7 +213,7 @@ func (a *Activities) runWave(ctx, applyCtx context.Context, in contract.UnitInpu
 	if err := a.recordOutputs(ctx, in.ExecutionID, commands); err != nil {
 		return err
 	}
-	if cut.Load() || (workerStopping(ctx) && applyCtx.Err() != nil) {
+	if cut.Load() || (liveness.Stopping(ctx) && applyCtx.Err() != nil) {
 		// Steps left out, or cancelled by the stop and failed for it.
 		return errHandBack
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/cairn-io/cairn/contract"
+	"github.com/cairn-io/cairn/internal/liveness"
 	"github.com/cairn-io/cairn/model"
 	"github.com/cairn-io/cairn/planner"
 	"github.com/cairn-io/cairn/providers"
@@ -41,7 +42,7 @@ func (a *Activities) Compensate(ctx context.Context, in contract.CompensateInput
 		if in.StepIDs != nil && !want[s.ID] {
 			continue
 		}
-		if workerStopping(ctx) {
+		if liveness.Stopping(ctx) {
 			// Undone steps are marked: the next worker goes on after them.
 			return nil, errHandBack
 		}
@@ -49,7 +50,7 @@ func (a *Activities) Compensate(ctx context.Context, in contract.CompensateInput
 		if err != nil {
 			return nil, err
 		}
-		if workerStopping(ctx) && ctx.Err() != nil {
+		if liveness.Stopping(ctx) && ctx.Err() != nil {
 			return nil, errHandBack // cut off by the stop, not failed
 		}
 		res.Steps = append(res.Steps, r)

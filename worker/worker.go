@@ -21,6 +21,7 @@ import (
 	"github.com/cairn-io/cairn/expr"
 	"github.com/cairn-io/cairn/graphs"
 	"github.com/cairn-io/cairn/internal/fetch"
+	"github.com/cairn-io/cairn/internal/liveness"
 	"github.com/cairn-io/cairn/kinds"
 	"github.com/cairn-io/cairn/prepare"
 	"github.com/cairn-io/cairn/providers"
@@ -89,7 +90,7 @@ type Options struct {
 	// Drain bounds a graceful stop: the worker stops polling at once, lets
 	// the steps in flight finish for up to Drain, and hands back what is
 	// still running, which another worker resumes at once (default
-	// activities.DefaultDrain). See activities.Liveness.
+	// liveness.DefaultDrain). See liveness.Interceptor.
 	Drain time.Duration
 	// BeforeStateLimit is the most bytes of one step's before-state kept
 	// for rollback (default activities.DefaultBeforeStateLimit).
@@ -112,7 +113,7 @@ func (o Options) withDefaults() Options {
 		o.Pollers = DefaultPollers
 	}
 	if o.Drain <= 0 {
-		o.Drain = activities.DefaultDrain
+		o.Drain = liveness.DefaultDrain
 	}
 	return o
 }
@@ -209,8 +210,8 @@ const maxHeartbeatThrottle = time.Second
 
 func workerOptions(o Options) sdkworker.Options {
 	return sdkworker.Options{
-		Interceptors:                           []interceptor.WorkerInterceptor{&activities.Liveness{Drain: o.Drain}},
-		WorkerStopTimeout:                      activities.StopTimeout(o.Drain),
+		Interceptors:                           []interceptor.WorkerInterceptor{&liveness.Interceptor{Drain: o.Drain}},
+		WorkerStopTimeout:                      liveness.StopTimeout(o.Drain),
 		MaxHeartbeatThrottleInterval:           maxHeartbeatThrottle,
 		MaxConcurrentActivityExecutionSize:     o.Concurrency,
 		MaxConcurrentWorkflowTaskExecutionSize: max(o.Pollers*2, 16),

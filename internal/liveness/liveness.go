@@ -1,4 +1,9 @@
-package activities
+// Package liveness is the interceptor every Cairn activity runs under: it
+// heartbeats each activity, bounds a stopping worker's drain and hands
+// back what the stop cut off, so a worker that dies or stops is noticed
+// and its work resumed elsewhere, and a step's retry budget counts only
+// real failures (Attempt).
+package liveness
 
 import (
 	"context"
@@ -21,7 +26,7 @@ const DefaultDrain = 10 * time.Second
 // the other workers are already polling.
 const handoverRetryDelay = 50 * time.Millisecond
 
-// Liveness is the worker interceptor every Cairn activity runs under. It
+// Interceptor is the worker interceptor every Cairn activity runs under. It
 //
 //   - heartbeats every activity a third of its heartbeat timeout apart, so
 //     a worker that dies is noticed within that timeout whatever the
@@ -33,11 +38,11 @@ const handoverRetryDelay = 50 * time.Millisecond
 //     retryable contract.WorkerStoppingType error that Temporal retries on
 //     another worker at once, and the count of such handovers rides on
 //     the heartbeat details, so the next attempt knows which of its
-//     attempts were handovers rather than failures (see attempt).
+//     attempts were handovers rather than failures (see Attempt).
 //
 // The worker's own WorkerStopTimeout must exceed Drain (see StopTimeout),
 // so the handed-back failure is reported before the worker exits.
-type Liveness struct {
+type Interceptor struct {
 	interceptor.WorkerInterceptorBase
 	// Drain bounds the in-flight work of a stopping worker (0 =
 	// DefaultDrain).
@@ -54,7 +59,7 @@ func StopTimeout(drain time.Duration) time.Duration {
 }
 
 // InterceptActivity implements interceptor.WorkerInterceptor.
-func (l *Liveness) InterceptActivity(ctx context.Context, next interceptor.ActivityInboundInterceptor) interceptor.ActivityInboundInterceptor {
+func (l *Interceptor) InterceptActivity(ctx context.Context, next interceptor.ActivityInboundInterceptor) interceptor.ActivityInboundInterceptor {
 	drain := l.Drain
 	if drain <= 0 {
 		drain = DefaultDrain
@@ -105,7 +110,7 @@ func cutByStop(ctx context.Context, err error) bool {
 	if errors.Is(err, contract.ErrWorkerStopping) {
 		return true
 	}
-	if !workerStopping(ctx) || ctx.Err() == nil {
+	if !Stopping(ctx) || ctx.Err() == nil {
 		return false
 	}
 	cause := context.Cause(ctx)
@@ -138,9 +143,9 @@ func drainContext(ctx context.Context, drain time.Duration) (context.Context, fu
 	}
 }
 
-// workerStopping reports whether the worker running the activity is
+// Stopping reports whether the worker running the activity is
 // stopping: no new step starts then.
-func workerStopping(ctx context.Context) bool {
+func Stopping(ctx context.Context) bool {
 	if !activity.IsActivity(ctx) {
 		return false
 	}
@@ -180,20 +185,20 @@ func heartbeat(ctx context.Context, details handovers) func() {
 	return func() { close(done) }
 }
 
-// attempt is the activity's attempt as a step's retry budget sees it:
+// Attempt is the activity's attempt as a step's retry budget sees it:
 // Temporal's attempt number less the attempts stopping workers handed
 // back (1 outside an activity).
-func attempt(ctx context.Context) int {
-	n := rawAttempt(ctx)
+func Attempt(ctx context.Context) int {
+	n := RawAttempt(ctx)
 	if h, ok := ctx.Value(handoversKey{}).(int); ok {
 		n -= h
 	}
 	return max(n, 1)
 }
 
-// rawAttempt is Temporal's attempt number (1 outside an activity): above 1,
+// RawAttempt is Temporal's attempt number (1 outside an activity): above 1,
 // an earlier attempt may have left work behind.
-func rawAttempt(ctx context.Context) int {
+func RawAttempt(ctx context.Context) int {
 	if !activity.IsActivity(ctx) {
 		return 1
 	}
