@@ -48,15 +48,15 @@ var rules = []rule{
 		why: "prepare is pure preparation between a stored snapshot and a step graph: no HTTP, no Temporal, no execution",
 	},
 	{
-		from:   []string{"model", "dag", "internal/suggest"},
+		from:   []string{"model", "dag", "internal/suggest", "internal/nested"},
 		forbid: []string{"*"},
 		why:    "a leaf imports no Cairn package, so every layer can share it without a cycle",
 	},
 	{
 		from:   []string{"expr"},
 		forbid: []string{"*"},
-		allow:  []string{"model"},
-		why:    "expr is a leaf above model only, so kinds, graphs, providers and activities share one expression language",
+		allow:  []string{"model", "internal/nested"},
+		why:    "expr is a leaf above model and the nested-value walker only, so kinds, graphs, providers and activities share one expression language",
 	},
 	{
 		from:   []string{"client/..."},
