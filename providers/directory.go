@@ -49,43 +49,28 @@ func (directoryProvider) Canonicalize(spec model.Spec) (model.Spec, error) {
 	if err := checkAttrs("directory", spec, directoryAttrs); err != nil {
 		return nil, err
 	}
-	path, ok, err := specString(spec, "path")
+	clean, err := specPath(spec)
 	if err != nil {
 		return nil, err
-	}
-	if !ok || path == "" {
-		return nil, configErrorf("path", "required")
 	}
 	ensure, err := canonicalEnsure(spec, "directory")
 	if err != nil {
 		return nil, err
 	}
-	clean, err := canonicalSpecPath("path", path)
-	if err != nil {
-		return nil, err
-	}
 	out := model.Spec{"path": clean, "ensure": ensure}
-	if m, ok := spec["mode"]; ok && m != nil {
-		mode, err := CanonicalMode(m)
-		if err != nil {
-			return nil, configErrorf("mode", "%v", err)
-		}
-		out["mode"] = mode
+	if err := canonicalModeAttr(spec, out, "mode"); err != nil {
+		return nil, err
 	}
 	return out, nil
 }
 
 func (directoryProvider) Read(_ context.Context, env Env, want model.Spec) (State, error) {
-	loc, err := locate(env, want)
+	loc, fi, err := locateStat(env, want)
 	if err != nil {
 		return State{}, err
 	}
-	fi, err := os.Stat(loc.target)
-	if errors.Is(err, fs.ErrNotExist) {
+	if fi == nil {
 		return State{ID: loc.id}, nil
-	}
-	if err != nil {
-		return State{}, err
 	}
 	if !fi.IsDir() {
 		return State{}, fmt.Errorf("%s exists and is not a directory", loc.id)
@@ -100,28 +85,18 @@ func (directoryProvider) Apply(ctx context.Context, env Env, want model.Spec, ha
 	if err != nil {
 		return State{}, err
 	}
-	mode := uint32(defaultDirMode)
-	if have.Exists {
-		if m, ok := have.Attrs["mode"].(string); ok {
-			if mode, err = parseMode(m); err != nil {
-				return State{}, err
-			}
-		}
-	}
-	modeStr, hasMode := want["mode"].(string)
-	if hasMode {
-		if mode, err = parseMode(modeStr); err != nil {
-			return State{}, configErrorf("mode", "%v", err)
-		}
+	mode, err := desiredMode(want, have, defaultDirMode)
+	if err != nil {
+		return State{}, err
 	}
 	if !have.Exists {
 		parent := filepath.Dir(loc.target)
 		if fi, err := os.Stat(parent); errors.Is(err, fs.ErrNotExist) {
-			return State{}, fmt.Errorf("parent directory of %s does not exist: declare a directory resource for %s", loc.id, filepath.Dir(loc.id))
+			return State{}, errNoParent(loc.id)
 		} else if err != nil {
 			return State{}, err
 		} else if !fi.IsDir() {
-			return State{}, fmt.Errorf("parent of %s is not a directory", loc.id)
+			return State{}, errParentNotDir(loc.id)
 		}
 		// Created private, opened up by the chmod below: never wider than
 		// asked, even for a moment.
@@ -137,25 +112,16 @@ func (directoryProvider) Apply(ctx context.Context, env Env, want model.Spec, ha
 		}
 		return dirState(loc.id, mode), nil
 	}
-	if hasMode && modeStr != have.Attrs["mode"] {
-		if err := os.Chmod(loc.target, fileMode(mode)); err != nil {
-			return State{}, fmt.Errorf("chmod %s: %w", loc.id, err)
-		}
+	if err := chmodChanged(loc, want, have, mode); err != nil {
+		return State{}, err
 	}
 	return dirState(loc.id, mode), nil
 }
 
 // Delete removes the directory if it is empty; one already gone is fine.
 func (directoryProvider) Delete(_ context.Context, env Env, have State) error {
-	loc, err := locate(env, model.Spec{"path": have.ID})
-	if err != nil {
-		return err
-	}
-	fi, err := os.Lstat(loc.host)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
+	loc, fi, err := locateRecorded(env, have)
+	if err != nil || fi == nil {
 		return err
 	}
 	if fi.Mode()&fs.ModeSymlink == 0 && !fi.IsDir() {

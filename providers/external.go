@@ -221,15 +221,7 @@ func (p *externalProvider) Read(ctx context.Context, env Env, want model.Spec) (
 	if len(want) == 0 {
 		return State{}, configErrorf("", "cannot ask about external resource %s without its spec (program and config)", env.Name)
 	}
-	r, err := p.runner(env, want)
-	if err != nil {
-		return State{}, err
-	}
-	in, err := r.init(ctx)
-	if err != nil {
-		return State{}, err
-	}
-	resp, err := r.state(ctx, in, "state")
+	r, _, resp, err := p.current(ctx, env, want)
 	if err != nil {
 		return State{}, err
 	}
@@ -242,15 +234,7 @@ func (p *externalProvider) Apply(ctx context.Context, env Env, want model.Spec, 
 	if env.Noop {
 		return have, nil
 	}
-	r, err := p.runner(env, want)
-	if err != nil {
-		return State{}, err
-	}
-	in, err := r.init(ctx)
-	if err != nil {
-		return State{}, err
-	}
-	resp, err := r.state(ctx, in, "state")
+	r, in, resp, err := p.current(ctx, env, want)
 	if err != nil {
 		return State{}, err
 	}
@@ -304,11 +288,7 @@ func (p *externalProvider) DeleteSpec(ctx context.Context, env Env, want model.S
 	if env.Noop {
 		return nil
 	}
-	r, err := p.runner(env, want)
-	if err != nil {
-		return err
-	}
-	in, err := r.init(ctx)
+	r, in, err := p.started(ctx, env, want)
 	if err != nil {
 		return err
 	}
@@ -365,11 +345,7 @@ func (p *externalProvider) Compensate(ctx context.Context, env Env, want model.S
 	if ch.Noop || ch.Action == "" || ch.Action == model.ActionNoop {
 		return nil
 	}
-	r, err := p.runner(env, want)
-	if err != nil {
-		return err
-	}
-	in, err := r.init(ctx)
+	r, in, err := p.started(ctx, env, want)
 	if err != nil {
 		return err
 	}
@@ -400,11 +376,7 @@ func (p *externalProvider) List(ctx context.Context, env Env, q ListQuery) ([]Li
 // ListInstances runs the program's list_action and returns each instance
 // as a resource: the spec's program (or image) with the instance's config.
 func (p *externalProvider) ListInstances(ctx context.Context, env Env, spec model.Spec) ([]Listed, error) {
-	r, err := p.runner(env, spec)
-	if err != nil {
-		return nil, err
-	}
-	in, err := r.init(ctx)
+	r, in, err := p.started(ctx, env, spec)
 	if err != nil {
 		return nil, err
 	}
@@ -516,6 +488,33 @@ func (r *extRunner) initRequest() extInitRequest {
 
 func (r *extRunner) stateRequest(state map[string]any) extStateRequest {
 	return extStateRequest{extInitRequest: r.initRequest(), Config: r.spec.Config, State: state, Dependencies: r.spec.Deps}
+}
+
+// started is the runner of want's program with its checked init answer
+// (runner, then init): what every call but a precheck starts from.
+func (p *externalProvider) started(ctx context.Context, env Env, want model.Spec) (*extRunner, *extInit, error) {
+	r, err := p.runner(env, want)
+	if err != nil {
+		return nil, nil, err
+	}
+	in, err := r.init(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	return r, in, nil
+}
+
+// current is started, then the program asked for the state.
+func (p *externalProvider) current(ctx context.Context, env Env, want model.Spec) (*extRunner, *extInit, extStateResponse, error) {
+	r, in, err := p.started(ctx, env, want)
+	if err != nil {
+		return nil, nil, extStateResponse{}, err
+	}
+	resp, err := r.state(ctx, in, "state")
+	if err != nil {
+		return nil, nil, extStateResponse{}, err
+	}
+	return r, in, resp, nil
 }
 
 // init returns the program's checked init answer, running it once per

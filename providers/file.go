@@ -61,14 +61,8 @@ func (fileProvider) Canonicalize(spec model.Spec) (model.Spec, error) {
 		return nil, err
 	}
 	out := model.Spec{}
-	path, ok, err := specString(spec, "path")
-	if err != nil {
-		return nil, err
-	}
-	if !ok || path == "" {
-		return nil, configErrorf("path", "required")
-	}
-	if out["path"], err = canonicalSpecPath("path", path); err != nil {
+	var err error
+	if out["path"], err = specPath(spec); err != nil {
 		return nil, err
 	}
 	ensure, err := canonicalEnsure(spec, "file")
@@ -118,19 +112,10 @@ func (fileProvider) Canonicalize(spec model.Spec) (model.Spec, error) {
 		}
 		out["content"] = text
 	}
-	if m, ok := spec["mode"]; ok && m != nil {
-		mode, err := CanonicalMode(m)
-		if err != nil {
-			return nil, configErrorf("mode", "%v", err)
+	for _, attr := range []string{"mode", "dirMode"} {
+		if err := canonicalModeAttr(spec, out, attr); err != nil {
+			return nil, err
 		}
-		out["mode"] = mode
-	}
-	if m, ok := spec["dirMode"]; ok && m != nil {
-		mode, err := CanonicalMode(m)
-		if err != nil {
-			return nil, configErrorf("dirMode", "%v", err)
-		}
-		out["dirMode"] = mode
 	}
 	return out, nil
 }
@@ -198,16 +183,12 @@ func fingerprintOf(env Env, want model.Spec) fingerprinter {
 // spec, at the recorded id). Private holds the current bytes so that
 // compensation can put them back exactly.
 func (fileProvider) Read(_ context.Context, env Env, want model.Spec) (State, error) {
-	loc, err := locate(env, want)
+	loc, fi, err := locateStat(env, want)
 	if err != nil {
 		return State{}, err
 	}
-	fi, err := loc.stat()
-	if errors.Is(err, fs.ErrNotExist) {
+	if fi == nil {
 		return State{ID: loc.id}, nil
-	}
-	if err != nil {
-		return State{}, err
 	}
 	if fi.IsDir() {
 		return State{}, fmt.Errorf("%s is a directory, not a file", loc.id)
@@ -232,19 +213,9 @@ func (fileProvider) Apply(ctx context.Context, env Env, want model.Spec, have St
 		return State{}, err
 	}
 	content, hasContent := want["content"].(string)
-	mode := uint32(0o644)
-	if have.Exists {
-		if m, ok := have.Attrs["mode"].(string); ok {
-			if mode, err = parseMode(m); err != nil {
-				return State{}, err
-			}
-		}
-	}
-	modeStr, hasMode := want["mode"].(string)
-	if hasMode {
-		if mode, err = parseMode(modeStr); err != nil {
-			return State{}, configErrorf("mode", "%v", err)
-		}
+	mode, err := desiredMode(want, have, 0o644)
+	if err != nil {
+		return State{}, err
 	}
 	fp := fingerprintOf(env, want)
 	rewrite := !have.Exists || hasContent && fp.sum([]byte(content)) != have.Attrs["content"]
@@ -264,10 +235,8 @@ func (fileProvider) Apply(ctx context.Context, env Env, want model.Spec, have St
 		}
 		return fileState(loc.id, []byte(content), mode, fp), nil
 	}
-	if hasMode && modeStr != have.Attrs["mode"] {
-		if err := os.Chmod(loc.target, fileMode(mode)); err != nil {
-			return State{}, fmt.Errorf("chmod %s: %w", loc.id, err)
-		}
+	if err := chmodChanged(loc, want, have, mode); err != nil {
+		return State{}, err
 	}
 	after := State{Exists: true, ID: loc.id, Attrs: copyMap(have.Attrs), Outputs: copyMap(have.Outputs)}
 	after.Attrs["mode"] = formatMode(mode)
@@ -277,15 +246,8 @@ func (fileProvider) Apply(ctx context.Context, env Env, want model.Spec, have St
 
 // Delete removes the file; one already gone is fine.
 func (fileProvider) Delete(_ context.Context, env Env, have State) error {
-	loc, err := locate(env, model.Spec{"path": have.ID})
-	if err != nil {
-		return err
-	}
-	fi, err := os.Lstat(loc.host)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
+	loc, fi, err := locateRecorded(env, have)
+	if err != nil || fi == nil {
 		return err
 	}
 	if fi.IsDir() {
@@ -484,9 +446,9 @@ func createTemp(loc fileLocation, tmp string) (int, error) {
 	case err == nil:
 		return fd, nil
 	case errors.Is(err, fs.ErrNotExist):
-		return -1, fmt.Errorf("parent directory of %s does not exist: declare a directory resource for %s", loc.id, filepath.Dir(loc.id))
+		return -1, errNoParent(loc.id)
 	case errors.Is(err, syscall.ENOTDIR):
-		return -1, fmt.Errorf("parent of %s is not a directory", loc.id)
+		return -1, errParentNotDir(loc.id)
 	}
 	return -1, fmt.Errorf("write %s: %w", loc.id, &fs.PathError{Op: "open", Path: tmp, Err: err})
 }
