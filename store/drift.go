@@ -70,11 +70,8 @@ func (s *sqlStore) GetDrift(ctx context.Context, stackID string) (*DriftRecord, 
 	var repair int
 	var last []byte
 	err := s.r.QueryRowContext(ctx, `SELECT repair, last_check FROM stack_drift WHERE stack_id = $1`, stackID).Scan(&repair, &last)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, fmt.Errorf("drift of stack %q: %w", stackID, ErrNotFound)
-	}
 	if err != nil {
-		return nil, fmt.Errorf("get drift of stack %q: %w", stackID, err)
+		return nil, rowError(fmt.Sprintf("drift of stack %q", stackID), err)
 	}
 	return &DriftRecord{Repair: repair != 0, LastCheck: last}, nil
 }

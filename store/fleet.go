@@ -40,14 +40,7 @@ func scanRelease(row scanner) (*model.Release, error) {
 }
 
 func (s *sqlStore) GetRelease(ctx context.Context, id string) (*model.Release, error) {
-	r, err := scanRelease(s.r.QueryRowContext(ctx, `SELECT `+releaseColumns+` FROM releases WHERE id = $1`, id))
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, fmt.Errorf("release %q: %w", id, ErrNotFound)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("get release %q: %w", id, err)
-	}
-	return r, nil
+	return getOne(ctx, s.r, scanRelease, fmt.Sprintf("release %q", id), `SELECT `+releaseColumns+` FROM releases WHERE id = $1`, id)
 }
 
 func (s *sqlStore) ListReleases(ctx context.Context) ([]*model.Release, error) {
@@ -105,14 +98,7 @@ func scanPlugin(row scanner) (*model.Plugin, error) {
 }
 
 func (s *sqlStore) GetPlugin(ctx context.Context, id string) (*model.Plugin, error) {
-	p, err := scanPlugin(s.r.QueryRowContext(ctx, `SELECT `+pluginColumns+` FROM plugins WHERE id = $1`, id))
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, fmt.Errorf("plugin %q: %w", id, ErrNotFound)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("get plugin %q: %w", id, err)
-	}
-	return p, nil
+	return getOne(ctx, s.r, scanPlugin, fmt.Sprintf("plugin %q", id), `SELECT `+pluginColumns+` FROM plugins WHERE id = $1`, id)
 }
 
 func (s *sqlStore) ListPlugins(ctx context.Context) ([]*model.Plugin, error) {

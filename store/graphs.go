@@ -92,15 +92,8 @@ func (s *sqlStore) GetGraph(ctx context.Context, layer model.Layer, ownerID, gra
 	if graphType == "" {
 		graphType = model.DefaultGraphType
 	}
-	g, err := scanGraph(s.r.QueryRowContext(ctx, `SELECT `+graphColumns+` FROM graphs WHERE layer = $1 AND owner_id = $2 AND type = $3`,
-		string(layer), ownerID, graphType))
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, fmt.Errorf("%s graph of %s %q: %w", graphType, layer, ownerID, ErrNotFound)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("get %s graph of %s %q: %w", graphType, layer, ownerID, err)
-	}
-	return g, nil
+	return getOne(ctx, s.r, scanGraph, fmt.Sprintf("%s graph of %s %q", graphType, layer, ownerID),
+		`SELECT `+graphColumns+` FROM graphs WHERE layer = $1 AND owner_id = $2 AND type = $3`, string(layer), ownerID, graphType)
 }
 
 // ListGraphs returns the owner's graphs ordered by type; none is an empty

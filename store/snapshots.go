@@ -3,9 +3,7 @@ package store
 import (
 	"context"
 	"crypto/sha256"
-	"database/sql"
 	"encoding/hex"
-	"errors"
 	"fmt"
 
 	"github.com/cairn-io/cairn/model"
@@ -31,11 +29,8 @@ func (s *sqlStore) GetSnapshot(ctx context.Context, hash string) (*model.Snapsho
 	snap := model.Snapshot{Hash: hash}
 	err := s.r.QueryRowContext(ctx, `SELECT kind, content, created_at FROM snapshots WHERE hash = $1`, hash).
 		Scan(&snap.Kind, &snap.Content, timeCol{&snap.CreatedAt})
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, fmt.Errorf("snapshot %q: %w", hash, ErrNotFound)
-	}
 	if err != nil {
-		return nil, fmt.Errorf("get snapshot %q: %w", hash, err)
+		return nil, rowError(fmt.Sprintf("snapshot %q", hash), err)
 	}
 	if snap.Content == nil {
 		snap.Content = []byte{}

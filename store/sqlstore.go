@@ -103,6 +103,30 @@ func execCount(ctx context.Context, q queryer, query string, args ...any) (int64
 	return res.RowsAffected()
 }
 
+// getOne runs a query for one row and scans it with scan; the error is
+// rowError's, with what naming the row.
+func getOne[T any](ctx context.Context, q queryer, scan func(scanner) (T, error), what, query string, args ...any) (T, error) {
+	v, err := scan(q.QueryRowContext(ctx, query, args...))
+	if err != nil {
+		var zero T
+		return zero, rowError(what, err)
+	}
+	return v, nil
+}
+
+// rowError is the error of reading the one row what names: ErrNotFound
+// when there is none, any other failure as "get <what>"; nil stays nil.
+func rowError(what string, err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, sql.ErrNoRows):
+		return fmt.Errorf("%s: %w", what, ErrNotFound)
+	default:
+		return fmt.Errorf("get %s: %w", what, err)
+	}
+}
+
 // queryAll runs a query and scans every row with scan; callers wrap the
 // error with what they were listing. An empty result is an empty slice.
 func queryAll[T any](ctx context.Context, q queryer, scan func(scanner) (T, error), query string, args ...any) ([]T, error) {

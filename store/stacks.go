@@ -46,14 +46,7 @@ func (s *sqlStore) GetStack(ctx context.Context, id string) (*model.Stack, error
 }
 
 func getStack(ctx context.Context, q queryer, id string) (*model.Stack, error) {
-	st, err := scanStack(q.QueryRowContext(ctx, `SELECT `+stackColumns+` FROM stacks WHERE id = $1`, id))
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, fmt.Errorf("stack %q: %w", id, ErrNotFound)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("get stack %q: %w", id, err)
-	}
-	return st, nil
+	return getOne(ctx, q, scanStack, fmt.Sprintf("stack %q", id), `SELECT `+stackColumns+` FROM stacks WHERE id = $1`, id)
 }
 
 func (s *sqlStore) ListStacks(ctx context.Context) ([]*model.Stack, error) {
