@@ -121,9 +121,16 @@ func lineColumn(data []byte, offset int64) (int, int) {
 	return line, col
 }
 
-// validID accepts URL-safe ids: letters, digits, '-', '_', '.', at most 128.
+// validID accepts URL-safe ids: letters, digits, '-', '_', '.', at most 128,
+// and not "." or "..".
 func validID(id string) bool {
-	if id == "" || len(id) > 128 || id == "." || id == ".." {
+	return plainID(id, 128) && id != "." && id != ".."
+}
+
+// plainID reports whether id is 1 to maxLen letters, digits, '-', '_' and
+// '.'.
+func plainID(id string, maxLen int) bool {
+	if id == "" || len(id) > maxLen {
 		return false
 	}
 	for _, r := range id {

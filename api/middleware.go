@@ -41,17 +41,7 @@ func requestLogger(c echo.Context, base *slog.Logger) *slog.Logger {
 // validRequestID accepts a caller's id only if it is short and plain, so it
 // cannot forge log lines or headers.
 func validRequestID(id string) bool {
-	if id == "" || len(id) > 64 {
-		return false
-	}
-	for _, r := range id {
-		switch {
-		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '-', r == '_', r == '.':
-		default:
-			return false
-		}
-	}
-	return true
+	return plainID(id, 64)
 }
 
 func newRequestID() string {

@@ -147,6 +147,25 @@ func (s *server) stackOf(c echo.Context) (*model.Stack, error) {
 	return st, nil
 }
 
+// stackRun is what an apply or dry-run of the request's stack runs: the
+// stack (stackOf), the cluster it goes to (stackCluster) and the package
+// with its parameters (stackPackage, with withSummary and allowEmpty).
+func (s *server) stackRun(c echo.Context, withSummary, allowEmpty bool) (*model.Stack, string, stackBody, error) {
+	st, err := s.stackOf(c)
+	if err != nil {
+		return nil, "", stackBody{}, err
+	}
+	clusterID, err := s.stackCluster(c, st)
+	if err != nil {
+		return nil, "", stackBody{}, err
+	}
+	body, err := s.stackPackage(c, st, withSummary, allowEmpty)
+	if err != nil {
+		return nil, "", stackBody{}, err
+	}
+	return st, clusterID, body, nil
+}
+
 // applyStack validates the package, stores it as a snapshot and starts an
 // apply of it: 202 with the execution, or with wait=true 200 with the
 // finished execution and its report. With approve=required it starts a
@@ -164,15 +183,7 @@ func (s *server) applyStack(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	st, err := s.stackOf(c)
-	if err != nil {
-		return err
-	}
-	clusterID, err := s.stackCluster(c, st)
-	if err != nil {
-		return err
-	}
-	body, err := s.stackPackage(c, st, false, false)
+	st, clusterID, body, err := s.stackRun(c, false, false)
 	if err != nil {
 		return err
 	}
@@ -220,15 +231,7 @@ func (s *server) dryRunStack(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	st, err := s.stackOf(c)
-	if err != nil {
-		return err
-	}
-	clusterID, err := s.stackCluster(c, st)
-	if err != nil {
-		return err
-	}
-	body, err := s.stackPackage(c, st, true, true)
+	st, clusterID, body, err := s.stackRun(c, true, true)
 	if err != nil {
 		return err
 	}
