@@ -65,16 +65,10 @@ func apply(ctx workflow.Context, in ApplyInput) (*ApplyResult, error) {
 			return nil, planMoved(res)
 		}
 	}
-	if in.SnapshotHash == "" && len(in.URLs) > 0 {
-		if in.SnapshotHash, err = fetchPackage(ctx, opts, in.StackID, in.URLs, false); err != nil {
-			return nil, err
-		}
+	if in.SnapshotHash, err = packageHash(ctx, opts, in.StackID, in.SnapshotHash, in.URLs, false); err != nil {
+		return nil, err
 	}
-	plan, err := prepare(ctx, opts, contract.PrepareInput{
-		ExecutionID: opts.ExecutionID, Mode: contract.ModeApply, StackID: in.StackID,
-		SnapshotHash: in.SnapshotHash, ClusterID: in.ClusterID, BatchSize: in.BatchSize, ShardUnits: in.ShardUnits,
-		Params: in.Params,
-	})
+	plan, err := prepare(ctx, opts, in.prepareInput(opts.ExecutionID, contract.ModeApply, in.StackID, in.SnapshotHash, in.Params))
 	if err != nil {
 		return nil, err
 	}
@@ -107,6 +101,15 @@ func apply(ctx workflow.Context, in ApplyInput) (*ApplyResult, error) {
 		return nil, err
 	}
 	return &ApplyResult{ExecutionID: opts.ExecutionID, Report: out.Report, Changed: out.Report.Changed()}, nil
+}
+
+// packageHash is the package snapshot a run plans: hash when the run names
+// one, else the stack's URLs read into one (fetchPackage), else "".
+func packageHash(ctx workflow.Context, opts ExecOptions, stackID, hash string, urls []string, allowEmpty bool) (string, error) {
+	if hash != "" || len(urls) == 0 {
+		return hash, nil
+	}
+	return fetchPackage(ctx, opts, stackID, urls, allowEmpty)
 }
 
 // fetchPackage reads a stack's URLs into a package snapshot and returns

@@ -221,11 +221,7 @@ func (a *approvalRun) recheck(ctx workflow.Context) (contract.CheckPlanResult, e
 	a.checks++
 	opts := a.opts
 	opts.ExecutionID = fmt.Sprintf("%s.check-%d", a.opts.ExecutionID, a.checks)
-	plan, err := prepare(ctx, opts, contract.PrepareInput{
-		ExecutionID: opts.ExecutionID, Mode: contract.ModeDryRun, StackID: a.in.StackID,
-		SnapshotHash: a.in.SnapshotHash, ClusterID: a.in.ClusterID, BatchSize: a.in.BatchSize, ShardUnits: a.in.ShardUnits,
-		Params: a.in.Params,
-	})
+	plan, err := prepare(ctx, opts, a.in.prepareInput(opts.ExecutionID, contract.ModeDryRun, a.in.StackID, a.in.SnapshotHash, a.in.Params))
 	if err != nil {
 		return res, err
 	}
@@ -233,11 +229,7 @@ func (a *approvalRun) recheck(ctx workflow.Context) (contract.CheckPlanResult, e
 	if err != nil {
 		return res, err
 	}
-	actx := workflow.WithActivityOptions(ctx, controlOptions(opts.ControlQueue, "store plan", 5*time.Minute))
-	err = workflow.ExecuteActivity(actx, contract.StorePlanName, contract.StorePlanInput{
-		ExecutionID: opts.ExecutionID, Summary: out.Plan,
-		MissingEnvRefs: nonNil(out.MissingEnv), MissingSecrets: nonNil(out.MissingSecrets),
-	}).Get(ctx, nil)
+	err = storePlan(ctx, opts, "store plan", out)
 	if err != nil {
 		return res, err
 	}

@@ -22,6 +22,16 @@ func prepare(ctx workflow.Context, opts ExecOptions, in contract.PrepareInput) (
 	return &plan, nil
 }
 
+// storePlan stores out's plan as opts' execution's (the StorePlan
+// activity, summary naming it in the history).
+func storePlan(ctx workflow.Context, opts ExecOptions, summary string, out *Outcome) error {
+	actx := workflow.WithActivityOptions(ctx, controlOptions(opts.ControlQueue, summary, 5*time.Minute))
+	return workflow.ExecuteActivity(actx, contract.StorePlanName, contract.StorePlanInput{
+		ExecutionID: opts.ExecutionID, Summary: out.Plan,
+		MissingEnvRefs: nonNil(out.MissingEnv), MissingSecrets: nonNil(out.MissingSecrets),
+	}).Get(ctx, nil)
+}
+
 // writeRecord records what an apply or destroy left, on a context that
 // cancellation does not reach. The changes are made: giving up on their
 // record would leave objects the stack does not know (the next apply

@@ -42,10 +42,7 @@ func destroy(ctx workflow.Context, in DestroyInput) (*ApplyResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	plan, err := prepare(ctx, opts, contract.PrepareInput{
-		ExecutionID: opts.ExecutionID, Mode: contract.ModeDestroy, StackID: in.StackID,
-		ClusterID: in.ClusterID, BatchSize: in.BatchSize, ShardUnits: in.ShardUnits,
-	})
+	plan, err := prepare(ctx, opts, in.prepareInput(opts.ExecutionID, contract.ModeDestroy, in.StackID, "", ""))
 	if err != nil {
 		return nil, err
 	}

@@ -1,8 +1,6 @@
 package workflows
 
 import (
-	"time"
-
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/cairn-io/cairn/contract"
@@ -66,16 +64,10 @@ func dryRun(ctx workflow.Context, in DryRunInput) (*DryRunResult, error) {
 			return nil, err
 		}
 	}
-	if in.SnapshotHash == "" && len(in.URLs) > 0 {
-		if in.SnapshotHash, err = fetchPackage(ctx, opts, in.StackID, in.URLs, in.Approval == nil); err != nil {
-			return nil, err
-		}
+	if in.SnapshotHash, err = packageHash(ctx, opts, in.StackID, in.SnapshotHash, in.URLs, in.Approval == nil); err != nil {
+		return nil, err
 	}
-	plan, err := prepare(ctx, opts, contract.PrepareInput{
-		ExecutionID: opts.ExecutionID, Mode: contract.ModeDryRun, StackID: in.StackID,
-		SnapshotHash: in.SnapshotHash, ClusterID: in.ClusterID, BatchSize: in.BatchSize, ShardUnits: in.ShardUnits,
-		Params: in.Params,
-	})
+	plan, err := prepare(ctx, opts, in.prepareInput(opts.ExecutionID, contract.ModeDryRun, in.StackID, in.SnapshotHash, in.Params))
 	if err != nil {
 		return nil, err
 	}
@@ -88,12 +80,7 @@ func dryRun(ctx workflow.Context, in DryRunInput) (*DryRunResult, error) {
 		MissingEnvRefs: nonNil(out.MissingEnv), MissingSecrets: nonNil(out.MissingSecrets),
 		Failures: out.Report.Failures,
 	}
-	actx := workflow.WithActivityOptions(ctx, controlOptions(opts.ControlQueue, "store plan", 5*time.Minute))
-	err = workflow.ExecuteActivity(actx, contract.StorePlanName, contract.StorePlanInput{
-		ExecutionID: opts.ExecutionID, Summary: res.Summary,
-		MissingEnvRefs: res.MissingEnvRefs, MissingSecrets: res.MissingSecrets,
-	}).Get(ctx, nil)
-	if err != nil {
+	if err := storePlan(ctx, opts, "store plan", out); err != nil {
 		return nil, err
 	}
 	if in.Approval != nil && !out.Cancelled {

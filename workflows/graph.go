@@ -117,11 +117,7 @@ func GraphExecutionWorkflow(ctx workflow.Context, in GraphExecutionInput) (*Grap
 	// was cancelled: what converged did converge.
 	dctx, _ := workflow.NewDisconnectedContext(ctx)
 	if in.Request.Noop {
-		sctx := workflow.WithActivityOptions(dctx, controlOptions(opts.ControlQueue, "store noop plan", 5*time.Minute))
-		err = workflow.ExecuteActivity(sctx, contract.StorePlanName, contract.StorePlanInput{
-			ExecutionID: opts.ExecutionID, Summary: out.Plan,
-			MissingEnvRefs: nonNil(out.MissingEnv), MissingSecrets: nonNil(out.MissingSecrets),
-		}).Get(dctx, nil)
+		err = storePlan(dctx, opts, "store noop plan", out)
 	} else {
 		rctx := workflow.WithActivityOptions(dctx, controlOptions(opts.ControlQueue, "record node history", 10*time.Minute))
 		err = workflow.ExecuteActivity(rctx, contract.RecordGraphRunsName, contract.RecordGraphRunsInput{

@@ -28,6 +28,18 @@ type Settings struct {
 	RunGuards bool `json:"runGuards,omitempty"`
 }
 
+// prepareInput is the Prepare activity's input for execution execID of
+// stack stackID in mode, with these settings' cluster, batch size and
+// shard units; snapshotHash and params name the package and its
+// parameters ("" for a destroy).
+func (s Settings) prepareInput(execID string, mode contract.Mode, stackID, snapshotHash, params string) contract.PrepareInput {
+	return contract.PrepareInput{
+		ExecutionID: execID, Mode: mode, StackID: stackID,
+		SnapshotHash: snapshotHash, ClusterID: s.ClusterID, BatchSize: s.BatchSize, ShardUnits: s.ShardUnits,
+		Params: params,
+	}
+}
+
 // ExecutionID is the id users see for the running workflow: unique per run
 // and URL-safe. It stays the same across a reset of the run.
 func ExecutionID(ctx workflow.Context, s Settings) string {
