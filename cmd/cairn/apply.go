@@ -62,35 +62,23 @@ func newApplyCmd(a *app) *cobra.Command {
 		if err := approval.check(); err != nil {
 			return err
 		}
-		c, err := r.client()
+		c, st, err := r.stack(ctx, stackRef)
 		if err != nil {
 			return err
 		}
-		st, err := resolveStack(ctx, c, stackRef)
+		pl, err := optionalPayload(ctx, a, &df, args)
 		if err != nil {
-			return apiFailure(a, err, nil)
-		}
-		var pl *payload
-		var doc *client.Document
-		if len(args) > 0 {
-			if pl, err = loadPayload(ctx, a, &df, args); err != nil {
-				return err
-			}
-			doc = &pl.doc
+			return err
 		}
 		params, err := pf.params()
 		if err != nil {
 			return err
 		}
 		params.Verbose = verbose
-		ex, err := c.Apply(ctx, st.ID, doc, client.ApplyOptions{OnFailure: model.OnFailure(run.onFailure), Parallelism: run.parallelism, Cluster: cluster,
+		ex, err := c.Apply(ctx, st.ID, pl.document(), client.ApplyOptions{OnFailure: model.OnFailure(run.onFailure), Parallelism: run.parallelism, Cluster: cluster,
 			Params: params, ApproveRequired: approval.required, ApprovalTimeout: approval.timeout})
 		if err != nil {
-			var names func(model.ErrorDetail) model.ErrorDetail
-			if pl != nil {
-				names = pl.detailNames
-			}
-			return apiFailure(a, err, names)
+			return apiFailure(a, err, pl.detailNames)
 		}
 		if approval.required {
 			return r.awaitingApproval(ctx, c, st, ex, detailed || bitmask)

@@ -37,32 +37,20 @@ func newPlanCmd(a *app) *cobra.Command {
 	r := newRemote(a, cmd, formatTable)
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		ctx := cmd.Context()
-		c, err := r.client()
+		c, st, err := r.stack(ctx, stackRef)
 		if err != nil {
 			return err
 		}
-		st, err := resolveStack(ctx, c, stackRef)
+		pl, err := optionalPayload(ctx, a, &df, args)
 		if err != nil {
-			return apiFailure(a, err, nil)
-		}
-		var pl *payload
-		var doc *client.Document
-		if len(args) > 0 {
-			if pl, err = loadPayload(ctx, a, &df, args); err != nil {
-				return err
-			}
-			doc = &pl.doc
+			return err
 		}
 		if opts.Params, err = pf.params(); err != nil {
 			return err
 		}
-		plan, err := dryRun(ctx, c, st.ID, doc, opts, r.poll)
+		plan, err := dryRun(ctx, c, st.ID, pl.document(), opts, r.poll)
 		if err != nil {
-			var names func(model.ErrorDetail) model.ErrorDetail
-			if pl != nil {
-				names = pl.detailNames
-			}
-			return apiFailure(a, err, names)
+			return apiFailure(a, err, pl.detailNames)
 		}
 		if err := r.print(plan, func(w io.Writer) error {
 			printPlan(w, palette{on: r.out.useColor(w)}, st, plan)

@@ -66,6 +66,20 @@ func (r *remote) serverURL() string {
 	return defaultServer()
 }
 
+// stack connects (client) and finds the stack ref names (resolveStack),
+// its failure said as apiFailure says it.
+func (r *remote) stack(ctx context.Context, ref string) (*client.Client, *model.StackRecord, error) {
+	c, err := r.client()
+	if err != nil {
+		return nil, nil, err
+	}
+	st, err := resolveStack(ctx, c, ref)
+	if err != nil {
+		return nil, nil, apiFailure(r.a, err, nil)
+	}
+	return c, st, nil
+}
+
 // client checks the flags and connects. The token comes from --token or
 // $CAIRN_API_TOKEN; it is never printed.
 func (r *remote) client() (*client.Client, error) {

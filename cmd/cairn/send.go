@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"strings"
 
 	"github.com/cairn-io/cairn/client"
 	"github.com/cairn-io/cairn/graphs"
@@ -41,16 +40,9 @@ type payloadPart struct {
 // documents. One YAML or JSON file goes as it is; several files go as one
 // YAML stream, JSON and evaluated Jsonnet as JSON documents inside it.
 func loadPayload(ctx context.Context, a *app, df *documentFlags, paths []string) (*payload, error) {
-	ext, err := df.extVarMap()
+	ext, srcs, err := df.read(paths)
 	if err != nil {
 		return nil, err
-	}
-	srcs, err := graphs.ReadFiles(paths...)
-	if err != nil {
-		return nil, err
-	}
-	if len(srcs) == 0 {
-		return nil, fmt.Errorf("no documents in %s", strings.Join(paths, ", "))
 	}
 	type evaluated struct {
 		name     string
@@ -162,10 +154,27 @@ func lineCount(data []byte) int {
 	return n
 }
 
+// optionalPayload is loadPayload of paths, or nil without any: a command
+// that then sends no document (the stack's URLs are read instead).
+func optionalPayload(ctx context.Context, a *app, df *documentFlags, paths []string) (*payload, error) {
+	if len(paths) == 0 {
+		return nil, nil
+	}
+	return loadPayload(ctx, a, df, paths)
+}
+
+// document is the document to send: nil for a nil payload.
+func (p *payload) document() *client.Document {
+	if p == nil {
+		return nil
+	}
+	return &p.doc
+}
+
 // detailNames maps a server error position in the payload back to the
-// file it came from.
+// file it came from; a nil payload maps nothing.
 func (p *payload) detailNames(d model.ErrorDetail) model.ErrorDetail {
-	if d.Document != requestDocument || len(p.parts) == 0 {
+	if p == nil || d.Document != requestDocument || len(p.parts) == 0 {
 		return d
 	}
 	if len(p.parts) == 1 {

@@ -134,13 +134,9 @@ func newStackDeleteCmd(a *app) *cobra.Command {
 	r := newRemote(a, cmd, formatTable)
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		ctx := cmd.Context()
-		c, err := r.client()
+		c, st, err := r.stack(ctx, args[0])
 		if err != nil {
 			return err
-		}
-		st, err := resolveStack(ctx, c, args[0])
-		if err != nil {
-			return apiFailure(a, err, nil)
 		}
 		ex, err := c.DeleteStack(ctx, st.ID, opts)
 		if err != nil {

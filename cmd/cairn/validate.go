@@ -113,19 +113,29 @@ type parsedDocuments struct {
 	files int
 }
 
-// parse reads and validates documents. Problems in the documents are
-// printed to stderr, one per line, and end the command with exit code 1.
-func (f *documentFlags) parse(a *app, paths []string) (*parsedDocuments, error) {
+// read reads the documents of files and directories paths (at least one)
+// with the --ext-var values they are evaluated with.
+func (f *documentFlags) read(paths []string) (map[string]string, []graphs.Source, error) {
 	ext, err := f.extVarMap()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	srcs, err := graphs.ReadFiles(paths...)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if len(srcs) == 0 {
-		return nil, fmt.Errorf("no documents in %s", strings.Join(paths, ", "))
+		return nil, nil, fmt.Errorf("no documents in %s", strings.Join(paths, ", "))
+	}
+	return ext, srcs, nil
+}
+
+// parse reads and validates documents. Problems in the documents are
+// printed to stderr, one per line, and end the command with exit code 1.
+func (f *documentFlags) parse(a *app, paths []string) (*parsedDocuments, error) {
+	ext, srcs, err := f.read(paths)
+	if err != nil {
+		return nil, err
 	}
 	// Documents validate as the server would read them: with the kinds
 	// defined in the kinds directory and the provisioning hooks the
