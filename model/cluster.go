@@ -71,6 +71,28 @@ func (c *Cluster) Node(idOrName string) *Node {
 	return nil
 }
 
+// GraphOwner is one owner of graphs: a layer and the id of its release,
+// cluster or plugin.
+type GraphOwner struct {
+	Layer Layer
+	ID    string
+}
+
+// GraphOwners are the owners whose graphs a run on the cluster merges, in
+// merge order: its release (when it has one), itself, then its plugins in
+// their order.
+func (c *Cluster) GraphOwners() []GraphOwner {
+	out := make([]GraphOwner, 0, len(c.PluginIDs)+2)
+	if c.ReleaseID != "" {
+		out = append(out, GraphOwner{LayerRelease, c.ReleaseID})
+	}
+	out = append(out, GraphOwner{LayerCluster, c.ID})
+	for _, id := range c.PluginIDs {
+		out = append(out, GraphOwner{LayerPlugin, id})
+	}
+	return out
+}
+
 // TaskRun is a node's history entry: the last successful run of a task.
 type TaskRun struct {
 	ClusterID   string `json:"clusterId"`

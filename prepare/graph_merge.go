@@ -20,31 +20,19 @@ import (
 // merge or validate are a *Problems; store failures are returned as they
 // are. Cost: one store read per layer, one merge (counted).
 func (p *Preparer) Merge(ctx context.Context, c *model.Cluster, typ string, only []model.Layer) (*model.Graph, bool, error) {
-	type owner struct {
-		layer model.Layer
-		id    string
-	}
-	var owners []owner
-	if c.ReleaseID != "" {
-		owners = append(owners, owner{model.LayerRelease, c.ReleaseID})
-	}
-	owners = append(owners, owner{model.LayerCluster, c.ID})
-	for _, id := range c.PluginIDs {
-		owners = append(owners, owner{model.LayerPlugin, id})
-	}
 	var layers []graphs.LayerGraph
-	for _, o := range owners {
-		if only != nil && !slices.Contains(only, o.layer) {
+	for _, o := range c.GraphOwners() {
+		if only != nil && !slices.Contains(only, o.Layer) {
 			continue
 		}
-		sg, err := p.st.GetGraph(ctx, o.layer, o.id, typ)
+		sg, err := p.st.GetGraph(ctx, o.Layer, o.ID, typ)
 		if errors.Is(err, store.ErrNotFound) {
 			continue
 		}
 		if err != nil {
 			return nil, false, err
 		}
-		layers = append(layers, graphs.LayerGraph{Layer: o.layer, Owner: o.id, Graph: sg.Graph})
+		layers = append(layers, graphs.LayerGraph{Layer: o.Layer, Owner: o.ID, Graph: sg.Graph})
 	}
 	if len(layers) == 0 {
 		return nil, false, nil

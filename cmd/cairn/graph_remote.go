@@ -355,21 +355,9 @@ func listGraphs(ctx context.Context, c *client.Client, layer model.Layer, owner 
 	if err != nil {
 		return nil, err
 	}
-	type src struct {
-		layer model.Layer
-		id    string
-	}
-	var srcs []src
-	if cl.ReleaseID != "" {
-		srcs = append(srcs, src{model.LayerRelease, cl.ReleaseID})
-	}
-	srcs = append(srcs, src{model.LayerCluster, cl.ID})
-	for _, p := range cl.PluginIDs {
-		srcs = append(srcs, src{model.LayerPlugin, p})
-	}
 	out := []model.GraphInfo{}
-	for _, s := range srcs {
-		list, err := c.ListGraphs(ctx, s.layer, s.id)
+	for _, o := range cl.GraphOwners() {
+		list, err := c.ListGraphs(ctx, o.Layer, o.ID)
 		if err != nil {
 			return nil, err
 		}
