@@ -205,10 +205,7 @@ func (jr *jsonReader) object(depth int) (*yaml.Node, *jsonError) {
 	if err != nil {
 		return nil, err
 	}
-	jr.i++ // {
-	jr.skipSpace()
-	if jr.i < len(jr.data) && jr.data[jr.i] == '}' {
-		jr.i++
+	if jr.open('}') {
 		return n, nil
 	}
 	var keys map[string]*yaml.Node
@@ -263,19 +260,12 @@ func (jr *jsonReader) object(depth int) (*yaml.Node, *jsonError) {
 		} else {
 			n.Content = append(n.Content, k, v)
 		}
-		jr.skipSpace()
-		if jr.i >= len(jr.data) {
-			return nil, jr.fail("")
+		done, err := jr.next('}', "after object key:value pair")
+		if err != nil {
+			return nil, err
 		}
-		switch jr.data[jr.i] {
-		case ',':
-			jr.i++
-			jr.skipSpace()
-		case '}':
-			jr.i++
+		if done {
 			return n, nil
-		default:
-			return nil, jr.fail("after object key:value pair")
 		}
 	}
 }
@@ -285,10 +275,7 @@ func (jr *jsonReader) array(depth int) (*yaml.Node, *jsonError) {
 	if err != nil {
 		return nil, err
 	}
-	jr.i++ // [
-	jr.skipSpace()
-	if jr.i < len(jr.data) && jr.data[jr.i] == ']' {
-		jr.i++
+	if jr.open(']') {
 		return n, nil
 	}
 	for {
@@ -297,20 +284,47 @@ func (jr *jsonReader) array(depth int) (*yaml.Node, *jsonError) {
 			return nil, err
 		}
 		n.Content = append(n.Content, v)
-		jr.skipSpace()
-		if jr.i >= len(jr.data) {
-			return nil, jr.fail("")
+		done, err := jr.next(']', "after array element")
+		if err != nil {
+			return nil, err
 		}
-		switch jr.data[jr.i] {
-		case ',':
-			jr.i++
-			jr.skipSpace()
-		case ']':
-			jr.i++
+		if done {
 			return n, nil
-		default:
-			return nil, jr.fail("after array element")
 		}
+	}
+}
+
+// open steps over an object's or array's opening bracket and the space
+// after it, and over closer when it follows at once: then the object or
+// array is empty.
+func (jr *jsonReader) open(closer byte) (empty bool) {
+	jr.i++
+	jr.skipSpace()
+	if jr.i < len(jr.data) && jr.data[jr.i] == closer {
+		jr.i++
+		return true
+	}
+	return false
+}
+
+// next reads what follows an element of an object or array: a comma (and
+// the space after it), or closer, which ends it (done); anything else is
+// an error, where says after what.
+func (jr *jsonReader) next(closer byte, where string) (done bool, err *jsonError) {
+	jr.skipSpace()
+	if jr.i >= len(jr.data) {
+		return false, jr.fail("")
+	}
+	switch jr.data[jr.i] {
+	case ',':
+		jr.i++
+		jr.skipSpace()
+		return false, nil
+	case closer:
+		jr.i++
+		return true, nil
+	default:
+		return false, jr.fail(where)
 	}
 }
 
