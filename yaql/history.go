@@ -102,12 +102,20 @@ func fnOld(ev *evaluator, c *Call, _ any, _ []any) (any, error) {
 	return v, err
 }
 
-func fnAdded(ev *evaluator, c *Call, _ any, _ []any) (any, error) {
-	nv, err := ev.newValue(c.Args[0])
-	if err != nil {
-		return nil, err
+// newAndOld is arg's value now (newValue) and in the previous run
+// (oldValue).
+func (ev *evaluator) newAndOld(arg Node) (nv, ov any, err error) {
+	if nv, err = ev.newValue(arg); err != nil {
+		return nil, nil, err
 	}
-	ov, err := ev.oldValue(c.Args[0])
+	if ov, err = ev.oldValue(arg); err != nil {
+		return nil, nil, err
+	}
+	return nv, ov, nil
+}
+
+func fnAdded(ev *evaluator, c *Call, _ any, _ []any) (any, error) {
+	nv, ov, err := ev.newAndOld(c.Args[0])
 	if err != nil {
 		return nil, err
 	}
@@ -115,11 +123,7 @@ func fnAdded(ev *evaluator, c *Call, _ any, _ []any) (any, error) {
 }
 
 func fnDeleted(ev *evaluator, c *Call, _ any, _ []any) (any, error) {
-	nv, err := ev.newValue(c.Args[0])
-	if err != nil {
-		return nil, err
-	}
-	ov, err := ev.oldValue(c.Args[0])
+	nv, ov, err := ev.newAndOld(c.Args[0])
 	if err != nil {
 		return nil, err
 	}

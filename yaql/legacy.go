@@ -158,8 +158,7 @@ func (p *legacyParser) not() Node {
 		t := p.next()
 		p.depth++
 		defer func() { p.depth-- }()
-		if p.depth > maxDepth {
-			p.failf(t.pos, "expression nests deeper than %d levels", maxDepth)
+		if p.tooDeep(t.pos) {
 			return &Lit{At: t.pos}
 		}
 		return &Unary{At: t.pos, Op: "not", X: p.not()}
@@ -186,13 +185,8 @@ func (p *legacyParser) atom() Node {
 		}
 		return &ModelRef{At: t.pos, Model: model, Path: parts}
 	case tIdent:
-		switch t.text {
-		case "true":
-			return &Lit{At: t.pos, Value: true}
-		case "false":
-			return &Lit{At: t.pos, Value: false}
-		case "null":
-			return &Lit{At: t.pos, Value: nil}
+		if lit, ok := keywordLit(t); ok {
+			return lit
 		}
 		p.failf(t.pos, "unexpected %q: a legacy condition reads model:path (settings:…, cluster:…), literals, ==, !=, in, and, or, not", t.text)
 		return &Lit{At: t.pos}
@@ -200,8 +194,7 @@ func (p *legacyParser) atom() Node {
 		if t.text == "(" {
 			p.depth++
 			defer func() { p.depth-- }()
-			if p.depth > maxDepth {
-				p.failf(t.pos, "expression nests deeper than %d levels", maxDepth)
+			if p.tooDeep(t.pos) {
 				return &Lit{At: t.pos}
 			}
 			x := p.or()

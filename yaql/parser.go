@@ -138,12 +138,21 @@ func (p *parser) binaryPower() (string, int) {
 	return "", 0
 }
 
+// tooDeep reports, as an error at pos, whether the parse has entered more
+// than maxDepth nested expressions (depth counts them).
+func (p *parser) tooDeep(pos int) bool {
+	if p.depth <= maxDepth {
+		return false
+	}
+	p.failf(pos, "expression nests deeper than %d levels", maxDepth)
+	return true
+}
+
 // expr parses an expression whose operators bind tighter than min.
 func (p *parser) expr(min int) Node {
 	p.depth++
 	defer func() { p.depth-- }()
-	if p.depth > maxDepth {
-		p.failf(p.peek().pos, "expression nests deeper than %d levels", maxDepth)
+	if p.tooDeep(p.peek().pos) {
 		return &Lit{At: p.peek().pos}
 	}
 	left := p.prefix()
@@ -185,6 +194,20 @@ func (p *parser) prefix() Node {
 	return p.postfix(p.primary())
 }
 
+// keywordLit is the literal an identifier token true, false or null
+// names, in both grammars.
+func keywordLit(t token) (*Lit, bool) {
+	switch t.text {
+	case "true":
+		return &Lit{At: t.pos, Value: true}, true
+	case "false":
+		return &Lit{At: t.pos, Value: false}, true
+	case "null":
+		return &Lit{At: t.pos, Value: nil}, true
+	}
+	return nil, false
+}
+
 func (p *parser) primary() Node {
 	t := p.next()
 	switch t.kind {
@@ -193,13 +216,10 @@ func (p *parser) primary() Node {
 	case tVar:
 		return &Var{At: t.pos, Name: t.text}
 	case tIdent:
+		if lit, ok := keywordLit(t); ok {
+			return lit
+		}
 		switch t.text {
-		case "true":
-			return &Lit{At: t.pos, Value: true}
-		case "false":
-			return &Lit{At: t.pos, Value: false}
-		case "null":
-			return &Lit{At: t.pos, Value: nil}
 		case "and", "or", "in", "mod":
 			p.failf(t.pos, "unexpected %q", t.text)
 			return &Lit{At: t.pos}
