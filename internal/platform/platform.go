@@ -287,6 +287,14 @@ func (p *Platform) create(w http.ResponseWriter, r *http.Request) {
 		writeError(w, status, code, msg)
 		return
 	}
+	p.insertLocked(coll, obj)
+	writeJSON(w, http.StatusCreated, clone(obj))
+}
+
+// insertLocked stores obj, a new object of coll, under the next id, with
+// the server's defaults for what it does not set and the org; it returns
+// the id. p.mu is held.
+func (p *Platform) insertLocked(coll string, obj map[string]any) string {
 	p.seq++
 	id := fmt.Sprintf("%016x", 0x0a00000000000000+p.seq)
 	for k, v := range serverDefaults[coll] {
@@ -297,7 +305,7 @@ func (p *Platform) create(w http.ResponseWriter, r *http.Request) {
 	obj["id"], obj["orgID"] = id, OrgID
 	p.objects[coll][id] = obj
 	p.order[coll] = append(p.order[coll], id)
-	writeJSON(w, http.StatusCreated, clone(obj))
+	return id
 }
 
 func (p *Platform) get(w http.ResponseWriter, r *http.Request) {
@@ -505,17 +513,7 @@ func (p *Platform) Create(coll string, obj map[string]any) (string, error) {
 	if status, _, msg := p.checkName(coll, "", obj); status != 0 {
 		return "", fmt.Errorf("create %s: %s", coll, msg)
 	}
-	p.seq++
-	id := fmt.Sprintf("%016x", 0x0a00000000000000+p.seq)
-	for k, v := range serverDefaults[coll] {
-		if _, set := obj[k]; !set {
-			obj[k] = clone(v)
-		}
-	}
-	obj["id"], obj["orgID"] = id, OrgID
-	p.objects[coll][id] = obj
-	p.order[coll] = append(p.order[coll], id)
-	return id, nil
+	return p.insertLocked(coll, obj), nil
 }
 
 // Map links label lid to object id of coll directly.
