@@ -871,13 +871,9 @@ func normalizeOne(p nested.Path, v any) (any, error) {
 		return normalizeOne(p, rv.Elem().Interface())
 	}
 	// Anything else goes through JSON, the form it would take on the wire.
-	b, err := json.Marshal(v)
-	if err != nil {
-		return fmt.Sprint(v), nested.SkipChildren
-	}
-	var out any
-	if err := json.Unmarshal(b, &out); err != nil {
-		return fmt.Sprint(v), nested.SkipChildren
+	out, ok := nested.ViaJSON(v)
+	if !ok {
+		return out, nested.SkipChildren
 	}
 	return normalizeOne(p, out)
 }

@@ -167,13 +167,9 @@ func prepare(spec map[string]any, dynamic map[string]bool) map[string]any {
 		case time.Time:
 			return x.Format(time.RFC3339Nano), nested.SkipChildren
 		default:
-			b, err := json.Marshal(v)
-			if err != nil {
-				return fmt.Sprint(v), nested.SkipChildren
-			}
-			var out any
-			if err := json.Unmarshal(b, &out); err != nil {
-				return fmt.Sprint(v), nested.SkipChildren
+			out, ok := nested.ViaJSON(v)
+			if !ok {
+				return out, nested.SkipChildren
 			}
 			return fn(p, out)
 		}

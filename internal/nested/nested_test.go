@@ -3,6 +3,7 @@ package nested
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -196,4 +197,18 @@ func TestMapAnyOrderCopiesLikeMap(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, want, got)
 	assert.Equal(t, "spec.config.items[0]=A", got.(map[string]any)["config"].(map[string]any)["items"].([]any)[0])
+}
+
+func TestViaJSON(t *testing.T) {
+	type point struct {
+		X int `json:"x"`
+	}
+	out, ok := ViaJSON([]point{{X: 1}})
+	require.True(t, ok)
+	assert.Equal(t, []any{map[string]any{"x": float64(1)}}, out)
+
+	ch := make(chan int)
+	out, ok = ViaJSON(ch)
+	assert.False(t, ok, "a channel has no JSON form")
+	assert.Equal(t, fmt.Sprint(ch), out)
 }
