@@ -3,14 +3,13 @@ package providers
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
 	"slices"
 	"strings"
-	"unicode/utf8"
 
+	"github.com/cairn-io/cairn/internal/nested"
 	"github.com/cairn-io/cairn/kinds"
 	"github.com/cairn-io/cairn/model"
 )
@@ -465,25 +464,10 @@ func skipReason(have State) string {
 
 // showValue renders a value for a report line, shortened.
 func showValue(v any) string {
-	var s string
-	switch x := v.(type) {
-	case nil:
+	if v == nil {
 		return "absent"
-	case string:
-		s = x
-	default:
-		raw, err := json.Marshal(x)
-		if err != nil {
-			s = fmt.Sprint(x)
-		} else {
-			s = string(raw)
-		}
 	}
-	const maxLen = 80
-	if utf8.RuneCountInString(s) > maxLen {
-		s = string([]rune(s)[:maxLen-1]) + "…"
-	}
-	return s
+	return nested.Cut(nested.Text(v), 80)
 }
 
 func pick(cond bool, yes, no string) string {

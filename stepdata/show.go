@@ -3,9 +3,9 @@ package stepdata
 import (
 	"encoding/json"
 	"fmt"
-	"unicode/utf8"
 
 	"github.com/cairn-io/cairn/expr"
+	"github.com/cairn-io/cairn/internal/nested"
 	"github.com/cairn-io/cairn/model"
 )
 
@@ -44,27 +44,14 @@ func Show(changes []model.AttrChange, secrets []string, limit int) []model.AttrC
 // text, then cut to limit characters. Numbers and booleans are kept as
 // they are.
 func Shorten(v any, secrets []string, limit int) any {
-	var s string
 	switch x := expr.RedactValue(v, secrets).(type) {
 	case nil:
 		return nil
 	case bool, int, int64, float64:
 		return x
-	case string:
-		s = x
 	default:
-		raw, err := json.Marshal(x)
-		if err != nil {
-			s = fmt.Sprint(x)
-		} else {
-			s = string(raw)
-		}
+		return nested.Cut(expr.Redact(nested.Text(x), secrets), limit)
 	}
-	s = expr.Redact(s, secrets)
-	if utf8.RuneCountInString(s) > limit {
-		s = string([]rune(s)[:limit-1]) + "…"
-	}
-	return s
 }
 
 // Spend keeps changes while the byte budget lasts (their JSON size taken

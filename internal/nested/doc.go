@@ -5,7 +5,8 @@
 // MapAnyOrder when nothing it does needs an order), so all of them visit
 // maps in key order and name a value's place the same way,
 // "spec.config.items[2]" (Path, Key, Index), the form error messages use.
-// Describe names a value's JSON type for those messages.
+// Describe names a value's JSON type for those messages, Text and Cut show
+// a value in one, and ViaJSON gives a value the form it has on the wire.
 //
 // It is a leaf: it imports only the standard library, so model, expr,
 // kinds, providers and everything above may use it.

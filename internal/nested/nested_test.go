@@ -212,3 +212,12 @@ func TestViaJSON(t *testing.T) {
 	assert.False(t, ok, "a channel has no JSON form")
 	assert.Equal(t, fmt.Sprint(ch), out)
 }
+
+func TestTextAndCut(t *testing.T) {
+	assert.Equal(t, "plain", Text("plain"), "a string is not quoted")
+	assert.Equal(t, `{"a":[1,true]}`, Text(map[string]any{"a": []any{1, true}}))
+	assert.Equal(t, "3", Text(3))
+
+	assert.Equal(t, "short", Cut("short", 5), "a string at the limit stays whole")
+	assert.Equal(t, "éé…", Cut("éééé", 3), "the limit counts characters, the last one the ellipsis")
+}
