@@ -407,29 +407,12 @@ func listedApproval(e *Execution, a model.ApprovalStatus) {
 // Retry starts a failed execution again with the same input, as a new
 // execution linked to the first; steps that were done come back as noops.
 func (s *Starter) Retry(ctx context.Context, id string) (*Execution, error) {
-	wfID, runID := ParseExecutionID(id)
-	desc, err := s.c.DescribeWorkflowExecution(ctx, wfID, runID)
-	if err != nil {
-		return nil, notFoundOr(err, id)
-	}
-	info := desc.GetWorkflowExecutionInfo()
-	switch info.GetStatus() {
-	case enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING, enumspb.WORKFLOW_EXECUTION_STATUS_COMPLETED:
-		return nil, fmt.Errorf("%w: only a failed or cancelled execution can be retried", ErrFinished)
-	}
-	runID = info.GetExecution().GetRunId()
-	it := s.c.GetWorkflowHistory(ctx, wfID, runID, false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
-	if !it.HasNext() {
-		return nil, fmt.Errorf("%w: %s has no history", ErrNotFound, id)
-	}
-	first, err := it.Next()
+	kind, input, origin, err := s.retrySource(ctx, id, "")
 	if err != nil {
 		return nil, err
 	}
-	input := first.GetWorkflowExecutionStartedEventAttributes().GetInput()
 	dc := s.cfg.DataConverter
-	origin := ExecutionID(wfID, runID)
-	switch workflowKinds[info.GetType().GetName()] {
+	switch kind {
 	case model.ExecApply:
 		var in workflows.ApplyInput
 		if err := dc.FromPayloads(input, &in); err != nil {

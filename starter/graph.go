@@ -138,29 +138,11 @@ func graphSummary(run contract.GraphRequest, types []string) string {
 // its nodes again. To pick up a changed cluster (graphs, nodes, settings),
 // execute anew.
 func (s *Starter) RetryGraph(ctx context.Context, id string) (*Execution, error) {
-	wfID, runID := ParseExecutionID(id)
-	desc, err := s.c.DescribeWorkflowExecution(ctx, wfID, runID)
-	if err != nil {
-		return nil, notFoundOr(err, id)
-	}
-	info := desc.GetWorkflowExecutionInfo()
-	if workflowKinds[info.GetType().GetName()] != model.ExecGraph {
-		return nil, fmt.Errorf("%w: %s is not a graph execution", ErrNotFound, id)
-	}
-	switch info.GetStatus() {
-	case enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING, enumspb.WORKFLOW_EXECUTION_STATUS_COMPLETED:
-		return nil, fmt.Errorf("%w: only a failed or cancelled execution can be retried", ErrFinished)
-	}
-	runID = info.GetExecution().GetRunId()
-	it := s.c.GetWorkflowHistory(ctx, wfID, runID, false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
-	if !it.HasNext() {
-		return nil, fmt.Errorf("%w: %s has no history", ErrNotFound, id)
-	}
-	first, err := it.Next()
+	_, input, origin, err := s.retrySource(ctx, id, model.ExecGraph)
 	if err != nil {
 		return nil, err
 	}
-	return s.retryGraph(ctx, first.GetWorkflowExecutionStartedEventAttributes().GetInput(), ExecutionID(wfID, runID))
+	return s.retryGraph(ctx, input, origin)
 }
 
 // retryGraph starts again the graph execution whose input is input; origin
