@@ -50,7 +50,7 @@ func ServeAgent(ctx context.Context, cfg *config.Config, log *slog.Logger, ready
 	defer c.Close()
 	deps := rt.Deps
 	deps.Steps = api
-	a, err := worker.NewAgent(c, deps, info.Cluster, info.Node, cfg.NodeRoot, worker.Options{Pollers: cfg.WorkerPollers, Drain: cfg.WorkerDrain, BeforeStateLimit: cfg.BeforeStateLimit})
+	a, err := worker.NewAgent(c, deps, info.Cluster, info.Node, cfg.NodeRoot, worker.Options{NodePollers: cfg.NodePollers, Drain: cfg.WorkerDrain, BeforeStateLimit: cfg.BeforeStateLimit})
 	if err != nil {
 		return err
 	}

@@ -105,7 +105,7 @@ func Run(ctx context.Context, cfg *config.Config, log *slog.Logger, o Options) e
 	deps := rt.Deps
 	deps.Store = st
 	cat, registry := deps.Catalogue, deps.Registry
-	wopts := worker.Options{TaskQueue: cfg.TaskQueue, Pollers: cfg.WorkerPollers, Root: cfg.ControlRoot, Drain: cfg.WorkerDrain,
+	wopts := worker.Options{TaskQueue: cfg.TaskQueue, Pollers: cfg.WorkerPollers, NodePollers: cfg.NodePollers, Root: cfg.ControlRoot, Drain: cfg.WorkerDrain,
 		BeforeStateLimit: cfg.BeforeStateLimit, FilesDir: cfg.FilesDir, FilesLimit: cfg.FilesLimit}
 	// One preparer of graph executions: the API checks and pins requests
 	// with it, the worker's activities prepare them, /metrics counts both.

@@ -36,6 +36,13 @@ const DefaultTaskQueue = "cairn"
 const (
 	DefaultPollers     = 8
 	DefaultConcurrency = 200
+	// DefaultNodePollers is a node worker's activity task pollers: one
+	// long poll per node keeps a fleet of a thousand nodes inside a
+	// frontend's per-namespace limit of concurrent polls (1,200 by
+	// default, see docs/operating.md); a node runs one unit of an
+	// execution at a time, and the poller polls again as soon as a task
+	// arrives.
+	DefaultNodePollers = 1
 )
 
 // Deps are what the activities run with.
@@ -79,8 +86,13 @@ type Options struct {
 	// Concurrency is how many activities (steps or batches) the worker
 	// runs at once, across executions (default DefaultConcurrency).
 	Concurrency int
-	// Pollers is the number of workflow and of activity task pollers.
+	// Pollers is the control plane's number of workflow and of activity
+	// task pollers (default DefaultPollers).
 	Pollers int
+	// NodePollers is a node worker's number of activity task pollers
+	// (default DefaultNodePollers); a node worker has no workflow task
+	// pollers.
+	NodePollers int
 	// Root confines the control plane's paths ("" = absolute paths as
 	// given).
 	Root string
@@ -111,6 +123,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Pollers <= 0 {
 		o.Pollers = DefaultPollers
+	}
+	if o.NodePollers <= 0 {
+		o.NodePollers = DefaultNodePollers
 	}
 	if o.Drain <= 0 {
 		o.Drain = liveness.DefaultDrain
@@ -186,6 +201,8 @@ func New(c client.Client, d Deps, o Options) (sdkworker.Worker, error) {
 
 // NewNodeWorker returns the worker of one node: the step activities on the
 // node's task queue (workflows.NodeTaskQueue), applying inside node.Root.
+// It polls for activity tasks only (Options.NodePollers long polls), so a
+// fleet's polls grow by NodePollers a node.
 func NewNodeWorker(c client.Client, d Deps, cluster string, node providers.Node, o Options) (sdkworker.Worker, error) {
 	if d.Store == nil && d.Steps == nil {
 		return nil, fmt.Errorf("node worker: a store or the agent API's step data is required")
@@ -194,7 +211,7 @@ func NewNodeWorker(c client.Client, d Deps, cluster string, node providers.Node,
 		return nil, fmt.Errorf("node worker: a node name is required")
 	}
 	d, o = d.withDefaults(), o.withDefaults()
-	w := sdkworker.New(c, workflows.NodeTaskQueue(cluster, node.Name), workerOptions(o))
+	w := sdkworker.New(c, workflows.NodeTaskQueue(cluster, node.Name), nodeWorkerOptions(o))
 	RegisterActivities(w, activities.New(activities.Deps{
 		Store: d.Store, Steps: d.Steps, Registry: d.Registry, Secrets: d.Secrets, Env: d.Env, Node: node, Cluster: cluster,
 		Logger: d.Logger.With("cluster", cluster, "node", node.Name), StepConcurrency: o.StepConcurrency,
@@ -220,6 +237,20 @@ func workerOptions(o Options) sdkworker.Options {
 		WorkerActivitiesPerSecond:              0,
 		TaskQueueActivitiesPerSecond:           0,
 	}
+}
+
+// nodeWorkerOptions are workerOptions without a workflow worker and with
+// o.NodePollers activity pollers. A node worker registers no workflow, but
+// the SDK (v1.50) starts workflow task pollers on a worker's queue unless
+// DisableWorkflowWorker is set: without it every node would hold
+// o.Pollers idle workflow polls (and a sticky queue's) on the frontend.
+func nodeWorkerOptions(o Options) sdkworker.Options {
+	w := workerOptions(o)
+	w.DisableWorkflowWorker = true
+	w.MaxConcurrentWorkflowTaskPollers = 0
+	w.MaxConcurrentWorkflowTaskExecutionSize = 0
+	w.MaxConcurrentActivityTaskPollers = o.NodePollers
+	return w
 }
 
 // RegisterWorkflows registers Cairn's workflows by their function names.

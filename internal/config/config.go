@@ -63,7 +63,8 @@ var Vars = []Var{
 	{"CAIRN_BEFORE_STATE_LIMIT", "before-state-limit", "8MiB", "largest before-state of one step kept for rollback; a larger one is not kept and the step has no byte-exact rollback"},
 	{"CAIRN_STEP_DATA_RETENTION", "step-data-retention", "7d", "how long an execution's step data (before-states, outputs, plans) is kept after it closed"},
 	{"CAIRN_PARALLELISM", "parallelism", strconv.Itoa(contract.DefaultParallelism), "default units (activities) in flight per execution"},
-	{"CAIRN_WORKER_POLLERS", "worker-pollers", "8", "task pollers per worker"},
+	{"CAIRN_WORKER_POLLERS", "worker-pollers", "8", "workflow and activity task pollers of the control plane's worker"},
+	{"CAIRN_NODE_POLLERS", "node-pollers", "1", "activity task pollers per node worker (each local node, each agent): a fleet holds nodes × this many long polls"},
 	{"CAIRN_WORKER_DRAIN", "worker-drain", "10s", "on SIGTERM: how long steps in flight may finish before they are handed to another worker"},
 	{"CAIRN_CLUSTER", "cluster", "", "agent: the cluster this node belongs to"},
 	{"CAIRN_NODE", "node", "", "agent: the node this agent serves"},
@@ -122,6 +123,7 @@ type Config struct {
 	Hooks             map[string]string
 	StepDataRetention time.Duration
 	WorkerPollers     int
+	NodePollers       int
 	WorkerDrain       time.Duration
 	Cluster           string
 	Node              string
@@ -208,6 +210,9 @@ func Load(vals map[string]string) (*Config, error) {
 	}
 	if c.WorkerPollers, err = positive(vals["CAIRN_WORKER_POLLERS"]); err != nil {
 		return nil, fmt.Errorf("CAIRN_WORKER_POLLERS: %w", err)
+	}
+	if c.NodePollers, err = positive(vals["CAIRN_NODE_POLLERS"]); err != nil {
+		return nil, fmt.Errorf("CAIRN_NODE_POLLERS: %w", err)
 	}
 	if c.WorkerDrain, err = time.ParseDuration(vals["CAIRN_WORKER_DRAIN"]); err != nil || c.WorkerDrain <= 0 {
 		return nil, fmt.Errorf("CAIRN_WORKER_DRAIN: want a positive duration such as 10s, got %q", vals["CAIRN_WORKER_DRAIN"])
