@@ -3,6 +3,7 @@ package planner
 import (
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -217,9 +218,20 @@ func TestPlanRunsStepsAloneByRule(t *testing.T) {
 }
 
 func TestPlanSummaryNamesTheSteps(t *testing.T) {
+	// A unit naming its steps (Steps) summarizes them by the first and last.
 	p := plan(t, flat(3), 100)
-	require.Equal(t, "apply 3 steps: file/0, file/1, file/2", p.Units[0].Summary)
-	p = plan(t, flat(200), 100)
+	require.Equal(t, "apply 3 steps: file/0 … file/2", p.Units[0].Summary)
+	require.Equal(t, []string{"file/0", "file/1", "file/2"}, p.Units[0].Steps)
+	// A plan too large to name its steps names them in the summary, up
+	// to maxSummaryBytes.
+	b := NewBuilder(contract.ModeApply)
+	for _, s := range flat(MaxNamedSteps + 1) {
+		b.Add(s)
+	}
+	p, err := b.Plan(100)
+	require.NoError(t, err)
+	require.Nil(t, p.Units[0].Steps)
+	require.True(t, strings.HasPrefix(p.Units[0].Summary, "apply 100 steps: file/0, file/1, "), p.Units[0].Summary)
 	require.Contains(t, p.Units[0].Summary, "… (+")
 	require.LessOrEqual(t, len(p.Units[0].Summary), maxSummaryBytes+40)
 	single := plan(t, []*StoredStep{step("x", "n1")}, 100)

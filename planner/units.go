@@ -127,6 +127,9 @@ func group(mode contract.Mode, order []*StoredStep, size int) ([]contract.Unit, 
 			for j, s := range m {
 				units[i].Steps[j] = s.ID
 			}
+			// The ids name the steps: the summary, in every plan's answer
+			// and every scheduled activity, names only the first and last.
+			units[i].Summary = fmt.Sprintf("%s %d steps: %s … %s", verb(mode, m[0]), len(m), m[0].ID, m[len(m)-1].ID)
 		}
 	}
 	sources(units)
@@ -180,6 +183,19 @@ func unit(mode contract.Mode, idx int, steps []*StoredStep, unitOf map[string]in
 	return u
 }
 
+// verb says what a unit starting with first does.
+func verb(mode contract.Mode, first *StoredStep) string {
+	switch {
+	case mode == contract.ModeDryRun && first.Delete:
+		return "plan delete"
+	case mode == contract.ModeDryRun:
+		return "plan"
+	case first.Delete:
+		return "delete"
+	}
+	return "apply"
+}
+
 // sources fills in each unit's Sources from the others' Subscriptions.
 func sources(units []contract.Unit) {
 	for i := range units {
@@ -216,17 +232,8 @@ func subscriptions(idx int, steps []*StoredStep, unitOf map[string]int) []contra
 // "plan 100 steps: file/a, … (+80 more)".
 func summary(mode contract.Mode, steps []*StoredStep) string {
 	first := steps[0]
-	verb := "apply"
-	switch {
-	case mode == contract.ModeDryRun && first.Delete:
-		verb = "plan delete"
-	case mode == contract.ModeDryRun:
-		verb = "plan"
-	case first.Delete:
-		verb = "delete"
-	}
 	var b strings.Builder
-	b.WriteString(verb)
+	b.WriteString(verb(mode, first))
 	if len(steps) == 1 {
 		b.WriteString(" " + first.ID)
 	} else {
