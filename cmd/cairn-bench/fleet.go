@@ -50,6 +50,7 @@ func (r *runner) runFleet(ctx context.Context, nodes int) ([]row, error) {
 			levels int
 			graph  []model.StepDeps
 			ran    []model.StepProgress // the first execution's succeeded steps
+			counts []int                // succeeded steps of each execution
 		)
 		// readGraph reads the expanded graph after the phase (outside its
 		// wall time) for the number of dependency levels.
@@ -89,6 +90,7 @@ func (r *runner) runFleet(ctx context.Context, nodes int) ([]row, error) {
 			if ran == nil {
 				ran = succeeded
 			}
+			counts = append(counts, len(succeeded))
 			return fmt.Sprintf("%d steps: %d succeeded, %d skipped by their condition; %d levels",
 				len(ex.Steps), count[model.StatusSucceeded], count[model.StatusSkipped], levels), nil
 		}
@@ -120,14 +122,13 @@ func (r *runner) runFleet(ctx context.Context, nodes int) ([]row, error) {
 				return rows, err
 			}
 		}
-		floor, err := forkFloor(ctx, len(ran), nodes)
-		if err != nil {
-			return rows, fmt.Errorf("floor: %w", err)
+		for i, n := range counts {
+			if rows[i].Floor, err = forkFloor(ctx, n, nodes); err != nil {
+				return rows, fmt.Errorf("floor: %w", err)
+			}
+			rows[i].Note += fmt.Sprintf("; floor: %d forks of `true`, %d at a time", n, nodes)
+			r.logf("  floor of %s: %d forks of `true`, %d at a time, in %s", rows[i].Phase, n, nodes, rows[i].Floor.Round(time.Millisecond))
 		}
-		for i := range rows[:2] {
-			rows[i].Floor = floor
-		}
-		r.logf("  floor: %d forks of `true`, %d at a time, in %s", len(ran), nodes, floor.Round(time.Millisecond))
 		r.compareAnsible(ctx, nodes, graph, ran, rows)
 		return rows, nil
 	})
