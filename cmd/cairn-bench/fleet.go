@@ -66,20 +66,24 @@ func (r *runner) runFleet(ctx context.Context, nodes int) ([]row, error) {
 			return nil
 		}
 		executed := func(ex *model.Execution) (string, error) {
+			steps, err := allSteps(ctx, e, ex)
+			if err != nil {
+				return "", err
+			}
 			count := map[model.Status]int{}
 			var succeeded []model.StepProgress
-			for _, s := range ex.Steps {
+			for _, s := range steps {
 				count[s.Status]++
 				if s.Status == model.StatusSucceeded {
 					succeeded = append(succeeded, s)
 				}
 			}
 			done := count[model.StatusSucceeded] + count[model.StatusSkipped]
-			if done != len(ex.Steps) || count[model.StatusSucceeded] == 0 {
+			if done != len(steps) || count[model.StatusSucceeded] == 0 {
 				return "", fmt.Errorf("steps by status %v: want every one succeeded or skipped", count)
 			}
-			if ex.Progress != nil && ex.Progress.Total != len(ex.Steps) {
-				return "", fmt.Errorf("%d steps reported, progress counts %d", len(ex.Steps), ex.Progress.Total)
+			if ex.Progress != nil && ex.Progress.Total != len(steps) {
+				return "", fmt.Errorf("%d steps read, progress counts %d", len(steps), ex.Progress.Total)
 			}
 			if rep := ex.Report; rep == nil || rep.Failed != 0 {
 				return "", fmt.Errorf("report %+v, want no failure", ex.Report)
@@ -92,7 +96,7 @@ func (r *runner) runFleet(ctx context.Context, nodes int) ([]row, error) {
 			}
 			counts = append(counts, len(succeeded))
 			return fmt.Sprintf("%d steps: %d succeeded, %d skipped by their condition; %d levels",
-				len(ex.Steps), count[model.StatusSucceeded], count[model.StatusSkipped], levels), nil
+				len(steps), count[model.StatusSucceeded], count[model.StatusSkipped], levels), nil
 		}
 		planned := func(ex *model.Execution) (string, error) {
 			if ex.Plan == nil || len(ex.Plan.Steps) == 0 {
