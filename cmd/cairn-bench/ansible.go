@@ -23,7 +23,9 @@ import (
 // forks as many as hosts, no facts; each task `command: "true"` on the
 // hosts whose step ran. Ansible has no cross-host dependencies: only the
 // order of the tasks is kept. Times go beside the execute (the playbook),
-// re-execute (the playbook again) and dry-run (--check) rows.
+// re-execute (the playbook again) and dry-run (--check) rows; a run is
+// stopped after -ansible-timeout (its time then a lower bound, and the
+// later phases not run).
 func (r *runner) compareAnsible(ctx context.Context, nodes int, graph []model.StepDeps, ran []model.StepProgress, rows []row) {
 	bin, err := exec.LookPath("ansible-playbook")
 	if err != nil || len(ran) == 0 {
@@ -41,7 +43,7 @@ func (r *runner) compareAnsible(ctx context.Context, nodes int, graph []model.St
 	}
 	tasks, hosts := playbookOrder(graph, ran)
 	inventory, playbook := ansibleFiles(tasks, hosts)
-	forks := strings.Count(inventory, "\n") - 1
+	forks := strings.Count(inventory, " ansible_connection=local\n")
 	for name, body := range map[string]string{"inventory.ini": inventory, "fleet.yml": playbook} {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o600); err != nil {
 			note("error: " + err.Error())
@@ -52,7 +54,7 @@ func (r *runner) compareAnsible(ctx context.Context, nodes int, graph []model.St
 		if i >= len(rows) {
 			break
 		}
-		actx, cancel := context.WithTimeout(ctx, r.opts.puppetTimeout)
+		actx, cancel := context.WithTimeout(ctx, r.opts.ansibleTimeout)
 		cmd := exec.CommandContext(actx, bin, append([]string{"-i", "inventory.ini", "-f", strconv.Itoa(forks), "fleet.yml"}, args...)...)
 		cmd.Dir = dir
 		cmd.Env = append(os.Environ(), "ANSIBLE_HOST_KEY_CHECKING=False", "ANSIBLE_RETRY_FILES_ENABLED=False",
@@ -61,11 +63,26 @@ func (r *runner) compareAnsible(ctx context.Context, nodes int, graph []model.St
 		out, err := cmd.CombinedOutput()
 		d := time.Since(t0)
 		cancel()
+		if err != nil && actx.Err() != nil && ctx.Err() == nil {
+			// Over the bound: its time is a lower bound, and the
+			// next phases (as long) are not run.
+			rows[i].Ansible, rows[i].AnsibleOver = d, true
+			r.logf("  ansible-playbook (%s): stopped after %s", rows[i].Phase, d.Round(time.Millisecond))
+			for j := i + 1; j < len(rows); j++ {
+				rows[j].AnsibleNote = "not run"
+			}
+			return
+		}
 		if err != nil {
 			var ee *exec.ExitError
 			if errors.As(err, &ee) || actx.Err() != nil {
 				err = fmt.Errorf("%w: %s", err, lastLine(string(out)))
 			}
+			rows[i].AnsibleNote = "error: " + err.Error()
+			r.logf("  ansible-playbook %s: %v", rows[i].Phase, err)
+			continue
+		}
+		if err := ansibleRecap(string(out), forks); err != nil {
 			rows[i].AnsibleNote = "error: " + err.Error()
 			r.logf("  ansible-playbook %s: %v", rows[i].Phase, err)
 			continue
@@ -86,8 +103,9 @@ func ansibleFiles(tasks []string, hosts map[string][]string) (inventory, playboo
 	var inv strings.Builder
 	inv.WriteString("[fleet]\n")
 	for _, h := range slices.Sorted(maps.Keys(all)) {
-		fmt.Fprintf(&inv, "%s ansible_connection=local ansible_python_interpreter=%s\n", ansibleHost(h), "{{ ansible_playbook_python }}")
+		fmt.Fprintf(&inv, "%s ansible_connection=local\n", ansibleHost(h))
 	}
+	inv.WriteString("\n[fleet:vars]\nansible_python_interpreter=\"{{ ansible_playbook_python }}\"\n")
 	var pb strings.Builder
 	pb.WriteString("- hosts: fleet\n  strategy: free\n  gather_facts: false\n  tasks:\n")
 	for _, t := range tasks {
@@ -99,6 +117,25 @@ func ansibleFiles(tasks []string, hosts map[string][]string) (inventory, playboo
 			strconv.Quote(t), strings.Join(names, ", "))
 	}
 	return inv.String(), pb.String()
+}
+
+// ansibleRecap checks the PLAY RECAP of a run: every one of hosts
+// reached, none failed (a playbook that matched no host exits 0 too).
+func ansibleRecap(out string, hosts int) error {
+	ok := 0
+	for _, line := range strings.Split(out, "\n") {
+		if !strings.HasPrefix(line, "node-") || !strings.Contains(line, " ok=") {
+			continue
+		}
+		if !strings.Contains(line, " unreachable=0 ") || !strings.Contains(line, " failed=0 ") {
+			return fmt.Errorf("recap: %s", strings.Join(strings.Fields(line), " "))
+		}
+		ok++
+	}
+	if ok != hosts {
+		return fmt.Errorf("%d of %d hosts in the recap: %s", ok, hosts, lastLine(out))
+	}
+	return nil
 }
 
 // ansibleHost is a node's inventory name.

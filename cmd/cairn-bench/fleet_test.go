@@ -41,11 +41,23 @@ func TestPlaybookKeepsOrderAndHosts(t *testing.T) {
 
 	inventory, playbook := ansibleFiles(tasks, hosts)
 	assert.Equal(t, "[fleet]\n"+
-		"node-1 ansible_connection=local ansible_python_interpreter={{ ansible_playbook_python }}\n"+
-		"node-2 ansible_connection=local ansible_python_interpreter={{ ansible_playbook_python }}\n"+
-		"node-master ansible_connection=local ansible_python_interpreter={{ ansible_playbook_python }}\n", inventory)
+		"node-1 ansible_connection=local\n"+
+		"node-2 ansible_connection=local\n"+
+		"node-master ansible_connection=local\n"+
+		"\n[fleet:vars]\nansible_python_interpreter=\"{{ ansible_playbook_python }}\"\n", inventory)
 	assert.Contains(t, playbook, "strategy: free")
 	assert.Contains(t, playbook, "- name: \"c\"\n      command: \"true\"\n      changed_when: true\n      when: inventory_hostname in [\"node-2\"]\n")
 	assert.Less(t, strings.Index(playbook, `"a"`), strings.Index(playbook, `"b"`))
 	assert.Less(t, strings.Index(playbook, `"b"`), strings.Index(playbook, `"c"`))
+}
+
+func TestAnsibleRecapWantsEveryHost(t *testing.T) {
+	recap := "PLAY RECAP ***\n" +
+		"node-1                     : ok=3    changed=3    unreachable=0    failed=0    skipped=1    rescued=0    ignored=0   \n" +
+		"node-2                     : ok=2    changed=2    unreachable=0    failed=0    skipped=2    rescued=0    ignored=0   \n"
+	assert.NoError(t, ansibleRecap(recap, 2))
+	assert.ErrorContains(t, ansibleRecap(recap, 3), "2 of 3 hosts")
+	assert.ErrorContains(t, ansibleRecap("skipping: no hosts matched\n", 2), "0 of 2 hosts")
+	failed := strings.Replace(recap, "failed=0 ", "failed=1 ", 1)
+	assert.ErrorContains(t, ansibleRecap(failed, 2), "failed=1")
 }

@@ -63,6 +63,7 @@ type options struct {
 	puppetMaxN            int
 	puppetBudget          time.Duration
 	puppetTimeout         time.Duration
+	ansibleTimeout        time.Duration
 	markdown              string
 	revision              string
 	repeat                int
@@ -113,6 +114,7 @@ func parseFlags(args []string) (*options, error) {
 	fl.IntVar(&o.puppetMaxN, "puppet-max-n", 10000, "largest N compared with Puppet")
 	fl.DurationVar(&o.puppetBudget, "puppet-budget", time.Minute, "stop a puppet apply of more than 1,000 files after this (and skip it when the 1,000 figure extrapolates beyond three times this)")
 	fl.DurationVar(&o.puppetTimeout, "puppet-timeout", 5*time.Minute, "bound on one puppet apply")
+	fl.DurationVar(&o.ansibleTimeout, "ansible-timeout", 5*time.Minute, "bound on one ansible-playbook run of the fleet shape (when ansible-playbook is on PATH)")
 	fl.StringVar(&o.markdown, "markdown", "", "also write the results as Markdown to this file")
 	fl.StringVar(&o.revision, "revision", "", "what the cairn binary was built from, printed with the results (default: its embedded VCS revision, if any)")
 	fl.DurationVar(&o.timeout, "timeout", 3*time.Hour, "bound on the whole run")

@@ -169,6 +169,8 @@ func (r row) cells(puppet, fleet bool) []string {
 	if fleet {
 		c = append(c, secs(r.Floor))
 		switch {
+		case r.Ansible > 0 && r.AnsibleOver:
+			c = append(c, "> "+secs(r.Ansible), fmt.Sprintf("> %.1f×", r.Ansible.Seconds()/r.Wall.Seconds()))
 		case r.Ansible > 0:
 			c = append(c, secs(r.Ansible), fmt.Sprintf("%.1f×", r.Ansible.Seconds()/r.Wall.Seconds()))
 		case r.AnsibleNote != "":

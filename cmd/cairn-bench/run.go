@@ -34,6 +34,7 @@ type row struct {
 	PuppetNote   string        // why there is no Puppet figure
 	Floor        time.Duration // the same number of `true` forks, as parallel, and nothing else
 	Ansible      time.Duration // ansible-playbook on the same steps and hosts
+	AnsibleOver  bool          // ansible-playbook was stopped after the time in Ansible
 	AnsibleNote  string        // why there is no Ansible figure
 	Err          string
 }
