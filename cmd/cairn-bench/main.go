@@ -30,7 +30,9 @@
 // server and cairn server; peak RSS is reset before each phase.
 //
 // When puppet is on PATH, the three file shapes are also applied with
-// `puppet apply` (create, again, --noop) from an equivalent manifest.
+// `puppet apply` (create, again, --noop) from an equivalent manifest. When
+// ansible-playbook is on PATH, the fleet shape's steps also run as a
+// playbook on as many local hosts (strategy free, forks = hosts).
 package main
 
 import (
