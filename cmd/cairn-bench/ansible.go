@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/cairn-io/cairn/model"
@@ -57,6 +58,10 @@ func (r *runner) compareAnsible(ctx context.Context, nodes int, graph []model.St
 		actx, cancel := context.WithTimeout(ctx, r.opts.ansibleTimeout)
 		cmd := exec.CommandContext(actx, bin, append([]string{"-i", "inventory.ini", "-f", strconv.Itoa(forks), "fleet.yml"}, args...)...)
 		cmd.Dir = dir
+		// Its forks go with it when it is stopped.
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+		cmd.WaitDelay = 10 * time.Second
 		cmd.Env = append(os.Environ(), "ANSIBLE_HOST_KEY_CHECKING=False", "ANSIBLE_RETRY_FILES_ENABLED=False",
 			"ANSIBLE_LOCAL_TEMP="+filepath.Join(dir, "tmp"), "ANSIBLE_NOCOLOR=1")
 		t0 := time.Now()
