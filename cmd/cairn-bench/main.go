@@ -16,6 +16,11 @@
 //	            graph and executed on a cluster
 //	exec-chain  1,000 exec steps on the control plane, each after the one
 //	            before
+//	fleet       fuel-library's release graph (its 204 tasks read in place,
+//	            every command made `true`) on a Fuel-shaped cluster of 8,
+//	            100, … local nodes; beside it, the floor (as many `true`
+//	            forks, as parallel) and ansible-playbook when on PATH. Run
+//	            only when named: -shapes fleet -fleet-nodes 8,100
 //
 // Each package is applied to a fresh stack (create), applied again (noop)
 // and planned (dry-run); the graph is executed, executed again and
@@ -25,7 +30,9 @@
 // server and cairn server; peak RSS is reset before each phase.
 //
 // When puppet is on PATH, the three file shapes are also applied with
-// `puppet apply` (create, again, --noop) from an equivalent manifest.
+// `puppet apply` (create, again, --noop) from an equivalent manifest. When
+// ansible-playbook is on PATH, the fleet shape's steps also run as a
+// playbook on as many local hosts (strategy free, forks = hosts).
 package main
 
 import (
@@ -50,12 +57,15 @@ type options struct {
 	large                 bool
 	shapes                []string
 	fuelTasks, fuelNodes  int
+	fleetNodes            []int
+	fleetLibrary          string
 	execChain             int
 	puppet                string // path to puppet, "" when not compared
 	puppetVersion         string
 	puppetMaxN            int
 	puppetBudget          time.Duration
 	puppetTimeout         time.Duration
+	ansibleTimeout        time.Duration
 	markdown              string
 	revision              string
 	repeat                int
@@ -96,14 +106,17 @@ func parseFlags(args []string) (*options, error) {
 	fl.StringVar(&o.temporalBin, "temporal", defTemporal, "the Temporal CLI (the default is $CAIRN_TEMPORAL_BIN when set)")
 	sizes := fl.String("n", "1000,10000", "sizes of the flat, groups, chain and pkger shapes (comma-separated)")
 	fl.BoolVar(&o.large, "large", false, "also run flat and groups at 100,000 (slow)")
-	shapes := fl.String("shapes", strings.Join(allShapes, ","), "shapes to run (comma-separated)")
+	shapes := fl.String("shapes", strings.Join(allShapes, ","), "shapes to run (comma-separated); fleet runs only when named")
 	fl.IntVar(&o.fuelTasks, "fuel-tasks", 1000, "tasks of the Fuel graph")
 	fl.IntVar(&o.fuelNodes, "fuel-nodes", 20, "local nodes of the Fuel graph's cluster (one role each)")
+	fleetNodes := fl.String("fleet-nodes", "8,100", "local nodes of the fleet shape's clusters (comma-separated sizes)")
+	fl.StringVar(&o.fleetLibrary, "fleet-library", "../shared/testdata/fuel-library", "fuel-library's task files (deployment_*.yaml) the fleet shape reads; never written")
 	fl.IntVar(&o.execChain, "exec-chain", 1000, "length of the exec chain")
 	puppet := fl.String("puppet", "auto", "compare with puppet apply: auto (when puppet is on PATH) or off")
 	fl.IntVar(&o.puppetMaxN, "puppet-max-n", 10000, "largest N compared with Puppet")
 	fl.DurationVar(&o.puppetBudget, "puppet-budget", time.Minute, "stop a puppet apply of more than 1,000 files after this (and skip it when the 1,000 figure extrapolates beyond three times this)")
 	fl.DurationVar(&o.puppetTimeout, "puppet-timeout", 5*time.Minute, "bound on one puppet apply")
+	fl.DurationVar(&o.ansibleTimeout, "ansible-timeout", 5*time.Minute, "bound on one ansible-playbook run of the fleet shape (when ansible-playbook is on PATH)")
 	fl.StringVar(&o.markdown, "markdown", "", "also write the results as Markdown to this file")
 	fl.StringVar(&o.revision, "revision", "", "what the cairn binary was built from, printed with the results (default: its embedded VCS revision, if any)")
 	fl.DurationVar(&o.timeout, "timeout", 3*time.Hour, "bound on the whole run")
@@ -132,12 +145,22 @@ func parseFlags(args []string) (*options, error) {
 		}
 		o.sizes = append(o.sizes, n)
 	}
+	for _, s := range strings.Split(*fleetNodes, ",") {
+		if s = strings.TrimSpace(s); s == "" {
+			continue
+		}
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 3 {
+			return nil, fmt.Errorf("-fleet-nodes: %q is not a number of nodes of 3 or more (controllers first)", s)
+		}
+		o.fleetNodes = append(o.fleetNodes, n)
+	}
 	for _, s := range strings.Split(*shapes, ",") {
 		if s = strings.TrimSpace(s); s == "" {
 			continue
 		}
-		if !slices.Contains(allShapes, s) {
-			return nil, fmt.Errorf("-shapes: unknown shape %q (want %s)", s, strings.Join(allShapes, ", "))
+		if !slices.Contains(knownShapes, s) {
+			return nil, fmt.Errorf("-shapes: unknown shape %q (want %s)", s, strings.Join(knownShapes, ", "))
 		}
 		o.shapes = append(o.shapes, s)
 	}
@@ -250,6 +273,10 @@ func run(ctx context.Context, o *options) error {
 			jobs = append(jobs, job{s, o.fuelTasks})
 		case shapeExecChain:
 			jobs = append(jobs, job{s, o.execChain})
+		case shapeFleet:
+			for _, n := range o.fleetNodes {
+				jobs = append(jobs, job{s, n})
+			}
 		default:
 			for _, n := range o.sizes {
 				jobs = append(jobs, job{s, n})
@@ -286,6 +313,8 @@ func run(ctx context.Context, o *options) error {
 				rows, err = r.runFuel(ctx, o.fuelTasks, o.fuelNodes)
 			case shapeExecChain:
 				rows, err = r.runExecChain(ctx, j.n)
+			case shapeFleet:
+				rows, err = r.runFleet(ctx, j.n)
 			case shapePkger:
 				rows, err = r.runPkger(ctx, j.n)
 			default:
@@ -307,10 +336,10 @@ func run(ctx context.Context, o *options) error {
 	}
 	o.load = loadAverage()
 	fmt.Println()
-	printTable(os.Stdout, all, o.puppet != "")
+	printTable(os.Stdout, all, o.puppet != "", hasFleet(all))
 	fmt.Printf("\n%d runs in %s; load average after: %s\n", len(jobs)*o.repeat, time.Since(started).Round(time.Second), o.load)
 	if o.markdown != "" {
-		if err := os.WriteFile(o.markdown, []byte(markdown(m, o, all, failures)), 0o644); err != nil {
+		if err := os.WriteFile(o.markdown, []byte(markdown(m, o, all, failures, hasFleet(all))), 0o644); err != nil {
 			return err
 		}
 		fmt.Printf("Markdown written to %s\n", o.markdown)

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -134,18 +135,25 @@ func thousands(n int) string {
 	return strings.Join(append([]string{s}, out...), ",")
 }
 
-// cells is a row's columns; puppet adds the two Puppet columns.
-func (r row) cells(puppet bool) []string {
+// hasFleet says whether rows hold fleet figures (the floor and Ansible
+// columns).
+func hasFleet(rows []row) bool {
+	return slices.ContainsFunc(rows, func(r row) bool { return r.Shape == shapeFleet })
+}
+
+// cells is a row's columns; puppet adds the two Puppet columns, fleet the
+// floor and the two Ansible columns.
+func (r row) cells(puppet, fleet bool) []string {
 	if r.Err != "" {
 		c := []string{r.Shape, thousands(r.N), r.Phase, "FAILED", truncate(oneLine(r.Err), 40)}
-		for len(c) < len(header(puppet)) {
+		for len(c) < len(header(puppet, fleet)) {
 			c = append(c, "")
 		}
 		return c
 	}
 	c := []string{r.Shape, thousands(r.N), r.Phase, secs(r.Wall), secs(r.Workflow),
 		thousands(r.Steps), fmt.Sprintf("%.0f", r.stepsPerSec()), fmt.Sprintf("%.1f", r.msPerSeqStep()), thousands(r.Chain),
-		thousands(r.Events), fmt.Sprint(r.Workflows), mib(r.CairnKiB), mib(r.TemporalKiB)}
+		thousands(r.Events), fmt.Sprint(r.Workflows), thousands(r.Largest), mib(r.CairnKiB), mib(r.TemporalKiB)}
 	if puppet {
 		switch {
 		case r.Puppet > 0 && r.PuppetOver:
@@ -158,14 +166,30 @@ func (r row) cells(puppet bool) []string {
 			c = append(c, "–", "")
 		}
 	}
+	if fleet {
+		c = append(c, secs(r.Floor))
+		switch {
+		case r.Ansible > 0 && r.AnsibleOver:
+			c = append(c, "> "+secs(r.Ansible), fmt.Sprintf("> %.1f×", r.Ansible.Seconds()/r.Wall.Seconds()))
+		case r.Ansible > 0:
+			c = append(c, secs(r.Ansible), fmt.Sprintf("%.1f×", r.Ansible.Seconds()/r.Wall.Seconds()))
+		case r.AnsibleNote != "":
+			c = append(c, truncate(oneLine(r.AnsibleNote), 40), "")
+		default:
+			c = append(c, "–", "")
+		}
+	}
 	return c
 }
 
-func header(puppet bool) []string {
+func header(puppet, fleet bool) []string {
 	h := []string{"shape", "N", "phase", "wall", "workflow", "steps", "steps/s", "ms/seq step", "chain",
-		"history events", "workflows", "cairn RSS MiB", "temporal RSS MiB"}
+		"history events", "workflows", "largest wf events", "cairn RSS MiB", "temporal RSS MiB"}
 	if puppet {
 		h = append(h, "puppet", "puppet/cairn")
+	}
+	if fleet {
+		h = append(h, "floor", "ansible", "ansible/cairn")
 	}
 	return h
 }
@@ -175,11 +199,11 @@ func oneLine(s string) string {
 	return truncate(s, 160)
 }
 
-func printTable(w io.Writer, rows []row, puppet bool) {
+func printTable(w io.Writer, rows []row, puppet, fleet bool) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, strings.Join(header(puppet), "\t")+"\t")
+	fmt.Fprintln(tw, strings.Join(header(puppet, fleet), "\t")+"\t")
 	for _, r := range rows {
-		fmt.Fprintln(tw, strings.Join(r.cells(puppet), "\t")+"\t")
+		fmt.Fprintln(tw, strings.Join(r.cells(puppet, fleet), "\t")+"\t")
 	}
 	_ = tw.Flush()
 	fmt.Fprintln(w)
@@ -192,7 +216,7 @@ func printTable(w io.Writer, rows []row, puppet bool) {
 
 // markdown is the whole report: machine, how to reproduce, the table and
 // how to read it.
-func markdown(m machine, o *options, rows []row, failures []string) string {
+func markdown(m machine, o *options, rows []row, failures []string, fleet bool) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "- Date: %s\n", m.date)
 	fmt.Fprintf(&b, "- Machine: %s CPUs (%s), %s memory, %s\n", m.cpus, m.cpuModel, m.memory, m.kernel)
@@ -209,7 +233,7 @@ func markdown(m machine, o *options, rows []row, failures []string) string {
 	}
 	b.WriteString("\n")
 	puppet := o.puppet != ""
-	h := header(puppet)
+	h := header(puppet, fleet)
 	b.WriteString("| " + strings.Join(h, " | ") + " |\n")
 	b.WriteString("|")
 	for i := range h {
@@ -221,7 +245,7 @@ func markdown(m machine, o *options, rows []row, failures []string) string {
 	}
 	b.WriteString("\n")
 	for _, r := range rows {
-		c := r.cells(puppet)
+		c := r.cells(puppet, fleet)
 		for i := range c {
 			c[i] = strings.ReplaceAll(c[i], "|", `\|`)
 		}

@@ -24,13 +24,18 @@ type row struct {
 	Workflow     time.Duration // the execution's own start to close
 	Events       int           // history events, child workflows included
 	Workflows    int
+	Largest      int   // history events of the largest workflow
 	CairnKiB     int64 // peak RSS of `cairn server` during the phase
 	TemporalKiB  int64 // peak RSS of the Temporal dev server during the phase
 	Via          string
 	Note         string // what was verified
 	Puppet       time.Duration
-	PuppetOver   bool   // Puppet was stopped after the time in Puppet
-	PuppetNote   string // why there is no Puppet figure
+	PuppetOver   bool          // Puppet was stopped after the time in Puppet
+	PuppetNote   string        // why there is no Puppet figure
+	Floor        time.Duration // the same number of `true` forks, as parallel, and nothing else
+	Ansible      time.Duration // ansible-playbook on the same steps and hosts
+	AnsibleOver  bool          // ansible-playbook was stopped after the time in Ansible
+	AnsibleNote  string        // why there is no Ansible figure
 	Err          string
 }
 
@@ -145,7 +150,7 @@ func (r *runner) phase(ctx context.Context, e *env, rw *row,
 	case final.Plan != nil:
 		rw.Steps = len(final.Plan.Steps)
 	}
-	if rw.Events, rw.Workflows, err = historyEvents(pctx, e.tc, final.WorkflowID, final.RunID); err != nil {
+	if rw.Events, rw.Workflows, rw.Largest, err = historyEvents(pctx, e.tc, final.WorkflowID, final.RunID); err != nil {
 		return fail(fmt.Errorf("history of %s: %w", final.ID, err))
 	}
 	if final.Status != model.ExecCompleted {

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -15,9 +16,15 @@ const (
 	shapePkger     = "pkger"
 	shapeFuel      = "fuel"
 	shapeExecChain = "exec-chain"
+	shapeFleet     = "fleet"
 )
 
+// allShapes are the shapes run by default.
 var allShapes = []string{shapeFlat, shapeGroups, shapeChain, shapePkger, shapeFuel, shapeExecChain}
+
+// knownShapes are allShapes and the ones run only when named (-shapes):
+// fleet, large.
+var knownShapes = append(slices.Clone(allShapes), shapeFleet)
 
 // pkgUnit is how many resources one unit of the pkger-like shape holds.
 const pkgUnit = 10
