@@ -84,7 +84,8 @@ func (e *Executor) waitingStep(i int) string {
 // out units already targeted by a decision not yet applied: the first
 // waiting unit when the request names no step, the unit of Step, the units
 // of every one of Steps (all or nothing: one step not waiting refuses the
-// decision), or every waiting unit with All. The units come in unit order.
+// decision), or every waiting unit with All. The units, and the waiting
+// steps a refusal lists, come in unit order.
 func (e *Executor) decisionTargets(req model.DecisionRequest) ([]int, error) {
 	if err := req.CheckTarget(); err != nil {
 		return nil, err
@@ -127,9 +128,9 @@ func (e *Executor) decisionTargets(req model.DecisionRequest) ([]int, error) {
 		}
 	}
 	if len(missing) > 0 {
-		names := make([]string, len(waiting))
-		for k, i := range waiting {
-			names[k] = e.waitingStep(i)
+		var names []string
+		for _, i := range slices.Sorted(slices.Values(waiting)) {
+			names = append(names, e.waitingStep(i))
 		}
 		what := fmt.Sprintf("step %q is", missing[0])
 		if len(missing) > 1 {
