@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -242,6 +243,12 @@ func (s *server) decideExecution(c echo.Context) error {
 		return &Error{Status: http.StatusBadRequest, Message: "invalid decision", Details: []model.ErrorDetail{{
 			Document: "request", Path: "action",
 			Message: fmt.Sprintf("action %q is not one of %s", req.Action, joinQuoted(decisions)),
+		}}}
+	}
+	var field *model.DecisionFieldError
+	if err := req.CheckTarget(); errors.As(err, &field) {
+		return &Error{Status: http.StatusBadRequest, Message: "invalid decision", Details: []model.ErrorDetail{{
+			Document: "request", Path: field.Field, Message: field.Message,
 		}}}
 	}
 	res, err := s.exec.Decide(c.Request().Context(), id, req)

@@ -49,18 +49,3 @@ type Progress struct {
 	Waiting []string `json:"waiting,omitempty"`
 	Entries int      `json:"entries,omitempty"`
 }
-
-// DecisionRequest is an operator's answer to a paused execution: the body
-// of POST /v1/executions/{id}/decision and the argument of the workflows'
-// "decision" Update. Step picks one of several waiting steps; empty means
-// the first.
-type DecisionRequest struct {
-	Action Decision `json:"action"`
-	Step   string   `json:"step,omitempty"`
-}
-
-// DecisionResult says which step a decision was applied to.
-type DecisionResult struct {
-	Step   string   `json:"step"`
-	Action Decision `json:"action"`
-}

@@ -256,7 +256,8 @@ func (s *Starter) Cancel(ctx context.Context, id string) error {
 }
 
 // Decide answers a paused execution: retry, skip, rollback or abort the
-// waiting step (req.Step picks one of several).
+// waiting step (req.Step picks one of several), the steps req.Steps names,
+// or every waiting step (req.All), in one Update.
 func (s *Starter) Decide(ctx context.Context, id string, req model.DecisionRequest) (*model.DecisionResult, error) {
 	wfID, runID, _, err := s.describeOurs(ctx, id)
 	if err != nil {
@@ -272,7 +273,7 @@ func (s *Starter) Decide(ctx context.Context, id string, req model.DecisionReque
 	}
 	msg := err.Error()
 	switch {
-	case strings.Contains(msg, "no step is waiting"), strings.Contains(msg, "is not waiting"):
+	case strings.Contains(msg, "no step is waiting"), strings.Contains(msg, "not waiting for a decision"):
 		return nil, fmt.Errorf("%w: %s", ErrNotWaiting, workflows.ErrorMessage(err))
 	case strings.Contains(msg, "unknown decision"):
 		return nil, fmt.Errorf("invalid decision: %s", workflows.ErrorMessage(err))

@@ -18,40 +18,55 @@ import (
 // the unit from running, runs the unit again without the failed steps);
 // rollback and abort fail it and stop, rollback compensating what was done.
 
-// pendingDecision is a decision the Update handler queued for the run loop.
+// pendingDecision is a decision the Update handler queued for the run loop,
+// with the waiting units it applies to (in unit order) and their steps.
 type pendingDecision struct {
 	req     model.DecisionRequest
-	target  int
+	targets []int
+	steps   []string
 	applied bool
 }
 
-// ValidateDecision accepts a decision only while a step waits for one.
+// ValidateDecision accepts a decision only while every step it names waits
+// for one.
 func (e *Executor) ValidateDecision(req model.DecisionRequest) error {
 	switch req.Action {
 	case model.DecisionRetry, model.DecisionSkip, model.DecisionRollback, model.DecisionAbort:
 	default:
 		return fmt.Errorf("unknown decision %q: want retry, skip, rollback or abort", req.Action)
 	}
-	if _, err := e.decisionTarget(req.Step); err != nil {
+	if _, err := e.decisionTargets(req); err != nil {
 		return err
 	}
 	return nil
 }
 
 // Decide is the decision Update handler: it queues the decision for the run
-// loop and returns once the loop applied it.
+// loop and returns once the loop applied it to every unit it names, in one
+// pass of the loop.
 func (e *Executor) Decide(ctx workflow.Context, req model.DecisionRequest) (model.DecisionResult, error) {
-	target, err := e.decisionTarget(req.Step)
+	targets, err := e.decisionTargets(req)
 	if err != nil {
 		return model.DecisionResult{}, err
 	}
-	step := e.waitingStep(target)
-	d := &pendingDecision{req: req, target: target}
+	d := &pendingDecision{req: req, targets: targets}
+	for _, i := range targets {
+		d.steps = append(d.steps, e.waitingStep(i))
+	}
 	e.decisions = append(e.decisions, d)
 	if err := workflow.Await(ctx, func() bool { return d.applied }); err != nil {
 		return model.DecisionResult{}, err
 	}
-	return model.DecisionResult{Step: step, Action: req.Action}, nil
+	res := model.DecisionResult{Action: req.Action, Steps: d.steps}
+	if len(d.steps) == 1 {
+		res.Step = d.steps[0]
+	}
+	if req.Action == model.DecisionRollback || req.Action == model.DecisionAbort {
+		res.Scope = model.DecisionScopeExecution
+	} else {
+		res.Scope = model.DecisionScopeSteps
+	}
+	return res, nil
 }
 
 // waitingStep names the step waiting unit i waits on: its first failed
@@ -65,29 +80,74 @@ func (e *Executor) waitingStep(i int) string {
 	return e.units[i].Step
 }
 
-// decisionTarget picks the waiting unit a decision applies to, leaving out
-// units already targeted by a decision not yet applied.
-func (e *Executor) decisionTarget(step string) (int, error) {
+// decisionTargets picks the waiting units a decision applies to, leaving
+// out units already targeted by a decision not yet applied: the first
+// waiting unit when the request names no step, the unit of Step, the units
+// of every one of Steps (all or nothing: one step not waiting refuses the
+// decision), or every waiting unit with All. The units, and the waiting
+// steps a refusal lists, come in unit order.
+func (e *Executor) decisionTargets(req model.DecisionRequest) ([]int, error) {
+	if err := req.CheckTarget(); err != nil {
+		return nil, err
+	}
 	taken := map[int]bool{}
 	for _, d := range e.decisions {
 		if !d.applied {
-			taken[d.target] = true
+			for _, i := range d.targets {
+				taken[i] = true
+			}
 		}
 	}
-	var names []string
+	var waiting []int
 	for _, i := range e.sched.Held() {
-		if taken[i] {
-			continue
+		if !taken[i] {
+			waiting = append(waiting, i)
 		}
-		if step == "" || e.unitHasStep(i, step) {
-			return i, nil
+	}
+	if len(waiting) == 0 {
+		return nil, errors.New("no step is waiting for a decision")
+	}
+	switch {
+	case req.All:
+		return slices.Sorted(slices.Values(waiting)), nil
+	case req.Step == "" && len(req.Steps) == 0:
+		return waiting[:1], nil
+	}
+	named := req.Steps
+	if req.Step != "" {
+		named = []string{req.Step}
+	}
+	var targets []int
+	var missing []string
+	for _, step := range named {
+		k := slices.IndexFunc(waiting, func(i int) bool { return e.unitHasStep(i, step) })
+		if k < 0 {
+			missing = append(missing, step)
+		} else if !slices.Contains(targets, waiting[k]) {
+			targets = append(targets, waiting[k])
 		}
-		names = append(names, e.waitingStep(i))
 	}
-	if len(names) == 0 {
-		return 0, errors.New("no step is waiting for a decision")
+	if len(missing) > 0 {
+		var names []string
+		for _, i := range slices.Sorted(slices.Values(waiting)) {
+			names = append(names, e.waitingStep(i))
+		}
+		what := fmt.Sprintf("step %q is", missing[0])
+		if len(missing) > 1 {
+			what = fmt.Sprintf("steps %s are", quoteAll(missing))
+		}
+		return nil, fmt.Errorf("%s not waiting for a decision (waiting: %s)", what, strings.Join(names, ", "))
 	}
-	return 0, fmt.Errorf("step %q is not waiting for a decision (waiting: %s)", step, strings.Join(names, ", "))
+	slices.Sort(targets)
+	return targets, nil
+}
+
+func quoteAll(ss []string) string {
+	q := make([]string, len(ss))
+	for k, s := range ss {
+		q[k] = fmt.Sprintf("%q", s)
+	}
+	return strings.Join(q, ", ")
 }
 
 func (e *Executor) unitHasStep(i int, step string) bool {
@@ -111,7 +171,9 @@ func (e *Executor) hasDecision() bool {
 	return false
 }
 
-// applyDecision applies the oldest queued decision.
+// applyDecision applies the oldest queued decision to each unit it names,
+// in unit order. Rollback and abort stop the whole execution: the first
+// unit still waiting takes them, and every other waiting unit fails.
 func (e *Executor) applyDecision(ctx workflow.Context) {
 	var d *pendingDecision
 	for _, p := range e.decisions {
@@ -122,13 +184,25 @@ func (e *Executor) applyDecision(ctx workflow.Context) {
 	}
 	d.applied = true
 	e.decisions = slices.DeleteFunc(e.decisions, func(p *pendingDecision) bool { return p.applied })
-	i := d.target
-	if e.sched.State(i) != dag.Held {
-		return // the unit stopped waiting meanwhile (cancellation)
+	for _, i := range d.targets {
+		if e.sched.State(i) != dag.Held {
+			continue // the unit stopped waiting meanwhile (cancellation)
+		}
+		if e.decideUnit(i, d.req.Action) {
+			return
+		}
 	}
+	if e.sched.Count(dag.Held) == 0 {
+		e.to(evAnswered)
+	}
+}
+
+// decideUnit applies action to waiting unit i; it reports whether the
+// action stopped the execution.
+func (e *Executor) decideUnit(i int, action model.Decision) (stopped bool) {
 	st := &e.state[i]
 	msg := st.err
-	switch d.req.Action {
+	switch action {
 	case model.DecisionRetry:
 		e.sched.Retry(i)
 	case model.DecisionSkip:
@@ -147,18 +221,16 @@ func (e *Executor) applyDecision(ctx workflow.Context) {
 		e.failed(i, msg)
 		e.to(evRollback)
 		e.failWaiting()
-		return
+		return true
 	case model.DecisionAbort:
 		e.sched.Abandon(i)
 		e.failed(i, msg)
 		e.halt.aborted = true
 		e.to(evStop)
 		e.failWaiting()
-		return
+		return true
 	}
-	if e.sched.Count(dag.Held) == 0 {
-		e.to(evAnswered)
-	}
+	return false
 }
 
 // stepsToSkip returns the failed steps of waiting unit i when its last

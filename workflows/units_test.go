@@ -115,7 +115,7 @@ func TestMultiStepUnitDecisions(t *testing.T) {
 			c := p.Steps[3]
 			assert.Equal(t, model.StatusDepFailed, c.Status)
 			assert.Equal(t, "dependency exec/b failed", c.Error)
-			assert.Equal(t, model.DecisionResult{Step: "exec/b", Action: tt.req.Action}, *result)
+			assert.Equal(t, model.DecisionResult{Step: "exec/b", Steps: []string{"exec/b"}, Action: tt.req.Action, Scope: model.DecisionScopeSteps}, *result)
 
 			require.Len(t, f.batchInputs, 2, "the unit ran %d times", len(f.batchInputs))
 			assert.False(t, f.batchInputs[0].Rerun)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -265,19 +266,39 @@ var decisionActions = []model.Decision{model.DecisionRetry, model.DecisionSkip, 
 func newExecDecideCmd(a *app) *cobra.Command {
 	var d model.DecisionRequest
 	var action string
+	var steps []string
 	cmd := &cobra.Command{
-		Use:   "decide ID --action retry|skip|rollback|abort [--step STEP]",
-		Short: "Answer an execution paused on a failed step (--on-failure pause)",
-		Long: "Decide tells a paused execution what to do with the step that waits: retry it, skip\n" +
-			"it (its dependents run), roll back everything done so far, or abort (stop, keep what is\n" +
-			"done). --step picks the step when several wait.",
-		Args: cobra.ExactArgs(1),
+		Use:   "decide ID [retry|skip|rollback|abort] [--step STEP]... [--all]",
+		Short: "Answer an execution paused on failed steps (--on-failure pause)",
+		Long: "Decide tells a paused execution what to do with the steps that wait: retry them, skip\n" +
+			"them (their dependents run), roll back everything done so far, or abort (stop, keep what\n" +
+			"is done). The action is the second argument or --action. --step picks a waiting step and\n" +
+			"may repeat to decide several at once; --all decides every step waiting; with neither the\n" +
+			"first waiting step is decided. A --step that does not wait changes nothing.",
+		Example: "  cairn exec decide EXEC retry --step node-1/task --step node-2/task\n" +
+			"  cairn exec decide EXEC skip --all",
+		Args: cobra.RangeArgs(1, 2),
 	}
 	r := newRemote(a, cmd, formatTable)
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		given := "--action"
+		if len(args) == 2 {
+			if action != "" && action != args[1] {
+				return fmt.Errorf("action %q and --action %q disagree", args[1], action)
+			}
+			action, given = args[1], "action"
+		}
 		d.Action = model.Decision(action)
 		if !slices.Contains(decisionActions, d.Action) {
-			return fmt.Errorf("--action %q: want retry, skip, rollback or abort", action)
+			return fmt.Errorf("%s %q: want retry, skip, rollback or abort", given, action)
+		}
+		switch {
+		case d.All && len(steps) > 0:
+			return errors.New("give --step or --all, not both")
+		case len(steps) == 1:
+			d.Step = steps[0]
+		case len(steps) > 1:
+			d.Steps = steps
 		}
 		c, err := r.client()
 		if err != nil {
@@ -287,13 +308,29 @@ func newExecDecideCmd(a *app) *cobra.Command {
 		if err != nil {
 			return apiFailure(a, err, nil)
 		}
-		return r.print(res, func(w io.Writer) error {
-			_, err := fmt.Fprintf(w, "%s: %s\n", res.Step, res.Action)
-			return err
-		})
+		return r.print(res, func(w io.Writer) error { return printDecision(w, res) })
 	}
-	cmd.Flags().StringVar(&action, "action", "", "retry, skip, rollback or abort (required)")
-	cmd.Flags().StringVar(&d.Step, "step", "", "the waiting step to decide (when several wait)")
-	_ = cmd.MarkFlagRequired("action")
+	cmd.Flags().StringVar(&action, "action", "", "retry, skip, rollback or abort (or give it as the second argument)")
+	cmd.Flags().StringArrayVar(&steps, "step", nil, "a waiting step to decide; repeat for several")
+	cmd.Flags().BoolVar(&d.All, "all", false, "decide every step waiting now")
 	return cmd
+}
+
+// printDecision writes a line "STEP: ACTION" per step a decision applied
+// to, and says when it acted on the whole execution (rollback, abort).
+func printDecision(w io.Writer, res *model.DecisionResult) error {
+	steps := res.Steps
+	if len(steps) == 0 && res.Step != "" {
+		steps = []string{res.Step}
+	}
+	for _, s := range steps {
+		if _, err := fmt.Fprintf(w, "%s: %s\n", s, res.Action); err != nil {
+			return err
+		}
+	}
+	if res.Scope == model.DecisionScopeExecution {
+		_, err := fmt.Fprintf(w, "%s applies to the whole execution\n", res.Action)
+		return err
+	}
+	return nil
 }

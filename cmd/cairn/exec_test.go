@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"regexp"
 	"strings"
@@ -152,6 +153,30 @@ func TestExecCommands(t *testing.T) {
 		r.expect(t, 0).has(t, "waiting exec/check", "decide with: cairn exec decide "+exID+" --step exec/check", "ran exec/check", "Apply completed")
 		require.True(t, regexp.MustCompile(`(?m)^\s+failed:\s+0$`).MatchString(r.stdout), "report:\n%s", r.stdout)
 		s.run("exec", "decide", exID, "--action", "skip", "-o", "json").expect(t, 1).hasErr(t, "409")
+	})
+
+	t.Run("decide several", func(t *testing.T) {
+		other := s.stack("fleet")
+		flag := s.path("fleet-flag")
+		var pkg strings.Builder
+		for _, n := range []string{"a", "b", "c"} {
+			// A timeout of its own makes each step a unit of its own.
+			fmt.Fprintf(&pkg, "---\napiVersion: cairn/v1\nkind: Exec\nmetadata: {name: %s}\nspec: {command: \"test -f %s\"}\nmeta: {timeout: 60}\n", n, flag)
+		}
+		exID := strings.TrimSpace(s.run("apply", "--stack", other, s.file("fleet.yaml", pkg.String()), "--wait=false", "--on-failure", "pause").expect(t, 0).stdout)
+		s.waitExecution(exID, "three steps waiting", func(ex *model.Execution) bool {
+			return ex.Status == model.ExecWaiting && ex.Progress != nil && len(ex.Progress.Waiting) == 3
+		})
+		s.run("exec", "decide", exID, "retry", "--action", "skip").expect(t, 1).hasErr(t, `action "retry" and --action "skip" disagree`)
+		s.run("exec", "decide", exID, "retry", "--step", "exec/a", "--all").expect(t, 1).hasErr(t, "--step or --all")
+		s.run("exec", "decide", exID, "retry", "--step", "exec/a", "--step", "exec/nope").expect(t, 1).
+			hasErr(t, "409", `step "exec/nope" is not waiting`)
+		require.NoError(t, os.WriteFile(flag, nil, 0o644))
+		s.run("exec", "decide", exID, "retry", "--step", "exec/c", "--step", "exec/a").expect(t, 0).
+			has(t, "exec/a: retry\nexec/c: retry\n")
+		s.run("exec", "decide", exID, "skip", "--all", "-o", "json").expect(t, 0).
+			has(t, `"steps": [`, `"exec/b"`, `"scope": "steps"`)
+		s.run("exec", "watch", exID).expect(t, 0).has(t, "Apply completed")
 	})
 }
 

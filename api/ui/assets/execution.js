@@ -55,12 +55,38 @@ function showDetail() {
 }
 
 async function decide(action, step) {
+  await send({ action, step });
+}
+
+// decideAll sends one decision for every step the page shows waiting, by
+// name: the server applies it to all of them or, when one stopped waiting
+// meanwhile, to none and says what waits.
+async function decideAll(action, steps) {
+  await send({ action, steps });
+}
+
+async function send(body) {
   try {
-    const res = await call(base + '/decision', { method: 'POST', body: { action, step } });
-    say(res.action + ' sent for ' + res.step);
+    const res = await call(base + '/decision', { method: 'POST', body });
+    const steps = res.steps || [res.step];
+    say(res.action + ' sent for ' + (steps.length === 1 ? steps[0] : steps.length + ' steps'));
   } catch (err) {
     say(err.message, true);
   }
+}
+
+// allControls offers retry and skip of every waiting step at once when
+// more than one waits.
+function allControls(waiting) {
+  if (waiting.length < 2) return [];
+  const buttons = ['retry', 'skip'].map((a) => el('button', {
+    type: 'button', class: 'decision decide-all', dataset: { action: a },
+    onclick: () => {
+      for (const b of document.querySelectorAll('#waiting button.decide-all')) b.disabled = true;
+      decideAll(a, waiting);
+    },
+  }, a + ' all ' + waiting.length));
+  return [el('span', { class: 'decisions' }, ...buttons)];
 }
 
 function renderHeader(ex) {
@@ -82,7 +108,7 @@ function renderHeader(ex) {
   box.hidden = waiting.length === 0;
   box.replaceChildren(waiting.length ? 'Waiting for a decision on: ' : '',
     ...waiting.map((w) => el('button', { type: 'button', class: 'step-link', dataset: { step: w },
-      onclick: () => page.graph.select(w) }, w)));
+      onclick: () => page.graph.select(w) }, w)), ...allControls(waiting));
   if (ex.error) say(ex.error, ex.status !== 'completed');
   renderApprovalOf(ex);
   showDetail();
