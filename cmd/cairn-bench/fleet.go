@@ -80,7 +80,7 @@ func (r *runner) runFleet(ctx context.Context, nodes int) ([]row, error) {
 			}
 			done := count[model.StatusSucceeded] + count[model.StatusSkipped]
 			if done != len(steps) || count[model.StatusSucceeded] == 0 {
-				return "", fmt.Errorf("steps by status %v: want every one succeeded or skipped", count)
+				return "", fmt.Errorf("execution %s %s (%s): steps by status %v: want every one succeeded or skipped", ex.ID, ex.Status, ex.Error, count)
 			}
 			if ex.Progress != nil && ex.Progress.Total != len(steps) {
 				return "", fmt.Errorf("%d steps read, progress counts %d", len(steps), ex.Progress.Total)

@@ -15,7 +15,7 @@ import (
 // /v1/executions/{id}/steps (the execution's answer is bounded; at a
 // hundred nodes fuel-library's graph has more steps than fit).
 func allSteps(ctx context.Context, e *env, ex *model.Execution) ([]model.StepProgress, error) {
-	if ex.Progress == nil || ex.Progress.Total <= len(ex.Steps) {
+	if ex.Progress != nil && ex.Progress.Total <= len(ex.Steps) {
 		return ex.Steps, nil
 	}
 	var out []model.StepProgress
