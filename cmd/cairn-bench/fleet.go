@@ -12,6 +12,7 @@ import (
 
 	"github.com/cairn-io/cairn/client"
 	"github.com/cairn-io/cairn/contract"
+	"github.com/cairn-io/cairn/internal/fuellab"
 	"github.com/cairn-io/cairn/model"
 )
 
@@ -38,7 +39,7 @@ func (r *runner) runFleet(ctx context.Context, nodes int) ([]row, error) {
 		if info.Tasks != rel.tasks {
 			return nil, fmt.Errorf("the uploaded graph has %d tasks, want %d", info.Tasks, rel.tasks)
 		}
-		in := model.ClusterInput{ID: "fleet", Name: "fleet", ReleaseID: release.ID, Nodes: fleetNodes(nodes), Settings: fleetSettings()}
+		in := model.ClusterInput{ID: "fleet", Name: "fleet", ReleaseID: release.ID, Nodes: fleetNodes(nodes), Settings: fuellab.Settings()}
 		cl, err := e.api.CreateCluster(ctx, in)
 		if err != nil {
 			return nil, fmt.Errorf("create cluster: %w", err)
