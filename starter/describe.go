@@ -214,18 +214,56 @@ func (s *Starter) progress(ctx context.Context, wfID, runID string, offset, limi
 	if err := v.Get(&p); err != nil {
 		return nil, err
 	}
-	if p.Shard != nil && p.Shard.WorkflowID != "" {
-		// The running shard knows its steps and who waits.
+	if p.Shard != nil && p.Shard.Shards > 0 {
+		s.shardSteps(ctx, &p, offset, limit)
+	}
+	return &p, nil
+}
+
+// shardSteps fills a sharded execution's page from its shards, which
+// answer for their steps: the running shard for what runs and waits, and
+// every shard that ran, in shard order, for the step states, so a
+// finished execution lists all its steps and offset counts across the
+// shards. A page holds at most limit steps (0 or more than
+// workflows.MaxProgressSteps means that many); a shard's page cut short by its size bound
+// ends the page there, so a caller paging on by offset misses nothing.
+//
+// Cost: one progress query per shard that ran; a closed shard's query
+// replays its history.
+func (s *Starter) shardSteps(ctx context.Context, p *model.ProgressPage, offset, limit int) {
+	last := p.Shard.Shards - 1
+	if p.Report == nil && p.Shard.WorkflowID != "" {
+		last = min(p.Shard.Active, last) // later shards have not started
+	}
+	if limit <= 0 || limit > workflows.MaxProgressSteps {
+		limit = workflows.MaxProgressSteps
+	}
+	p.Steps, p.Entries, p.Offset = []model.StepProgress{}, 0, offset
+	full := false // the page takes no more steps
+	for k := 0; k <= last; k++ {
+		id := workflows.ShardWorkflowID(p.ExecutionID, k)
+		from := max(offset-p.Entries, 0)
+		want := max(limit-len(p.Steps), 1)
 		var child model.ProgressPage
-		if v, err := s.c.QueryWorkflow(ctx, p.Shard.WorkflowID, "", workflows.ProgressQuery, offset, limit); err == nil && v.Get(&child) == nil {
-			p.Steps, p.Waiting, p.Running, p.Entries, p.Offset = child.Steps, child.Waiting, child.Running, child.Entries, child.Offset
+		v, err := s.c.QueryWorkflow(ctx, id, "", workflows.ProgressQuery, from, want)
+		if err != nil || v.Get(&child) != nil {
+			continue // a shard the execution never reached
+		}
+		if !full {
+			p.Steps = append(p.Steps, child.Steps...)
+			cut := len(child.Steps) < child.Entries-from
+			full = cut || len(p.Steps) >= limit
+		}
+		p.Entries += child.Entries
+		if id == p.Shard.WorkflowID {
+			// The running shard knows who runs and who waits.
+			p.Waiting, p.Running = child.Waiting, child.Running
 			p.Done += child.Done
 			if len(child.Waiting) > 0 {
 				p.Status, p.Awaiting = model.ExecWaiting, workflows.AwaitingDecision
 			}
 		}
 	}
-	return &p, nil
 }
 
 // Await blocks until the execution closes (or ctx ends) and describes it.

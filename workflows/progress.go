@@ -16,11 +16,11 @@ import (
 // Temporal UI shows up to date.
 
 // A query answer stays below the SDK's payload warning (512 KB), whatever
-// the fleet: at most maxProgressSteps entries and about maxProgressBytes;
+// the fleet: at most MaxProgressSteps entries and about maxProgressBytes;
 // the caller pages on with offset. A page of 1 MiB was 775 KB by the end of
 // 200 nodes × 20 steps, uploaded on every poll of the execution.
 const (
-	maxProgressSteps = 5000
+	MaxProgressSteps = 5000
 	maxProgressBytes = 256 << 10
 )
 
@@ -37,8 +37,8 @@ func approxSize(sp *model.StepProgress) int {
 // (0 = as many as fit). A unit of several steps that has not reported yet
 // lists the steps it names, or is one entry.
 func (e *Executor) Progress(offset, limit int) *model.ProgressPage {
-	if limit <= 0 || limit > maxProgressSteps {
-		limit = maxProgressSteps
+	if limit <= 0 || limit > MaxProgressSteps {
+		limit = MaxProgressSteps
 	}
 	p := &model.ProgressPage{ExecutionID: e.opts.ExecutionID, Offset: offset, Status: model.ExecRunning, Steps: []model.StepProgress{}}
 	if e.sched.Count(dag.Held) > 0 {

@@ -76,7 +76,14 @@ func (s *shardRun) childID(execID string, shard int, compensate bool) string {
 	if compensate {
 		return fmt.Sprintf("%s-undo-%d", execID, shard)
 	}
-	return fmt.Sprintf("%s-shard-%d", execID, shard)
+	return ShardWorkflowID(execID, shard)
+}
+
+// ShardWorkflowID is the workflow id of shard k (from 0) of the sharded
+// execution execID: the child whose progress query answers for the
+// shard's steps, running or closed.
+func ShardWorkflowID(execID string, k int) string {
+	return fmt.Sprintf("%s-shard-%d", execID, k)
 }
 
 func (s *shardRun) run(ctx workflow.Context, opts ExecOptions) (*Outcome, error) {
