@@ -164,7 +164,7 @@ func (p *Preparer) Pin(ctx context.Context, c *Checked) (contract.GraphRequest, 
 			return req, err
 		}
 	}
-	content, err := encodeExpansion(c.types)
+	content, err := encodeExpansion(req, c.types)
 	if err != nil {
 		return req, err
 	}

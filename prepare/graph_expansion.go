@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/cairn-io/cairn/contract"
 	"github.com/cairn-io/cairn/graphs"
 	"github.com/cairn-io/cairn/model"
 	"github.com/cairn-io/cairn/store"
@@ -21,12 +22,16 @@ const (
 	ExpansionSnapshotKind = "graph-steps"
 )
 
-// expansionDoc is the content of a "graph-steps" snapshot: per type, in
+// expansionDoc is the content of a "graph-steps" snapshot: the request it
+// was expanded for (cluster, node and task subsets) and per type, in
 // order, the graph the steps came from (placeholders resolved, which task
 // digests, strategies, lifecycles and fault tolerances are read from) and
 // the steps. JSON, so equal expansions share one snapshot.
 type expansionDoc struct {
-	Types []expansionEntry `json:"types"`
+	Cluster string           `json:"cluster"`
+	Nodes   []string         `json:"nodes,omitempty"`
+	Tasks   []string         `json:"tasks,omitempty"`
+	Types   []expansionEntry `json:"types"`
 }
 
 type expansionEntry struct {
@@ -35,8 +40,8 @@ type expansionEntry struct {
 	Steps []*model.Step   `json:"steps"`
 }
 
-func encodeExpansion(types []expandedType) ([]byte, error) {
-	doc := expansionDoc{Types: make([]expansionEntry, len(types))}
+func encodeExpansion(req contract.GraphRequest, types []expandedType) ([]byte, error) {
+	doc := expansionDoc{Cluster: req.ClusterID, Nodes: req.Nodes, Tasks: req.Tasks, Types: make([]expansionEntry, len(types))}
 	for i, et := range types {
 		g, err := graphs.MarshalGraph(et.Graph, "json")
 		if err != nil {
@@ -47,9 +52,14 @@ func encodeExpansion(types []expandedType) ([]byte, error) {
 	return json.Marshal(doc)
 }
 
-// loadExpansion reads the pinned expansion of a request of types. Cost:
-// one store read, one parse per type; neither merge nor expansion.
-func (p *Preparer) loadExpansion(ctx context.Context, hash string, types []string) ([]expandedType, error) {
+// loadExpansion reads the pinned expansion of req on cluster c. The
+// request's expansion hash is a claim (whoever starts a workflow names
+// it): the expansion must have been made for this cluster, these graph
+// types and these node and task subsets, and every step must be on a node
+// the cluster has, so one cluster's steps never run on another's nodes.
+// Cost: one store read, one parse per type; neither merge nor expansion.
+func (p *Preparer) loadExpansion(ctx context.Context, req contract.GraphRequest, c *model.Cluster) ([]expandedType, error) {
+	hash, types := req.Expansion, req.Types
 	if hash == "" {
 		return nil, invalidGraph("the request is not pinned: no expansion (the API validates and pins every graph execution)")
 	}
@@ -74,6 +84,13 @@ func (p *Preparer) loadExpansion(ctx context.Context, hash string, types []strin
 	if !slices.Equal(got, types) {
 		return nil, invalidGraph("expansion %s is of graph types %v, the request of %v", hashPrefix(hash), got, types)
 	}
+	if doc.Cluster != c.ID || !slices.Equal(doc.Nodes, req.Nodes) || !slices.Equal(doc.Tasks, req.Tasks) {
+		return nil, invalidGraph("expansion %s was made for cluster %q (nodes %v, tasks %v), not for this request", hashPrefix(hash), doc.Cluster, doc.Nodes, doc.Tasks)
+	}
+	nodes := make(map[string]bool, len(c.Nodes))
+	for _, n := range c.Nodes {
+		nodes[n.ID], nodes[n.Name] = true, true
+	}
 	out := make([]expandedType, len(doc.Types))
 	for i, e := range doc.Types {
 		g, err := graphs.ParseGraph(graphs.Options{Catalogue: p.cat}, graphs.Source{
@@ -83,6 +100,11 @@ func (p *Preparer) loadExpansion(ctx context.Context, hash string, types []strin
 			return nil, invalidGraph("graph %q: %v", e.Type, err)
 		}
 		g.Type = e.Type
+		for _, st := range e.Steps {
+			if st.Node != "" && !nodes[st.Node] {
+				return nil, invalidGraph("graph %q: step %s is on node %q, which cluster %q no longer has: execute the graph anew", e.Type, st.ID, st.Node, c.ID)
+			}
+		}
 		out[i] = expandedType{Type: e.Type, Graph: g, Steps: e.Steps}
 	}
 	return out, nil

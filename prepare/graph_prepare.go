@@ -45,7 +45,7 @@ func (p *Preparer) Prepare(ctx context.Context, execID string, req contract.Grap
 	if err != nil {
 		return nil, err
 	}
-	types, err := p.loadExpansion(ctx, req.Expansion, req.Types)
+	types, err := p.loadExpansion(ctx, req, c)
 	if err != nil {
 		return nil, err
 	}

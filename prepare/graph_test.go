@@ -119,3 +119,42 @@ func TestPrepareRunsThePinnedExpansion(t *testing.T) {
 	_, err = p.Prepare(ctx, "e3", req, 0)
 	require.ErrorIs(t, err, ErrInvalidGraph, "an expansion of other types")
 }
+
+// A request's expansion is a claim: it runs only for the cluster, nodes
+// and tasks it was expanded for, and only on nodes the cluster still has.
+func TestPrepareRefusesAnExpansionMadeForAnotherRequest(t *testing.T) {
+	ctx := context.Background()
+	st := graphFixture(t)
+	p := NewPreparer(st, nil, Files{})
+	checked, err := p.Check(ctx, contract.GraphRequest{ClusterID: "c1", Types: []string{"deploy"}})
+	require.NoError(t, err)
+	req, err := p.Pin(ctx, checked)
+	require.NoError(t, err)
+	_, err = p.Prepare(ctx, "e0", req, 0)
+	require.NoError(t, err, "the request it was made for")
+
+	// Another cluster whose nodes have the same ids.
+	c1, err := st.GetCluster(ctx, "c1")
+	require.NoError(t, err)
+	c2 := *c1
+	c2.ID, c2.Name = "c2", "c2"
+	require.NoError(t, st.PutCluster(ctx, &c2))
+	other := req
+	other.ClusterID = "c2"
+	_, err = p.Prepare(ctx, "e1", other, 0)
+	require.ErrorIs(t, err, ErrInvalidGraph)
+	assert.ErrorContains(t, err, `was made for cluster "c1"`)
+
+	narrower := req
+	narrower.Nodes = []string{"n2"}
+	_, err = p.Prepare(ctx, "e2", narrower, 0)
+	require.ErrorIs(t, err, ErrInvalidGraph, "a node subset the expansion was not made for")
+
+	// Node n3 leaves the cluster: a retry cannot run its steps there.
+	c1.Nodes = c1.Nodes[:2]
+	require.NoError(t, st.PutCluster(ctx, c1))
+	req.RetryOf = []string{"e0"}
+	_, err = p.Prepare(ctx, "e3", req, 0)
+	require.ErrorIs(t, err, ErrInvalidGraph)
+	assert.ErrorContains(t, err, `is on node "n3", which cluster "c1" no longer has`)
+}
