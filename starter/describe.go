@@ -228,8 +228,8 @@ func (s *Starter) progress(ctx context.Context, wfID, runID string, offset, limi
 // workflows.MaxProgressSteps means that many); a shard's page cut short by its size bound
 // ends the page there, so a caller paging on by offset misses nothing.
 //
-// Cost: one progress query per shard that ran; a closed shard's query
-// replays its history.
+// Cost: one progress query per shard that ran, a finished shard's (which
+// replays its history) once per page it is asked for (shardPage).
 func (s *Starter) shardSteps(ctx context.Context, p *model.ProgressPage, offset, limit int) {
 	last := p.Shard.Shards - 1
 	if p.Report == nil && p.Shard.WorkflowID != "" {
@@ -244,9 +244,8 @@ func (s *Starter) shardSteps(ctx context.Context, p *model.ProgressPage, offset,
 		id := workflows.ShardWorkflowID(p.ExecutionID, k)
 		from := max(offset-p.Entries, 0)
 		want := max(limit-len(p.Steps), 1)
-		var child model.ProgressPage
-		v, err := s.c.QueryWorkflow(ctx, id, "", workflows.ProgressQuery, from, want)
-		if err != nil || v.Get(&child) != nil {
+		child, ok := s.shardPage(ctx, id, from, want, p.Report != nil || k < p.Shard.Active)
+		if !ok {
 			continue // a shard the execution never reached
 		}
 		if !full {
@@ -264,6 +263,27 @@ func (s *Starter) shardSteps(ctx context.Context, p *model.ProgressPage, offset,
 			}
 		}
 	}
+}
+
+// shardPage is one page of shard id's progress; a finished shard's pages
+// are kept, since they no longer change. ok is false when the shard does
+// not answer (the execution never reached it).
+func (s *Starter) shardPage(ctx context.Context, id string, from, want int, finished bool) (*model.ProgressPage, bool) {
+	key := fmt.Sprintf("%s\x00%d\x00%d", id, from, want)
+	if finished {
+		if page, ok := s.closedShards.Get(key); ok {
+			return page, true
+		}
+	}
+	var page model.ProgressPage
+	v, err := s.c.QueryWorkflow(ctx, id, "", workflows.ProgressQuery, from, want)
+	if err != nil || v.Get(&page) != nil {
+		return nil, false
+	}
+	if finished {
+		s.closedShards.Put(key, &page)
+	}
+	return &page, true
 }
 
 // Await blocks until the execution closes (or ctx ends) and describes it.

@@ -20,6 +20,7 @@ import (
 
 	"github.com/cairn-io/cairn/contract"
 	"github.com/cairn-io/cairn/internal/searchattr"
+	"github.com/cairn-io/cairn/internal/ttlcache"
 	"github.com/cairn-io/cairn/model"
 	"github.com/cairn-io/cairn/store"
 	"github.com/cairn-io/cairn/workflows"
@@ -51,7 +52,20 @@ type Config struct {
 type Starter struct {
 	c   client.Client
 	cfg Config
+	// closedShards keeps pages of shards that finished (their progress no
+	// longer changes), so following a sharded execution does not replay
+	// every finished shard on each poll: at most closedShardPages pages of
+	// at most about 256 KiB each.
+	closedShards *ttlcache.Cache[*model.ProgressPage]
 }
+
+// closedShardPages bounds Starter.closedShards; a page is kept
+// closedShardTTL, short because a reset of an execution runs its shards
+// again under the same workflow ids.
+const (
+	closedShardPages = 64
+	closedShardTTL   = time.Minute
+)
 
 // New returns a Starter over c.
 func New(c client.Client, cfg Config) *Starter {
@@ -64,7 +78,7 @@ func New(c client.Client, cfg Config) *Starter {
 	if cfg.DataConverter == nil {
 		cfg.DataConverter = converter.GetDefaultDataConverter()
 	}
-	return &Starter{c: c, cfg: cfg}
+	return &Starter{c: c, cfg: cfg, closedShards: ttlcache.New[*model.ProgressPage](closedShardPages, closedShardTTL)}
 }
 
 // Errors the starter returns (wrapped); the API maps them to statuses.
