@@ -20,10 +20,6 @@ import (
 	"github.com/cairn-io/cairn/stepdata"
 )
 
-// outputsRecord is a step's outputs record (stepdata.Outputs), under the
-// name the graph activities read it by.
-type outputsRecord = stepdata.Outputs
-
 // ApplyStep converges one step (reads, diffs and applies in one go), or
 // plans it with Noop. A provider failure fails the activity so Temporal
 // retries it by the step's meta params; configuration errors are never

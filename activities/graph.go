@@ -10,6 +10,7 @@ import (
 	"github.com/cairn-io/cairn/contract"
 	"github.com/cairn-io/cairn/model"
 	"github.com/cairn-io/cairn/prepare"
+	"github.com/cairn-io/cairn/stepdata"
 )
 
 // GraphActivities are the control plane's activities of graph executions:
@@ -128,7 +129,7 @@ func (g *GraphActivities) RecordGraphRuns(ctx context.Context, in contract.Recor
 		if !ok {
 			continue
 		}
-		var o outputsRecord
+		var o stepdata.Outputs
 		if err := json.Unmarshal(outRaw, &o); err != nil {
 			return nil, fmt.Errorf("outputs of %s: %w", id, err)
 		}

@@ -13,6 +13,7 @@ import (
 	"github.com/cairn-io/cairn/model"
 	"github.com/cairn-io/cairn/planner"
 	"github.com/cairn-io/cairn/prepare"
+	"github.com/cairn-io/cairn/stepdata"
 	"github.com/cairn-io/cairn/store"
 )
 
@@ -123,7 +124,7 @@ func TestPrepareGraphHistory(t *testing.T) {
 	require.Equal(t, "{{true}}", c, "never ran: condition %q, want true", c)
 	// Record config's run on n2 with the current parameters, as a
 	// finished execution does.
-	raw, _ := json.Marshal(outputsRecord{Action: model.ActionRun, Outcome: model.OutcomeUpdated})
+	raw, _ := json.Marshal(stepdata.Outputs{Action: model.ActionRun, Outcome: model.OutcomeUpdated})
 	require.NoError(t, st.PutStepData(ctx, "e1", "config@n2", contract.DataOutputs, raw))
 	res, err := g.RecordGraphRuns(ctx, contract.RecordGraphRunsInput{ExecutionID: "e1", ClusterID: "c1"})
 	require.NoError(t, err, "recorded %+v, %v; want config@n2 only (the others have no outputs)", res, err)
@@ -169,7 +170,7 @@ func TestPrepareGraphRetryTurnsDoneStepsIntoNoops(t *testing.T) {
 	prepared(t, st, "first", contract.GraphRequest{})
 	// The first execution did a on both nodes, b on n2 only.
 	for _, id := range []string{"a@n2", "a@n3", "b@n2"} {
-		raw, _ := json.Marshal(outputsRecord{Action: model.ActionRun, Outcome: model.OutcomeUpdated})
+		raw, _ := json.Marshal(stepdata.Outputs{Action: model.ActionRun, Outcome: model.OutcomeUpdated})
 		require.NoError(t, st.PutStepData(ctx, "first", id, contract.DataOutputs, raw))
 	}
 	_, err := g.RecordGraphRuns(ctx, contract.RecordGraphRunsInput{ExecutionID: "first", ClusterID: "c1"})
