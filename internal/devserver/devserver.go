@@ -7,7 +7,13 @@ import "github.com/cairn-io/cairn/internal/searchattr"
 
 // DynamicConfig is the dev server's dynamic config, as `KEY=VALUE` for
 // `--dynamic-config-value`. Each entry is there for latency, which decides
-// how long a chain of units takes:
+// how long a chain of units, or a graph's dependency levels, take:
+//   - the history service's transfer-queue reader may read 1,000 times a
+//     second instead of 20: every task that leaves history for matching (a
+//     workflow task after an activity completes, an activity task on a
+//     node's queue) is read by that reader, which waited for its rate
+//     limiter (burst 1, 20 a second per shard; the dev server has one
+//     shard) before each read, ~50 ms a hop under any steady load;
 //   - eager activity execution: an activity scheduled on the workflow's own
 //     task queue comes back in the answer to the workflow task that
 //     scheduled it, instead of going through matching;
@@ -16,14 +22,17 @@ import "github.com/cairn-io/cairn/internal/searchattr"
 //     forwarding between them costs tens of milliseconds a task on an idle
 //     server.
 //
-// Measured here with both, a unit's overhead between two sequential units
-// (schedule → start → complete → next workflow task) fell from ~95 ms to
-// ~10 ms: activity dispatch from ~45 ms to none, workflow-task dispatch
-// from ~45 ms to ~4 ms.
+// Measured here (BenchmarkSequentialStep), one step's round trip through
+// matching (schedule → start → complete → next workflow task) fell from
+// 100.5 ms with the defaults to 5–6 ms with all three; an eager one from
+// 50.5 ms to 4–5 ms.
 //
-// A production cluster sets the first in its dynamic config as well
-// (docker-compose does); the second suits a single-host server.
+// A production cluster sets the first two in its dynamic config as well
+// (deploy/temporal-dynamic-config.yaml, which docker-compose mounts): the
+// rate is per history shard there, and one workflow's tasks all go through
+// its shard's reader. The third suits a single-host server.
 var DynamicConfig = []string{
+	"history.transferProcessorMaxPollRPS=1000",
 	"system.enableActivityEagerExecution=true",
 	"matching.numTaskqueueReadPartitions=1",
 	"matching.numTaskqueueWritePartitions=1",
