@@ -217,6 +217,10 @@ type Unit struct {
 	// Sources are the unit's steps whose change refreshes steps of other
 	// units; a shard reports those that changed to the shards after it.
 	Sources []string `json:"src,omitempty"`
+	// Settled says why every step of the unit is skipped before it runs
+	// (not selected, or a condition decided false when the execution was
+	// prepared); the executor settles such a unit without an activity.
+	Settled string `json:"set,omitempty"`
 }
 
 // Subscription is a step refreshed when one of From changes in the run.

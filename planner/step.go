@@ -105,3 +105,24 @@ func (s *StoredStep) DepAliases() map[string]string {
 	}
 	return kinds.DepAliases(s.Spec)
 }
+
+// Why a step is skipped before it runs (StoredStep.SkipReason); the same
+// words as a step the activity skips.
+const (
+	NotSelected      = "not selected"
+	ConditionIsFalse = "condition is false"
+)
+
+// SkipReason says why s is known to be skipped before anything runs: it
+// was not selected (a task left out of the run), or its condition was
+// decided false when the execution was prepared (a Fuel condition, whose
+// yaql is evaluated then). "" when only running it tells.
+func (s *StoredStep) SkipReason() string {
+	switch {
+	case s.Skipped:
+		return NotSelected
+	case strings.TrimSpace(s.Condition) == "false":
+		return ConditionIsFalse
+	}
+	return ""
+}

@@ -180,7 +180,26 @@ func unit(mode contract.Mode, idx int, steps []*StoredStep, unitOf map[string]in
 		}
 	}
 	u.Summary = summary(mode, steps)
+	u.Settled = settled(steps)
 	return u
+}
+
+// settled is a unit's Settled: why every one of its steps is skipped
+// before it runs, or "" when one of them has to run to tell.
+func settled(steps []*StoredStep) string {
+	why := ""
+	for _, s := range steps {
+		r := s.SkipReason()
+		switch {
+		case r == "":
+			return ""
+		case why == "":
+			why = r
+		case why != r:
+			why = NotSelected + " or " + ConditionIsFalse
+		}
+	}
+	return why
 }
 
 // verb says what a unit starting with first does.

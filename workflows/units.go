@@ -2,6 +2,7 @@ package workflows
 
 import (
 	"fmt"
+	"time"
 
 	"go.temporal.io/sdk/workflow"
 
@@ -39,13 +40,19 @@ func (e *Executor) launch(actCtx, loopCtx workflow.Context) {
 	}
 }
 
-// start runs unit i's activity; its result lands in e.done.
+// start runs unit i's activity; its result lands in e.done. A settled
+// unit needs none (settle).
 func (e *Executor) start(actCtx, loopCtx workflow.Context, i int) {
 	u := &e.units[i]
 	st := &e.state[i]
 	now := workflow.Now(loopCtx)
 	st.runs++
 	st.startedAt, st.endedAt = &now, nil
+	// A noop unit runs even so: it writes the plan of every step.
+	if u.Settled != "" && e.opts.Mode != contract.ModeDryRun && !u.Meta.Noop {
+		e.settle(i, now)
+		return
+	}
 	name := contract.ApplyStepName
 	if u.Batch {
 		name = contract.ApplyBatchName
@@ -67,6 +74,29 @@ func (e *Executor) start(actCtx, loopCtx workflow.Context, i int) {
 		res.Expand()
 		e.done = append(e.done, completion{unit: i, res: res, err: err})
 	})
+}
+
+// settle ends unit i, whose steps are all known to be skipped before they
+// run (contract.Unit.Settled), without an activity: each step the unit
+// names is skipped for the unit's reason, and its dependents go on at once,
+// in the same workflow task, as after any skip. A dependency level of
+// skipped tasks costs a fleet no dispatch.
+func (e *Executor) settle(i int, now time.Time) {
+	u := &e.units[i]
+	st := &e.state[i]
+	st.endedAt = &now
+	e.seq++
+	st.seq = e.seq
+	ids := u.Steps
+	if len(ids) == 0 && u.Count <= 1 {
+		ids = []string{u.Step}
+	}
+	st.results = make([]contract.StepResult, len(ids))
+	for k, id := range ids {
+		st.results[k] = contract.StepResult{StepID: id, Action: model.ActionNoop, Outcome: model.OutcomeSkipped,
+			Changes: []model.AttrChange{{Path: "skipped", New: u.Settled}}}
+	}
+	e.sched.Skip(i)
 }
 
 // complete takes in one finished unit: its results or error, its
