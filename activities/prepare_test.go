@@ -263,7 +263,10 @@ func TestPrepareShardsLargePlans(t *testing.T) {
 	}
 	total := 0
 	for _, sh := range plan.Shards {
-		units, err := f.acts.LoadUnits(context.Background(), contract.LoadUnitsInput{ExecutionID: execID, Shard: sh.Index})
+		if sh.Pages != 1 {
+			t.Fatalf("shard %+v: want its units in one page", sh)
+		}
+		units, err := f.acts.LoadUnits(context.Background(), contract.LoadUnitsInput{ExecutionID: execID, Shard: sh.Index, Paged: true})
 		if err != nil {
 			t.Fatal(err)
 		}

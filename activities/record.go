@@ -64,11 +64,15 @@ func (a *Activities) StorePlan(ctx context.Context, in contract.StorePlanInput) 
 	return a.d.Store.PutStepData(ctx, in.ExecutionID, contract.PlanSummaryKey, contract.DataPlanSummary, raw)
 }
 
-// LoadUnits returns a shard's units.
+// LoadUnits returns a shard's units, or one page of them.
 func (a *Activities) LoadUnits(ctx context.Context, in contract.LoadUnitsInput) ([]contract.Unit, error) {
+	key := contract.ShardKey(in.Shard)
+	if in.Paged {
+		key = contract.ShardPageKey(in.Shard, in.Page)
+	}
 	var units []contract.Unit
-	if err := a.loadJSON(ctx, in.ExecutionID, contract.ShardKey(in.Shard), contract.DataShard, &units); err != nil {
-		return nil, fmt.Errorf("load shard %d: %w", in.Shard, err)
+	if err := a.loadJSON(ctx, in.ExecutionID, key, contract.DataShard, &units); err != nil {
+		return nil, fmt.Errorf("load units %s: %w", key, err)
 	}
 	return units, nil
 }

@@ -140,8 +140,19 @@ const (
 // UnitKey is the step-data key of a batch unit's step list.
 func UnitKey(index int) string { return fmt.Sprintf("unit:%d", index) }
 
-// ShardKey is the step-data key of a shard's unit list.
+// ShardKey is the step-data key of a shard's unit list, in one value (a
+// shard without Pages).
 func ShardKey(index int) string { return fmt.Sprintf("shard:%d", index) }
+
+// ShardPageKey is the step-data key of page p of shard k's units.
+func ShardPageKey(k, p int) string { return fmt.Sprintf("shard:%d:%d", k, p) }
+
+// MaxUnitsPageBytes bounds the units one payload carries (a prepared
+// plan's, one page of a shard's): far below the SDK's 512 KiB warning and
+// Temporal's 2 MB limit, whatever the fleet. A unit's dependencies are the
+// bulk of it: on 1,000 nodes one unit of fuel-library's release graph
+// waits for up to 800 others.
+const MaxUnitsPageBytes = 256 << 10
 
 // DefaultParallelism is how many units an execution runs at once unless
 // told otherwise: the one default of the API, the CLI, the workflows and
@@ -223,6 +234,15 @@ type Unit struct {
 	Settled string `json:"set,omitempty"`
 }
 
+// ForActivity is the unit as its activity reads it — which steps, on which
+// node — without what only the executor reads (dependencies, refresh
+// wiring, the summary): on a fleet a unit may wait for hundreds of others,
+// and every scheduled activity's input stays in history.
+func (u Unit) ForActivity() Unit {
+	u.Deps, u.AnyOf, u.Subscriptions, u.Sources, u.Summary = nil, nil, nil, nil, ""
+	return u
+}
+
 // Subscription is a step refreshed when one of From changes in the run.
 type Subscription struct {
 	Step string    `json:"s"`
@@ -235,13 +255,16 @@ type StepRef struct {
 	Step string `json:"s"`
 }
 
-// Shard is a contiguous range of units run by one child workflow; its unit
-// descriptors are in the store under ShardKey(Index).
+// Shard is a contiguous range of units run by one child workflow (or, for
+// a plan of one shard, by the workflow itself); its unit descriptors are in
+// the store in Pages pages under ShardPageKey, each at most
+// MaxUnitsPageBytes (no Pages: in one value under ShardKey(Index)).
 type Shard struct {
 	Index int `json:"index"`
 	First int `json:"first"` // first global unit index
 	Units int `json:"units"`
 	Steps int `json:"steps"`
+	Pages int `json:"pages,omitempty"`
 }
 
 // PreparedPlan is what Prepare returns: the units (or the shards holding
@@ -259,10 +282,13 @@ type PreparedPlan struct {
 	ClusterID string `json:"clusterId,omitempty"`
 }
 
-// LoadUnitsInput asks for a shard's units.
+// LoadUnitsInput asks for a shard's units: page Page of a shard that has
+// pages (Paged), else the whole shard.
 type LoadUnitsInput struct {
 	ExecutionID string `json:"executionId"`
 	Shard       int    `json:"shard"`
+	Page        int    `json:"page,omitempty"`
+	Paged       bool   `json:"paged,omitempty"`
 }
 
 // UnitInput asks to converge (or plan, with Noop) one unit.

@@ -3,6 +3,7 @@ package prepare_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"testing"
 
@@ -131,30 +132,68 @@ func TestReadPlanAssemblesTheStoredPlan(t *testing.T) {
 	assert.ErrorIs(t, err, store.ErrNotFound)
 }
 
-// Units beyond the shard size go to the store in shards that cover them
-// all in order; fewer stay inline.
+// Units beyond the shard size, or beyond one payload, go to the store in
+// shards that cover them all in order, each in pages of at most
+// contract.MaxUnitsPageBytes; fewer and smaller stay inline.
 func TestShardSplitsManyUnits(t *testing.T) {
-	st := newPlanStore(t)
 	ctx := context.Background()
-	units := make([]contract.Unit, 5)
-	for i := range units {
-		units[i] = contract.Unit{Index: i, Count: 2}
+	small := make([]contract.Unit, 5)
+	for i := range small {
+		small[i] = contract.Unit{Index: i, Count: 2}
 	}
-	inline := &contract.PreparedPlan{}
-	require.NoError(t, prepare.Shard(ctx, st, "e1", units, 5, inline))
-	assert.Len(t, inline.Units, 5)
-	assert.Empty(t, inline.Shards)
-
-	sharded := &contract.PreparedPlan{}
-	require.NoError(t, prepare.Shard(ctx, st, "e1", units, 2, sharded))
-	assert.Empty(t, sharded.Units)
-	require.Len(t, sharded.Shards, 3)
-	assert.Equal(t, contract.Shard{Index: 2, First: 4, Units: 1, Steps: 2}, sharded.Shards[2])
-	raw, err := st.GetStepData(ctx, "e1", contract.ShardKey(1), contract.DataShard)
-	require.NoError(t, err)
-	var got []contract.Unit
-	require.NoError(t, json.Unmarshal(raw, &got))
-	assert.Equal(t, units[2:4], got)
+	// A fleet's units: each waits for a few hundred others, so 400 of them
+	// are several payloads' worth.
+	fleet := make([]contract.Unit, 400)
+	for i := range fleet {
+		fleet[i] = contract.Unit{Index: i, Count: 1, Step: fmt.Sprintf("task@%d", i)}
+		for d := range 600 {
+			fleet[i].Deps = append(fleet[i].Deps, 100000+d)
+		}
+	}
+	tests := []struct {
+		name       string
+		units      []contract.Unit
+		shardUnits int
+		inline     bool
+		shards     []int // units per shard
+	}{
+		{"few and small stay inline", small, 5, true, nil},
+		{"more than a shard", small, 2, false, []int{2, 2, 1}},
+		{"one shard too large for one payload", fleet, 0, false, []int{400}},
+		{"several shards, each paged", fleet, 150, false, []int{150, 150, 100}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			st := newPlanStore(t)
+			plan := &contract.PreparedPlan{}
+			require.NoError(t, prepare.Shard(ctx, st, "e1", tt.units, tt.shardUnits, plan))
+			if tt.inline {
+				assert.Equal(t, tt.units, plan.Units)
+				assert.Empty(t, plan.Shards)
+				return
+			}
+			assert.Empty(t, plan.Units)
+			require.Len(t, plan.Shards, len(tt.shards))
+			var got []contract.Unit
+			for k, sh := range plan.Shards {
+				assert.Equal(t, tt.shards[k], sh.Units)
+				assert.Equal(t, len(got), sh.First)
+				require.Positive(t, sh.Pages)
+				var inShard []contract.Unit
+				for p := range sh.Pages {
+					raw, err := st.GetStepData(ctx, "e1", contract.ShardPageKey(k, p), contract.DataShard)
+					require.NoError(t, err)
+					assert.LessOrEqual(t, len(raw), contract.MaxUnitsPageBytes, "page %d of shard %d", p, k)
+					var page []contract.Unit
+					require.NoError(t, json.Unmarshal(raw, &page))
+					inShard = append(inShard, page...)
+				}
+				assert.Len(t, inShard, sh.Units)
+				got = append(got, inShard...)
+			}
+			assert.Equal(t, tt.units, got)
+		})
+	}
 }
 
 // An agent node gets a grant naming its steps, the steps elsewhere they

@@ -62,32 +62,62 @@ func Persist(ctx context.Context, w PlanWriter, execID string, units []contract.
 }
 
 // Shard hands the units to the plan: inline when they are at most
-// shardUnits (0: planner.DefaultShardUnits), else split into shards of
-// that many, kept in the store (contract.DataShard, read back by the
-// LoadUnits activity) and described in plan.Shards, so a workflow's
-// history never carries more than one shard's units. Cost: one store
-// write when sharded.
+// shardUnits (0: planner.DefaultShardUnits) and fit one payload
+// (contract.MaxUnitsPageBytes), else split into shards of at most that
+// many, kept in the store in pages of at most that size (contract.DataShard,
+// read back by the LoadUnits activity) and described in plan.Shards. So no
+// payload carries more than a page of units and no workflow's history more
+// than one shard's, however large the fleet; a plan of one shard runs in
+// the workflow itself. Cost: one encoding of every unit; one store write
+// when sharded.
 func Shard(ctx context.Context, w PlanWriter, execID string, units []contract.Unit, shardUnits int, plan *contract.PreparedPlan) error {
 	if shardUnits <= 0 {
 		shardUnits = planner.DefaultShardUnits
 	}
-	if len(units) <= shardUnits {
-		plan.Units = units
-		return nil
-	}
-	shards := map[string][]byte{}
-	for k, first := 0, 0; first < len(units); k, first = k+1, first+shardUnits {
-		part := units[first:min(first+shardUnits, len(units))]
-		raw, err := json.Marshal(part)
+	raws := make([][]byte, len(units))
+	size := 0
+	for i := range units {
+		raw, err := json.Marshal(&units[i])
 		if err != nil {
 			return err
 		}
-		shards[contract.ShardKey(k)] = raw
-		sh := contract.Shard{Index: k, First: first, Units: len(part)}
-		for _, u := range part {
+		raws[i] = raw
+		size += len(raw) + 1
+	}
+	if len(units) <= shardUnits && size <= contract.MaxUnitsPageBytes {
+		plan.Units = units
+		return nil
+	}
+	pages := map[string][]byte{}
+	for k, first := 0, 0; first < len(units); k, first = k+1, first+shardUnits {
+		end := min(first+shardUnits, len(units))
+		sh := contract.Shard{Index: k, First: first, Units: end - first}
+		for _, u := range units[first:end] {
 			sh.Steps += max(u.Count, 1)
+		}
+		for _, page := range pageUnits(raws[first:end], contract.MaxUnitsPageBytes) {
+			pages[contract.ShardPageKey(k, sh.Pages)] = page
+			sh.Pages++
 		}
 		plan.Shards = append(plan.Shards, sh)
 	}
-	return w.PutStepDataBatch(ctx, execID, contract.DataShard, shards)
+	return w.PutStepDataBatch(ctx, execID, contract.DataShard, pages)
+}
+
+// pageUnits joins encoded units into JSON arrays of at most limit bytes
+// each (a unit larger than limit alone in its page), in order.
+func pageUnits(raws [][]byte, limit int) [][]byte {
+	var pages [][]byte
+	page := []byte{'['}
+	for _, raw := range raws {
+		if len(page) > 1 && len(page)+len(raw)+1 > limit {
+			pages = append(pages, append(page, ']'))
+			page = []byte{'['}
+		}
+		if len(page) > 1 {
+			page = append(page, ',')
+		}
+		page = append(page, raw...)
+	}
+	return append(pages, append(page, ']'))
 }

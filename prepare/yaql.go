@@ -1,6 +1,7 @@
 package prepare
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -31,6 +32,10 @@ type yaqlEnv struct {
 	nodes   map[string]*yaql.Deployment
 	old     map[string]map[string]any // node + "\x00" + execution; nil = none
 	saved   map[string]bool           // nodes whose data is kept
+	// commonSaved: this execution's common part is kept; oldCommon the
+	// common parts read, by execution (nil: kept whole per node).
+	commonSaved bool
+	oldCommon   map[string]map[string]any
 	// failed is the first store failure met while expanding.
 	failed error
 }
@@ -39,6 +44,7 @@ func newYAQLEnv(ctx context.Context, st GraphStore, c *model.Cluster, execID str
 	env := &yaqlEnv{
 		st: st, cluster: c, execID: execID, save: save, hist: hist,
 		exprs: map[string]*yaql.Expr{}, nodes: map[string]*yaql.Deployment{}, old: map[string]map[string]any{}, saved: map[string]bool{},
+		oldCommon: map[string]map[string]any{},
 	}
 	if c.ReleaseID != "" {
 		rel, err := st.GetRelease(ctx, c.ReleaseID)
@@ -107,16 +113,36 @@ func (y *yaqlEnv) deployment(ctx context.Context, node string) (*yaql.Deployment
 		y.nodes[node] = d
 	}
 	if y.save && !y.saved[node] {
-		raw, err := json.Marshal(d.Data)
-		if err != nil {
-			return nil, fmt.Errorf("deployment data of node %s: %w", node, err)
+		if !y.commonSaved {
+			if err := y.put(ctx, commonPart, d.Common); err != nil {
+				return nil, err
+			}
+			y.commonSaved = true
 		}
-		if err := y.st.PutDeploymentData(ctx, y.cluster.ID, node, y.execID, raw); err != nil {
+		if err := y.put(ctx, node, d.Node); err != nil {
 			return nil, err
 		}
 		y.saved[node] = true
 	}
 	return d, nil
+}
+
+// commonPart is the node id under which an execution keeps the part of
+// its deployment data every node shares ($common); each node's row keeps
+// only its own part ($node). So a cluster's deployment data grows with its
+// nodes, not with their square (every node's data lists every node), and
+// the node's data as a run saw it is the two joined (yaql.Join). Rows of
+// executions from before keep each node's data whole, and have no common
+// part. No node is named "" (the control plane is "master").
+const commonPart = ""
+
+// put keeps one part of this execution's deployment data.
+func (y *yaqlEnv) put(ctx context.Context, node string, part map[string]any) error {
+	raw, err := json.Marshal(part)
+	if err != nil {
+		return fmt.Errorf("deployment data of node %s: %w", cmp.Or(node, "(common)"), err)
+	}
+	return y.st.PutDeploymentData(ctx, y.cluster.ID, node, y.execID, raw)
 }
 
 // build builds a node's deployment data.
@@ -157,32 +183,58 @@ func (y *yaqlEnv) input(ctx context.Context, node, task string) (yaql.Input, err
 	return d.Input(old), nil
 }
 
-// oldData reads the deployment data execution execID kept for a node;
-// none kept (an execution from before Cairn kept it) reads as no run.
+// oldData reads the deployment data execution execID kept for a node —
+// its own part joined to the execution's common part, or, from an
+// execution that kept it whole, as it is; none kept (an execution from
+// before Cairn kept it) reads as no run.
 func (y *yaqlEnv) oldData(ctx context.Context, node, execID string) (map[string]any, error) {
 	key := node + "\x00" + execID
 	if old, ok := y.old[key]; ok {
 		return old, nil
 	}
+	own, err := y.readPart(ctx, node, execID)
+	if err != nil || own == nil {
+		y.old[key] = nil
+		return nil, err
+	}
+	common, ok := y.oldCommon[execID]
+	if !ok {
+		if common, err = y.readPart(ctx, commonPart, execID); err != nil {
+			return nil, err
+		}
+		y.oldCommon[execID] = common
+	}
+	if common != nil {
+		own = yaql.Join(common, own)
+	}
+	y.old[key] = own
+	return own, nil
+}
+
+// readPart reads one kept part of an execution's deployment data (nil:
+// none kept).
+func (y *yaqlEnv) readPart(ctx context.Context, node, execID string) (map[string]any, error) {
 	raw, err := y.st.GetDeploymentData(ctx, y.cluster.ID, node, execID)
 	if errors.Is(err, store.ErrNotFound) {
-		y.old[key] = nil
 		return nil, nil
 	}
 	if err != nil {
 		return nil, err
 	}
+	what := "node " + node
+	if node == commonPart {
+		what = "the cluster"
+	}
 	var v any
 	if err := json.Unmarshal(raw, &v); err != nil {
-		return nil, fmt.Errorf("deployment data of node %s (execution %s): %w", node, execID, err)
+		return nil, fmt.Errorf("deployment data of %s (execution %s): %w", what, execID, err)
 	}
 	n, err := yaql.Normalize(v)
 	if err != nil {
-		return nil, fmt.Errorf("deployment data of node %s (execution %s): %w", node, execID, err)
+		return nil, fmt.Errorf("deployment data of %s (execution %s): %w", what, execID, err)
 	}
-	old, _ := n.(map[string]any)
-	y.old[key] = old
-	return old, nil
+	m, _ := n.(map[string]any)
+	return m, nil
 }
 
 // resolveStep evaluates a step's Fuel expressions on its node: a yaql or

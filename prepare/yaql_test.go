@@ -113,11 +113,31 @@ func TestResolveStepFuelExpressions(t *testing.T) {
 		assert.EqualError(t, err, tt.msg, tt.name)
 	}
 
-	// Each node's data was kept per execution; pruning keeps what runs
-	// refer to.
-	_, err = st.GetDeploymentData(ctx, "env", "n2", "e1")
+	// Each node's own part was kept per execution, and the part every
+	// node shares once: a node's row does not list the other nodes.
+	own, err := st.GetDeploymentData(ctx, "env", "n2", "e1")
 	require.NoError(t, err)
+	assert.Contains(t, string(own), "node-2")
+	assert.NotContains(t, string(own), "node-1")
+	common, err := st.GetDeploymentData(ctx, "env", "", "e1")
+	require.NoError(t, err)
+	assert.Contains(t, string(common), "node-1")
+	// Pruning keeps what runs refer to.
 	n, err := st.PruneDeploymentData(ctx, "env", "e9")
 	require.NoError(t, err)
-	assert.Equal(t, 3, n, "e2, e3 and e4 are referred to by no run")
+	assert.Equal(t, 6, n, "e2, e3 and e4 (each a node's part and the common part) are referred to by no run")
+
+	// An execution that kept each node's data whole (before the common
+	// part was kept apart) reads as it was.
+	require.NoError(t, st.PutDeploymentData(ctx, "env", "n2", "old", []byte(`{"x":1,"name":"node-2"}`)))
+	require.NoError(t, st.RecordTaskRun(ctx, model.TaskRun{ClusterID: "env", NodeID: "n2", TaskID: "cfg", ExecutionID: "old"}))
+	for _, tt := range []struct {
+		x    int
+		want string
+	}{{1, "false"}, {2, ""}} {
+		settings(tt.x, false)
+		s := step("n2")
+		require.NoError(t, env("after-old", false).resolveStep(ctx, s, task, "n2", false))
+		assert.Equal(t, tt.want, s.Condition, "x = %d against the whole row", tt.x)
+	}
 }

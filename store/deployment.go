@@ -47,13 +47,16 @@ func (s *sqlStore) GetDeploymentData(ctx context.Context, clusterID, nodeID, exe
 }
 
 // PruneDeploymentData drops a cluster's deployment data that no task run
-// refers to any more, except that of execution keep (one being recorded).
-// It returns how many rows it dropped.
+// refers to any more, except that of execution keep (one being recorded):
+// a node's row when no run of a task on that node in that execution is
+// recorded, an execution's common part (node "") when no run of that
+// execution is. It returns how many rows it dropped.
 func (s *sqlStore) PruneDeploymentData(ctx context.Context, clusterID, keep string) (int, error) {
 	res, err := s.w.ExecContext(ctx, `DELETE FROM deployment_data
 		WHERE cluster_id = $1 AND execution_id <> $2 AND NOT EXISTS (
 			SELECT 1 FROM task_runs r WHERE r.cluster_id = deployment_data.cluster_id
-				AND r.node_id = deployment_data.node_id AND r.execution_id = deployment_data.execution_id)`,
+				AND (r.node_id = deployment_data.node_id OR deployment_data.node_id = '')
+				AND r.execution_id = deployment_data.execution_id)`,
 		clusterID, keep)
 	if err != nil {
 		return 0, fmt.Errorf("prune deployment data of cluster %q: %w", clusterID, err)

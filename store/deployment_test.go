@@ -49,14 +49,21 @@ func TestDeploymentData(t *testing.T) {
 		// recorded, and drops the rest.
 		require.NoError(t, s.RecordTaskRun(ctx, model.TaskRun{ClusterID: "env", NodeID: "n1", TaskID: "t", ExecutionID: "g1"}))
 		require.NoError(t, s.PutDeploymentData(ctx, "env", "n1", "g3", data))
+		// An execution's common part (node "") is kept while any run of
+		// that execution is.
+		for _, exec := range []string{"g1", "g2"} {
+			require.NoError(t, s.PutDeploymentData(ctx, "env", "", exec, []byte(`{"common":true}`)))
+		}
 		pruned, err := s.PruneDeploymentData(ctx, "env", "g3")
 		require.NoError(t, err)
-		require.Equal(t, 1, pruned, "g2 is referred to by no run")
-		_, err = s.GetDeploymentData(ctx, "env", "n1", "g2")
-		require.ErrorIs(t, err, ErrNotFound)
-		for _, exec := range []string{"g1", "g3"} {
-			_, err = s.GetDeploymentData(ctx, "env", "n1", exec)
-			require.NoError(t, err, exec)
+		require.Equal(t, 2, pruned, "g2 is referred to by no run")
+		for _, node := range []string{"n1", ""} {
+			_, err = s.GetDeploymentData(ctx, "env", node, "g2")
+			require.ErrorIs(t, err, ErrNotFound)
+		}
+		for _, key := range [][2]string{{"n1", "g1"}, {"", "g1"}, {"n1", "g3"}} {
+			_, err = s.GetDeploymentData(ctx, "env", key[0], key[1])
+			require.NoError(t, err, key)
 		}
 	})
 }

@@ -103,7 +103,7 @@ func (e *Executor) compensate(ctx workflow.Context) {
 				break
 			}
 			u := &e.units[i]
-			in := contract.CompensateInput{ExecutionID: e.opts.ExecutionID, Cluster: e.opts.Cluster, Unit: *u, StepIDs: stepIDs[i]}
+			in := contract.CompensateInput{ExecutionID: e.opts.ExecutionID, Cluster: e.opts.Cluster, Unit: u.ForActivity(), StepIDs: stepIDs[i]}
 			fut := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, e.opts.compensationOptions(u)), contract.CompensateName, in)
 			workflow.Go(ctx, func(c workflow.Context) {
 				var res contract.CompensateOutput

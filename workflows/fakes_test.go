@@ -118,7 +118,12 @@ func (f *fakeActivities) Prepare(ctx context.Context, in contract.PrepareInput) 
 func (f *fakeActivities) LoadUnits(ctx context.Context, in contract.LoadUnitsInput) ([]contract.Unit, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return f.shards[in.Shard], nil
+	if !in.Paged {
+		return f.shards[in.Shard], nil
+	}
+	// A paged shard's units come two to a page.
+	units := f.shards[in.Shard]
+	return units[min(2*in.Page, len(units)):min(2*in.Page+2, len(units))], nil
 }
 
 func (f *fakeActivities) begin(ctx context.Context, u contract.Unit) {

@@ -101,7 +101,7 @@ func GraphExecutionWorkflow(ctx workflow.Context, in GraphExecutionInput) (*Grap
 	// Within a group's fault tolerance a failed node fails only its own
 	// dependents; the executor goes on. A sharded plan's shards could not
 	// count one group's failed nodes together, so it runs without.
-	if len(plan.Shards) == 0 {
+	if len(plan.Shards) <= 1 {
 		opts.Tolerance = plan.Tolerance
 	}
 	out, err := t.execute(ctx, opts, &plan.PreparedPlan)

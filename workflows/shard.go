@@ -31,13 +31,9 @@ func ShardWorkflow(ctx workflow.Context, in ShardInput) (*Outcome, error) {
 	if err := checkShard(ctx, in); err != nil {
 		return nil, err
 	}
-	actx := workflow.WithActivityOptions(ctx, controlOptions(in.Options.ControlQueue,
-		fmt.Sprintf("load shard %d", in.Shard.Index), 10*time.Minute))
-	var units []contract.Unit
-	err := workflow.ExecuteActivity(actx, contract.LoadUnitsName,
-		contract.LoadUnitsInput{ExecutionID: in.Options.ExecutionID, Shard: in.Shard.Index}).Get(ctx, &units)
+	units, err := loadUnits(ctx, in.Options, in.Shard)
 	if err != nil {
-		return nil, fmt.Errorf("load shard %d: %w", in.Shard.Index, err)
+		return nil, err
 	}
 	ex := NewExecutor(ctx, in.Options, units, in.FailedBefore)
 	ex.NotifiedOutside(in.NotifiedBefore)
@@ -54,6 +50,26 @@ func ShardWorkflow(ctx workflow.Context, in ShardInput) (*Outcome, error) {
 	dctx, _ := workflow.NewDisconnectedContext(ctx)
 	_ = workflow.Await(dctx, func() bool { return workflow.AllHandlersFinished(dctx) })
 	return out, nil
+}
+
+// loadUnits reads a shard's units from the store, its pages at once.
+func loadUnits(ctx workflow.Context, opts ExecOptions, sh contract.Shard) ([]contract.Unit, error) {
+	actx := workflow.WithActivityOptions(ctx, controlOptions(opts.ControlQueue,
+		fmt.Sprintf("load shard %d", sh.Index), 10*time.Minute))
+	futs := make([]workflow.Future, max(sh.Pages, 1))
+	for p := range futs {
+		futs[p] = workflow.ExecuteActivity(actx, contract.LoadUnitsName, contract.LoadUnitsInput{
+			ExecutionID: opts.ExecutionID, Shard: sh.Index, Page: p, Paged: sh.Pages > 0})
+	}
+	units := make([]contract.Unit, 0, sh.Units)
+	for _, f := range futs {
+		var part []contract.Unit
+		if err := f.Get(ctx, &part); err != nil {
+			return nil, fmt.Errorf("load shard %d: %w", sh.Index, err)
+		}
+		units = append(units, part...)
+	}
+	return units, nil
 }
 
 // shardRun runs a sharded plan's shards one after another as children.

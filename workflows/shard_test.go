@@ -5,6 +5,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/cairn-io/cairn/contract"
 	"github.com/cairn-io/cairn/model"
 )
@@ -67,6 +70,46 @@ func TestShardedPlanRunsEveryShard(t *testing.T) {
 			}
 			if tt.onFailure == model.OnFailureContinue && f.runs["exec/c"] != 0 {
 				t.Fatal("exec/c ran although its dependency in the first shard failed")
+			}
+		})
+	}
+}
+
+// Units in pages are read page by page; a plan of one shard (units too
+// large for one payload, few enough for one workflow) runs in the workflow
+// itself, several shards in children.
+func TestPagedShards(t *testing.T) {
+	units := []contract.Unit{unit(0, "exec/a"), unit(1, "exec/b", 0), unit(2, "exec/c", 1), unit(3, "exec/d"), unit(4, "exec/e", 2)}
+	tests := []struct {
+		name     string
+		shards   []contract.Shard
+		byShard  map[int][]contract.Unit
+		children bool
+	}{
+		{"one shard runs here", []contract.Shard{{Index: 0, Units: 5, Steps: 5, Pages: 3}},
+			map[int][]contract.Unit{0: units}, false},
+		{"two shards run as children", []contract.Shard{{Index: 0, Units: 3, Steps: 3, Pages: 2}, {Index: 1, First: 3, Units: 2, Steps: 2, Pages: 1}},
+			map[int][]contract.Unit{0: units[:3], 1: units[3:]}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFake()
+			f.plan = contract.PreparedPlan{Steps: 5, Shards: tt.shards}
+			f.shards = tt.byShard
+			env := newEnv(t, f)
+			env.ExecuteWorkflow(ApplyWorkflow, applyInput("", 10))
+			require.NoError(t, env.GetWorkflowError())
+			var res ApplyResult
+			require.NoError(t, env.GetWorkflowResult(&res))
+			assert.Equal(t, 5, res.Report.Created)
+			assert.ElementsMatch(t, []string{"exec/a", "exec/b", "exec/c", "exec/d", "exec/e"}, f.order)
+			v, err := env.QueryWorkflow(ProgressQuery, 0, 0)
+			require.NoError(t, err)
+			var page model.ProgressPage
+			require.NoError(t, v.Get(&page))
+			assert.Equal(t, tt.children, page.Shard != nil, "progress answered by shard children")
+			if !tt.children {
+				assert.Len(t, page.Steps, 5)
 			}
 		})
 	}

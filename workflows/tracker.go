@@ -86,11 +86,19 @@ func (t *tracker) execute(ctx workflow.Context, opts ExecOptions, plan *contract
 	if plan.ClusterID != "" {
 		opts.Cluster = plan.ClusterID
 	}
-	if len(plan.Shards) > 0 {
+	units := plan.Units
+	switch len(plan.Shards) {
+	case 0:
+	case 1: // too large for one payload, not for one workflow
+		var err error
+		if units, err = loadUnits(ctx, opts, plan.Shards[0]); err != nil {
+			return nil, err
+		}
+	default:
 		t.shards = &shardRun{plan: plan}
 		return t.shards.run(ctx, opts)
 	}
-	t.ex = NewExecutor(ctx, opts, plan.Units, nil)
+	t.ex = NewExecutor(ctx, opts, units, nil)
 	return t.ex.Run(ctx)
 }
 

@@ -60,7 +60,7 @@ func (e *Executor) start(actCtx, loopCtx workflow.Context, i int) {
 	in := contract.UnitInput{
 		ExecutionID: e.opts.ExecutionID,
 		Cluster:     e.opts.Cluster,
-		Unit:        *u,
+		Unit:        u.ForActivity(),
 		Noop:        e.opts.Mode == contract.ModeDryRun || u.Meta.Noop,
 		SkipGuards:  e.opts.Mode == contract.ModeDryRun && !e.opts.RunGuards,
 		Rerun:       st.runs > 1,

@@ -158,6 +158,10 @@ func (cd *ClusterDeployment) Node(n *model.Node) (*Deployment, error) {
 	}, nil
 }
 
+// Join is a node's Data from its two parts, Common and Node, as
+// ClusterDeployment.Node joins them; the result shares both.
+func Join(common, node map[string]any) map[string]any { return overlay(common, node) }
+
 // overlay returns top with over merged over it (dicts deeply, anything
 // else replaced) without copying more of top than the paths over changes:
 // the result shares the rest with top.
