@@ -32,3 +32,22 @@ func TestSettledUnits(t *testing.T) {
 		})
 	}
 }
+
+// A plan too large for its units to name their steps still names those of
+// settled units: no activity reports them, so only the ids list them.
+func TestSettledUnitsNameTheirStepsInLargePlans(t *testing.T) {
+	steps := flat(MaxNamedSteps)
+	for _, name := range []string{"s1", "s2"} {
+		s := step(name, "n1")
+		s.Skipped = true
+		steps = append(steps, s)
+	}
+	p := plan(t, steps, 100)
+	for _, u := range p.Units {
+		if u.Settled != "" {
+			assert.Equal(t, []string{"file/s1@n1", "file/s2@n1"}, u.Steps)
+			continue
+		}
+		assert.Empty(t, u.Steps, "unit %d", u.Index)
+	}
+}

@@ -122,7 +122,9 @@ func group(mode contract.Mode, order []*StoredStep, size int) ([]contract.Unit, 
 			s.Unit = i
 		}
 		units[i] = unit(mode, i, m, unitOf)
-		if named && len(m) > 1 {
+		// A settled unit names its steps whatever the plan's size: no
+		// activity reports them, so only the ids list them.
+		if (named || units[i].Settled != "") && len(m) > 1 {
 			units[i].Steps = make([]string, len(m))
 			for j, s := range m {
 				units[i].Steps[j] = s.ID

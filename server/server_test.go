@@ -77,6 +77,10 @@ func TestRunServesEverything(t *testing.T) {
 	code, body = get("/metrics", "t0ken")
 	require.Equal(t, http.StatusOK, code, "/metrics = %d, want the Temporal SDK's metrics", code)
 	assert.Contains(t, body, "temporal_", "/metrics = %d, want the Temporal SDK's metrics", code)
+	// Latencies are histograms, whose size does not grow with the
+	// observations kept (a summary's quantile streams did, per node queue).
+	assert.Contains(t, body, "temporal_request_latency_seconds_bucket{")
+	assert.NotRegexp(t, `(?m)^temporal_\S*\{[^}]*quantile=`, body)
 	post := func(token string) int {
 		req, _ := http.NewRequest(http.MethodPost, "http://"+addr+"/codec/encode", strings.NewReader(`{"payloads":[]}`))
 		req.Header.Set("Content-Type", "application/json")
