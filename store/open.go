@@ -132,7 +132,7 @@ func openSQLiteOnce(ctx context.Context, path string) (Store, error) {
 		return nil, fmt.Errorf("open store %s: %w", path, err)
 	}
 
-	s := &sqlStore{d: sqliteDialect, w: w, r: w}
+	s := &sqlStore{d: sqliteDialect, w: w, r: w, group: &groupCommit{db: w}}
 	if err := s.migrate(ctx); err != nil {
 		_ = w.Close()
 		return nil, fmt.Errorf("open store %s: %w", path, err)

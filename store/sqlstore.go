@@ -17,6 +17,9 @@ type sqlStore struct {
 	w *sql.DB
 	// r runs reads; for PostgreSQL it is the same pool as w.
 	r *sql.DB
+	// group, for SQLite, commits the write transactions that arrive
+	// together at once (groupCommit).
+	group *groupCommit
 }
 
 var _ Store = (*sqlStore)(nil)
@@ -56,7 +59,13 @@ type queryer interface {
 }
 
 // inTx runs fn in a write transaction and commits when it returns nil.
+// On SQLite the transaction may be shared with others that arrive at the
+// same time (groupCommit): fn's writes are still all or nothing, and
+// durable when inTx returns nil.
 func (s *sqlStore) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	if s.group != nil {
+		return s.group.run(ctx, fn)
+	}
 	tx, err := s.w.BeginTx(ctx, nil)
 	if err != nil {
 		return err

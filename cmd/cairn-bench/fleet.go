@@ -92,12 +92,14 @@ func (r *runner) runFleet(ctx context.Context, nodes int) ([]row, error) {
 			if err := readGraph(ex.ID); err != nil {
 				return "", err
 			}
+			note := ""
 			if ran == nil {
 				ran = succeeded
+				note = "; " + r.watchCost(ctx, e, ex.ID)
 			}
 			counts = append(counts, len(succeeded))
-			return fmt.Sprintf("%d steps: %d succeeded, %d skipped by their condition; %d levels",
-				len(steps), count[model.StatusSucceeded], count[model.StatusSkipped], levels), nil
+			return fmt.Sprintf("%d steps: %d succeeded, %d skipped by their condition; %d levels%s",
+				len(steps), count[model.StatusSucceeded], count[model.StatusSkipped], levels, note), nil
 		}
 		planned := func(ex *model.Execution) (string, error) {
 			if ex.Plan == nil || len(ex.Plan.Steps) == 0 {

@@ -96,6 +96,9 @@ func (r *runner) withEnv(ctx context.Context, name string, fn func(*env) ([]row,
 // measured phase finds the server as a user's long-running one is (its
 // connections open, the workflow code loaded) and not its first minute.
 func warmUp(ctx context.Context, e *env, dir string) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
 	fs := &fileSet{files: []fileRes{{name: "warm", path: filepath.Join(dir, "warm"), content: "warm\n"}}}
 	doc := &client.Document{Data: []byte(joinDocs(fs.yamlDocs())), Format: "yaml"}
 	st, err := e.api.CreateStack(ctx, model.StackInput{Name: "bench-warm-up"})
