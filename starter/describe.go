@@ -228,8 +228,11 @@ func (s *Starter) progress(ctx context.Context, wfID, runID string, offset, limi
 // workflows.MaxProgressSteps means that many); a shard's page cut short by its size bound
 // ends the page there, so a caller paging on by offset misses nothing.
 //
-// Cost: one progress query per shard that ran, a finished shard's (which
-// replays its history) once per page it is asked for (shardPage).
+// Cost: a progress query of each shard a page takes steps from and of the
+// running one; a finished shard's (which replays its history) once per
+// page it is asked for (shardPage), and once for its count of entries,
+// which the pages that take nothing from it read from closedCounts: paging
+// through 48,652 steps in 10 shards queried every shard for every page.
 func (s *Starter) shardSteps(ctx context.Context, p *model.ProgressPage, offset, limit int) {
 	last := p.Shard.Shards - 1
 	if p.Report == nil && p.Shard.WorkflowID != "" {
@@ -244,9 +247,17 @@ func (s *Starter) shardSteps(ctx context.Context, p *model.ProgressPage, offset,
 		id := workflows.ShardWorkflowID(p.ExecutionID, k)
 		from := max(offset-p.Entries, 0)
 		want := max(limit-len(p.Steps), 1)
-		child, ok := s.shardPage(ctx, id, from, want, p.Report != nil || k < p.Shard.Active)
+		finished := p.Report != nil || k < p.Shard.Active
+		if n, ok := s.closedCounts.Get(id); ok && finished && (full || from >= n) {
+			p.Entries += n // nothing of it on this page
+			continue
+		}
+		child, ok := s.shardPage(ctx, id, from, want, finished)
 		if !ok {
 			continue // a shard the execution never reached
+		}
+		if finished {
+			s.closedCounts.Put(id, child.Entries)
 		}
 		if !full {
 			p.Steps = append(p.Steps, child.Steps...)
