@@ -117,6 +117,7 @@ func (g *GraphActivities) RecordGraphRuns(ctx context.Context, in contract.Recor
 	}
 	at := time.Now().UTC()
 	res := &contract.RecordGraphRunsResult{}
+	var runs []model.TaskRun
 	for id, raw := range recs {
 		var rec prepare.TaskRecord
 		if err := json.Unmarshal(raw, &rec); err != nil {
@@ -136,15 +137,16 @@ func (g *GraphActivities) RecordGraphRuns(ctx context.Context, in contract.Recor
 		if o.Outcome == model.OutcomeFailed || o.Outcome == model.OutcomeSkipped {
 			continue
 		}
-		err := st.RecordTaskRun(ctx, model.TaskRun{
+		runs = append(runs, model.TaskRun{
 			ClusterID: in.ClusterID, NodeID: rec.Node, TaskID: rec.Task,
 			ExecutionID: in.ExecutionID, Digest: rec.Digest, At: at,
 		})
-		if err != nil {
-			return nil, err
-		}
-		res.Recorded++
 	}
+	// One transaction for them all.
+	if err := st.RecordTaskRuns(ctx, in.ClusterID, runs); err != nil {
+		return nil, err
+	}
+	res.Recorded = len(runs)
 	// Deployment data no run refers to any more is of no use.
 	if _, err := st.PruneDeploymentData(ctx, in.ClusterID, in.ExecutionID); err != nil {
 		return nil, err

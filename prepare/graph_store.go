@@ -17,7 +17,7 @@ type GraphStore interface {
 	GetGraph(ctx context.Context, layer model.Layer, ownerID, graphType string) (*model.StoredGraph, error)
 	PutSnapshot(ctx context.Context, kind string, content []byte) (hash string, err error)
 	GetSnapshot(ctx context.Context, hash string) (*model.Snapshot, error)
-	LastTaskRun(ctx context.Context, clusterID, nodeID, taskID string) (*model.TaskRun, error)
+	NodeTaskRuns(ctx context.Context, clusterID, nodeID string) (map[string]*model.TaskRun, error)
 	PutDeploymentData(ctx context.Context, clusterID, nodeID, execID string, data []byte) error
 	GetDeploymentData(ctx context.Context, clusterID, nodeID, execID string) ([]byte, error)
 }

@@ -2,12 +2,10 @@ package prepare
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
 	"github.com/cairn-io/cairn/model"
-	"github.com/cairn-io/cairn/store"
 )
 
 // nodeHistory reads node history for one preparation, each entry once.
@@ -17,27 +15,26 @@ type nodeHistory struct {
 	st      GraphStore
 	cluster string
 	force   bool
-	runs    map[string]*model.TaskRun // node + "\x00" + task; nil = never ran
+	nodes   map[string]map[string]*model.TaskRun // node → task → its last run
 }
 
 func newNodeHistory(st GraphStore, cluster string, force bool) *nodeHistory {
-	return &nodeHistory{st: st, cluster: cluster, force: force, runs: map[string]*model.TaskRun{}}
+	return &nodeHistory{st: st, cluster: cluster, force: force, nodes: map[string]map[string]*model.TaskRun{}}
 }
 
+// last is the last successful run of task on node (nil: it never ran
+// there). A node's history is read whole, once: one query a node, not one
+// per task and node.
 func (h *nodeHistory) last(ctx context.Context, node, task string) (*model.TaskRun, error) {
-	key := node + "\x00" + task
-	if run, ok := h.runs[key]; ok {
-		return run, nil
+	runs, ok := h.nodes[node]
+	if !ok {
+		var err error
+		if runs, err = h.st.NodeTaskRuns(ctx, h.cluster, node); err != nil {
+			return nil, err
+		}
+		h.nodes[node] = runs
 	}
-	run, err := h.st.LastTaskRun(ctx, h.cluster, node, task)
-	if errors.Is(err, store.ErrNotFound) {
-		run, err = nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	h.runs[key] = run
-	return run, nil
+	return runs[task], nil
 }
 
 // values answers the history functions of a condition on one node; own is

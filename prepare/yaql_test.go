@@ -29,7 +29,7 @@ func TestResolveStepFuelExpressions(t *testing.T) {
 		cluster.Settings = map[string]any{"x": x, "common": map[string]any{"debug": map[string]any{"value": debug}}}
 	}
 	env := func(execID string, force bool) *yaqlEnv {
-		hist := &nodeHistory{st: st, cluster: "env", force: force, runs: map[string]*model.TaskRun{}}
+		hist := newNodeHistory(st, "env", force)
 		y, err := newYAQLEnv(ctx, st, cluster, execID, true, hist)
 		require.NoError(t, err)
 		return y

@@ -62,3 +62,38 @@ func TestTaskRuns(t *testing.T) {
 		wantErr(t, err, ErrNotFound)
 	})
 }
+
+// A batch of runs is recorded as each would be alone (an older run does
+// not replace a newer one), in one transaction: a run of another cluster
+// fails the batch, which leaves nothing. A node's runs read back at once.
+func TestTaskRunsInBatches(t *testing.T) {
+	eachBackend(t, func(t *testing.T, be testBackend) {
+		ctx := context.Background()
+		s := freshStore(t, be)
+		must(t, s.PutCluster(ctx, &model.Cluster{ID: "env", Name: "env", Nodes: []model.Node{{ID: "n1", Name: "node-1"}, {ID: "n2", Name: "node-2"}}}))
+		t0 := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+		run := func(node, task, exec string, at time.Time) model.TaskRun {
+			return model.TaskRun{ClusterID: "env", NodeID: node, TaskID: task, ExecutionID: exec, Digest: "d-" + exec, At: at}
+		}
+		must(t, s.RecordTaskRuns(ctx, "env", []model.TaskRun{run("n1", "a", "g2", t0.Add(time.Hour)), run("n1", "b", "g2", t0.Add(time.Hour)), run("n2", "a", "g2", t0.Add(time.Hour))}))
+		must(t, s.RecordTaskRuns(ctx, "env", []model.TaskRun{run("n1", "a", "g1", t0), run("n1", "c", "g1", t0)}))
+
+		got, err := s.NodeTaskRuns(ctx, "env", "n1")
+		must(t, err)
+		require.Len(t, got, 3)
+		require.Equal(t, "g2", got["a"].ExecutionID, "an older run does not replace a newer one")
+		require.Equal(t, "g2", got["b"].ExecutionID)
+		require.Equal(t, "g1", got["c"].ExecutionID)
+		require.Equal(t, "n1", got["c"].NodeID)
+
+		err = s.RecordTaskRuns(ctx, "env", []model.TaskRun{run("n2", "z", "g3", t0), {ClusterID: "other", NodeID: "n2", TaskID: "y"}})
+		require.ErrorContains(t, err, `of cluster "other"`)
+		got, err = s.NodeTaskRuns(ctx, "env", "n2")
+		must(t, err)
+		require.Len(t, got, 1, "a failed batch leaves nothing")
+		require.ErrorIs(t, s.RecordTaskRuns(ctx, "ghost", []model.TaskRun{{ClusterID: "ghost", NodeID: "n1", TaskID: "a"}}), ErrNotFound)
+		none, err := s.NodeTaskRuns(ctx, "env", "n9")
+		must(t, err)
+		require.Empty(t, none)
+	})
+}

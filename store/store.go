@@ -105,6 +105,8 @@ type Store interface {
 
 	// Node history: the last successful run of a task on a node.
 	RecordTaskRun(ctx context.Context, run model.TaskRun) error
+	RecordTaskRuns(ctx context.Context, clusterID string, runs []model.TaskRun) error
+	NodeTaskRuns(ctx context.Context, clusterID, nodeID string) (map[string]*model.TaskRun, error)
 	LastTaskRun(ctx context.Context, clusterID, nodeID, taskID string) (*model.TaskRun, error)
 
 	// Deployment data: a node's data as a graph execution saw it, read
