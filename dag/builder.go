@@ -137,6 +137,12 @@ type Options struct {
 	// lower vertex. nil means the lowest vertex first. Its answers must not
 	// change while a vertex it compares is ready.
 	Less func(a, b int) bool
+	// OnChange, when set, is called after every change of a vertex's
+	// state, cascades included (a failure upstream-failing its
+	// dependents, a success readying them), in the order they happen, so
+	// a caller can keep track of what changed without scanning every
+	// vertex. It must not call the scheduler back. Cost: one call a change.
+	OnChange func(v int, from, to State)
 }
 
 // Build returns the scheduler, with every vertex whose dependencies are
@@ -153,6 +159,7 @@ func (b *Builder) Build(opts Options) *Scheduler {
 		parallelism: max(opts.Parallelism, 1),
 		open:        n,
 		tol:         b.tol,
+		onChange:    opts.OnChange,
 	}
 	s.counts[Pending] = n
 	s.out, s.in = adjacency(n, b.edges)

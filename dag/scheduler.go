@@ -35,6 +35,7 @@ type Scheduler struct {
 	counts      [Held + 1]int
 	tol         tolerance
 	stack       []int32 // scratch of block
+	onChange    func(v int, from, to State)
 }
 
 type groupState struct {
@@ -168,6 +169,9 @@ func (s *Scheduler) set(v int, st State) {
 	s.state[v] = st
 	if st.Final() && !old.Final() {
 		s.open--
+	}
+	if s.onChange != nil {
+		s.onChange(v, old, st)
 	}
 }
 

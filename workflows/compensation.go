@@ -155,6 +155,9 @@ func (e *Executor) takeCompensation(i int, res contract.CompensateOutput, err er
 	if undone && e.status(i) == model.StatusSucceeded {
 		st.rolledBack = true
 	}
+	if undone {
+		e.touch(i)
+	}
 }
 
 // CompensateAll undoes every change any step of the units recorded, for a

@@ -49,6 +49,8 @@ type Executor struct {
 	// a shard child, is told too (see awaiting.go).
 	awaiting awaitingMark
 	parent   *parentLink
+	// version counts the changes of units' states (see changes.go).
+	version int64
 }
 
 // unitState is what the executor knows of a unit beyond its scheduling
@@ -72,6 +74,8 @@ type unitState struct {
 	err       string
 	startedAt *model.Time
 	endedAt   *model.Time
+	// version is the executor's change counter at the unit's last change.
+	version int64
 }
 
 // Names of the handlers executions register.
@@ -93,6 +97,9 @@ func NewExecutor(ctx workflow.Context, opts ExecOptions, units []contract.Unit, 
 	}
 	if len(units) > 0 {
 		e.base = units[0].Index
+	}
+	for i := range units {
+		e.touch(i) // versions 1..n: "since 0" lists every unit, in order
 	}
 	failed := map[int]bool{}
 	for _, i := range failedOutside {
@@ -133,7 +140,7 @@ func NewExecutor(ctx workflow.Context, opts ExecOptions, units []contract.Unit, 
 			b.Tolerate(i, u.Group, u.Node, limit)
 		}
 	}
-	e.sched = b.Build(dag.Options{Parallelism: e.opts.Parallelism})
+	e.sched = b.Build(dag.Options{Parallelism: e.opts.Parallelism, OnChange: e.scheduled})
 	return e
 }
 
@@ -148,7 +155,10 @@ func (e *Executor) local(global int) (int, bool) {
 // Register installs the progress query and the decision Update on the
 // workflow; sharded parents install their own instead.
 func (e *Executor) Register(ctx workflow.Context) error {
-	if err := workflow.SetQueryHandler(ctx, ProgressQuery, func(offset, limit int) (*model.ProgressPage, error) {
+	if err := workflow.SetQueryHandler(ctx, ProgressQuery, func(offset, limit int, since *ProgressSince) (*model.ProgressPage, error) {
+		if since != nil {
+			return e.Changes(since.Version, limit), nil
+		}
 		return e.Progress(offset, limit), nil
 	}); err != nil {
 		return err

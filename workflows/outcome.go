@@ -40,6 +40,9 @@ type Outcome struct {
 	// created again (an http object deleted by the run comes back under a
 	// new id), which the stack record must name.
 	Recreated map[string]string `json:"recreated,omitempty"`
+	// Version is a shard's final change counter (see changes.go), so its
+	// parent can tell followers there is nothing more to ask the shard.
+	Version int64 `json:"version,omitempty"`
 }
 
 // Error types of failed executions; the report rides as details.

@@ -166,7 +166,11 @@ func (e *Executor) to(ev event) {
 	if !ok {
 		panic(fmt.Sprintf("executor: %s does not take %s", e.phase, ev))
 	}
+	over := !e.phase.loopOver() && next.loopOver()
 	e.phase = next
+	if over {
+		e.touchUnstarted() // they show skipped from now on
+	}
 }
 
 // halt says why a run stopped, for its report: the first failure's

@@ -24,6 +24,13 @@ const (
 	maxProgressBytes = 256 << 10
 )
 
+// MaxProgressBytes is about the most a progress answer holds, in bytes of
+// JSON (ApproxStepSize), for callers that merge several answers into one.
+const MaxProgressBytes = maxProgressBytes
+
+// ApproxStepSize estimates the JSON size of a progress entry.
+func ApproxStepSize(sp *model.StepProgress) int { return approxSize(sp) }
+
 // approxSize estimates the JSON size of a progress entry.
 func approxSize(sp *model.StepProgress) int {
 	n := 200 + len(sp.ID) + len(sp.Error) + len(sp.Note)
@@ -40,7 +47,27 @@ func (e *Executor) Progress(offset, limit int) *model.ProgressPage {
 	if limit <= 0 || limit > MaxProgressSteps {
 		limit = MaxProgressSteps
 	}
-	p := &model.ProgressPage{ExecutionID: e.opts.ExecutionID, Offset: offset, Status: model.ExecRunning, Steps: []model.StepProgress{}}
+	p := e.progressHead()
+	p.Offset = offset
+	entry, size := 0, 0
+	add := func(sp model.StepProgress) {
+		if entry >= offset && len(p.Steps) < limit && size < maxProgressBytes {
+			p.Steps = append(p.Steps, sp)
+			size += approxSize(&sp)
+		}
+		entry++
+	}
+	for i := range e.units {
+		e.unitEntries(i, add)
+	}
+	p.Entries = entry
+	return p
+}
+
+// progressHead is a progress answer without steps: the execution's
+// status, what runs and waits, and the step counts. Cost: O(units).
+func (e *Executor) progressHead() *model.ProgressPage {
+	p := &model.ProgressPage{ExecutionID: e.opts.ExecutionID, Status: model.ExecRunning, Steps: []model.StepProgress{}, Version: e.version}
 	if e.sched.Count(dag.Held) > 0 {
 		p.Status, p.Awaiting = model.ExecWaiting, AwaitingDecision
 	}
@@ -52,30 +79,26 @@ func (e *Executor) Progress(offset, limit int) *model.ProgressPage {
 	for _, i := range e.sched.Held() {
 		p.Waiting = append(p.Waiting, e.waitingStep(i))
 	}
-	entry, size := 0, 0
-	add := func(sp model.StepProgress) {
-		if entry >= offset && len(p.Steps) < limit && size < maxProgressBytes {
-			p.Steps = append(p.Steps, sp)
-			size += approxSize(&sp)
-		}
-		entry++
-	}
 	for i := range e.units {
-		u := &e.units[i]
-		st := &e.state[i]
-		status := e.status(i)
-		p.Total += max(u.Count, 1)
-		if finished(status) {
-			p.Done += max(u.Count, 1)
+		n := max(e.units[i].Count, 1)
+		p.Total += n
+		if finished(e.status(i)) {
+			p.Done += n
 		}
-		base := model.StepProgress{
-			Kind: u.Kind, Node: u.Node, Status: status, Attempts: st.attempts,
-			Error: e.unitError(i), StartedAt: st.startedAt, EndedAt: st.endedAt,
-		}
-		e.stepEntries(i, status, base, add)
 	}
-	p.Entries = entry
 	return p
+}
+
+// unitEntries passes unit i's step entries to add.
+func (e *Executor) unitEntries(i int, add func(model.StepProgress)) {
+	u := &e.units[i]
+	st := &e.state[i]
+	status := e.status(i)
+	base := model.StepProgress{
+		Kind: u.Kind, Node: u.Node, Status: status, Attempts: st.attempts,
+		Error: e.unitError(i), StartedAt: st.startedAt, EndedAt: st.endedAt,
+	}
+	e.stepEntries(i, status, base, add)
 }
 
 // stepEntries lists unit i's steps: each with its own result once the

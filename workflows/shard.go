@@ -47,6 +47,7 @@ func ShardWorkflow(ctx workflow.Context, in ShardInput) (*Outcome, error) {
 	} else if out, err = ex.Run(ctx); err != nil {
 		return nil, err
 	}
+	out.Version = ex.Version()
 	dctx, _ := workflow.NewDisconnectedContext(ctx)
 	_ = workflow.Await(dctx, func() bool { return workflow.AllHandlersFinished(dctx) })
 	return out, nil
@@ -79,6 +80,8 @@ type shardRun struct {
 	activeID string
 	finished int // steps in finished shards
 	merged   Outcome
+	// versions are the finished shards' final change counters.
+	versions []int64
 	// following is the shard child whose awaiting notes count, noteSeq
 	// the last of them taken, childAwaits what it awaits; awaiting shows
 	// that on the parent (see awaiting.go).
@@ -140,6 +143,7 @@ func (s *shardRun) run(ctx workflow.Context, opts ExecOptions) (*Outcome, error)
 		}
 		done = k + 1
 		s.finished += shard.Steps
+		s.versions = append(s.versions, out.Version)
 		s.merge(&out)
 		failedBefore = append(failedBefore, out.FailedUnits...)
 		if out.Cancelled {
@@ -235,7 +239,7 @@ func mergeSorted(a, b []string) []string {
 
 func (s *shardRun) progress(execID string, final *Outcome) *model.ProgressPage {
 	p := &model.ProgressPage{ExecutionID: execID, Status: model.ExecRunning, Total: s.plan.Steps, Done: s.finished, Steps: []model.StepProgress{}}
-	p.Shard = &model.ShardProgress{Shards: len(s.plan.Shards), Active: s.active, WorkflowID: s.activeID}
+	p.Shard = &model.ShardProgress{Shards: len(s.plan.Shards), Active: s.active, WorkflowID: s.activeID, Versions: s.versions}
 	if s.childAwaits != "" {
 		p.Status, p.Awaiting = model.ExecWaiting, s.childAwaits
 	}

@@ -48,8 +48,10 @@ func newTracker(ctx workflow.Context, execID string) (*tracker, error) {
 	return t, err
 }
 
-func (t *tracker) progress(offset, limit int) (*model.ProgressPage, error) {
-	p, err := t.stepProgress(offset, limit)
+// progress answers the progress query: a page of steps from offset, or,
+// with since, the changes after a version (see ProgressSince).
+func (t *tracker) progress(offset, limit int, since *ProgressSince) (*model.ProgressPage, error) {
+	p, err := t.stepProgress(offset, limit, since)
 	if err == nil && t.approval != nil {
 		state := t.approval.state
 		p.Approval = &state
@@ -60,10 +62,15 @@ func (t *tracker) progress(offset, limit int) (*model.ProgressPage, error) {
 	return p, err
 }
 
-func (t *tracker) stepProgress(offset, limit int) (*model.ProgressPage, error) {
+func (t *tracker) stepProgress(offset, limit int, since *ProgressSince) (*model.ProgressPage, error) {
 	switch {
 	case t.ex != nil:
-		p := t.ex.Progress(offset, limit)
+		var p *model.ProgressPage
+		if since != nil {
+			p = t.ex.Changes(since.Version, limit)
+		} else {
+			p = t.ex.Progress(offset, limit)
+		}
 		if t.final != nil {
 			p.Status, p.Report = t.final.Status(), &t.final.Report
 		}
@@ -71,7 +78,10 @@ func (t *tracker) stepProgress(offset, limit int) (*model.ProgressPage, error) {
 	case t.shards != nil:
 		return t.shards.progress(t.execID, t.final), nil
 	}
+	// Nothing has a state yet: no change to list, and a version above 0
+	// is not this execution's.
 	p := &model.ProgressPage{ExecutionID: t.execID, Status: model.ExecRunning, Steps: []model.StepProgress{}}
+	p.Reset = since != nil && since.Version != 0
 	if t.final != nil {
 		p.Status, p.Report = t.final.Status(), &t.final.Report
 	}

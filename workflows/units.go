@@ -48,6 +48,7 @@ func (e *Executor) start(actCtx, loopCtx workflow.Context, i int) {
 	now := workflow.Now(loopCtx)
 	st.runs++
 	st.startedAt, st.endedAt = &now, nil
+	e.touch(i)
 	// A noop unit runs even so: it writes the plan of every step.
 	if u.Settled != "" && e.opts.Mode != contract.ModeDryRun && !u.Meta.Noop {
 		e.settle(i, now)
@@ -110,6 +111,7 @@ func (e *Executor) complete(ctx workflow.Context, c completion) {
 	st.endedAt = &now
 	e.seq++
 	st.seq = e.seq
+	e.touch(i)
 	if c.err != nil {
 		st.attempts += failedAttempts(c.err)
 		msg := e.describe(u, c.err)
