@@ -63,10 +63,13 @@ var workflowKinds = map[string]model.ExecutionKind{
 // finished, its report or plan. Steps are the first page (see Progress for
 // paging through huge executions).
 func (s *Starter) Describe(ctx context.Context, id string) (*Execution, error) {
-	return s.describe(ctx, id, 0, 0)
+	return s.describe(ctx, id, func(wfID, runID string) (*model.ProgressPage, error) {
+		return s.progress(ctx, wfID, runID, 0, 0)
+	})
 }
 
-func (s *Starter) describe(ctx context.Context, id string, offset, limit int) (*Execution, error) {
+// describe describes an execution with the progress read gives it.
+func (s *Starter) describe(ctx context.Context, id string, read func(wfID, runID string) (*model.ProgressPage, error)) (*Execution, error) {
 	wfID, runID := ParseExecutionID(id)
 	desc, err := s.c.DescribeWorkflowExecution(ctx, wfID, runID)
 	if err != nil {
@@ -95,7 +98,7 @@ func (s *Starter) describe(ctx context.Context, id string, offset, limit int) (*
 	e.ClusterID = keyword(sa.GetIndexedFields()[searchattr.Cluster.GetName()])
 	e.RetryOf = keyword(sa.GetIndexedFields()[searchattr.RetryOf.GetName()])
 
-	if p, err := s.progress(ctx, wfID, runID, offset, limit); err == nil {
+	if p, err := read(wfID, runID); err == nil {
 		e.Progress = p
 		e.Steps = p.Steps
 		e.Approval = p.Approval
@@ -206,18 +209,14 @@ func (s *Starter) Progress(ctx context.Context, id string, offset, limit int) (*
 }
 
 func (s *Starter) progress(ctx context.Context, wfID, runID string, offset, limit int) (*model.ProgressPage, error) {
-	var p model.ProgressPage
-	v, err := s.c.QueryWorkflow(ctx, wfID, runID, workflows.ProgressQuery, offset, limit)
+	p, err := s.queryProgress(ctx, wfID, runID, offset, limit, nil)
 	if err != nil {
 		return nil, notFoundOr(err, ExecutionID(wfID, runID))
 	}
-	if err := v.Get(&p); err != nil {
-		return nil, err
-	}
 	if p.Shard != nil && p.Shard.Shards > 0 {
-		s.shardSteps(ctx, &p, offset, limit)
+		s.shardSteps(ctx, p, offset, limit)
 	}
-	return &p, nil
+	return p, nil
 }
 
 // shardSteps fills a sharded execution's page from its shards, which
@@ -286,15 +285,14 @@ func (s *Starter) shardPage(ctx context.Context, id string, from, want int, fini
 			return page, true
 		}
 	}
-	var page model.ProgressPage
-	v, err := s.c.QueryWorkflow(ctx, id, "", workflows.ProgressQuery, from, want)
-	if err != nil || v.Get(&page) != nil {
+	page, err := s.queryProgress(ctx, id, "", from, want, nil)
+	if err != nil {
 		return nil, false
 	}
 	if finished {
-		s.closedShards.Put(key, &page)
+		s.closedShards.Put(key, page)
 	}
-	return &page, true
+	return page, true
 }
 
 // Await blocks until the execution closes (or ctx ends) and describes it.

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
@@ -60,6 +61,8 @@ type Starter struct {
 	// closedCounts keeps how many entries each finished shard lists, so a
 	// page needs to query only the shards it takes steps from.
 	closedCounts *ttlcache.Cache[int]
+	// progressQueries counts the progress queries asked (ProgressQueries).
+	progressQueries atomic.Int64
 }
 
 // closedShardPages bounds Starter.closedShards; a page is kept
