@@ -39,7 +39,11 @@ const (
 	DefaultWaitTimeout       = 10 * time.Minute
 	DefaultEventsPoll        = 500 * time.Millisecond
 	DefaultEventsHeartbeat   = 15 * time.Second
-	DefaultReadyTimeout      = 3 * time.Second
+	// DefaultEventsMaxExecutions and DefaultEventsMaxClients bound the
+	// event streams: executions followed at once, clients of one.
+	DefaultEventsMaxExecutions = 32
+	DefaultEventsMaxClients    = 100
+	DefaultReadyTimeout        = 3 * time.Second
 )
 
 // Config holds the API's settings.
@@ -89,6 +93,12 @@ type Config struct {
 	// EventsHeartbeat how often it sends a comment to keep proxies open.
 	EventsPollInterval time.Duration
 	EventsHeartbeat    time.Duration
+	// EventsMaxExecutions bounds the executions whose event streams are
+	// followed at once (each has one follower, whatever its clients): a
+	// stream of one more answers 503. EventsMaxClients bounds the streams
+	// of one execution: one more answers 429.
+	EventsMaxExecutions int
+	EventsMaxClients    int
 }
 
 func (c Config) withDefaults() Config {
@@ -113,6 +123,12 @@ func (c Config) withDefaults() Config {
 	def(&c.WaitTimeout, DefaultWaitTimeout)
 	def(&c.EventsPollInterval, DefaultEventsPoll)
 	def(&c.EventsHeartbeat, DefaultEventsHeartbeat)
+	if c.EventsMaxExecutions <= 0 {
+		c.EventsMaxExecutions = DefaultEventsMaxExecutions
+	}
+	if c.EventsMaxClients <= 0 {
+		c.EventsMaxClients = DefaultEventsMaxClients
+	}
 	if len(c.AllowedURLSchemes) == 0 {
 		c.AllowedURLSchemes = []string{"https", "http"}
 	}
@@ -185,6 +201,8 @@ type server struct {
 	grants    grantCache
 	env       func(string) (string, bool)
 	secrets   *expr.Secrets
+	// hub shares one follower per execution among its event streams.
+	hub *hub
 }
 
 // New builds the API. The returned echo has its http.Server timeouts set
@@ -221,6 +239,9 @@ func New(cfg Config, deps Deps) (*echo.Echo, error) {
 	if s.graphs = deps.Graphs; s.graphs == nil {
 		s.graphs = prepare.NewPreparer(deps.Store, cat, prepare.Files{})
 	}
+	if s.exec != nil {
+		s.hub = newHub(s.exec, logger, s.present, cfg.EventsPollInterval, cfg.EventsMaxExecutions, cfg.EventsMaxClients)
+	}
 
 	metricsHandler := deps.Metrics
 	reg := deps.MetricsRegisterer
@@ -246,6 +267,9 @@ func New(cfg Config, deps Deps) (*echo.Echo, error) {
 			return nil, err
 		}
 		if err := registerGraphMetrics(reg, s.graphs); err != nil {
+			return nil, err
+		}
+		if err := registerEventMetrics(reg, s.hub, s.exec); err != nil {
 			return nil, err
 		}
 	}

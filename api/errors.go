@@ -26,6 +26,7 @@ const (
 	CodePayloadTooLarge      = "payload_too_large"
 	CodeUnsupportedMediaType = "unsupported_media_type"
 	CodeInvalid              = "invalid"
+	CodeTooManyRequests      = "too_many_requests"
 	CodeInternal             = "internal"
 	CodeUnavailable          = "unavailable"
 )
@@ -42,6 +43,7 @@ var statusCodes = map[int]string{
 	http.StatusRequestEntityTooLarge: CodePayloadTooLarge,
 	http.StatusUnsupportedMediaType:  CodeUnsupportedMediaType,
 	http.StatusUnprocessableEntity:   CodeInvalid,
+	http.StatusTooManyRequests:       CodeTooManyRequests,
 	http.StatusInternalServerError:   CodeInternal,
 	http.StatusServiceUnavailable:    CodeUnavailable,
 }

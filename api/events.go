@@ -1,9 +1,7 @@
 package api
 
 import (
-	"encoding/json"
 	"fmt"
-	"hash/maphash"
 	"net/http"
 	"slices"
 	"time"
@@ -11,7 +9,6 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/cairn-io/cairn/model"
-	"github.com/cairn-io/cairn/starter"
 )
 
 // Event names of GET /v1/executions/{id}/events.
@@ -21,21 +18,11 @@ const (
 	EventDone   = "done"   // the final execution; the stream ends
 )
 
-// stepKey is what makes a step event worth sending; the error is kept as
-// a hash, so what the stream remembers per step stays small.
-type stepKey struct {
-	status   model.Status
-	action   model.Action
-	attempts int
-	err      uint64
-}
-
 // sseWriter writes server-sent events, keeping the write deadline ahead.
 type sseWriter struct {
 	c     echo.Context
 	rc    *http.ResponseController
 	ahead time.Duration
-	seq   int
 }
 
 func (w *sseWriter) write(chunk string) error {
@@ -46,34 +33,47 @@ func (w *sseWriter) write(chunk string) error {
 	return w.rc.Flush()
 }
 
-func (w *sseWriter) event(name string, v any) error {
-	data, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-	w.seq++
-	return w.write(fmt.Sprintf("id: %d\nevent: %s\ndata: %s\n\n", w.seq, name, data))
+// raw writes one event whose data is JSON (one line), unflushed.
+func (w *sseWriter) raw(id, name string, data []byte) error {
+	_ = w.rc.SetWriteDeadline(time.Now().Add(w.ahead))
+	_, err := fmt.Fprintf(w.c.Response(), "id: %s\nevent: %s\ndata: %s\n\n", id, name, data)
+	return err
 }
 
-// executionEvents streams an execution's changes: it polls the progress —
-// every page of it, so that the steps beyond the first page of a huge
-// execution are followed too — and sends a step event per changed step,
-// status events on status changes, a comment as heartbeat, and a done
-// event when the execution closes (with the first page of steps; the
-// final states of later pages are read from /steps, by the live page). The close is not waited for by polling:
-// a long poll on the workflow's result sends the done event as soon as it
-// closes, so following a short execution costs its own time, not a poll
-// interval. It stops when the client goes away. Cost per poll: a describe,
-// plus a describe and a progress query per further page (up to 5,000
-// steps or about 1 MiB a page); memory: a small key per step seen.
+func (w *sseWriter) flush() error {
+	_ = w.rc.SetWriteDeadline(time.Now().Add(w.ahead))
+	return w.rc.Flush()
+}
+
+// executionEvents streams an execution's changes from its follower (see
+// hub.go), shared with every other client of the execution: first the
+// latest state of every step and the status, as the follower has them,
+// then each change as the follower reads it, a comment as heartbeat, and
+// a done event when the execution closes. Each event has an id; a client
+// that reconnects with it in Last-Event-ID, while the follower still
+// follows for others, resumes after it instead of reading every step
+// again. A stream refused because too many executions are followed
+// answers 503, one refused because too many clients follow this one 429,
+// both with Retry-After. Cost to the server: no Temporal call of its own
+// (but the first client's, which starts the follower); a position and a
+// batch of at most 256 events being written.
 func (s *server) executionEvents(c echo.Context) error {
 	id := c.Param("id")
 	ctx := c.Request().Context()
-	first, err := s.exec.Describe(ctx, id)
+	f, err := s.hub.join(id)
 	if err != nil {
-		return s.executionError(err, id)
+		c.Response().Header().Set("Retry-After", "5")
+		return joinError(err)
 	}
-	ex := fromStarter(first)
+	defer s.hub.leave(f)
+	select {
+	case <-f.ready:
+	case <-ctx.Done():
+		return nil
+	}
+	if f.err != nil {
+		return s.executionError(f.err, id)
+	}
 
 	h := c.Response().Header()
 	h.Set(echo.HeaderContentType, "text/event-stream")
@@ -83,95 +83,39 @@ func (s *server) executionEvents(c echo.Context) error {
 	c.Response().WriteHeader(http.StatusOK)
 	w := &sseWriter{c: c, rc: http.NewResponseController(c.Response()), ahead: 2*s.cfg.EventsHeartbeat + 10*time.Second}
 
-	seen := map[string]stepKey{}
-	seed := maphash.MakeSeed()
-	var lastStatus model.ExecutionStatus
-	var gone error // a failed write: the client left
-	send := func(steps []model.StepProgress) error {
-		for _, st := range steps {
-			k := stepKey{st.Status, st.Action, st.Attempts, maphash.String(seed, st.Error)}
-			if old, ok := seen[st.ID]; ok && old == k {
-				continue
-			}
-			seen[st.ID] = k
-			if err := w.event(EventStep, st); err != nil {
-				gone = err
-				return err
-			}
-		}
-		return nil
-	}
-	emit := func(ex *model.Execution) error {
-		s.present(ex)
-		if ex.Status != lastStatus {
-			lastStatus = ex.Status
-			if err := w.event(EventStatus, withoutSteps(ex)); err != nil {
-				return err
-			}
-		}
-		if err := send(ex.Steps); err != nil {
-			return err
-		}
-		// A closed execution's later pages are not read: querying a closed
-		// workflow replays it, which would hold the done event up; its
-		// final states are at /steps.
-		if p := ex.Progress; p != nil && p.Entries > len(ex.Steps) && !ex.Finished() {
-			if err := s.laterSteps(ctx, id, len(ex.Steps), p.Entries, send); err != nil {
-				if gone != nil || ctx.Err() != nil {
-					return err
-				}
-				// The next poll reads the pages again.
-				requestLogger(c, s.log).Warn("events: progress page failed", "execution", id, "error", err)
-			}
-		}
-		if ex.Finished() {
-			return w.event(EventDone, ex)
-		}
-		return nil
-	}
-	if err := emit(ex); err != nil || ex.Finished() {
-		return nil // a failed write means the client left
-	}
-
-	closed := make(chan *starter.Execution, 1)
-	go func() {
-		// Await describes the closed execution; on an error the poll
-		// below still sees the close.
-		if fin, err := s.exec.Await(ctx, id); err == nil && fin != nil {
-			closed <- fin
-		}
-	}()
-	poll := time.NewTicker(s.cfg.EventsPollInterval)
-	defer poll.Stop()
+	pos := f.resume(c.Request().Header.Get("Last-Event-ID"))
 	beat := time.NewTicker(s.cfg.EventsHeartbeat)
 	defer beat.Stop()
+	batch := make([]logEvent, 0, sendBatch)
 	for {
+		var done []byte
+		var changed <-chan struct{}
+		batch, pos, done, changed = f.next(pos, batch[:0])
+		for _, ev := range batch {
+			if err := w.raw(f.eventID(ev.seq), ev.name, ev.data); err != nil {
+				return nil // the client left
+			}
+		}
+		if len(batch) > 0 {
+			if err := w.flush(); err != nil {
+				return nil
+			}
+		}
+		clear(batch) // hold no event data while waiting
+		if len(batch) == sendBatch {
+			continue
+		}
+		if done != nil {
+			_ = w.raw(f.eventID(pos), EventDone, done)
+			_ = w.flush()
+			return nil
+		}
 		select {
 		case <-ctx.Done():
 			return nil
-		case fin := <-closed:
-			if ex := fromStarter(fin); emit(ex) != nil || ex.Finished() {
-				return nil
-			}
+		case <-changed:
 		case <-beat.C:
 			if err := w.write(": heartbeat\n\n"); err != nil {
-				return nil
-			}
-		case <-poll.C:
-			next, err := s.exec.Describe(ctx, id)
-			if err != nil {
-				if ctx.Err() != nil {
-					return nil
-				}
-				// Temporal hiccups are transient; say so and keep polling.
-				requestLogger(c, s.log).Warn("events: describe failed", "execution", id, "error", err)
-				if err := w.write(": describe failed, retrying\n\n"); err != nil {
-					return nil
-				}
-				continue
-			}
-			ex := fromStarter(next)
-			if err := emit(ex); err != nil || ex.Finished() {
 				return nil
 			}
 		}

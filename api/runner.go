@@ -36,6 +36,16 @@ type Executions interface {
 	// Steps answers a page of the execution's step states from offset, at
 	// most limit (0: as many as fit in one answer).
 	Steps(ctx context.Context, id string, offset, limit int) (*model.ProgressPage, error)
+	// StepsSince answers the states of the steps that changed after an
+	// opaque cursor ("": all), at most limit, with the next cursor
+	// (starter.ErrBadCursor for one it did not give).
+	StepsSince(ctx context.Context, id, cursor string, limit int) (*model.ProgressPage, error)
+	// DescribeSince describes the execution with, as its steps, those
+	// that changed after cursor (one bounded answer; Progress.Cursor and
+	// More say where to go on).
+	DescribeSince(ctx context.Context, id, cursor string) (*starter.Execution, error)
+	// WaitClosed blocks until the execution closes or ctx ends.
+	WaitClosed(ctx context.Context, id string) error
 	// Approve approves or rejects a plan awaiting approval.
 	Approve(ctx context.Context, id string, req model.ApprovalRequest) (*model.Approval, error)
 }

@@ -1,7 +1,7 @@
 package api
 
 import (
-	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -9,6 +9,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/cairn-io/cairn/model"
+	"github.com/cairn-io/cairn/starter"
 )
 
 // maxStepsPage bounds ?limit= of GET /v1/executions/{id}/steps, as the
@@ -17,11 +18,17 @@ const maxStepsPage = 5000
 
 // executionSteps answers one page of an execution's step states:
 // ?offset= (default 0) and ?limit= (1 to 5,000; default as many as fit in
-// about 1 MiB).
+// about 256 KiB). With ?since= (a cursor of an earlier answer, empty for
+// the first) it answers the states of the steps that changed after it
+// instead, with the cursor to ask from next (see model.ExecutionSteps).
 func (s *server) executionSteps(c echo.Context) error {
 	id := c.Param("id")
 	offset, limit := 0, 0
 	var details []model.ErrorDetail
+	_, since := c.QueryParams()["since"]
+	if since && c.QueryParam("offset") != "" {
+		details = append(details, model.ErrorDetail{Path: "offset", Message: "offset pages and since follows: ask one or the other"})
+	}
 	if v := c.QueryParam("offset"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 0 {
@@ -39,7 +46,17 @@ func (s *server) executionSteps(c echo.Context) error {
 	if len(details) > 0 {
 		return &Error{Status: http.StatusBadRequest, Message: "invalid query", Details: details}
 	}
-	p, err := s.exec.Steps(c.Request().Context(), id, offset, limit)
+	var p *model.ProgressPage
+	var err error
+	if since {
+		p, err = s.exec.StepsSince(c.Request().Context(), id, c.QueryParam("since"), limit)
+		if errors.Is(err, starter.ErrBadCursor) {
+			return &Error{Status: http.StatusBadRequest, Message: "invalid query", Cause: err,
+				Details: []model.ErrorDetail{{Path: "since", Message: err.Error() + "; start again with since= (empty)"}}}
+		}
+	} else {
+		p, err = s.exec.Steps(c.Request().Context(), id, offset, limit)
+	}
 	if err != nil {
 		return s.executionError(err, id)
 	}
@@ -47,27 +64,11 @@ func (s *server) executionSteps(c echo.Context) error {
 	if steps == nil {
 		steps = []model.StepProgress{}
 	}
-	return c.JSON(http.StatusOK, model.ExecutionSteps{Offset: p.Offset, Entries: p.Entries, Steps: steps})
-}
-
-// laterSteps calls fn with each page of an execution's step states after
-// the first (the first page is what a describe shows: entries [0, from)),
-// one page in memory at a time. It stops at the first error, or when a
-// page comes back empty (the execution lists fewer entries than before).
-func (s *server) laterSteps(ctx context.Context, id string, from, entries int, fn func([]model.StepProgress) error) error {
-	for from < entries {
-		p, err := s.exec.Steps(ctx, id, from, 0)
-		if err != nil {
-			return err
-		}
-		if len(p.Steps) == 0 {
-			return nil
-		}
-		if err := fn(p.Steps); err != nil {
-			return err
-		}
-		from += len(p.Steps)
-		entries = p.Entries
+	out := model.ExecutionSteps{Offset: p.Offset, Entries: p.Entries, Steps: steps,
+		Status: p.Status, Total: p.Total, Done: p.Done, Waiting: p.Waiting}
+	if since {
+		out.Offset, out.Entries = 0, 0
+		out.Cursor, out.More, out.Reset = p.Cursor, p.More, p.Reset
 	}
-	return nil
+	return c.JSON(http.StatusOK, out)
 }

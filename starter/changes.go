@@ -174,3 +174,15 @@ func (s *Starter) shardSince(ctx context.Context, id string, since int64, want i
 	}
 	return page, true
 }
+
+// WaitClosed blocks until the execution closes (or ctx ends): a long poll
+// on its result, which it does not read. Cost: one long poll.
+func (s *Starter) WaitClosed(ctx context.Context, id string) error {
+	wfID, runID := ParseExecutionID(id)
+	err := s.c.GetWorkflow(ctx, wfID, runID).Get(ctx, nil)
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	_ = err // a failed or cancelled execution closed all the same
+	return nil
+}
