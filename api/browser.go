@@ -85,7 +85,7 @@ func guardBrowsers(p *browserPolicy) echo.MiddlewareFunc {
 					methods = "POST"
 				}
 				res.Set(echo.HeaderAccessControlAllowMethods, methods)
-				res.Set(echo.HeaderAccessControlAllowHeaders, "Authorization, Content-Type, X-Namespace, "+RequestIDHeader)
+				res.Set(echo.HeaderAccessControlAllowHeaders, "Authorization, Content-Type, X-Namespace, Last-Event-ID, "+RequestIDHeader)
 				res.Set(echo.HeaderAccessControlMaxAge, strconv.Itoa(corsMaxAge))
 				return c.NoContent(http.StatusNoContent)
 			}

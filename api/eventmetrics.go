@@ -33,6 +33,10 @@ func registerEventMetrics(reg prometheus.Registerer, h *hub, exec Executions) er
 				Help: "Event-stream clients connected now, all executions.",
 			}, stat(func(s hubStats) int { return s.Clients })),
 			prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+				Name: "cairn_events_kept_events",
+				Help: "Step and status events the followers keep: each step's latest, once per execution.",
+			}, stat(func(s hubStats) int { return s.Keys })),
+			prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 				Name: "cairn_events_kept_bytes",
 				Help: "Bytes of the step and status events the followers keep (one copy per execution).",
 			}, stat(func(s hubStats) int { return s.Bytes })),

@@ -117,6 +117,8 @@ type request struct {
 	body   io.Reader
 	ctype  string
 	accept string
+	// lastEventID goes as Last-Event-ID (an event stream resumed).
+	lastEventID string
 }
 
 func (c *Client) newRequest(ctx context.Context, r request) (*http.Request, error) {
@@ -135,6 +137,9 @@ func (c *Client) newRequest(ctx context.Context, r request) (*http.Request, erro
 		accept = "application/json"
 	}
 	req.Header.Set("Accept", accept)
+	if r.lastEventID != "" {
+		req.Header.Set("Last-Event-ID", r.lastEventID)
+	}
 	if c.token != "" {
 		req.Header.Set("Authorization", "Bearer "+c.token)
 	}

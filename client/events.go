@@ -34,9 +34,19 @@ var ErrStreamEnded = errors.New("event stream ended before the execution finishe
 
 // Events follows an execution: fn is called for every event, in order,
 // until the done event (Events then returns nil), fn returns an error
-// (returned as is), ctx ends, or the stream breaks.
+// (returned as is), ctx ends, or the stream breaks. The first events are
+// every step's latest state and the status, then each change.
 func (c *Client) Events(ctx context.Context, id string, fn func(Event) error) error {
-	resp, err := c.send(ctx, request{method: http.MethodGet, path: "/v1/executions/" + esc(id) + "/events", accept: "text/event-stream"})
+	return c.EventsAfter(ctx, id, "", fn)
+}
+
+// EventsAfter follows an execution as Events does, from after the event
+// whose ID is lastID (sent as Last-Event-ID): when the server still
+// follows the execution for other clients it sends only what changed
+// since; otherwise every step's latest state again.
+func (c *Client) EventsAfter(ctx context.Context, id, lastID string, fn func(Event) error) error {
+	resp, err := c.send(ctx, request{method: http.MethodGet, path: "/v1/executions/" + esc(id) + "/events", accept: "text/event-stream",
+		lastEventID: lastID})
 	if err != nil {
 		return err
 	}

@@ -64,15 +64,19 @@ export async function pool(items, limit, task) {
 
 // stream reads GET path as server-sent events through fetch, so that the
 // Authorization header goes with it (EventSource cannot send one), and
-// calls onEvent(name, data) for each event until the stream ends or signal
-// aborts. Lines are bounded: a line over 8 MiB ends the stream.
-export async function stream(path, onEvent, signal) {
-  const resp = await fetch(path, { headers: headers({ Accept: 'text/event-stream' }), credentials: 'omit',
-    cache: 'no-store', signal });
+// calls onEvent(name, data, id) for each event until the stream ends or
+// signal aborts. lastId, when set, goes as Last-Event-ID: the server
+// resumes after that event when it can. Lines are bounded: a line over
+// 8 MiB ends the stream.
+export async function stream(path, onEvent, signal, lastId) {
+  const extra = { Accept: 'text/event-stream' };
+  if (lastId) extra['Last-Event-ID'] = lastId;
+  const resp = await fetch(path, { headers: headers(extra), credentials: 'omit', cache: 'no-store', signal });
   if (!resp.ok) throw await failure(resp);
   const reader = resp.body.pipeThrough(new TextDecoderStream()).getReader();
   let buf = '';
   let name = 'message';
+  let id = '';
   let data = [];
   for (;;) {
     const { value, done } = await reader.read();
@@ -85,13 +89,16 @@ export async function stream(path, onEvent, signal) {
       buf = buf.slice(nl + 1);
       if (line.endsWith('\r')) line = line.slice(0, -1);
       if (line === '') {
-        if (data.length) onEvent(name, JSON.parse(data.join('\n')));
+        if (data.length) onEvent(name, JSON.parse(data.join('\n')), id);
         name = 'message';
+        id = '';
         data = [];
       } else if (line.startsWith(':')) {
         continue; // heartbeat
       } else if (line.startsWith('event:')) {
         name = line.slice(6).trim();
+      } else if (line.startsWith('id:')) {
+        id = line.slice(3).trim();
       } else if (line.startsWith('data:')) {
         data.push(line.slice(5).replace(/^ /, ''));
       }

@@ -1,7 +1,14 @@
-// One execution, live: its steps as a graph coloured by state (every page
-// of them), followed through GET /v1/executions/{id}/events, a step's
-// details on click, the decisions the execution waits for, and a plan's
-// approval.
+// One execution, live: its steps as a graph coloured by state, followed
+// through GET /v1/executions/{id}/events, a step's details on click, the
+// decisions the execution waits for, and a plan's approval.
+//
+// What the page reads: the execution (with a first page of states) and its
+// graph, then the event stream, whose first events are every step's latest
+// state as the server's one follower of the execution keeps it, then each
+// change; nothing is read again on a tick. A finished execution's states
+// are read once, page by page (GET .../steps?offset=). When the server
+// refuses the stream (too many followers or clients), the page asks
+// GET .../steps?since=CURSOR every few seconds for what changed instead.
 //
 // window.cairnCy is the graph's cytoscape instance (read-only; it holds
 // what the page draws, never the token), for tests and the console.
@@ -19,6 +26,8 @@ const page = {
   steps: new Map(), // id → the step's live state
   graph: null,
   follow: null, // AbortController of the event stream
+  lastId: '', // the last event's id: a reconnection resumes after it
+  cursor: '', // where GET .../steps?since= stands, when the stream is refused
   selected: '',
   approval: null, // the answer of this page's approve or reject
   refusal: null, // its refusal: {error, moved}
@@ -28,6 +37,8 @@ const page = {
 // Steps beyond the first page come pageSize at a time, fetchers at a time.
 const pageSize = 2000;
 const fetchers = 3;
+// How often the page asks for changes when the server refuses the stream.
+const sinceEvery = 5000;
 
 function finished(ex) {
   return ex && !['running', 'waiting', ''].includes(ex.status || '');
@@ -193,7 +204,8 @@ function takeExecution(ex, withSteps) {
   renderPlanReport(ex);
 }
 
-function onEvent(name, data) {
+function onEvent(name, data, id) {
+  if (id) page.lastId = id;
   switch (name) {
     case 'status':
       takeExecution(data, false);
@@ -204,16 +216,36 @@ function onEvent(name, data) {
     case 'done':
       takeExecution(data, true);
       document.getElementById('live').textContent = 'finished';
-      // The done event carries the first page of steps; the rest of the
-      // final states come from /steps.
-      allSteps(data).then((steps) => { for (const st of steps) takeStep(st); },
-        (err) => say(err.message, true));
+      settle();
       break;
   }
 }
 
+// settle reads the final states once the execution finished, when the
+// stream did not bring every step to one: a stream that began after the
+// end carries only a first page of them.
+async function settle() {
+  const open = ['pending', 'running', 'waiting'];
+  let missing = false;
+  for (const id of page.graph.ids()) {
+    const st = page.steps.get(id);
+    if (!st || open.includes(st.status)) {
+      missing = true;
+      break;
+    }
+  }
+  if (!missing) return;
+  try {
+    const ex = await call(base);
+    for (const st of await allSteps(ex)) takeStep(st);
+  } catch (err) {
+    say(err.message, true);
+  }
+}
+
 // follow reads the event stream until the execution finishes, reconnecting
-// when the stream drops.
+// (after the last event seen) when the stream drops, and asking for the
+// changes instead when the server refuses the stream.
 async function follow() {
   if (page.follow) page.follow.abort();
   const ctl = new AbortController();
@@ -222,9 +254,14 @@ async function follow() {
   while (!ctl.signal.aborted && !finished(page.ex)) {
     live.textContent = 'live';
     try {
-      await stream(base + '/events', onEvent, ctl.signal);
+      await stream(base + '/events', onEvent, ctl.signal, page.lastId);
     } catch (err) {
       if (ctl.signal.aborted) return;
+      if (err instanceof ApiError && (err.status === 429 || err.status === 503)) {
+        say(err.message);
+        await followChanges(ctl.signal);
+        continue;
+      }
       say(err.message, true);
       if (err instanceof ApiError && err.status < 500) {
         live.textContent = '';
@@ -235,6 +272,34 @@ async function follow() {
       live.textContent = 'reconnecting';
       await new Promise((r) => setTimeout(r, 1000));
     }
+  }
+}
+
+// followChanges asks GET .../steps?since= for what changed, every
+// sinceEvery, until the execution finishes (then reads it whole once) or
+// a minute passed (then the stream is tried again).
+async function followChanges(signal) {
+  const live = document.getElementById('live');
+  live.textContent = 'polling';
+  const until = Date.now() + 60000;
+  while (!signal.aborted && Date.now() < until) {
+    let res;
+    do {
+      res = await call(base + '/steps?since=' + encodeURIComponent(page.cursor), { signal });
+      for (const st of res.steps) takeStep(st);
+      page.cursor = res.cursor || '';
+    } while (res.more && !signal.aborted);
+    const ex = page.ex;
+    const changed = res.status !== ex.status || JSON.stringify(res.waiting || []) !== JSON.stringify((ex.progress && ex.progress.waiting) || []);
+    if (changed || finished({ status: res.status })) {
+      takeExecution(await call(base, { signal }), false);
+    }
+    if (finished(page.ex)) {
+      live.textContent = 'finished';
+      settle();
+      return;
+    }
+    await new Promise((r) => setTimeout(r, sinceEvery));
   }
 }
 
@@ -267,7 +332,9 @@ async function load() {
   say('Loading…');
   try {
     const ex = await call(base);
-    const steps = await allSteps(ex);
+    // A running execution's states come with the event stream; a
+    // finished one's are read once.
+    const steps = finished(ex) ? await allSteps(ex) : (ex.steps || []);
     let nodes = [];
     try {
       nodes = (await call(base + '/graph')).steps;

@@ -137,6 +137,11 @@ export class StepGraph {
     return this.steps.has(id);
   }
 
+  // ids are every step's id.
+  ids() {
+    return this.steps.keys();
+  }
+
   step(id) {
     return this.steps.get(id);
   }
