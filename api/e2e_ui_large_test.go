@@ -136,3 +136,40 @@ func getJSON(t *testing.T, h *cairn, path string, want int, out any) {
 	require.Equal(t, want, resp.StatusCode, path)
 	require.NoError(t, json.NewDecoder(resp.Body).Decode(out))
 }
+
+// TestE2ELivePageWhenTheStreamIsRefused opens the live page of a running
+// execution whose event stream the server refuses (its one client slot is
+// taken): the page says it polls, asks GET .../steps?since= for what
+// changed, and once the gate opens shows every step succeeded and the
+// execution completed.
+func TestE2ELivePageWhenTheStreamIsRefused(t *testing.T) {
+	const n = 300
+	h := newCairn(t, cairnOptions{cfg: func(c *Config) { c.EventsMaxClients = 1 }})
+	ctx := ctxTimeout(t, 2*time.Minute)
+	dir := t.TempDir()
+	flag := filepath.Join(dir, "open")
+	st, err := h.client.CreateStack(ctx, model.StackInput{Name: "refused"})
+	require.NoError(t, err)
+	ex, err := h.client.Apply(ctx, st.ID, &client.Document{Data: []byte(gatedPackage(dir, n, flag)), Format: "yaml"}, client.ApplyOptions{})
+	require.NoError(t, err)
+	waitUntil(t, "the execution's graph", func() bool {
+		_, err := h.client.ExecutionGraph(ctx, ex.ID)
+		return err == nil
+	})
+	keeper := watch(ctx, h.client, ex.ID, "")
+	waitUntil(t, "the keeper's steps", func() bool { return keeper.count("") == n })
+
+	b := newBrowserTab(t, ctx)
+	b.do(chromedp.Navigate(h.url + "/ui/"))
+	eval[bool](b, `sessionStorage.setItem('cairn.token', `+jsString(h.token)+`) === undefined`)
+	b.do(chromedp.Navigate(h.url+"/ui/executions/"+ex.ID), chromedp.WaitReady(chromedp.CSS(`#graph[data-render-ms]`)))
+	b.poll(`document.getElementById('live').textContent === 'polling'`, 20*time.Second)
+	assert.Contains(t, b.text(`#message`), "too many clients")
+
+	require.NoError(t, os.WriteFile(flag, nil, 0o644))
+	b.do(visible(`#status[data-status="completed"]`))
+	b.poll(fmt.Sprintf(`document.getElementById('counts').dataset.succeeded === '%d'`, n), 20*time.Second)
+	assert.True(t, eval[bool](b, `window.cairnCy.nodes().every((x) => x.data('state') === 'succeeded')`))
+	<-keeper.ended
+	assert.Empty(t, b.errs.all())
+}

@@ -185,6 +185,7 @@ func Run(ctx context.Context, cfg *config.Config, log *slog.Logger, o Options) e
 		Token: cfg.APIToken, Tokens: cfg.APITokens, BodyLimit: cfg.BodyLimit, TemporalUIURL: cfg.TemporalUIURL,
 		TemporalNamespace: cfg.TemporalNamespace, AllowedURLSchemes: cfg.FetchSchemes, FetchDir: cfg.FetchDir,
 		AllowedOrigins: cfg.AllowedOrigins, CodecOrigins: cfg.CodecOrigins, CodecBodyLimit: cfg.CodecBodyLimit,
+		EventsMaxExecutions: cfg.EventsMaxExecutions, EventsMaxClients: cfg.EventsMaxClients,
 	}, api.Deps{
 		Store: st, Executions: st0, Drift: st0, Catalogue: cat, Registry: NewExportLister(registry), Graphs: deps.Graphs, Logger: log,
 		Ready: func(ctx context.Context) error {

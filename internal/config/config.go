@@ -65,6 +65,8 @@ var Vars = []Var{
 	{"CAIRN_PARALLELISM", "parallelism", strconv.Itoa(contract.DefaultParallelism), "default units (activities) in flight per execution"},
 	{"CAIRN_WORKER_POLLERS", "worker-pollers", "8", "workflow and activity task pollers of the control plane's worker"},
 	{"CAIRN_NODE_POLLERS", "node-pollers", "1", "activity task pollers per node worker (each local node, each agent): a fleet holds nodes × this many long polls"},
+	{"CAIRN_EVENTS_MAX_EXECUTIONS", "events-max-executions", "32", "executions whose event streams are followed at once (one follower each, whatever its clients); a stream of one more gets 503"},
+	{"CAIRN_EVENTS_MAX_CLIENTS", "events-max-clients", "100", "event-stream clients of one execution; one more gets 429"},
 	{"CAIRN_WORKER_DRAIN", "worker-drain", "10s", "on SIGTERM: how long steps in flight may finish before they are handed to another worker"},
 	{"CAIRN_CLUSTER", "cluster", "", "agent: the cluster this node belongs to"},
 	{"CAIRN_NODE", "node", "", "agent: the node this agent serves"},
@@ -125,14 +127,17 @@ type Config struct {
 	WorkerPollers     int
 	NodePollers       int
 	WorkerDrain       time.Duration
-	Cluster           string
-	Node              string
-	NodeRoot          string
-	NodeToken         string
-	Server            string
-	LogLevel          string
-	LogFormat         string
-	ShutdownTimeout   time.Duration
+	// EventsMaxExecutions and EventsMaxClients bound the event streams.
+	EventsMaxExecutions int
+	EventsMaxClients    int
+	Cluster             string
+	Node                string
+	NodeRoot            string
+	NodeToken           string
+	Server              string
+	LogLevel            string
+	LogFormat           string
+	ShutdownTimeout     time.Duration
 
 	// Temporal is how the connection to Temporal is secured.
 	Temporal TemporalSecurity
@@ -213,6 +218,12 @@ func Load(vals map[string]string) (*Config, error) {
 	}
 	if c.NodePollers, err = positive(vals["CAIRN_NODE_POLLERS"]); err != nil {
 		return nil, fmt.Errorf("CAIRN_NODE_POLLERS: %w", err)
+	}
+	if c.EventsMaxExecutions, err = positive(vals["CAIRN_EVENTS_MAX_EXECUTIONS"]); err != nil {
+		return nil, fmt.Errorf("CAIRN_EVENTS_MAX_EXECUTIONS: %w", err)
+	}
+	if c.EventsMaxClients, err = positive(vals["CAIRN_EVENTS_MAX_CLIENTS"]); err != nil {
+		return nil, fmt.Errorf("CAIRN_EVENTS_MAX_CLIENTS: %w", err)
 	}
 	if c.WorkerDrain, err = time.ParseDuration(vals["CAIRN_WORKER_DRAIN"]); err != nil || c.WorkerDrain <= 0 {
 		return nil, fmt.Errorf("CAIRN_WORKER_DRAIN: want a positive duration such as 10s, got %q", vals["CAIRN_WORKER_DRAIN"])

@@ -8,7 +8,8 @@ import (
 )
 
 func TestLoadDefaultsAndOverrides(t *testing.T) {
-	env := map[string]string{"CAIRN_API_TOKEN": "s3cret", "CAIRN_BODY_LIMIT": "1MiB", "CAIRN_FETCH_SCHEMES": "https, FILE"}
+	env := map[string]string{"CAIRN_API_TOKEN": "s3cret", "CAIRN_BODY_LIMIT": "1MiB", "CAIRN_FETCH_SCHEMES": "https, FILE",
+		"CAIRN_EVENTS_MAX_CLIENTS": "7"}
 	c, err := Load(Values(func(k string) string { return env[k] }))
 	require.NoError(t, err)
 	require.Equal(t, "127.0.0.1:7233", c.TemporalAddress, "defaults not applied: %+v", c)
@@ -18,13 +19,17 @@ func TestLoadDefaultsAndOverrides(t *testing.T) {
 	require.Equal(t, int64(1<<20), c.BodyLimit, "overrides not applied: %+v", c)
 	require.Len(t, c.FetchSchemes, 2, "schemes")
 	require.Equal(t, "file", c.FetchSchemes[1], "schemes = %v", c.FetchSchemes)
+	assert.Equal(t, 32, c.EventsMaxExecutions, "default")
+	assert.Equal(t, 7, c.EventsMaxClients, "override")
 }
 
 func TestLoadRejectsBadValues(t *testing.T) {
 	for name, env := range map[string]map[string]string{
-		"parallelism": {"CAIRN_PARALLELISM": "0"},
-		"body limit":  {"CAIRN_BODY_LIMIT": "lots"},
-		"api addr":    {"CAIRN_API_ADDR": "nohostport"},
+		"parallelism":       {"CAIRN_PARALLELISM": "0"},
+		"body limit":        {"CAIRN_BODY_LIMIT": "lots"},
+		"api addr":          {"CAIRN_API_ADDR": "nohostport"},
+		"events executions": {"CAIRN_EVENTS_MAX_EXECUTIONS": "0"},
+		"events clients":    {"CAIRN_EVENTS_MAX_CLIENTS": "many"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			_, err := Load(Values(func(k string) string { return env[k] }))
