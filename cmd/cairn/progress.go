@@ -12,13 +12,14 @@ import (
 	"github.com/cairn-io/cairn/model"
 )
 
-// defaultPollInterval is how often an execution is polled when its event
-// stream is unavailable.
+// defaultPollInterval is how often an execution's changes are asked for
+// when its event stream is unavailable.
 const defaultPollInterval = 500 * time.Millisecond
 
 // follower follows an execution to its end: it reads the server-sent
-// events of GET /v1/executions/{id}/events and, when they fail, polls GET
-// /v1/executions/{id}. Every change goes to the progress display.
+// events of GET /v1/executions/{id}/events and, when they fail (or the
+// server refuses another client), asks GET /v1/executions/{id}/steps?since=
+// for what changed. Every change goes to the progress display.
 type follower struct {
 	c        *client.Client
 	progress *progress
@@ -70,6 +71,11 @@ func (f *follower) follow(ctx context.Context, id string) (*model.Execution, err
 	return f.pollUntilDone(ctx, id)
 }
 
+// pollUntilDone follows the execution by cursor: every interval it asks
+// GET /v1/executions/{id}/steps?since= for the steps that changed (every
+// step the first time), and reads the whole execution only when its
+// status changed and once it finished, so a poll costs the server what
+// changed, not every step.
 func (f *follower) pollUntilDone(ctx context.Context, id string) (*model.Execution, error) {
 	interval := f.poll
 	if interval <= 0 {
@@ -78,14 +84,31 @@ func (f *follower) pollUntilDone(ctx context.Context, id string) (*model.Executi
 	t := time.NewTicker(interval)
 	defer t.Stop()
 	defer f.progress.end()
+	cursor := ""
+	var status model.ExecutionStatus
 	for {
-		ex, err := f.c.GetExecution(ctx, id)
-		if err != nil {
-			return nil, err
-		}
-		f.progress.snapshot(ex)
-		if ex.Finished() {
-			return ex, nil
+		for more := true; more; {
+			page, err := f.c.StepsSince(ctx, id, cursor, 0)
+			if err != nil {
+				return nil, err
+			}
+			for _, st := range page.Steps {
+				f.progress.step(st)
+			}
+			f.progress.total = max(f.progress.total, page.Total)
+			f.progress.totalKnown = f.progress.totalKnown || page.Total > 0
+			cursor, more = page.Cursor, page.More
+			if page.Status != status {
+				status = page.Status
+				ex, err := f.c.GetExecution(ctx, id)
+				if err != nil {
+					return nil, err
+				}
+				f.progress.snapshot(ex)
+				if ex.Finished() {
+					return ex, nil
+				}
+			}
 		}
 		select {
 		case <-ctx.Done():
