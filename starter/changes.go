@@ -176,13 +176,12 @@ func (s *Starter) shardSince(ctx context.Context, id string, since int64, want i
 }
 
 // WaitClosed blocks until the execution closes (or ctx ends): a long poll
-// on its result, which it does not read. Cost: one long poll.
+// on its result, which it does not read (a failed or cancelled execution
+// closed all the same). Cost: one long poll.
 func (s *Starter) WaitClosed(ctx context.Context, id string) error {
 	wfID, runID := ParseExecutionID(id)
-	err := s.c.GetWorkflow(ctx, wfID, runID).Get(ctx, nil)
-	if ctx.Err() != nil {
+	if err := s.c.GetWorkflow(ctx, wfID, runID).Get(ctx, nil); err != nil && ctx.Err() != nil {
 		return ctx.Err()
 	}
-	_ = err // a failed or cancelled execution closed all the same
 	return nil
 }

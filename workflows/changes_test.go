@@ -1,6 +1,8 @@
 package workflows
 
 import (
+	"encoding/json"
+	"fmt"
 	"log/slog"
 	"testing"
 	"time"
@@ -187,6 +189,29 @@ func (s *ChangesSuite) TestPagesOfChanges() {
 	s.Require().NoError(err)
 	s.Require().NoError(val.Get(&page))
 	s.Len(page.Steps, 7)
+}
+
+// TestChangesStayBelowThePayloadWarning: every unit of a large run has
+// changed since 0, yet one answer stays below the SDK's payload warning
+// (512 KB) and says there is more.
+func (s *ChangesSuite) TestChangesStayBelowThePayloadWarning() {
+	const steps = 4000
+	var units []contract.Unit
+	for i := range steps {
+		units = append(units, unit(i, fmt.Sprintf("exec/node-%04d-of-a-large-fleet/task-%04d", i/20, i%20)))
+	}
+	env := s.env(newFake(units...))
+	env.ExecuteWorkflow(ApplyWorkflow, applyInput("", 10))
+	s.Require().NoError(env.GetWorkflowError())
+	p := s.since(env, 0, 0)
+	raw, err := json.Marshal(p)
+	s.Require().NoError(err)
+	s.Less(len(raw), 512<<10, "%d steps in %d bytes", len(p.Steps), len(raw))
+	s.True(p.More)
+	s.NotEmpty(p.Steps)
+	s.Less(len(p.Steps), steps)
+	next := s.since(env, p.Version, 0)
+	s.NotEqual(p.Steps[0].ID, next.Steps[0].ID, "the next answer goes on from the last")
 }
 
 // TestShardsTellTheirFinalVersions: a sharded run's parent lists every
