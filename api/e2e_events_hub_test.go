@@ -363,3 +363,54 @@ func TestE2EEventsLimitsAndResume(t *testing.T) {
 		assert.Contains(t, fmt.Sprint(body), "since", q)
 	}
 }
+
+// TestE2EEventsFollowShards follows an execution that runs in shards (a
+// chain of 24 steps, 5 units a shard) with three clients from its start:
+// each gets every step's final state, in every shard, and the done event;
+// once every shard is read to its end, a question for what changed costs
+// the parent's query alone.
+func TestE2EEventsFollowShards(t *testing.T) {
+	const steps = 24
+	h := newCairn(t, cairnOptions{shardUnits: 5})
+	ctx := ctxTimeout(t, 3*time.Minute)
+	var b strings.Builder
+	for i := range steps {
+		fmt.Fprintf(&b, "---\nkind: Exec\nmetadata: {name: s%02d}\nspec: {command: \"sleep 0.05\"}\nmeta: {timeout: 60}\n", i)
+		if i > 0 {
+			fmt.Fprintf(&b, "dependsOn: [Exec/s%02d]\n", i-1)
+		}
+	}
+	st, err := h.client.CreateStack(ctx, model.StackInput{Name: "sharded"})
+	require.NoError(t, err)
+	ex, err := h.client.Apply(ctx, st.ID, &client.Document{Data: []byte(b.String()), Format: "yaml"}, client.ApplyOptions{})
+	require.NoError(t, err)
+	var ws []*watcher
+	for range 3 {
+		ws = append(ws, watch(ctx, h.client, ex.ID, ""))
+	}
+	for _, w := range ws {
+		<-w.ended
+		require.NoError(t, w.err)
+		require.NotNil(t, w.done)
+		assert.Equal(t, model.ExecCompleted, w.done.Status)
+		assert.Equal(t, steps, w.count(model.StatusSucceeded), "every shard's steps: %v", w.steps)
+	}
+
+	cursor := ""
+	seen := map[string]model.Status{}
+	for more := true; more; {
+		p, err := h.client.StepsSince(ctx, ex.ID, cursor, 0)
+		require.NoError(t, err)
+		for _, sp := range p.Steps {
+			seen[sp.ID] = sp.Status
+		}
+		cursor, more = p.Cursor, p.More
+	}
+	assert.Len(t, seen, steps)
+	assert.True(t, strings.HasPrefix(cursor, "s"), "a cursor of shards: %s", cursor)
+	q0 := h.metric("cairn_progress_queries_total")
+	idle, err := h.client.StepsSince(ctx, ex.ID, cursor, 0)
+	require.NoError(t, err)
+	assert.Empty(t, idle.Steps)
+	assert.Equal(t, float64(1), h.metric("cairn_progress_queries_total")-q0, "the parent's query alone")
+}

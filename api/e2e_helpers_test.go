@@ -52,6 +52,8 @@ type cairnOptions struct {
 	cfg   func(*Config)
 	// sealKey, when set, seals the store's step data (CAIRN_CODEC_KEY).
 	sealKey []byte
+	// shardUnits, when set, runs plans of more units than this in shards.
+	shardUnits int
 }
 
 const testUIURL = "http://ui.example:8233"
@@ -93,7 +95,8 @@ func newCairn(t *testing.T, o cairnOptions) *cairn {
 	t.Cleanup(h.nodes.Stop)
 	require.NoError(t, w.Start())
 	t.Cleanup(w.Stop)
-	s := starter.New(dev.Client, starter.Config{TaskQueue: queue, Store: st, HeartbeatTimeout: 2 * time.Second, NodeWait: 5 * time.Second})
+	s := starter.New(dev.Client, starter.Config{TaskQueue: queue, Store: st, HeartbeatTimeout: 2 * time.Second, NodeWait: 5 * time.Second,
+		ShardUnits: o.shardUnits})
 	require.NoError(t, s.EnsureSearchAttributes(ctx))
 	e, err := New(cfg, Deps{Store: st, Executions: s, Drift: s, Catalogue: cat, Graphs: h.graphs, Registry: controlPlaneLister{worker.DefaultRegistry(cat, nil)}, Logger: newTestLogger(h.logs), Env: h.lookupEnv,
 		Ready: func(ctx context.Context) error { _, err := dev.Client.CheckHealth(ctx, nil); return err }})
