@@ -74,7 +74,7 @@ func (f *follower) follow(ctx context.Context, id string) (*model.Execution, err
 // pollUntilDone follows the execution by cursor: every interval it asks
 // GET /v1/executions/{id}/steps?since= for the steps that changed (every
 // step the first time), and reads the whole execution only when its
-// status changed and once it finished, so a poll costs the server what
+// status changed and once it ended, so a poll costs the server what
 // changed, not every step.
 func (f *follower) pollUntilDone(ctx context.Context, id string) (*model.Execution, error) {
 	interval := f.poll
@@ -98,7 +98,10 @@ func (f *follower) pollUntilDone(ctx context.Context, id string) (*model.Executi
 			f.progress.total = max(f.progress.total, page.Total)
 			f.progress.totalKnown = f.progress.totalKnown || page.Total > 0
 			cursor, more = page.Cursor, page.More
-			if page.Status != status {
+			// The workflow says it ended a moment before it closes: ask
+			// for the execution until it has.
+			ended := (&model.Execution{Status: page.Status}).Finished()
+			if page.Status != status || ended {
 				status = page.Status
 				ex, err := f.c.GetExecution(ctx, id)
 				if err != nil {
