@@ -23,7 +23,10 @@ import (
 // ran, as many at a time as there are nodes) and, when ansible-playbook is
 // on PATH, the same steps as a playbook on as many local hosts.
 func (r *runner) runFleet(ctx context.Context, nodes int) ([]row, error) {
-	rel, err := readFleetRelease(r.opts.fleetLibrary)
+	rel, err := fuellab.ReadRelease(r.opts.fleetLibrary, fuellab.Trivial)
+	if err != nil {
+		err = fmt.Errorf("%w (see -fleet-library)", err)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -32,14 +35,14 @@ func (r *runner) runFleet(ctx context.Context, nodes int) ([]row, error) {
 		if err != nil {
 			return nil, fmt.Errorf("create release: %w", err)
 		}
-		info, err := e.api.PutGraph(ctx, model.LayerRelease, release.ID, "default", client.Document{Data: rel.yaml, Format: "yaml"})
+		info, err := e.api.PutGraph(ctx, model.LayerRelease, release.ID, "default", client.Document{Data: rel.YAML, Format: "yaml"})
 		if err != nil {
 			return nil, fmt.Errorf("upload graph: %w", err)
 		}
-		if info.Tasks != rel.tasks {
-			return nil, fmt.Errorf("the uploaded graph has %d tasks, want %d", info.Tasks, rel.tasks)
+		if info.Tasks != rel.Tasks {
+			return nil, fmt.Errorf("the uploaded graph has %d tasks, want %d", info.Tasks, rel.Tasks)
 		}
-		in := model.ClusterInput{ID: "fleet", Name: "fleet", ReleaseID: release.ID, Nodes: fleetNodes(nodes), Settings: fuellab.Settings()}
+		in := model.ClusterInput{ID: "fleet", Name: "fleet", ReleaseID: release.ID, Nodes: fuellab.Nodes(nodes), Settings: fuellab.Settings()}
 		cl, err := e.api.CreateCluster(ctx, in)
 		if err != nil {
 			return nil, fmt.Errorf("create cluster: %w", err)
@@ -110,7 +113,7 @@ func (r *runner) runFleet(ctx context.Context, nodes int) ([]row, error) {
 			}
 			return fmt.Sprintf("%d steps planned", len(ex.Plan.Steps)), nil
 		}
-		via := fmt.Sprintf("fuel-library's release graph, %d tasks (%d commands made `true`), on %d local nodes", rel.tasks, rel.command, nodes)
+		via := fmt.Sprintf("fuel-library's release graph, %d tasks (%d commands made `true`), on %d local nodes", rel.Tasks, rel.Commands, nodes)
 		var rows []row
 		for _, ph := range []struct {
 			name  string
