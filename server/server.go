@@ -119,7 +119,7 @@ func Run(ctx context.Context, cfg *config.Config, log *slog.Logger, o Options) e
 
 	st0 := starter.New(c, starter.Config{
 		TaskQueue: cfg.TaskQueue, Namespace: cfg.TemporalNamespace, UIURL: cfg.TemporalUIURL,
-		Store: st, DataConverter: rt.Temporal.DataConverter, Parallelism: cfg.Parallelism,
+		Store: st, DataConverter: rt.Temporal.DataConverter, Parallelism: cfg.Parallelism, NodeWait: cfg.NodeWait,
 	})
 	if err := st0.EnsureSearchAttributes(ctx); err != nil {
 		return fmt.Errorf("register search attributes: %w", err)

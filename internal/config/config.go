@@ -65,6 +65,7 @@ var Vars = []Var{
 	{"CAIRN_PARALLELISM", "parallelism", strconv.Itoa(contract.DefaultParallelism), "default units (activities) in flight per execution"},
 	{"CAIRN_WORKER_POLLERS", "worker-pollers", "8", "workflow and activity task pollers of the control plane's worker"},
 	{"CAIRN_NODE_POLLERS", "node-pollers", "1", "activity task pollers per node worker (each local node, each agent): a fleet holds nodes × this many long polls"},
+	{"CAIRN_NODE_WAIT", "node-wait", "2m", "how long a step waits for its node's worker (a local node's, an agent) to take it before the execution fails with \"node N has no agent polling\""},
 	{"CAIRN_WORKER_DRAIN", "worker-drain", "10s", "on SIGTERM: how long steps in flight may finish before they are handed to another worker"},
 	{"CAIRN_CLUSTER", "cluster", "", "agent: the cluster this node belongs to"},
 	{"CAIRN_NODE", "node", "", "agent: the node this agent serves"},
@@ -124,6 +125,7 @@ type Config struct {
 	StepDataRetention time.Duration
 	WorkerPollers     int
 	NodePollers       int
+	NodeWait          time.Duration
 	WorkerDrain       time.Duration
 	Cluster           string
 	Node              string
@@ -213,6 +215,9 @@ func Load(vals map[string]string) (*Config, error) {
 	}
 	if c.NodePollers, err = positive(vals["CAIRN_NODE_POLLERS"]); err != nil {
 		return nil, fmt.Errorf("CAIRN_NODE_POLLERS: %w", err)
+	}
+	if c.NodeWait, err = time.ParseDuration(vals["CAIRN_NODE_WAIT"]); err != nil || c.NodeWait <= 0 {
+		return nil, fmt.Errorf("CAIRN_NODE_WAIT: want a positive duration such as 2m, got %q", vals["CAIRN_NODE_WAIT"])
 	}
 	if c.WorkerDrain, err = time.ParseDuration(vals["CAIRN_WORKER_DRAIN"]); err != nil || c.WorkerDrain <= 0 {
 		return nil, fmt.Errorf("CAIRN_WORKER_DRAIN: want a positive duration such as 10s, got %q", vals["CAIRN_WORKER_DRAIN"])

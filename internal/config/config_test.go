@@ -2,6 +2,7 @@ package config
 
 import (
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -14,6 +15,7 @@ func TestLoadDefaultsAndOverrides(t *testing.T) {
 	require.Equal(t, "127.0.0.1:7233", c.TemporalAddress, "defaults not applied: %+v", c)
 	require.Equal(t, "cairn", c.TaskQueue, "defaults not applied: %+v", c)
 	require.Equal(t, 10, c.Parallelism, "defaults not applied: %+v", c)
+	require.Equal(t, 2*time.Minute, c.NodeWait, "defaults not applied: %+v", c)
 	require.Equal(t, "s3cret", c.APIToken, "overrides not applied: %+v", c)
 	require.Equal(t, int64(1<<20), c.BodyLimit, "overrides not applied: %+v", c)
 	require.Len(t, c.FetchSchemes, 2, "schemes")
@@ -23,6 +25,7 @@ func TestLoadDefaultsAndOverrides(t *testing.T) {
 func TestLoadRejectsBadValues(t *testing.T) {
 	for name, env := range map[string]map[string]string{
 		"parallelism": {"CAIRN_PARALLELISM": "0"},
+		"node wait":   {"CAIRN_NODE_WAIT": "-1s"},
 		"body limit":  {"CAIRN_BODY_LIMIT": "lots"},
 		"api addr":    {"CAIRN_API_ADDR": "nohostport"},
 	} {
