@@ -174,7 +174,9 @@ func Run(ctx context.Context, cfg *config.Config, log *slog.Logger, o Options) e
 
 	metricsHandler := promhttp.HandlerFor(metrics, promhttp.HandlerOpts{})
 	var codecHandler http.Handler
+	keyID := ""
 	if key != nil {
+		keyID = codec.KeyID(key)
 		// CORS and the token are the API's: the handler sends no headers
 		// of its own.
 		if codecHandler, err = codec.Handler(key, codec.HandlerOptions{}); err != nil {
@@ -185,6 +187,7 @@ func Run(ctx context.Context, cfg *config.Config, log *slog.Logger, o Options) e
 		Token: cfg.APIToken, Tokens: cfg.APITokens, BodyLimit: cfg.BodyLimit, TemporalUIURL: cfg.TemporalUIURL,
 		TemporalNamespace: cfg.TemporalNamespace, AllowedURLSchemes: cfg.FetchSchemes, FetchDir: cfg.FetchDir,
 		AllowedOrigins: cfg.AllowedOrigins, CodecOrigins: cfg.CodecOrigins, CodecBodyLimit: cfg.CodecBodyLimit,
+		CodecKeyID: keyID,
 	}, api.Deps{
 		Store: st, Executions: st0, Drift: st0, Catalogue: cat, Registry: NewExportLister(registry), Graphs: deps.Graphs, Logger: log,
 		Ready: func(ctx context.Context) error {
