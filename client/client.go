@@ -669,6 +669,19 @@ func (c *Client) ExecutionGraph(ctx context.Context, id string) ([]model.StepDep
 	return out.Steps, nil
 }
 
+// Steps returns one page of an execution's step states, from offset:
+// limit steps (at most 5,000), or with limit 0 as many as fit in about
+// 1 MiB. A page is past the end when offset reaches its Entries.
+func (c *Client) Steps(ctx context.Context, id string, offset, limit int) (*model.ExecutionSteps, error) {
+	q := url.Values{"offset": {strconv.Itoa(offset)}}
+	if limit > 0 {
+		q.Set("limit", strconv.Itoa(limit))
+	}
+	var out model.ExecutionSteps
+	_, err := c.do(ctx, http.MethodGet, "/v1/executions/"+esc(id)+"/steps", q, nil, &out)
+	return orNil(&out, err)
+}
+
 // Cancel asks a running execution to stop.
 func (c *Client) Cancel(ctx context.Context, id string) (*model.Execution, error) {
 	var out model.Execution

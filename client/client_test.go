@@ -178,6 +178,8 @@ func TestClientAgainstTheAPI(t *testing.T) {
 	// Executions need Temporal; this server has none.
 	_, err = c.ListExecutions(ctx, client.ExecutionFilter{})
 	require.True(t, client.IsStatus(err, http.StatusServiceUnavailable), "executions: %v", err)
+	_, err = c.Steps(ctx, "some-execution", 0, 100)
+	require.True(t, client.IsStatus(err, http.StatusServiceUnavailable), "steps: %v", err)
 
 	// Deletes.
 	require.NoError(t, c.DeleteCluster(ctx, "c1"))
