@@ -23,6 +23,12 @@ const (
 	MaxRequestBytes = 4 << 20
 )
 
+// IdleConnTimeout is how long the client keeps a connection to the server
+// it is not using: long enough to carry an execution's units from one
+// level to the next, short enough that an idle agent holds no connection
+// (nor a goroutine of the server's) soon after its last step.
+const IdleConnTimeout = 30 * time.Second
+
 // ErrForbidden is returned (wrapped) when the server refuses the token or
 // the record (401, 403).
 var ErrForbidden = errors.New("refused by the server")
@@ -37,7 +43,8 @@ type Client struct {
 }
 
 // NewClient returns a client of the server at baseURL (http or https)
-// presenting token; httpClient nil means one with a 2-minute timeout.
+// presenting token; httpClient nil means one with a 2-minute timeout
+// whose idle connections close after IdleConnTimeout.
 func NewClient(baseURL, token string, httpClient *http.Client) (*Client, error) {
 	u, err := url.Parse(baseURL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
@@ -47,7 +54,9 @@ func NewClient(baseURL, token string, httpClient *http.Client) (*Client, error) 
 		return nil, err
 	}
 	if httpClient == nil {
-		httpClient = &http.Client{Timeout: 2 * time.Minute}
+		tr := http.DefaultTransport.(*http.Transport).Clone()
+		tr.IdleConnTimeout = IdleConnTimeout
+		httpClient = &http.Client{Timeout: 2 * time.Minute, Transport: tr}
 	}
 	return &Client{base: strings.TrimRight(baseURL, "/"), token: token, http: httpClient}, nil
 }
