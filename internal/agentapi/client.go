@@ -121,18 +121,51 @@ func (c *Client) PutStepDataBatch(ctx context.Context, execID, kind string, data
 	return flush()
 }
 
+// do sends one request, again while the server cannot be reached or
+// answers 502, 503 or 504 (it restarts, or a proxy before it does), for
+// up to RetryFor: every request of the agent API is idempotent (a read,
+// or a write of the same records), so a step that ran while the server
+// was away records its outcome once it is back rather than failing and
+// running again.
 func (c *Client) do(ctx context.Context, method, path string, q url.Values, body []byte) ([]byte, error) {
 	u := c.base + path
 	if len(q) > 0 {
 		u += "?" + q.Encode()
 	}
+	deadline := time.Now().Add(RetryFor)
+	wait := retryFirstWait
+	for {
+		out, retry, err := c.once(ctx, method, u, body)
+		if !retry || time.Now().Add(wait).After(deadline) {
+			return out, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, fmt.Errorf("%w (after: %w)", ctx.Err(), err)
+		case <-time.After(wait):
+		}
+		wait = min(2*wait, retryMaxWait)
+	}
+}
+
+// Retries of a request the server could not answer.
+const (
+	// RetryFor bounds how long a request is tried again: a restart of
+	// the server takes seconds.
+	RetryFor       = time.Minute
+	retryFirstWait = 100 * time.Millisecond
+	retryMaxWait   = 2 * time.Second
+)
+
+// once sends a request and says whether it is worth sending again.
+func (c *Client) once(ctx context.Context, method, u string, body []byte) (_ []byte, retry bool, _ error) {
 	var rd io.Reader
 	if body != nil {
 		rd = bytes.NewReader(body)
 	}
 	req, err := http.NewRequestWithContext(ctx, method, u, rd)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	req.Header.Set("Authorization", "Bearer "+c.token)
 	if body != nil {
@@ -140,25 +173,29 @@ func (c *Client) do(ctx context.Context, method, path string, q url.Values, body
 	}
 	resp, err := c.http.Do(req)
 	if err != nil {
-		return nil, err
+		// The server is not there (refused, reset, gone mid-answer),
+		// unless the request's own context ended.
+		return nil, ctx.Err() == nil, err
 	}
 	defer resp.Body.Close()
 	out, err := io.ReadAll(io.LimitReader(resp.Body, MaxRecordBytes+1))
 	if err != nil {
-		return nil, err
+		return nil, ctx.Err() == nil, err
 	}
 	if len(out) > MaxRecordBytes {
-		return nil, fmt.Errorf("answer over %d bytes", MaxRecordBytes)
+		return nil, false, fmt.Errorf("answer over %d bytes", MaxRecordBytes)
 	}
 	switch {
 	case resp.StatusCode >= 200 && resp.StatusCode < 300:
-		return out, nil
+		return out, false, nil
 	case resp.StatusCode == http.StatusNotFound:
-		return nil, store.ErrNotFound
+		return nil, false, store.ErrNotFound
 	case resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden:
-		return nil, fmt.Errorf("%w (%d): %s", ErrForbidden, resp.StatusCode, message(out))
+		return nil, false, fmt.Errorf("%w (%d): %s", ErrForbidden, resp.StatusCode, message(out))
+	case resp.StatusCode == http.StatusBadGateway || resp.StatusCode == http.StatusServiceUnavailable || resp.StatusCode == http.StatusGatewayTimeout:
+		return nil, true, fmt.Errorf("server answered %d: %s", resp.StatusCode, message(out))
 	}
-	return nil, fmt.Errorf("server answered %d: %s", resp.StatusCode, message(out))
+	return nil, false, fmt.Errorf("server answered %d: %s", resp.StatusCode, message(out))
 }
 
 // message is the error message of an API error body, shortened.

@@ -99,10 +99,9 @@ func (s *serverProc) start() {
 	}
 }
 
-// restart stops the server as an operator would (SIGTERM: its workers
-// drain and hand back what still runs) and starts it again with vars
-// added to its settings.
-func (s *serverProc) restart(vars map[string]string) {
+// stop stops the server as an operator would (SIGTERM: its workers drain
+// and hand back what still runs).
+func (s *serverProc) stop() {
 	s.t.Helper()
 	_ = s.cmd.Process.Signal(syscall.SIGTERM)
 	select {
@@ -110,6 +109,13 @@ func (s *serverProc) restart(vars map[string]string) {
 	case <-time.After(time.Minute):
 		s.t.Fatal("cairn server did not stop within a minute of SIGTERM")
 	}
+}
+
+// restart stops the server and starts it again with vars added to its
+// settings.
+func (s *serverProc) restart(vars map[string]string) {
+	s.t.Helper()
+	s.stop()
 	maps.Copy(s.vars, vars)
 	s.start()
 }
