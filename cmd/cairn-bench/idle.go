@@ -32,8 +32,10 @@ type idleRow struct {
 	// Of the Temporal dev server.
 	TemporalKiB   int64
 	TemporalConns int
-	// Of the agents, all together.
-	AgentsKiB int64
+	// Of the agents, all together: resident memory, and the part of it
+	// that is each agent's own (RssAnon: its heap and stacks, not the
+	// binary's pages, which the agents of one host share).
+	AgentsKiB, AgentsAnonKiB int64
 }
 
 // runIdleAgents measures what agents cost when they poll and nothing
@@ -81,8 +83,8 @@ func (r *runner) runIdleAgents(ctx context.Context, counts []int) ([]idleRow, er
 				if err != nil {
 					return nil, err
 				}
-				r.logf("  %d agents (settled %v): cairn server %d MiB, %d goroutines, %d connections; Temporal %d MiB, %d connections; agents %d MiB",
-					n, settled, row.CairnKiB>>10, row.Goroutines, row.CairnConns, row.TemporalKiB>>10, row.TemporalConns, row.AgentsKiB>>10)
+				r.logf("  %d agents (settled %v): cairn server %d MiB, %d goroutines, %d connections; Temporal %d MiB, %d connections; agents %d MiB (%d MiB their own)",
+					n, settled, row.CairnKiB>>10, row.Goroutines, row.CairnConns, row.TemporalKiB>>10, row.TemporalConns, row.AgentsKiB>>10, row.AgentsAnonKiB>>10)
 				rows = append(rows, row)
 			}
 		}
@@ -104,6 +106,7 @@ func (e *env) measureIdle(ctx context.Context, agents int, settled bool) (idleRo
 	row.CairnKiB, row.TemporalKiB = vmRSS(e.cairn.pid()), vmRSS(e.temporal.pid())
 	for _, p := range e.agents {
 		row.AgentsKiB += vmRSS(p.pid())
+		row.AgentsAnonKiB += procStatusKiB(p.pid(), "RssAnon:")
 	}
 	if row.CairnConns, err = tcpEstablished(e.cairn.pid()); err != nil {
 		return row, err
@@ -185,7 +188,7 @@ func printIdle(w io.Writer, rows []idleRow) {
 	_ = tw.Flush()
 }
 
-var idleHeader = []string{"agents", "when", "cairn RSS MiB", "goroutines", "cairn TCP conns", "temporal RSS MiB", "temporal TCP conns", "agents RSS MiB"}
+var idleHeader = []string{"agents", "when", "cairn RSS MiB", "goroutines", "cairn TCP conns", "temporal RSS MiB", "temporal TCP conns", "agents RSS MiB", "agents anon MiB"}
 
 func (r idleRow) cells() []string {
 	when := "just polling"
@@ -193,7 +196,7 @@ func (r idleRow) cells() []string {
 		when = fmt.Sprintf("idle %s", agentapi.IdleConnTimeout+5*time.Second)
 	}
 	return []string{fmt.Sprint(r.Agents), when, mib(r.CairnKiB), fmt.Sprint(r.Goroutines), fmt.Sprint(r.CairnConns),
-		mib(r.TemporalKiB), fmt.Sprint(r.TemporalConns), mib(r.AgentsKiB)}
+		mib(r.TemporalKiB), fmt.Sprint(r.TemporalConns), mib(r.AgentsKiB), mib(r.AgentsAnonKiB)}
 }
 
 // idleMarkdown is the idle agents' table in Markdown.
