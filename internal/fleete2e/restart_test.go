@@ -4,7 +4,6 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -79,20 +78,4 @@ func TestServerRestartsWhileAnAgentsStepRuns(t *testing.T) {
 	b, err = os.ReadFile(filepath.Join(dir, "data", "nodes", "restart", "core", "runs.log"))
 	require.NoError(t, err)
 	assert.Equal(t, "last\n", string(b))
-}
-
-// waitFile waits until path exists and, when want is set, holds it.
-func waitFile(ctx context.Context, t *testing.T, path, want string) {
-	t.Helper()
-	for {
-		b, err := os.ReadFile(path)
-		if err == nil && (want == "" || strings.Contains(string(b), want)) {
-			return
-		}
-		select {
-		case <-ctx.Done():
-			t.Fatalf("%s never held %q (%q, %v)", path, want, b, err)
-		case <-time.After(50 * time.Millisecond):
-		}
-	}
 }
