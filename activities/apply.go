@@ -206,7 +206,12 @@ func (a *Activities) runWave(ctx, applyCtx context.Context, in contract.UnitInpu
 			commands = append(commands, r)
 		}
 	}
-	if err := a.recordOutputs(ctx, in.ExecutionID, commands); err != nil {
+	// A command that ran is recorded even when the activity is being
+	// cancelled or handed back: its retry must find it done, not run it
+	// again.
+	recordCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), commandRecordTimeout)
+	defer cancel()
+	if err := a.recordOutputs(recordCtx, in.ExecutionID, commands); err != nil {
 		return err
 	}
 	if cut.Load() || (liveness.Stopping(ctx) && applyCtx.Err() != nil) {
@@ -216,6 +221,10 @@ func (a *Activities) runWave(ctx, applyCtx context.Context, in contract.UnitInpu
 	u.finish(wave)
 	return nil
 }
+
+// commandRecordTimeout bounds the write of the outcomes of commands that
+// ran, which the activity's cancellation does not stop.
+const commandRecordTimeout = 30 * time.Second
 
 // errHandBack ends a unit its stopping worker hands back.
 var errHandBack = fmt.Errorf("unit handed back: %w", contract.ErrWorkerStopping)

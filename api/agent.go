@@ -88,7 +88,8 @@ func agentOf(c echo.Context) agentIdentity {
 	return id
 }
 
-// agentNode answers the token's node.
+// agentNode answers the token's node and the id of the server's codec
+// key.
 func (s *server) agentNode(c echo.Context) error {
 	id := agentOf(c)
 	cl, err := s.store.GetCluster(c.Request().Context(), id.cluster)
@@ -99,7 +100,7 @@ func (s *server) agentNode(c echo.Context) error {
 	if n == nil || n.Mode != model.NodeAgent {
 		return newError(http.StatusForbidden, "node %q of cluster %q is not an agent node", id.node, id.cluster)
 	}
-	return c.JSON(http.StatusOK, agentapi.NodeInfo{Cluster: cl.ID, Node: *n})
+	return c.JSON(http.StatusOK, agentapi.NodeInfo{Cluster: cl.ID, Node: *n, CodecKeyID: s.cfg.CodecKeyID})
 }
 
 // agentGrant loads the grant of the request's node in the execution named

@@ -66,6 +66,10 @@ type Config struct {
 	CodecOrigins []string
 	// CodecBodyLimit caps codec requests (default DefaultCodecBodyLimit).
 	CodecBodyLimit int64
+	// CodecKeyID names the codec key the server seals payloads with
+	// (codec.KeyID; "" for none): the agent API tells agents, which
+	// refuse to serve with another key or none.
+	CodecKeyID string
 	// Server timeouts, set on the returned echo's http.Server. Streams
 	// (events, ?wait=true) lift the write deadline for themselves.
 	ReadTimeout       time.Duration

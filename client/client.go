@@ -527,6 +527,15 @@ func (c *Client) DeleteCluster(ctx context.Context, id string) error {
 	return err
 }
 
+// IssueNodeToken issues the token `cairn agent` serves an agent node
+// with, revoking the node's previous one; the server keeps only its hash,
+// so this answer is the only place it is shown.
+func (c *Client) IssueNodeToken(ctx context.Context, clusterID, nodeID string) (*model.NodeToken, error) {
+	var out model.NodeToken
+	_, err := c.do(ctx, http.MethodPost, "/v1/clusters/"+esc(clusterID)+"/nodes/"+esc(nodeID)+"/token", nil, nil, &out)
+	return orNil(&out, err)
+}
+
 func orNil[T any](v *T, err error) (*T, error) {
 	if err != nil {
 		return nil, err

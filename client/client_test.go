@@ -121,8 +121,15 @@ func TestClientAgainstTheAPI(t *testing.T) {
 		Nodes: []model.Node{{ID: "n1", Roles: []string{"web"}}}})
 	require.NoError(t, err, "cluster %+v %v", cl, err)
 	require.Len(t, cl.Nodes, 1, "cluster %+v %v", cl, err)
-	_, err = c.UpdateCluster(ctx, "c1", model.ClusterInput{Name: "c", Nodes: []model.Node{{ID: "n1"}, {ID: "n2"}}})
+	_, err = c.IssueNodeToken(ctx, "c1", "n1")
+	require.True(t, client.IsStatus(err, http.StatusConflict), "a token for a local node: %v", err)
+	_, err = c.UpdateCluster(ctx, "c1", model.ClusterInput{Name: "c", Nodes: []model.Node{{ID: "n1"}, {ID: "n2", Mode: model.NodeAgent}}})
 	require.NoError(t, err)
+	tok, err := c.IssueNodeToken(ctx, "c1", "n2")
+	require.NoError(t, err)
+	require.Equal(t, "c1", tok.Cluster, "token %+v", tok)
+	require.Equal(t, "n2", tok.Node, "token %+v", tok)
+	require.True(t, strings.HasPrefix(tok.Token, "cairn-node-v1."), "token %+v", tok)
 	cluster, err := c.GetCluster(ctx, "c1")
 	require.NoError(t, err)
 	require.Len(t, cluster.Nodes, 2, "cluster %+v", cluster)
@@ -178,6 +185,8 @@ func TestClientAgainstTheAPI(t *testing.T) {
 	// Executions need Temporal; this server has none.
 	_, err = c.ListExecutions(ctx, client.ExecutionFilter{})
 	require.True(t, client.IsStatus(err, http.StatusServiceUnavailable), "executions: %v", err)
+	_, err = c.Steps(ctx, "some-execution", 0, 100)
+	require.True(t, client.IsStatus(err, http.StatusServiceUnavailable), "steps: %v", err)
 
 	// Deletes.
 	require.NoError(t, c.DeleteCluster(ctx, "c1"))

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 
 	"github.com/cairn-io/cairn/internal/agentapi"
+	"github.com/cairn-io/cairn/internal/codec"
 	"github.com/cairn-io/cairn/internal/config"
 	"github.com/cairn-io/cairn/worker"
 )
@@ -17,7 +18,10 @@ import (
 // node it serves, and polls that node's task queue until ctx ends, reading
 // and writing the node's step data through the agent API: it needs no
 // database credentials. cfg.Cluster and cfg.Node, when set, must name the
-// token's node. ready, when set, is called once the agent polls.
+// token's node, and its codec key must be the server's (or both have
+// none): an agent that could not open the server's payloads would take
+// steps only to fail them, so it refuses to start. ready, when set, is
+// called once the agent polls.
 func ServeAgent(ctx context.Context, cfg *config.Config, log *slog.Logger, ready func(*worker.Agent)) error {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
@@ -42,6 +46,13 @@ func ServeAgent(ctx context.Context, cfg *config.Config, log *slog.Logger, ready
 	}
 	if cfg.Node != "" && cfg.Node != info.Node.ID && cfg.Node != info.Node.Name {
 		return fmt.Errorf("agent: the node token is for node %q, not %q", info.Node.ID, cfg.Node)
+	}
+	own := ""
+	if rt.Key != nil {
+		own = codec.KeyID(rt.Key)
+	}
+	if err := info.CheckCodecKey(own); err != nil {
+		return fmt.Errorf("agent for node %s of cluster %s: %w", info.Node.ID, info.Cluster, err)
 	}
 	c, err := rt.Dial(ctx)
 	if err != nil {

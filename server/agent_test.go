@@ -239,3 +239,40 @@ target: {roles: [db]}
 	code, _ = data(tokenA, "outputs", "file/web@a1")
 	assert.Equal(t, http.StatusUnauthorized, code)
 }
+
+// An agent whose codec key is not the server's (none, or another) would
+// take its node's steps only to fail to open them: it refuses to start,
+// saying what to set.
+func TestAgentWithoutTheServersCodecKeyRefusesToStart(t *testing.T) {
+	cluster := "keys-" + strings.ToLower(strings.ReplaceAll(time.Now().Format("150405.000000"), ".", ""))
+	e := startAgentEnv(t, cluster)
+	token := e.issue(cluster, "a1")
+	for _, tc := range []struct {
+		name, key, want string
+	}{
+		{"no key", "", "the server seals payloads with a codec key (id "},
+		{"another key", strings.Repeat("ef", 32), "this agent's codec key (id "},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg, err := config.Load(config.Values(func(k string) string {
+				return map[string]string{
+					"CAIRN_TEMPORAL_ADDRESS": e.dev.HostPort,
+					"CAIRN_SERVER":           "http://" + e.addr,
+					"CAIRN_NODE_TOKEN":       token,
+					"CAIRN_CODEC_KEY":        tc.key,
+					"CAIRN_NODE_ROOT":        t.TempDir(),
+				}[k]
+			}))
+			require.NoError(t, err)
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			started := false
+			err = server.ServeAgent(ctx, cfg, nil, func(*worker.Agent) { started = true; cancel() })
+			require.Error(t, err, "the agent served without the server's codec key")
+			assert.False(t, started, "the agent polled before refusing")
+			assert.Contains(t, err.Error(), tc.want)
+			assert.Contains(t, err.Error(), "set CAIRN_CODEC_KEY to the server's key")
+			assert.Contains(t, err.Error(), "agent for node a1 of cluster "+cluster)
+		})
+	}
+}

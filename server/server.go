@@ -119,7 +119,7 @@ func Run(ctx context.Context, cfg *config.Config, log *slog.Logger, o Options) e
 
 	st0 := starter.New(c, starter.Config{
 		TaskQueue: cfg.TaskQueue, Namespace: cfg.TemporalNamespace, UIURL: cfg.TemporalUIURL,
-		Store: st, DataConverter: rt.Temporal.DataConverter, Parallelism: cfg.Parallelism,
+		Store: st, DataConverter: rt.Temporal.DataConverter, Parallelism: cfg.Parallelism, NodeWait: cfg.NodeWait,
 	})
 	if err := st0.EnsureSearchAttributes(ctx); err != nil {
 		return fmt.Errorf("register search attributes: %w", err)
@@ -174,7 +174,9 @@ func Run(ctx context.Context, cfg *config.Config, log *slog.Logger, o Options) e
 
 	metricsHandler := promhttp.HandlerFor(metrics, promhttp.HandlerOpts{})
 	var codecHandler http.Handler
+	keyID := ""
 	if key != nil {
+		keyID = codec.KeyID(key)
 		// CORS and the token are the API's: the handler sends no headers
 		// of its own.
 		if codecHandler, err = codec.Handler(key, codec.HandlerOptions{}); err != nil {
@@ -186,6 +188,7 @@ func Run(ctx context.Context, cfg *config.Config, log *slog.Logger, o Options) e
 		TemporalNamespace: cfg.TemporalNamespace, AllowedURLSchemes: cfg.FetchSchemes, FetchDir: cfg.FetchDir,
 		AllowedOrigins: cfg.AllowedOrigins, CodecOrigins: cfg.CodecOrigins, CodecBodyLimit: cfg.CodecBodyLimit,
 		EventsMaxExecutions: cfg.EventsMaxExecutions, EventsMaxClients: cfg.EventsMaxClients,
+		CodecKeyID: keyID,
 	}, api.Deps{
 		Store: st, Executions: st0, Drift: st0, Catalogue: cat, Registry: NewExportLister(registry), Graphs: deps.Graphs, Logger: log,
 		Ready: func(ctx context.Context) error {

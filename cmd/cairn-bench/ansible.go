@@ -18,8 +18,8 @@ import (
 )
 
 // compareAnsible runs the steps the fleet's first execution ran as an
-// Ansible playbook, when ansible-playbook is on PATH (silently not
-// otherwise): one inventory host per node (and one for the control
+// Ansible playbook, when ansible-playbook is on PATH and -ansible is not
+// off (silently not otherwise): one inventory host per node (and one for the control
 // plane), each with ansible_connection=local; one play, `strategy: free`,
 // forks as many as hosts, no facts; each task `command: "true"` on the
 // hosts whose step ran. Ansible has no cross-host dependencies: only the
@@ -29,7 +29,7 @@ import (
 // later phases not run).
 func (r *runner) compareAnsible(ctx context.Context, nodes int, graph []model.StepDeps, ran []model.StepProgress, rows []row) {
 	bin, err := exec.LookPath("ansible-playbook")
-	if err != nil || len(ran) == 0 {
+	if err != nil || len(ran) == 0 || r.opts.ansibleOff {
 		return
 	}
 	note := func(s string) {

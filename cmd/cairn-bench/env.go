@@ -34,6 +34,10 @@ type env struct {
 	tc       temporal.Client // reads histories
 	api      *client.Client
 	apiURL   string
+	// temporalAddr is the dev server's frontend, host:port.
+	temporalAddr string
+	// agents are the `cairn agent` processes serving agent nodes.
+	agents []*process
 	// peaksPerPhase is false when VmHWM could not be reset, so the peaks
 	// are the processes' running peaks since they started.
 	peaksPerPhase bool
@@ -161,6 +165,7 @@ func startEnv(ctx context.Context, o envOptions) (e *env, err error) {
 		}
 	}
 	hostPort := fmt.Sprintf("127.0.0.1:%d", ports[0])
+	e.temporalAddr = hostPort
 	args := []string{"server", "start-dev", "--headless", "--ip", "127.0.0.1",
 		"--port", strconv.Itoa(ports[0]), "--http-port", strconv.Itoa(ports[1]), "--metrics-port", strconv.Itoa(ports[2]),
 		"--db-filename", filepath.Join(o.dir, "temporal.db"), "--log-level", "error",
@@ -266,15 +271,16 @@ func (e *env) stop() {
 	if e.tc != nil {
 		e.tc.Close()
 	}
+	e.stopAgents()
 	e.cairn.stop(15 * time.Second)
 	e.temporal.stop(15 * time.Second)
 }
 
-// resetPeaks resets both processes' peak RSS (VmHWM), so the next read is
+// resetPeaks resets the processes' peak RSS (VmHWM), so the next read is
 // the peak of what ran in between.
 func (e *env) resetPeaks() error {
 	var errs []error
-	for _, p := range []*process{e.cairn, e.temporal} {
+	for _, p := range append([]*process{e.cairn, e.temporal}, e.agents...) {
 		if p != nil {
 			errs = append(errs, os.WriteFile(fmt.Sprintf("/proc/%d/clear_refs", p.pid()), []byte("5"), 0))
 		}
@@ -282,24 +288,32 @@ func (e *env) resetPeaks() error {
 	return errors.Join(errs...)
 }
 
-// peaks reads both processes' VmHWM in KiB.
-func (e *env) peaks() (cairnKiB, temporalKiB int64) {
-	return vmHWM(e.cairn.pid()), vmHWM(e.temporal.pid())
+// peaks reads the processes' VmHWM in KiB: cairn server's, Temporal's and
+// the agents' together.
+func (e *env) peaks() (cairnKiB, temporalKiB, agentsKiB int64) {
+	for _, p := range e.agents {
+		agentsKiB += vmHWM(p.pid())
+	}
+	return vmHWM(e.cairn.pid()), vmHWM(e.temporal.pid()), agentsKiB
 }
 
-func vmHWM(pid int) int64 {
+func vmHWM(pid int) int64 { return procStatusKiB(pid, "VmHWM:") }
+
+// procStatusKiB reads a field of /proc/PID/status given in kB (VmHWM:,
+// VmRSS:); 0 when it cannot be read.
+func procStatusKiB(pid int, field string) int64 {
 	f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
 		return 0
 	}
 	defer f.Close()
-	return parseVmHWM(f)
+	return parseStatusKiB(f, field)
 }
 
-func parseVmHWM(r io.Reader) int64 {
+func parseStatusKiB(r io.Reader, field string) int64 {
 	sc := bufio.NewScanner(r)
 	for sc.Scan() {
-		if rest, ok := strings.CutPrefix(sc.Text(), "VmHWM:"); ok {
+		if rest, ok := strings.CutPrefix(sc.Text(), field); ok {
 			n, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), 10, 64)
 			return n
 		}

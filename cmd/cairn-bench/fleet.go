@@ -18,12 +18,16 @@ import (
 
 // runFleet uploads fuel-library's release graph, its commands made
 // trivial, as a release's graph, creates a Fuel-shaped cluster of nodes
-// local nodes on it, and executes the graph: once, again, and as a
+// nodes on it (-fleet-agents of them served by `cairn agent` processes,
+// the others local nodes), and executes the graph: once, again, and as a
 // dry-run. Beside each execution: the floor (as many `true` forks as steps
 // ran, as many at a time as there are nodes) and, when ansible-playbook is
 // on PATH, the same steps as a playbook on as many local hosts.
 func (r *runner) runFleet(ctx context.Context, nodes int) ([]row, error) {
-	rel, err := readFleetRelease(r.opts.fleetLibrary)
+	rel, err := fuellab.ReadRelease(r.opts.fleetLibrary, fuellab.Trivial)
+	if err != nil {
+		err = fmt.Errorf("%w (see -fleet-library)", err)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -32,17 +36,25 @@ func (r *runner) runFleet(ctx context.Context, nodes int) ([]row, error) {
 		if err != nil {
 			return nil, fmt.Errorf("create release: %w", err)
 		}
-		info, err := e.api.PutGraph(ctx, model.LayerRelease, release.ID, "default", client.Document{Data: rel.yaml, Format: "yaml"})
+		info, err := e.api.PutGraph(ctx, model.LayerRelease, release.ID, "default", client.Document{Data: rel.YAML, Format: "yaml"})
 		if err != nil {
 			return nil, fmt.Errorf("upload graph: %w", err)
 		}
-		if info.Tasks != rel.tasks {
-			return nil, fmt.Errorf("the uploaded graph has %d tasks, want %d", info.Tasks, rel.tasks)
+		if info.Tasks != rel.Tasks {
+			return nil, fmt.Errorf("the uploaded graph has %d tasks, want %d", info.Tasks, rel.Tasks)
 		}
-		in := model.ClusterInput{ID: "fleet", Name: "fleet", ReleaseID: release.ID, Nodes: fleetNodes(nodes), Settings: fuellab.Settings()}
+		agents := r.opts.fleetAgents
+		in := model.ClusterInput{ID: "fleet", Name: "fleet", ReleaseID: release.ID, Nodes: fuellab.Nodes(nodes), Settings: fuellab.Settings()}
+		agentNodes(in.Nodes, agents)
 		cl, err := e.api.CreateCluster(ctx, in)
 		if err != nil {
 			return nil, fmt.Errorf("create cluster: %w", err)
+		}
+		if agents > 0 {
+			r.logf("fleet N=%d: starting %d cairn agent processes", nodes, agents)
+			if err := e.startAgents(ctx, r.opts.cairnBin, cl.ID, in.Nodes); err != nil {
+				return nil, err
+			}
 		}
 		if err := waitNodes(ctx, e, cl.ID, in.Nodes); err != nil {
 			return nil, err
@@ -110,7 +122,11 @@ func (r *runner) runFleet(ctx context.Context, nodes int) ([]row, error) {
 			}
 			return fmt.Sprintf("%d steps planned", len(ex.Plan.Steps)), nil
 		}
-		via := fmt.Sprintf("fuel-library's release graph, %d tasks (%d commands made `true`), on %d local nodes", rel.tasks, rel.command, nodes)
+		served := fmt.Sprintf("%d local nodes", nodes)
+		if agents > 0 {
+			served = fmt.Sprintf("%d nodes (%d of them `cairn agent` processes)", nodes, agents)
+		}
+		via := fmt.Sprintf("fuel-library's release graph, %d tasks (%d commands made `true`), on %s", rel.Tasks, rel.Commands, served)
 		var rows []row
 		for _, ph := range []struct {
 			name  string
@@ -121,7 +137,7 @@ func (r *runner) runFleet(ctx context.Context, nodes int) ([]row, error) {
 			{"re-execute", contract.GraphRequest{}, executed},
 			{"dry-run", contract.GraphRequest{DryRun: true}, planned},
 		} {
-			rw := row{Shape: shapeFleet, N: nodes, Phase: ph.name, Via: via}
+			rw := row{Shape: shapeFleet, N: nodes, Phase: ph.name, Via: via, Agents: agents}
 			err := r.phase(ctx, e, &rw, executeGraph(e, cl.ID, ph.req), ph.check)
 			rw.Chain = levels
 			rows = append(rows, rw)

@@ -20,7 +20,13 @@
 //	            every command made `true`) on a Fuel-shaped cluster of 8,
 //	            100, … local nodes; beside it, the floor (as many `true`
 //	            forks, as parallel) and ansible-playbook when on PATH. Run
-//	            only when named: -shapes fleet -fleet-nodes 8,100
+//	            only when named: -shapes fleet -fleet-nodes 8,100;
+//	            -fleet-agents N serves N of the nodes with `cairn agent`
+//	            processes
+//	agents      idle `cairn agent` processes, 0, 50, 100, … of them
+//	            (-agents), polling their nodes' queues while nothing runs:
+//	            cairn server's memory, goroutines and TCP connections, and
+//	            Temporal's. Run only when named: -shapes agents
 //
 // Each package is applied to a fresh stack (create), applied again (noop)
 // and planned (dry-run); the graph is executed, executed again and
@@ -58,6 +64,8 @@ type options struct {
 	shapes                []string
 	fuelTasks, fuelNodes  int
 	fleetNodes            []int
+	fleetAgents           int
+	idleAgents            []int
 	fleetLibrary          string
 	execChain             int
 	puppet                string // path to puppet, "" when not compared
@@ -66,6 +74,7 @@ type options struct {
 	puppetBudget          time.Duration
 	puppetTimeout         time.Duration
 	ansibleTimeout        time.Duration
+	ansibleOff            bool // -ansible off
 	markdown              string
 	revision              string
 	repeat                int
@@ -110,12 +119,15 @@ func parseFlags(args []string) (*options, error) {
 	fl.IntVar(&o.fuelTasks, "fuel-tasks", 1000, "tasks of the Fuel graph")
 	fl.IntVar(&o.fuelNodes, "fuel-nodes", 20, "local nodes of the Fuel graph's cluster (one role each)")
 	fleetNodes := fl.String("fleet-nodes", "8,100", "local nodes of the fleet shape's clusters (comma-separated sizes)")
+	fl.IntVar(&o.fleetAgents, "fleet-agents", 0, "nodes of each fleet served by 'cairn agent' processes, spread evenly (the rest are local nodes of cairn server)")
+	idleAgents := fl.String("agents", "0,50,100", "counts of idle agents the agents shape measures (comma-separated, ascending)")
 	fl.StringVar(&o.fleetLibrary, "fleet-library", "../shared/testdata/fuel-library", "fuel-library's task files (deployment_*.yaml) the fleet shape reads; never written")
 	fl.IntVar(&o.execChain, "exec-chain", 1000, "length of the exec chain")
 	puppet := fl.String("puppet", "auto", "compare with puppet apply: auto (when puppet is on PATH) or off")
 	fl.IntVar(&o.puppetMaxN, "puppet-max-n", 10000, "largest N compared with Puppet")
 	fl.DurationVar(&o.puppetBudget, "puppet-budget", time.Minute, "stop a puppet apply of more than 1,000 files after this (and skip it when the 1,000 figure extrapolates beyond three times this)")
 	fl.DurationVar(&o.puppetTimeout, "puppet-timeout", 5*time.Minute, "bound on one puppet apply")
+	ansible := fl.String("ansible", "auto", "compare the fleet shape with ansible-playbook: auto (when it is on PATH) or off")
 	fl.DurationVar(&o.ansibleTimeout, "ansible-timeout", 5*time.Minute, "bound on one ansible-playbook run of the fleet shape (when ansible-playbook is on PATH)")
 	fl.StringVar(&o.markdown, "markdown", "", "also write the results as Markdown to this file")
 	fl.StringVar(&o.revision, "revision", "", "what the cairn binary was built from, printed with the results (default: its embedded VCS revision, if any)")
@@ -155,6 +167,21 @@ func parseFlags(args []string) (*options, error) {
 		}
 		o.fleetNodes = append(o.fleetNodes, n)
 	}
+	for _, s := range strings.Split(*idleAgents, ",") {
+		if s = strings.TrimSpace(s); s == "" {
+			continue
+		}
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 0 || (len(o.idleAgents) > 0 && n <= o.idleAgents[len(o.idleAgents)-1]) {
+			return nil, fmt.Errorf("-agents: %q is not a count of agents above the one before it", s)
+		}
+		o.idleAgents = append(o.idleAgents, n)
+	}
+	for _, n := range o.fleetNodes {
+		if o.fleetAgents < 0 || o.fleetAgents > n {
+			return nil, fmt.Errorf("-fleet-agents %d: want 0 to %d, the nodes of the smallest fleet", o.fleetAgents, n)
+		}
+	}
 	for _, s := range strings.Split(*shapes, ",") {
 		if s = strings.TrimSpace(s); s == "" {
 			continue
@@ -176,6 +203,13 @@ func parseFlags(args []string) (*options, error) {
 			return nil, fmt.Errorf("%s not found (run `make build`, or pass -cairn / -temporal)", *p)
 		}
 		*p = abs
+	}
+	switch *ansible {
+	case "auto":
+	case "off":
+		o.ansibleOff = true
+	default:
+		return nil, fmt.Errorf("-ansible %q: want auto or off", *ansible)
 	}
 	switch *puppet {
 	case "off":
@@ -277,6 +311,8 @@ func run(ctx context.Context, o *options) error {
 			for _, n := range o.fleetNodes {
 				jobs = append(jobs, job{s, n})
 			}
+		case shapeAgents:
+			jobs = append(jobs, job{s, o.idleAgents[len(o.idleAgents)-1]})
 		default:
 			for _, n := range o.sizes {
 				jobs = append(jobs, job{s, n})
@@ -287,6 +323,7 @@ func run(ctx context.Context, o *options) error {
 		}
 	}
 	var all []row
+	var idle []idleRow
 	var failures []string
 	started := time.Now()
 	for _, j := range jobs {
@@ -315,6 +352,10 @@ func run(ctx context.Context, o *options) error {
 				rows, err = r.runExecChain(ctx, j.n)
 			case shapeFleet:
 				rows, err = r.runFleet(ctx, j.n)
+			case shapeAgents:
+				var got []idleRow
+				got, err = r.runIdleAgents(ctx, o.idleAgents)
+				idle = append(idle, got...)
 			case shapePkger:
 				rows, err = r.runPkger(ctx, j.n)
 			default:
@@ -336,10 +377,19 @@ func run(ctx context.Context, o *options) error {
 	}
 	o.load = loadAverage()
 	fmt.Println()
-	printTable(os.Stdout, all, o.puppet != "", hasFleet(all))
+	if len(all) > 0 {
+		printTable(os.Stdout, all, o.puppet != "", hasFleet(all))
+	}
+	if len(idle) > 0 {
+		printIdle(os.Stdout, idle)
+	}
 	fmt.Printf("\n%d runs in %s; load average after: %s\n", len(jobs)*o.repeat, time.Since(started).Round(time.Second), o.load)
 	if o.markdown != "" {
-		if err := os.WriteFile(o.markdown, []byte(markdown(m, o, all, failures, hasFleet(all))), 0o644); err != nil {
+		md := markdown(m, o, all, failures, hasFleet(all))
+		if len(idle) > 0 {
+			md += "\nIdle agents:\n\n" + idleMarkdown(idle)
+		}
+		if err := os.WriteFile(o.markdown, []byte(md), 0o644); err != nil {
 			return err
 		}
 		fmt.Printf("Markdown written to %s\n", o.markdown)

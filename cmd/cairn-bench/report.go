@@ -142,7 +142,8 @@ func hasFleet(rows []row) bool {
 }
 
 // cells is a row's columns; puppet adds the two Puppet columns, fleet the
-// floor and the two Ansible columns.
+// agents' RSS (all of them together), the floor and the two Ansible
+// columns.
 func (r row) cells(puppet, fleet bool) []string {
 	if r.Err != "" {
 		c := []string{r.Shape, thousands(r.N), r.Phase, "FAILED", truncate(oneLine(r.Err), 40)}
@@ -167,7 +168,7 @@ func (r row) cells(puppet, fleet bool) []string {
 		}
 	}
 	if fleet {
-		c = append(c, secs(r.Floor))
+		c = append(c, mib(r.AgentsKiB), secs(r.Floor))
 		switch {
 		case r.Ansible > 0 && r.AnsibleOver:
 			c = append(c, "> "+secs(r.Ansible), fmt.Sprintf("> %.1f×", r.Ansible.Seconds()/r.Wall.Seconds()))
@@ -189,7 +190,7 @@ func header(puppet, fleet bool) []string {
 		h = append(h, "puppet", "puppet/cairn")
 	}
 	if fleet {
-		h = append(h, "floor", "ansible", "ansible/cairn")
+		h = append(h, "agents RSS MiB", "floor", "ansible", "ansible/cairn")
 	}
 	return h
 }

@@ -27,6 +27,8 @@ type row struct {
 	Largest      int   // history events of the largest workflow
 	CairnKiB     int64 // peak RSS of `cairn server` during the phase
 	TemporalKiB  int64 // peak RSS of the Temporal dev server during the phase
+	Agents       int   // nodes served by `cairn agent` processes
+	AgentsKiB    int64 // peak RSS of the agents during the phase, together
 	Via          string
 	Note         string // what was verified
 	Puppet       time.Duration
@@ -138,7 +140,7 @@ func (r *runner) phase(ctx context.Context, e *env, rw *row,
 	if err != nil {
 		return fail(err)
 	}
-	rw.CairnKiB, rw.TemporalKiB = e.peaks()
+	rw.CairnKiB, rw.TemporalKiB, rw.AgentsKiB = e.peaks()
 	if final, err = settled(pctx, e.api, final.ID); err != nil {
 		return fail(err)
 	}

@@ -17,14 +17,15 @@ const (
 	shapeFuel      = "fuel"
 	shapeExecChain = "exec-chain"
 	shapeFleet     = "fleet"
+	shapeAgents    = "agents"
 )
 
 // allShapes are the shapes run by default.
 var allShapes = []string{shapeFlat, shapeGroups, shapeChain, shapePkger, shapeFuel, shapeExecChain}
 
 // knownShapes are allShapes and the ones run only when named (-shapes):
-// fleet, large.
-var knownShapes = append(slices.Clone(allShapes), shapeFleet)
+// fleet, agents.
+var knownShapes = append(slices.Clone(allShapes), shapeFleet, shapeAgents)
 
 // pkgUnit is how many resources one unit of the pkger-like shape holds.
 const pkgUnit = 10

@@ -131,9 +131,10 @@ func TestPuppetManifest(t *testing.T) {
 	assert.Equal(t, `"a\"\$b\\"`, puppetString(`a"$b\`), "puppetString")
 }
 
-func TestParseVmHWM(t *testing.T) {
+func TestParseStatusKiB(t *testing.T) {
 	in := "Name:\tx\nVmPeak:\t  100 kB\nVmHWM:\t    1756 kB\nVmRSS:\t 12 kB\n"
-	got := parseVmHWM(strings.NewReader(in))
-	require.Equal(t, int64(1756), got, "VmHWM")
+	require.Equal(t, int64(1756), parseStatusKiB(strings.NewReader(in), "VmHWM:"), "VmHWM")
+	require.Equal(t, int64(12), parseStatusKiB(strings.NewReader(in), "VmRSS:"), "VmRSS")
+	require.Zero(t, parseStatusKiB(strings.NewReader(in), "VmSwap:"), "a field not there")
 	require.Equal(t, "1,234,567", thousands(1234567))
 }

@@ -2,10 +2,7 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"net/http"
-	"net/url"
 
 	"github.com/cairn-io/cairn/model"
 )
@@ -20,23 +17,9 @@ func allSteps(ctx context.Context, e *env, ex *model.Execution) ([]model.StepPro
 	}
 	var out []model.StepProgress
 	for {
-		u := fmt.Sprintf("%s/v1/executions/%s/steps?offset=%d&limit=5000", e.apiURL, url.PathEscape(ex.ID), len(out))
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+		page, err := e.api.Steps(ctx, ex.ID, len(out), 5000)
 		if err != nil {
-			return nil, err
-		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			return nil, err
-		}
-		var page model.ExecutionSteps
-		err = json.NewDecoder(resp.Body).Decode(&page)
-		resp.Body.Close()
-		if err != nil {
-			return nil, fmt.Errorf("steps of %s: %s: %w", ex.ID, resp.Status, err)
-		}
-		if resp.StatusCode != http.StatusOK {
-			return nil, fmt.Errorf("steps of %s: %s", ex.ID, resp.Status)
+			return nil, fmt.Errorf("steps of %s: %w", ex.ID, err)
 		}
 		out = append(out, page.Steps...)
 		if len(page.Steps) == 0 || len(out) >= page.Entries {

@@ -23,6 +23,12 @@ const (
 	MaxRequestBytes = 4 << 20
 )
 
+// IdleConnTimeout is how long the client keeps a connection to the server
+// it is not using: long enough to carry an execution's units from one
+// level to the next, short enough that an idle agent holds no connection
+// (nor a goroutine of the server's) soon after its last step.
+const IdleConnTimeout = 30 * time.Second
+
 // ErrForbidden is returned (wrapped) when the server refuses the token or
 // the record (401, 403).
 var ErrForbidden = errors.New("refused by the server")
@@ -37,7 +43,8 @@ type Client struct {
 }
 
 // NewClient returns a client of the server at baseURL (http or https)
-// presenting token; httpClient nil means one with a 2-minute timeout.
+// presenting token; httpClient nil means one with a 2-minute timeout
+// whose idle connections close after IdleConnTimeout.
 func NewClient(baseURL, token string, httpClient *http.Client) (*Client, error) {
 	u, err := url.Parse(baseURL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
@@ -47,7 +54,9 @@ func NewClient(baseURL, token string, httpClient *http.Client) (*Client, error) 
 		return nil, err
 	}
 	if httpClient == nil {
-		httpClient = &http.Client{Timeout: 2 * time.Minute}
+		tr := http.DefaultTransport.(*http.Transport).Clone()
+		tr.IdleConnTimeout = IdleConnTimeout
+		httpClient = &http.Client{Timeout: 2 * time.Minute, Transport: tr}
 	}
 	return &Client{base: strings.TrimRight(baseURL, "/"), token: token, http: httpClient}, nil
 }
@@ -112,18 +121,51 @@ func (c *Client) PutStepDataBatch(ctx context.Context, execID, kind string, data
 	return flush()
 }
 
+// do sends one request, again while the server cannot be reached or
+// answers 502, 503 or 504 (it restarts, or a proxy before it does), for
+// up to RetryFor: every request of the agent API is idempotent (a read,
+// or a write of the same records), so a step that ran while the server
+// was away records its outcome once it is back rather than failing and
+// running again.
 func (c *Client) do(ctx context.Context, method, path string, q url.Values, body []byte) ([]byte, error) {
 	u := c.base + path
 	if len(q) > 0 {
 		u += "?" + q.Encode()
 	}
+	deadline := time.Now().Add(RetryFor)
+	wait := retryFirstWait
+	for {
+		out, retry, err := c.once(ctx, method, u, body)
+		if !retry || time.Now().Add(wait).After(deadline) {
+			return out, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, fmt.Errorf("%w (after: %w)", ctx.Err(), err)
+		case <-time.After(wait):
+		}
+		wait = min(2*wait, retryMaxWait)
+	}
+}
+
+// Retries of a request the server could not answer.
+const (
+	// RetryFor bounds how long a request is tried again: a restart of
+	// the server takes seconds.
+	RetryFor       = time.Minute
+	retryFirstWait = 100 * time.Millisecond
+	retryMaxWait   = 2 * time.Second
+)
+
+// once sends a request and says whether it is worth sending again.
+func (c *Client) once(ctx context.Context, method, u string, body []byte) (_ []byte, retry bool, _ error) {
 	var rd io.Reader
 	if body != nil {
 		rd = bytes.NewReader(body)
 	}
 	req, err := http.NewRequestWithContext(ctx, method, u, rd)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	req.Header.Set("Authorization", "Bearer "+c.token)
 	if body != nil {
@@ -131,25 +173,29 @@ func (c *Client) do(ctx context.Context, method, path string, q url.Values, body
 	}
 	resp, err := c.http.Do(req)
 	if err != nil {
-		return nil, err
+		// The server is not there (refused, reset, gone mid-answer),
+		// unless the request's own context ended.
+		return nil, ctx.Err() == nil, err
 	}
 	defer resp.Body.Close()
 	out, err := io.ReadAll(io.LimitReader(resp.Body, MaxRecordBytes+1))
 	if err != nil {
-		return nil, err
+		return nil, ctx.Err() == nil, err
 	}
 	if len(out) > MaxRecordBytes {
-		return nil, fmt.Errorf("answer over %d bytes", MaxRecordBytes)
+		return nil, false, fmt.Errorf("answer over %d bytes", MaxRecordBytes)
 	}
 	switch {
 	case resp.StatusCode >= 200 && resp.StatusCode < 300:
-		return out, nil
+		return out, false, nil
 	case resp.StatusCode == http.StatusNotFound:
-		return nil, store.ErrNotFound
+		return nil, false, store.ErrNotFound
 	case resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden:
-		return nil, fmt.Errorf("%w (%d): %s", ErrForbidden, resp.StatusCode, message(out))
+		return nil, false, fmt.Errorf("%w (%d): %s", ErrForbidden, resp.StatusCode, message(out))
+	case resp.StatusCode == http.StatusBadGateway || resp.StatusCode == http.StatusServiceUnavailable || resp.StatusCode == http.StatusGatewayTimeout:
+		return nil, true, fmt.Errorf("server answered %d: %s", resp.StatusCode, message(out))
 	}
-	return nil, fmt.Errorf("server answered %d: %s", resp.StatusCode, message(out))
+	return nil, false, fmt.Errorf("server answered %d: %s", resp.StatusCode, message(out))
 }
 
 // message is the error message of an API error body, shortened.

@@ -91,8 +91,15 @@ func New(key []byte) (*Codec, error) {
 	if err != nil {
 		return nil, err
 	}
+	return &Codec{aead: aead, keyID: KeyID(key)}, nil
+}
+
+// KeyID names a key without revealing it: a short digest, the one sealed
+// payloads carry (MetadataKeyID). Servers and agents compare theirs with
+// it.
+func KeyID(key []byte) string {
 	sum := sha256.Sum256(append([]byte("cairn codec key id\x00"), key...))
-	return &Codec{aead: aead, keyID: hex.EncodeToString(sum[:6])}, nil
+	return hex.EncodeToString(sum[:6])
 }
 
 // Encode seals each payload whole (metadata and data).

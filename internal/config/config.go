@@ -67,6 +67,7 @@ var Vars = []Var{
 	{"CAIRN_NODE_POLLERS", "node-pollers", "1", "activity task pollers per node worker (each local node, each agent): a fleet holds nodes × this many long polls"},
 	{"CAIRN_EVENTS_MAX_EXECUTIONS", "events-max-executions", "32", "executions whose event streams are followed at once (one follower each, whatever its clients); a stream of one more gets 503"},
 	{"CAIRN_EVENTS_MAX_CLIENTS", "events-max-clients", "100", "event-stream clients of one execution; one more gets 429"},
+	{"CAIRN_NODE_WAIT", "node-wait", "2m", "how long a step waits for its node's worker (a local node's, an agent) to take it before the execution fails with \"node N has no agent polling\""},
 	{"CAIRN_WORKER_DRAIN", "worker-drain", "10s", "on SIGTERM: how long steps in flight may finish before they are handed to another worker"},
 	{"CAIRN_CLUSTER", "cluster", "", "agent: the cluster this node belongs to"},
 	{"CAIRN_NODE", "node", "", "agent: the node this agent serves"},
@@ -126,6 +127,7 @@ type Config struct {
 	StepDataRetention time.Duration
 	WorkerPollers     int
 	NodePollers       int
+	NodeWait          time.Duration
 	WorkerDrain       time.Duration
 	// EventsMaxExecutions and EventsMaxClients bound the event streams.
 	EventsMaxExecutions int
@@ -224,6 +226,9 @@ func Load(vals map[string]string) (*Config, error) {
 	}
 	if c.EventsMaxClients, err = positive(vals["CAIRN_EVENTS_MAX_CLIENTS"]); err != nil {
 		return nil, fmt.Errorf("CAIRN_EVENTS_MAX_CLIENTS: %w", err)
+	}
+	if c.NodeWait, err = time.ParseDuration(vals["CAIRN_NODE_WAIT"]); err != nil || c.NodeWait <= 0 {
+		return nil, fmt.Errorf("CAIRN_NODE_WAIT: want a positive duration such as 2m, got %q", vals["CAIRN_NODE_WAIT"])
 	}
 	if c.WorkerDrain, err = time.ParseDuration(vals["CAIRN_WORKER_DRAIN"]); err != nil || c.WorkerDrain <= 0 {
 		return nil, fmt.Errorf("CAIRN_WORKER_DRAIN: want a positive duration such as 10s, got %q", vals["CAIRN_WORKER_DRAIN"])

@@ -2,6 +2,7 @@ package config
 
 import (
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -15,6 +16,7 @@ func TestLoadDefaultsAndOverrides(t *testing.T) {
 	require.Equal(t, "127.0.0.1:7233", c.TemporalAddress, "defaults not applied: %+v", c)
 	require.Equal(t, "cairn", c.TaskQueue, "defaults not applied: %+v", c)
 	require.Equal(t, 10, c.Parallelism, "defaults not applied: %+v", c)
+	require.Equal(t, 2*time.Minute, c.NodeWait, "defaults not applied: %+v", c)
 	require.Equal(t, "s3cret", c.APIToken, "overrides not applied: %+v", c)
 	require.Equal(t, int64(1<<20), c.BodyLimit, "overrides not applied: %+v", c)
 	require.Len(t, c.FetchSchemes, 2, "schemes")
@@ -30,6 +32,7 @@ func TestLoadRejectsBadValues(t *testing.T) {
 		"api addr":          {"CAIRN_API_ADDR": "nohostport"},
 		"events executions": {"CAIRN_EVENTS_MAX_EXECUTIONS": "0"},
 		"events clients":    {"CAIRN_EVENTS_MAX_CLIENTS": "many"},
+		"node wait":         {"CAIRN_NODE_WAIT": "-1s"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			_, err := Load(Values(func(k string) string { return env[k] }))

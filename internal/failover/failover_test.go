@@ -196,7 +196,7 @@ func newEnv(t *testing.T, bin string) serverEnv {
 // rest back, and the other server carries the apply to the end within 2 s:
 // never rolled back, every command run once, no attempt counted.
 func TestStoppedServerHandsOverInSeconds(t *testing.T) {
-	bin := buildCairn(t)
+	bin := testenv.BuildCairn(t)
 	for i := range 5 {
 		t.Run(fmt.Sprintf("run-%d", i+1), func(t *testing.T) {
 			r := runFailover(t, newEnv(t, bin), syscall.SIGTERM)
@@ -225,7 +225,7 @@ func TestStoppedServerHandsOverInSeconds(t *testing.T) {
 // timeout and a retry), without a rollback. The command the kill cut off
 // may run again (it has no guard); every other runs once.
 func TestKilledServerIsReplacedInSeconds(t *testing.T) {
-	r := runFailover(t, newEnv(t, buildCairn(t)), syscall.SIGKILL)
+	r := runFailover(t, newEnv(t, testenv.BuildCairn(t)), syscall.SIGKILL)
 	requireCompleted(t, r.exec)
 	twice := 0
 	for step := range commands {

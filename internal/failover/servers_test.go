@@ -15,22 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/cairn-io/cairn/client"
-	"github.com/cairn-io/cairn/internal/testenv"
 )
-
-// buildCairn builds the cairn binary from this module into a temporary
-// directory.
-func buildCairn(t *testing.T) string {
-	t.Helper()
-	root, err := testenv.ModuleRoot()
-	require.NoError(t, err)
-	bin := filepath.Join(t.TempDir(), "cairn")
-	cmd := exec.Command("go", "build", "-o", bin, "./cmd/cairn")
-	cmd.Dir = root
-	out, err := cmd.CombinedOutput()
-	require.NoError(t, err, "go build: %s", out)
-	return bin
-}
 
 // serverProc is one `cairn server` process.
 type serverProc struct {

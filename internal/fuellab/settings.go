@@ -1,6 +1,9 @@
-// Package fuellab holds the settings of a Fuel cluster as Fuel keeps them,
-// shared by the tests that expand fuel-library's graphs and by the
-// benchmark that executes them on many nodes.
+// Package fuellab is a Fuel lab: fuel-library's release graph with the
+// commands of its tasks replaced (ReadRelease), a fleet of nodes with
+// Fuel's roles and facts (Nodes) and the settings of a Fuel cluster as
+// Fuel keeps them (Settings), shared by the tests that expand and execute
+// fuel-library's graphs and by the benchmark that executes them on many
+// nodes.
 package fuellab
 
 // Settings are a Fuel cluster's editable attributes ({value: x} leaves),

@@ -8,8 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
-	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -20,6 +18,7 @@ import (
 	"github.com/cairn-io/cairn/api"
 	"github.com/cairn-io/cairn/internal/agentapi"
 	"github.com/cairn-io/cairn/internal/config"
+	"github.com/cairn-io/cairn/internal/testenv"
 	"github.com/cairn-io/cairn/server"
 	"github.com/cairn-io/cairn/worker"
 )
@@ -122,48 +121,11 @@ func (h *harness) startAgent(node, root string, env ...string) *agentProc {
 }
 
 // kill ends the agent with SIGKILL and, as a crashed host would, every
-// command it had started (they run in process groups of their own).
+// command it had started.
 func (p *agentProc) kill() {
 	if p.cmd.ProcessState != nil {
 		return
 	}
-	pid := p.cmd.Process.Pid
-	// Freeze the agent so it starts nothing more, find its commands while
-	// they are still its children, then kill them all at once.
-	_ = syscall.Kill(pid, syscall.SIGSTOP)
-	children := childrenOf(pid)
-	_ = p.cmd.Process.Kill()
-	for _, child := range children {
-		_ = syscall.Kill(-child, syscall.SIGKILL)
-		_ = syscall.Kill(child, syscall.SIGKILL)
-	}
+	testenv.Crash(p.cmd.Process.Pid)
 	_ = p.cmd.Wait()
-}
-
-// childrenOf lists the processes whose parent is pid.
-func childrenOf(pid int) []int {
-	var out []int
-	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
-	for _, path := range stats {
-		b, err := os.ReadFile(path)
-		if err != nil {
-			continue
-		}
-		// pid (comm) state ppid ...; comm may hold spaces and parentheses.
-		s := string(b)
-		end := strings.LastIndexByte(s, ')')
-		if end < 0 {
-			continue
-		}
-		fields := strings.Fields(s[end+1:])
-		if len(fields) < 2 {
-			continue
-		}
-		if ppid, err := strconv.Atoi(fields[1]); err == nil && ppid == pid {
-			if child, err := strconv.Atoi(strings.Fields(s)[0]); err == nil {
-				out = append(out, child)
-			}
-		}
-	}
-	return out
 }

@@ -18,6 +18,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 	sdkpb "go.temporal.io/api/sdk/v1"
+	"go.temporal.io/sdk/client"
 
 	"github.com/cairn-io/cairn/contract"
 	"github.com/cairn-io/cairn/graphs"
@@ -79,6 +80,9 @@ type harnessOptions struct {
 	// hooks configures Fuel's provisioning hooks (erase_node → its
 	// command), as CAIRN_HOOK_* do on a server.
 	hooks map[string]string
+	// nodeClient, when set, is the Temporal client the local nodes'
+	// workers use (the dev server's otherwise).
+	nodeClient client.Client
 }
 
 // newHarness starts Cairn with a cluster of the given nodes (local unless
@@ -125,7 +129,11 @@ func newHarness(t testing.TB, o harnessOptions, nodes ...model.Node) *harness {
 	worker.RegisterGraph(w, deps, wo)
 	require.NoError(t, w.Start())
 	t.Cleanup(w.Stop)
-	h.locals = worker.NewLocalNodes(dev.Client, deps, filepath.Join(dir, "data"), worker.Options{Pollers: o.pollers, Drain: o.drain})
+	nodeClient := dev.Client
+	if o.nodeClient != nil {
+		nodeClient = o.nodeClient
+	}
+	h.locals = worker.NewLocalNodes(nodeClient, deps, filepath.Join(dir, "data"), worker.Options{Pollers: o.pollers, Drain: o.drain})
 	require.NoError(t, h.locals.Sync(ctx))
 	t.Cleanup(h.locals.Stop)
 	return h

@@ -38,7 +38,12 @@ const handoverRetryDelay = 50 * time.Millisecond
 //     retryable contract.WorkerStoppingType error that Temporal retries on
 //     another worker at once, and the count of such handovers rides on
 //     the heartbeat details, so the next attempt knows which of its
-//     attempts were handovers rather than failures (see Attempt).
+//     attempts were handovers rather than failures (see Attempt);
+//   - treats an attempt the SDK gave up on as cut off too (see
+//     LostContact): a heartbeat Temporal answered too late, an attempt it
+//     no longer knows, a pause or a reset cancel the activity's context
+//     though no one cancelled the step, and what that cancellation cut is
+//     handed back rather than failed.
 //
 // The worker's own WorkerStopTimeout must exceed Drain (see StopTimeout),
 // so the handed-back failure is reported before the worker exits.
@@ -82,12 +87,17 @@ type handovers struct {
 
 type handoversKey struct{}
 
+// attemptKey holds the SDK's context of the activity, whose cancellation
+// says whether the attempt lost contact (LostContact).
+type attemptKey struct{}
+
 func (i *livenessInbound) ExecuteActivity(ctx context.Context, in *interceptor.ExecuteActivityInput) (any, error) {
 	var prior handovers
 	if activity.HasHeartbeatDetails(ctx) {
 		_ = activity.GetHeartbeatDetails(ctx, &prior)
 	}
 	outer := ctx
+	ctx = context.WithValue(ctx, attemptKey{}, outer)
 	ctx, stopDrain := drainContext(context.WithValue(ctx, handoversKey{}, prior.Handovers), i.drain)
 	defer stopDrain()
 	stopBeat := heartbeat(ctx, prior)
@@ -96,16 +106,39 @@ func (i *livenessInbound) ExecuteActivity(ctx context.Context, in *interceptor.E
 	if err == nil || !cutByStop(ctx, err) {
 		return res, err
 	}
-	// The next attempt runs elsewhere and must not count this one.
+	// The next attempt may run elsewhere and must not count this one.
 	activity.RecordHeartbeat(outer, handovers{Handovers: prior.Handovers + 1})
-	activity.GetLogger(outer).Info("worker stopping: activity handed back", "error", err.Error())
-	return nil, temporal.NewApplicationErrorWithOptions("handed back by a stopping worker", contract.WorkerStoppingType,
+	msg := "handed back by a stopping worker"
+	if LostContact(ctx) {
+		msg = "handed back: the attempt lost contact with Temporal (" + context.Cause(outer).Error() + ")"
+	}
+	activity.GetLogger(outer).Info(msg, "error", err.Error())
+	return nil, temporal.NewApplicationErrorWithOptions(msg, contract.WorkerStoppingType,
 		temporal.ApplicationErrorOptions{NextRetryDelay: handoverRetryDelay, Category: temporal.ApplicationErrorCategoryBenign})
+}
+
+// LostContact reports whether the SDK cancelled the activity's attempt
+// though no one asked to cancel it: a heartbeat Temporal did not answer
+// within the SDK's timeout (a slow or unreachable frontend: the SDK
+// takes the attempt for timed out), an attempt Temporal no longer knows
+// (it timed out; another follows), a pause or a reset. Such an attempt
+// starts no step and hands back what the cancellation cut off, as a
+// stopping worker does (Stopping is true), rather than failing it; it
+// stops at once, since another attempt may already be under way. A
+// cancellation Temporal asked for (the execution's) and the activity's
+// own deadline are not lost contact.
+func LostContact(ctx context.Context) bool {
+	attempt, ok := ctx.Value(attemptKey{}).(context.Context)
+	if !ok || !errors.Is(attempt.Err(), context.Canceled) {
+		return false
+	}
+	cause := context.Cause(attempt)
+	return !temporal.IsCanceledError(cause) && !errors.Is(cause, sdkworker.ErrWorkerShutdown)
 }
 
 // cutByStop reports whether err is the stop's doing: the activity said so
 // (contract.ErrWorkerStopping), or its context ended while its worker was
-// stopping.
+// stopping or after its attempt lost contact.
 func cutByStop(ctx context.Context, err error) bool {
 	if errors.Is(err, contract.ErrWorkerStopping) {
 		return true
@@ -114,7 +147,7 @@ func cutByStop(ctx context.Context, err error) bool {
 		return false
 	}
 	cause := context.Cause(ctx)
-	return errors.Is(cause, contract.ErrWorkerStopping) || errors.Is(cause, sdkworker.ErrWorkerShutdown)
+	return errors.Is(cause, contract.ErrWorkerStopping) || errors.Is(cause, sdkworker.ErrWorkerShutdown) || LostContact(ctx)
 }
 
 // drainContext is ctx, cancelled with cause contract.ErrWorkerStopping
@@ -143,8 +176,9 @@ func drainContext(ctx context.Context, drain time.Duration) (context.Context, fu
 	}
 }
 
-// Stopping reports whether the worker running the activity is
-// stopping: no new step starts then.
+// Stopping reports whether the worker running the activity is stopping,
+// or the attempt lost contact with Temporal (LostContact): no new step
+// starts then, and what is cut off is handed back.
 func Stopping(ctx context.Context) bool {
 	if !activity.IsActivity(ctx) {
 		return false
@@ -153,7 +187,7 @@ func Stopping(ctx context.Context) bool {
 	case <-activity.GetWorkerStopChannel(ctx):
 		return true
 	default:
-		return false
+		return LostContact(ctx)
 	}
 }
 
