@@ -24,43 +24,56 @@ const (
 	mergeTag = "!!merge"
 )
 
-// readYAML decodes a multi-document YAML stream into documents. The node
-// tree keeps every value's line and column; aliases are checked and
-// expanded here (see expander) so later steps see plain trees.
-func (r *reader) readYAML(name string, data []byte) []*document {
-	if marks := structureMarks(data); marks > r.lim.maxNodes {
-		r.c.add(model.Position{Source: name}, "", "document has too many lines and list items (%d, limit %d)", marks, r.lim.maxNodes)
-		return nil
-	}
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	budget := r.lim.maxNodes
-	var docs []*document
+// readYAML decodes a multi-document YAML stream document by document
+// (model.SplitYAML): the limits hold per document, each document's tree is
+// handed to emit before the next is decoded, and a document over a limit
+// is reported and skipped while the others are still read. The node tree
+// keeps every value's line and column (counted in the stream, from the
+// origin); aliases are checked and expanded here (see expander) so later
+// steps see plain trees.
+func (r *reader) readYAML(at origin, data []byte, emit func(*document)) {
 	index := 0
+	model.SplitYAML(data, func(ch model.YAMLChunk) bool {
+		index = r.readYAMLChunk(at, ch, index, emit)
+		return true
+	})
+}
+
+// readYAMLChunk decodes the documents of one chunk of a stream, the
+// first of them numbered index; it returns the index of the next.
+func (r *reader) readYAMLChunk(at origin, ch model.YAMLChunk, index int, emit func(*document)) int {
+	lineOff := at.line + ch.Line - 1
+	if marks := structureMarks(ch.Data); marks > r.lim.maxNodes {
+		r.c.add(model.Position{Source: at.name, Doc: at.doc + index, Line: lineOff + 1}, "",
+			"document has too many lines and list items (%d, limit %d)", marks, r.lim.maxNodes)
+		return index + 1
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(ch.Data))
 	for {
 		var n yaml.Node
 		err := decodeYAML(dec, &n)
 		if errors.Is(err, io.EOF) {
-			break
+			return index
 		}
 		if err != nil {
 			line, msg := yamlErrorPosition(err)
-			r.c.add(model.Position{Source: name, Doc: index, Line: line}, "", "invalid YAML: %s", msg)
-			break
+			pos := model.Position{Source: at.name, Doc: at.doc + index}
+			if line > 0 {
+				pos.Line = lineOff + line
+			}
+			r.c.add(pos, "", "invalid YAML: %s", msg)
+			return index + 1
 		}
 		if n.Kind != yaml.DocumentNode || len(n.Content) == 0 {
 			index++
 			continue
 		}
 		root := n.Content[0]
-		d := &document{source: name, index: index, format: FormatYAML}
-		x := expander{doc: d, c: r.c, maxDepth: r.lim.maxDepth, budget: budget, maxNodes: r.lim.maxNodes}
-		ok := x.expandRoot(root)
-		budget = x.budget
-		if !ok {
+		d := &document{source: at.name, index: at.doc + index, format: FormatYAML}
+		// Each document has the whole budget: the limits are per document.
+		x := expander{doc: d, c: r.c, maxDepth: r.lim.maxDepth, budget: r.lim.maxNodes, maxNodes: r.lim.maxNodes, lineOffset: lineOff}
+		if !x.expandRoot(root) {
 			index++
-			if budget <= 0 {
-				break
-			}
 			continue
 		}
 		us := units(root)
@@ -69,11 +82,10 @@ func (r *reader) readYAML(name string, data []byte) []*document {
 			continue
 		}
 		for _, u := range us {
-			docs = append(docs, &document{source: name, index: index, root: u, format: FormatYAML})
+			emit(&document{source: at.name, index: at.doc + index, root: u, format: FormatYAML})
 			index++
 		}
 	}
-	return docs
 }
 
 // decodeYAML decodes one document, turning a panic inside the YAML
@@ -132,9 +144,12 @@ type expander struct {
 	maxDepth int
 	maxNodes int
 	budget   int
-	memo     map[*yaml.Node]nodeStat
-	active   map[*yaml.Node]bool
-	failed   bool
+	// lineOffset is added to every node's line: the lines of the stream
+	// before the document's chunk.
+	lineOffset int
+	memo       map[*yaml.Node]nodeStat
+	active     map[*yaml.Node]bool
+	failed     bool
 }
 
 type nodeStat struct {
@@ -143,6 +158,9 @@ type nodeStat struct {
 }
 
 func (x *expander) expandRoot(root *yaml.Node) bool {
+	if x.lineOffset != 0 {
+		root.Line += x.lineOffset
+	}
 	if root.Kind == yaml.AliasNode {
 		x.fail(root, "a document cannot be an alias")
 		return false
@@ -189,6 +207,12 @@ func (x *expander) node(n *yaml.Node, depth int) nodeStat {
 			childDepth = depth
 		}
 		var cs nodeStat
+		if x.lineOffset != 0 {
+			// Every node is visited here once (an alias's target before
+			// it, as its anchor comes first; each use of an alias is a
+			// node of its own).
+			child.Line += x.lineOffset
+		}
 		if child.Kind == yaml.AliasNode {
 			cs = x.alias(child, childDepth)
 			n.Content[i] = child.Alias
