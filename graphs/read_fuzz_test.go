@@ -223,7 +223,7 @@ func FuzzSplitYAML(f *testing.F) {
 			dec := yaml.NewDecoder(bytes.NewReader(ch.Data))
 			for ok {
 				var n yaml.Node
-				err := decodeYAML(dec, &n)
+				err := decodeYAMLNode(dec, &n)
 				if err == io.EOF {
 					break
 				}
@@ -247,7 +247,7 @@ func FuzzSplitYAML(f *testing.F) {
 		dec := yaml.NewDecoder(bytes.NewReader(data))
 		for {
 			var n yaml.Node
-			err := decodeYAML(dec, &n)
+			err := decodeYAMLNode(dec, &n)
 			if err == io.EOF {
 				break
 			}

@@ -31,38 +31,87 @@ const (
 // keeps every value's line and column (counted in the stream, from the
 // origin); aliases are checked and expanded here (see expander) so later
 // steps see plain trees.
+//
+// Documents are decoded a run of up to yamlRunBytes at a time, with one
+// decoder (a decoder costs more than a small document); a run that does
+// not decode is decoded again document by document, so every document
+// still stands on its own.
 func (r *reader) readYAML(at origin, data []byte, emit func(*document)) {
 	index := 0
+	var run []model.YAMLChunk
+	size := 0
+	flush := func() {
+		if len(run) > 0 {
+			index = r.readYAMLRun(at, data, run, index, emit)
+		}
+		run, size = run[:0], 0
+	}
 	model.SplitYAML(data, func(ch model.YAMLChunk) bool {
-		index = r.readYAMLChunk(at, ch, index, emit)
+		if marks := structureMarks(ch.Data); marks > r.lim.maxNodes {
+			flush()
+			r.c.add(model.Position{Source: at.name, Doc: at.doc + index, Line: at.line + ch.Line}, "",
+				"document has too many lines and list items (%d, limit %d)", marks, r.lim.maxNodes)
+			index++
+			return true
+		}
+		if size > 0 && size+len(ch.Data) > yamlRunBytes {
+			flush()
+		}
+		run = append(run, ch)
+		size += len(ch.Data)
 		return true
 	})
+	flush()
 }
 
-// readYAMLChunk decodes the documents of one chunk of a stream, the
-// first of them numbered index; it returns the index of the next.
-func (r *reader) readYAMLChunk(at origin, ch model.YAMLChunk, index int, emit func(*document)) int {
-	lineOff := at.line + ch.Line - 1
-	if marks := structureMarks(ch.Data); marks > r.lim.maxNodes {
-		r.c.add(model.Position{Source: at.name, Doc: at.doc + index, Line: lineOff + 1}, "",
-			"document has too many lines and list items (%d, limit %d)", marks, r.lim.maxNodes)
-		return index + 1
+// yamlRunBytes bounds the documents one decoder reads.
+const yamlRunBytes = 64 << 10
+
+// readYAMLRun decodes a run of chunks, the first document numbered index,
+// and returns the index of the next. The run's documents are emitted once
+// all of them decoded; when one does not, the run is decoded chunk by
+// chunk instead, each chunk's errors its own.
+func (r *reader) readYAMLRun(at origin, data []byte, run []model.YAMLChunk, index int, emit func(*document)) int {
+	if len(run) > 1 {
+		first, last := run[0], run[len(run)-1]
+		var held []*document
+		next, ok := r.decodeYAML(at, data[first.Offset:last.Offset+len(last.Data)], first.Line, index, false, func(d *document) { held = append(held, d) })
+		if ok {
+			for _, d := range held {
+				emit(d)
+			}
+			return next
+		}
 	}
-	dec := yaml.NewDecoder(bytes.NewReader(ch.Data))
+	for _, ch := range run {
+		index, _ = r.decodeYAML(at, ch.Data, ch.Line, index, true, emit)
+	}
+	return index
+}
+
+// decodeYAML decodes the documents of data, which starts at line of the
+// source, the first numbered index; it returns the index of the next and
+// whether every document decoded. A document that does not decode is
+// reported when report is set, and ends the decoding either way.
+func (r *reader) decodeYAML(at origin, data []byte, line, index int, report bool, emit func(*document)) (int, bool) {
+	lineOff := at.line + line - 1
+	dec := yaml.NewDecoder(bytes.NewReader(data))
 	for {
 		var n yaml.Node
-		err := decodeYAML(dec, &n)
+		err := decodeYAMLNode(dec, &n)
 		if errors.Is(err, io.EOF) {
-			return index
+			return index, true
 		}
 		if err != nil {
-			line, msg := yamlErrorPosition(err)
-			pos := model.Position{Source: at.name, Doc: at.doc + index}
-			if line > 0 {
-				pos.Line = lineOff + line
+			if report {
+				line, msg := yamlErrorPosition(err)
+				pos := model.Position{Source: at.name, Doc: at.doc + index}
+				if line > 0 {
+					pos.Line = lineOff + line
+				}
+				r.c.add(pos, "", "invalid YAML: %s", msg)
 			}
-			r.c.add(pos, "", "invalid YAML: %s", msg)
-			return index + 1
+			return index + 1, false
 		}
 		if n.Kind != yaml.DocumentNode || len(n.Content) == 0 {
 			index++
@@ -88,9 +137,9 @@ func (r *reader) readYAMLChunk(at origin, ch model.YAMLChunk, index int, emit fu
 	}
 }
 
-// decodeYAML decodes one document, turning a panic inside the YAML
+// decodeYAMLNode decodes one document, turning a panic inside the YAML
 // library into an error: no input may crash the process.
-func decodeYAML(dec *yaml.Decoder, n *yaml.Node) (err error) {
+func decodeYAMLNode(dec *yaml.Decoder, n *yaml.Node) (err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("yaml: %v", p)
