@@ -179,6 +179,7 @@ func Run(ctx context.Context, cfg *config.Config, log *slog.Logger, o Options) e
 		Token: cfg.APIToken, Tokens: cfg.APITokens, BodyLimit: cfg.BodyLimit, TemporalUIURL: cfg.TemporalUIURL,
 		TemporalNamespace: cfg.TemporalNamespace, AllowedURLSchemes: cfg.FetchSchemes, FetchDir: cfg.FetchDir,
 		AllowedOrigins: cfg.AllowedOrigins, CodecOrigins: cfg.CodecOrigins, CodecBodyLimit: cfg.CodecBodyLimit,
+		UploadMaxBytes: cfg.UploadMaxBytes, UploadQuota: cfg.UploadQuota, UploadTTL: cfg.UploadTTL,
 	}, api.Deps{
 		Store: st, Executions: st0, Drift: st0, Catalogue: cat, Registry: NewExportLister(registry), Graphs: deps.Graphs, Logger: log,
 		Ready: func(ctx context.Context) error {
@@ -190,6 +191,11 @@ func Run(ctx context.Context, cfg *config.Config, log *slog.Logger, o Options) e
 	})
 	if err != nil {
 		return err
+	}
+	if cfg.DebugAddr != "" {
+		if err := serveDebug(ctx, cfg.DebugAddr, log); err != nil {
+			return err
+		}
 	}
 	ln, err := net.Listen("tcp", cfg.APIAddr)
 	if err != nil {
