@@ -156,6 +156,11 @@ func Run(ctx context.Context, cfg *config.Config, log *slog.Logger, o Options) e
 	defer stopWorkers()
 	go func() { _ = nodes.Run(ctx, 5*time.Second) }()
 	log.Info("worker polling", "queue", cfg.TaskQueue, "temporal", cfg.TemporalAddress)
+	if cfg.DebugAddr != "" {
+		if err := serveDebug(ctx, cfg.DebugAddr, log); err != nil {
+			return err
+		}
+	}
 
 	if !o.API {
 		if o.Ready != nil {
@@ -191,11 +196,6 @@ func Run(ctx context.Context, cfg *config.Config, log *slog.Logger, o Options) e
 	})
 	if err != nil {
 		return err
-	}
-	if cfg.DebugAddr != "" {
-		if err := serveDebug(ctx, cfg.DebugAddr, log); err != nil {
-			return err
-		}
 	}
 	ln, err := net.Listen("tcp", cfg.APIAddr)
 	if err != nil {
