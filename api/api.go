@@ -44,6 +44,9 @@ const (
 	DefaultEventsMaxExecutions = 32
 	DefaultEventsMaxClients    = 100
 	DefaultReadyTimeout        = 3 * time.Second
+	DefaultUploadMaxBytes      = 64 << 20
+	DefaultUploadQuota         = 256 << 20
+	DefaultUploadTTL           = time.Hour
 )
 
 // Config holds the API's settings.
@@ -54,8 +57,15 @@ type Config struct {
 	// Tokens are named bearer tokens (name → token), accepted besides
 	// Token; the name of the one used is recorded as who approved a plan.
 	Tokens map[string]string
-	// BodyLimit caps request bodies (413 beyond it).
+	// BodyLimit caps request bodies (413 beyond it), and so each part of
+	// an upload.
 	BodyLimit int64
+	// UploadMaxBytes bounds one upload's parts together, UploadQuota every
+	// open upload's; UploadTTL is how long an upload lives after its last
+	// part (see uploads.go).
+	UploadMaxBytes int64
+	UploadQuota    int64
+	UploadTTL      time.Duration
 	// AllowedOrigins are browser origins (scheme://host[:port]) allowed to
 	// call the API across origins: they get CORS answers and may send
 	// state-changing requests. Any other Origin but the server's own is
@@ -117,6 +127,13 @@ func (c Config) withDefaults() Config {
 	if c.CodecBodyLimit <= 0 {
 		c.CodecBodyLimit = DefaultCodecBodyLimit
 	}
+	if c.UploadMaxBytes <= 0 {
+		c.UploadMaxBytes = DefaultUploadMaxBytes
+	}
+	if c.UploadQuota <= 0 {
+		c.UploadQuota = max(DefaultUploadQuota, c.UploadMaxBytes)
+	}
+	def(&c.UploadTTL, DefaultUploadTTL)
 	if c.CodecOrigins == nil {
 		c.CodecOrigins = DefaultCodecOrigins
 	}
@@ -207,6 +224,8 @@ type server struct {
 	secrets   *expr.Secrets
 	// hub shares one follower per execution among its event streams.
 	hub *hub
+	// parts bounds the upload parts read at once (each is parsed whole).
+	parts chan struct{}
 }
 
 // New builds the API. The returned echo has its http.Server timeouts set
@@ -236,7 +255,8 @@ func New(cfg Config, deps Deps) (*echo.Echo, error) {
 		jsonnet = graphs.JsonnetProcess{}
 	}
 	s := &server{cfg: cfg, store: deps.Store, exec: deps.Executions, drift: deps.Drift, catalogue: cat, registry: deps.Registry,
-		jsonnet: jsonnet, log: logger, ready: deps.Ready, fetch: f, env: deps.Env, secrets: deps.Secrets}
+		jsonnet: jsonnet, log: logger, ready: deps.Ready, fetch: f, env: deps.Env, secrets: deps.Secrets,
+		parts: make(chan struct{}, maxPartsAtOnce)}
 	if s.env == nil {
 		s.env = os.LookupEnv
 	}
@@ -317,6 +337,10 @@ func (s *server) register(e *echo.Echo, metrics http.Handler) {
 	e.Add(http.MethodDelete, "/v1/stacks/:id", s.deleteStack)
 	e.Add(http.MethodPost, "/v1/stacks/:id/dry-run", s.dryRunStack)
 	e.Add(http.MethodPost, "/v1/stacks/:id/apply", s.applyStack)
+	e.Add(http.MethodPost, "/v1/stacks/:id/uploads", s.createUpload)
+	e.Add(http.MethodGet, "/v1/stacks/:id/uploads/:upload", s.getUpload)
+	e.Add(http.MethodDelete, "/v1/stacks/:id/uploads/:upload", s.deleteUpload)
+	e.Add(http.MethodPut, "/v1/stacks/:id/uploads/:upload/parts/:part", s.putUploadPart)
 	e.Add(http.MethodPut, "/v1/stacks/:id/drift", s.needDrift(s.putDrift))
 	e.Add(http.MethodPatch, "/v1/stacks/:id/drift", s.needDrift(s.patchDrift))
 	e.Add(http.MethodGet, "/v1/stacks/:id/drift", s.needDrift(s.getDrift))

@@ -24,45 +24,58 @@ const (
 // package, since a package document names a kind.
 var envelopeParamKeys = map[string]bool{"envRefs": true, "secrets": true, "vars": true, "verbose": true}
 
+// maxUploadIDBytes bounds an envelope's upload id.
+const maxUploadIDBytes = 128
+
 // unwrapEnvelope recognises an apply envelope by content, as pkger does: a
-// JSON object with a "package" key, or with parameter keys only (then the
-// package is the stack's URLs and the source returned is nil). It returns
-// the package as a source of its own and the parameters beside it; any
-// other body is the package itself, with no parameters.
-func unwrapEnvelope(src *graphs.Source) (*graphs.Source, model.ApplyParams, error) {
+// JSON object with a "package" key, an "upload" key (the id of an upload
+// of the stack: a package sent in parts), or parameter keys only (then the
+// package is the stack's URLs). It returns the package as a source of its
+// own (nil for an upload or the URLs), the upload's id and the parameters
+// beside them; any other body is the package itself, with no parameters.
+func unwrapEnvelope(src *graphs.Source) (*graphs.Source, string, model.ApplyParams, error) {
 	if src == nil || src.Format != graphs.FormatJSON {
-		return src, model.ApplyParams{}, nil
+		return src, "", model.ApplyParams{}, nil
 	}
 	trimmed := bytes.TrimSpace(src.Data)
 	if len(trimmed) == 0 || trimmed[0] != '{' {
-		return src, model.ApplyParams{}, nil
+		return src, "", model.ApplyParams{}, nil
 	}
 	var keys map[string]json.RawMessage
 	if err := json.Unmarshal(trimmed, &keys); err != nil {
-		return src, model.ApplyParams{}, nil // the parse names the error with its line
+		return src, "", model.ApplyParams{}, nil // the parse names the error with its line
 	}
 	_, hasPackage := keys["package"]
-	if !hasPackage && !onlyParamKeys(keys) {
-		return src, model.ApplyParams{}, nil
+	_, hasUpload := keys["upload"]
+	if !hasPackage && !hasUpload && !onlyParamKeys(keys) {
+		return src, "", model.ApplyParams{}, nil
 	}
 	dec := json.NewDecoder(bytes.NewReader(trimmed))
 	dec.DisallowUnknownFields()
 	var env model.ApplyEnvelope
 	if err := dec.Decode(&env); err != nil {
 		// The decoder's message names the field and the type, never a value.
-		return nil, model.ApplyParams{}, badRequest("apply envelope: %v (want {\"package\": …, \"envRefs\": {KEY: string}, \"secrets\": {KEY: string}, \"vars\": {NAME: value}, \"verbose\": bool})", err)
+		return nil, "", model.ApplyParams{}, badRequest("apply envelope: %v (want {\"package\": … or \"upload\": ID, \"envRefs\": {KEY: string}, \"secrets\": {KEY: string}, \"vars\": {NAME: value}, \"verbose\": bool})", err)
 	}
 	if err := checkParams(env.ApplyParams); err != nil {
-		return nil, model.ApplyParams{}, err
+		return nil, "", model.ApplyParams{}, err
 	}
-	if !hasPackage {
-		return nil, env.ApplyParams, nil
+	switch {
+	case hasPackage && hasUpload:
+		return nil, "", model.ApplyParams{}, badRequest("apply envelope: give either \"package\" or \"upload\", not both")
+	case hasUpload:
+		if env.Upload == "" || len(env.Upload) > maxUploadIDBytes {
+			return nil, "", model.ApplyParams{}, badRequest("apply envelope: \"upload\" must be an upload's id (POST /v1/stacks/{id}/uploads)")
+		}
+		return nil, env.Upload, env.ApplyParams, nil
+	case !hasPackage:
+		return nil, "", env.ApplyParams, nil
 	}
 	pkg, err := envelopePackage(env.Package)
 	if err != nil {
-		return nil, model.ApplyParams{}, err
+		return nil, "", model.ApplyParams{}, err
 	}
-	return pkg, env.ApplyParams, nil
+	return pkg, "", env.ApplyParams, nil
 }
 
 // onlyParamKeys reports whether keys are some parameters' and nothing else.

@@ -22,14 +22,14 @@ func TestUnwrapEnvelope(t *testing.T) {
 			src(graphs.FormatJSON, `{"kind": "Directory", "metadata": {"name": "etc"}}`),
 			nil,
 		} {
-			out, p, err := unwrapEnvelope(in)
+			out, _, p, err := unwrapEnvelope(in)
 			require.NoError(t, err)
 			assert.Same(t, in, out)
 			assert.True(t, p.Empty())
 		}
 	})
 	t.Run("JSON package with parameters", func(t *testing.T) {
-		out, p, err := unwrapEnvelope(src(graphs.FormatJSON, `{"package": [{"kind": "Directory"}], "envRefs": {"SITE": "prod"}, "secrets": {"DB_PASSWORD": "pw"}}`))
+		out, _, p, err := unwrapEnvelope(src(graphs.FormatJSON, `{"package": [{"kind": "Directory"}], "envRefs": {"SITE": "prod"}, "secrets": {"DB_PASSWORD": "pw"}}`))
 		require.NoError(t, err)
 		assert.Equal(t, graphs.FormatJSON, out.Format)
 		assert.JSONEq(t, `[{"kind": "Directory"}]`, string(out.Data))
@@ -37,25 +37,38 @@ func TestUnwrapEnvelope(t *testing.T) {
 		assert.Equal(t, map[string]string{"DB_PASSWORD": "pw"}, p.Secrets)
 	})
 	t.Run("YAML package in a string", func(t *testing.T) {
-		out, p, err := unwrapEnvelope(src(graphs.FormatJSON, `{"package": "kind: Directory\n", "envRefs": {"SITE": "prod"}}`))
+		out, _, p, err := unwrapEnvelope(src(graphs.FormatJSON, `{"package": "kind: Directory\n", "envRefs": {"SITE": "prod"}}`))
 		require.NoError(t, err)
 		assert.Equal(t, graphs.FormatYAML, out.Format)
 		assert.Equal(t, "kind: Directory\n", string(out.Data))
 		assert.Equal(t, "prod", p.EnvRefs["SITE"])
 	})
 	t.Run("parameters without a package: the stack's URLs", func(t *testing.T) {
-		out, p, err := unwrapEnvelope(src(graphs.FormatJSON, `{"envRefs": {"SITE": "prod"}, "vars": {"region": "eu"}, "verbose": true}`))
+		out, _, p, err := unwrapEnvelope(src(graphs.FormatJSON, `{"envRefs": {"SITE": "prod"}, "vars": {"region": "eu"}, "verbose": true}`))
 		require.NoError(t, err)
 		assert.Nil(t, out)
 		assert.Equal(t, model.ApplyParams{EnvRefs: map[string]string{"SITE": "prod"}, Vars: map[string]any{"region": "eu"}, Verbose: true}, p)
-		out, p, err = unwrapEnvelope(src(graphs.FormatJSON, `{"verbose": true}`))
+		out, _, p, err = unwrapEnvelope(src(graphs.FormatJSON, `{"verbose": true}`))
 		require.NoError(t, err)
 		assert.Nil(t, out)
 		assert.True(t, p.Verbose)
 	})
+	t.Run("an upload instead of a package", func(t *testing.T) {
+		out, upload, p, err := unwrapEnvelope(src(graphs.FormatJSON, `{"upload": "0123abcd", "envRefs": {"SITE": "prod"}}`))
+		require.NoError(t, err)
+		assert.Nil(t, out)
+		assert.Equal(t, "0123abcd", upload)
+		assert.Equal(t, map[string]string{"SITE": "prod"}, p.EnvRefs)
+		for _, body := range []string{`{"upload": "x", "package": []}`, `{"upload": ""}`, `{"upload": 3}`} {
+			_, _, _, err := unwrapEnvelope(src(graphs.FormatJSON, body))
+			var apiErr *Error
+			require.ErrorAs(t, err, &apiErr, body)
+			assert.Equal(t, 400, apiErr.Status, body)
+		}
+	})
 	t.Run("an object with any other key is a package", func(t *testing.T) {
 		in := src(graphs.FormatJSON, `{"kind": "Directory", "vars": {"a": 1}}`)
-		out, p, err := unwrapEnvelope(in)
+		out, _, p, err := unwrapEnvelope(in)
 		require.NoError(t, err)
 		assert.Same(t, in, out)
 		assert.True(t, p.Empty())
@@ -75,7 +88,7 @@ func TestUnwrapEnvelope(t *testing.T) {
 	}
 	for _, tc := range bad {
 		t.Run(tc.name, func(t *testing.T) {
-			_, _, err := unwrapEnvelope(src(graphs.FormatJSON, tc.body))
+			_, _, _, err := unwrapEnvelope(src(graphs.FormatJSON, tc.body))
 			if tc.name == "trailing garbage" {
 				// Not an object the JSON decoder reads whole: left to the
 				// package parser, which names the error with its line.
@@ -88,7 +101,7 @@ func TestUnwrapEnvelope(t *testing.T) {
 		})
 	}
 	t.Run("a secret value is never quoted", func(t *testing.T) {
-		_, _, err := unwrapEnvelope(src(graphs.FormatJSON, `{"package": [], "secrets": {"K": ["hunter2-value"]}}`))
+		_, _, _, err := unwrapEnvelope(src(graphs.FormatJSON, `{"package": [], "secrets": {"K": ["hunter2-value"]}}`))
 		require.Error(t, err)
 		assert.NotContains(t, err.Error(), "hunter2-value")
 	})

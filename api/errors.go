@@ -23,6 +23,7 @@ const (
 	CodeMethodNotAllowed     = "method_not_allowed"
 	CodeNotAcceptable        = "not_acceptable"
 	CodeConflict             = "conflict"
+	CodeGone                 = "gone"
 	CodePayloadTooLarge      = "payload_too_large"
 	CodeUnsupportedMediaType = "unsupported_media_type"
 	CodeInvalid              = "invalid"
@@ -40,6 +41,7 @@ var statusCodes = map[int]string{
 	http.StatusMethodNotAllowed:      CodeMethodNotAllowed,
 	http.StatusNotAcceptable:         CodeNotAcceptable,
 	http.StatusConflict:              CodeConflict,
+	http.StatusGone:                  CodeGone,
 	http.StatusRequestEntityTooLarge: CodePayloadTooLarge,
 	http.StatusUnsupportedMediaType:  CodeUnsupportedMediaType,
 	http.StatusUnprocessableEntity:   CodeInvalid,

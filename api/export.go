@@ -70,15 +70,15 @@ func (s *server) stackResources(ctx context.Context, st *model.Stack) ([]kinds.K
 	if err != nil {
 		return nil, nil, storeError(err, "package snapshot "+st.SnapshotHash)
 	}
-	pkg, err := prepare.DecodePackageSnapshot(snap.Content)
+	sources, err := prepare.PackageSources(ctx, s.store, snap.Content)
 	if err != nil {
 		return nil, nil, internalError(fmt.Errorf("package snapshot %s: %w", prepare.ShortHash(st.SnapshotHash), err))
 	}
-	sources := make([]graphs.Source, len(pkg.Sources))
-	for i, src := range pkg.Sources {
-		sources[i] = graphs.Source{Name: src.Name, Data: []byte(src.Data), Format: graphs.Format(src.Format)}
-	}
-	docs, err := graphs.Parse(s.parseOptions(), sources...)
+	// The sources passed the limits when they came, each as a request of
+	// its own: read together they may add up to more than one request.
+	opts := s.parseOptions()
+	opts.MaxTotalBytes = max(int64(len(sources))*s.cfg.BodyLimit, opts.MaxBytes)
+	docs, err := graphs.Parse(opts, sources...)
 	if err != nil {
 		return nil, nil, invalidDocuments("the last applied package of stack "+st.ID, err, nil)
 	}

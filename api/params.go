@@ -57,6 +57,12 @@ func (s *server) checkSecretsSealed(p model.ApplyParams) error {
 // secrets.
 func (s *server) missingRefs(docs *graphs.Documents, p model.ApplyParams) (env, secrets []string) {
 	needEnv, needSecrets := docs.RequiredRefs()
+	return s.missingOf(needEnv, needSecrets, p)
+}
+
+// missingOf lists the env refs and secrets of needEnv and needSecrets that
+// neither p nor the server has a value for.
+func (s *server) missingOf(needEnv, needSecrets []string, p model.ApplyParams) (env, secrets []string) {
 	for _, k := range needEnv {
 		if _, ok := p.EnvRefs[k]; ok {
 			continue

@@ -48,7 +48,7 @@ func (s *server) stackPackage(c echo.Context, st *model.Stack, withSummary, allo
 	if err != nil {
 		return stackBody{}, err
 	}
-	src, params, err := unwrapEnvelope(src)
+	src, upload, params, err := unwrapEnvelope(src)
 	if err != nil {
 		return stackBody{}, err
 	}
@@ -62,6 +62,20 @@ func (s *server) stackPackage(c echo.Context, st *model.Stack, withSummary, allo
 	}
 	params = withStackSecrets(params, kept)
 	ctx := c.Request().Context()
+	if upload != "" {
+		hash, sum, err := s.uploadPackage(ctx, st, upload, allowEmpty)
+		if err != nil {
+			return stackBody{}, err
+		}
+		missingEnv, missingSecrets := s.missingOf(sum.Env, sum.Secrets, params)
+		var missingVars []string
+		for _, k := range sum.Vars {
+			if _, ok := params.Vars[k]; !ok {
+				missingVars = append(missingVars, k)
+			}
+		}
+		return stackBody{hash: hash, params: params, given: given, missingEnv: missingEnv, missingSecrets: missingSecrets, missingVars: missingVars}, nil
+	}
 	if src == nil {
 		if len(st.URLs) == 0 {
 			return stackBody{}, badRequest("no package: send one in the body, or give stack %q URLs to read it from", st.ID)

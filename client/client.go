@@ -95,6 +95,9 @@ type Document struct {
 	// refuses imports, so evaluate Jsonnet with imports locally and send
 	// JSON).
 	Format string
+	// Upload, for an apply or dry-run, names a package already sent in
+	// parts (Upload) to run instead of Data.
+	Upload string
 }
 
 // ContentType is the media type of the document's format.
@@ -368,7 +371,21 @@ type DryRunOptions struct {
 // URLs. When the server's wait bound passes first, the plan is nil and
 // the running execution is returned. An invalid package is an *APIError
 // (422) whose Body also holds the summary of what could be read.
+//
+// A package over SingleRequestBytes, or one the server answers 413 to, is
+// sent as an upload in parts first (see Upload).
 func (c *Client) DryRun(ctx context.Context, stackID string, doc *Document, opts DryRunOptions) (*model.DryRun, *model.Execution, error) {
+	var plan *model.DryRun
+	var ex *model.Execution
+	err := c.withPackage(ctx, stackID, doc, func(doc *Document) error {
+		var err error
+		plan, ex, err = c.dryRun(ctx, stackID, doc, opts)
+		return err
+	})
+	return plan, ex, err
+}
+
+func (c *Client) dryRun(ctx context.Context, stackID string, doc *Document, opts DryRunOptions) (*model.DryRun, *model.Execution, error) {
 	doc, err := withParams(doc, opts.Params)
 	if err != nil {
 		return nil, nil, fmt.Errorf("dry-run: %w", err)
@@ -405,8 +422,20 @@ func (c *Client) DryRun(ctx context.Context, stackID string, doc *Document, opts
 
 // Apply applies a package to a stack; a nil doc applies the stack's URLs.
 // With opts.Wait the execution comes back finished (unless the server's
-// wait bound passed first).
+// wait bound passed first). A package over SingleRequestBytes, or one the
+// server answers 413 to, is sent as an upload in parts first (see
+// Upload).
 func (c *Client) Apply(ctx context.Context, stackID string, doc *Document, opts ApplyOptions) (*model.Execution, error) {
+	var ex *model.Execution
+	err := c.withPackage(ctx, stackID, doc, func(doc *Document) error {
+		var err error
+		ex, err = c.apply(ctx, stackID, doc, opts)
+		return err
+	})
+	return ex, err
+}
+
+func (c *Client) apply(ctx context.Context, stackID string, doc *Document, opts ApplyOptions) (*model.Execution, error) {
 	doc, err := withParams(doc, opts.Params)
 	if err != nil {
 		return nil, fmt.Errorf("apply: %w", err)

@@ -9,14 +9,17 @@ import (
 )
 
 // withParams wraps doc in an apply envelope carrying p; doc as it is when
-// p is empty. A JSON document is nested as JSON, YAML as a string; with
-// no doc the envelope has no package, which applies the stack's URLs.
+// p is empty. A JSON document is nested as JSON, YAML as a string, an
+// upload by its id; with no doc the envelope has no package, which
+// applies the stack's URLs.
 func withParams(doc *Document, p model.ApplyParams) (*Document, error) {
-	if p.Empty() {
+	if p.Empty() && (doc == nil || doc.Upload == "") {
 		return doc, nil
 	}
 	env := model.ApplyEnvelope{ApplyParams: p}
-	if doc != nil {
+	if doc != nil && doc.Upload != "" {
+		env.Upload = doc.Upload
+	} else if doc != nil {
 		pkg, err := envelopePackage(doc)
 		if err != nil {
 			return nil, err

@@ -14,9 +14,16 @@ const (
 	// DefaultMaxTotalBytes bounds all sources of one Parse together,
 	// Jsonnet imports included.
 	DefaultMaxTotalBytes int64 = 32 << 20
-	// DefaultMaxNodes bounds the values of one source after YAML aliases
-	// are expanded: an alias bomb is refused long before it is expanded.
-	// A graph of 10,000 Fuel tasks has about 250,000.
+	// DefaultMaxFileBytes bounds one file a command reads from the local
+	// disk, and what it reads and evaluates altogether (a package of
+	// 100,000 resources is about 15 MiB): the author's own files, which
+	// reach the server in parts (see Options.Part) where each part is
+	// held to the server's limits.
+	DefaultMaxFileBytes int64 = 256 << 20
+	// DefaultMaxNodes bounds the values of one document after YAML
+	// aliases are expanded: an alias bomb is refused long before it is
+	// expanded. A graph of 10,000 Fuel tasks has about 250,000. A stream
+	// of many documents is held to it document by document.
 	DefaultMaxNodes = 500_000
 	// DefaultMaxDepth bounds the nesting of values (and of brackets in a
 	// Jsonnet program).

@@ -57,7 +57,7 @@ func TestHostileDocuments(t *testing.T) {
 			{Name: "c.yaml", Data: bytes.Repeat([]byte("#\n"), 512<<10)},
 		}, "c.yaml: documents add up to more than the limit of 2 MiB"},
 		{"too many values for the parser", Options{}, []Source{{Name: "many.yaml", Data: []byte("[" + strings.Repeat("1,", 600000) + "1]")}},
-			"many.yaml: document has too many lines and list items (600001, limit 500000)"},
+			"many.yaml:1: document has too many lines and list items (600001, limit 500000)"},
 		{"too many JSON values", Options{MaxNodes: 1000}, []Source{{Name: "many.json", Data: []byte("[" + strings.Repeat("1,", 2000) + "1]")}},
 			"many.json:1:2000: document refused: document has too many values"},
 	}

@@ -31,7 +31,7 @@ type Options struct {
 	// MaxTotalBytes all sources and imports together (default 32 MiB).
 	MaxBytes      int64
 	MaxTotalBytes int64
-	// MaxNodes bounds the values of a source after alias expansion
+	// MaxNodes bounds the values of one document after alias expansion
 	// (default 500,000); MaxDepth their nesting (default 100).
 	MaxNodes int
 	MaxDepth int
@@ -48,6 +48,12 @@ type Options struct {
 	// involve tasks of other layers. Validate the merged graph with
 	// ValidateGraph.
 	Partial bool
+	// Part reads sources that are one part of a package whose other parts
+	// are read elsewhere (an upload): each resource is checked on its own,
+	// and what spans the package (duplicates, references, cycles) is left
+	// to CheckIndex over the index entries of every part
+	// (Documents.Index).
+	Part bool
 	// Warn, when set, is called with each warning: a problem Cairn accepts
 	// as Fuel did (a duplicate YAML key, whose last value is used).
 	Warn func(Error)
@@ -68,25 +74,34 @@ type Documents struct {
 	// Warnings are the problems accepted as Fuel accepted them (duplicate
 	// YAML keys), sorted like errors.
 	Warnings Errors
+	// Index holds the index entry of each resource, in package order: what
+	// CheckIndex needs of it.
+	Index []IndexEntry
 }
 
 // Parse reads and validates sources that together make one package
 // (uniqueness holds across all of them) and any graphs they contain. When
 // anything is wrong the error is Errors, with every problem found, and
 // Documents still holds what could be read.
+//
+// Resource documents are read one at a time: each is decoded, checked on
+// its own and reduced to its resource and index entry before the next is
+// read, so the memory a parse holds grows with the resources, not with
+// the documents' trees (a resource of a kind a later document defines
+// waits for it, tree and all). The limits on values and nesting hold per
+// document; MaxBytes per source and MaxTotalBytes for them all.
 func Parse(opts Options, sources ...Source) (*Documents, error) {
 	p := newParser(opts)
 	r := &reader{opts: opts, lim: opts.limits(), c: p.c}
-	var docs []*document
 	for _, src := range sources {
 		name := src.Name
 		if name == "" {
 			name = "<input>"
 		}
 		p.pkg.Sources = append(p.pkg.Sources, name)
-		docs = append(docs, r.read(src)...)
+		r.read(src, p.document)
 	}
-	p.documents(docs)
+	p.finish()
 	p.validate()
 	out := p.result()
 	out.Warnings = p.warnings()
@@ -113,8 +128,8 @@ func ParseGraph(opts Options, src Source) (*model.Graph, error) {
 	}
 	p := newParser(opts)
 	r := &reader{opts: opts, lim: opts.limits(), c: p.c}
-	docs := r.read(src)
-	p.documents(docs)
+	r.read(src, p.document)
+	p.finish()
 	for _, e := range p.resources {
 		p.c.add(e.r.Pos, "", "expected a graph, found a %s resource", e.r.Kind)
 	}
@@ -148,11 +163,13 @@ type parser struct {
 	c         *collector
 	pkg       *model.Package
 	resources []*resourceEntry
-	graphs    []*graphEntry
-	kindDocs  []*document
-	kinds     []kinds.Kind
-	patterns  map[string]error // compiled "/regex/" patterns
-	types     map[string]bool  // task types the catalogue knows
+	// waiting are the documents read but not yet decoded (see document).
+	waiting  []waiting
+	graphs   []*graphEntry
+	kindDocs []*document
+	kinds    []kinds.Kind
+	patterns map[string]error // compiled "/regex/" patterns
+	types    map[string]bool  // task types the catalogue knows
 }
 
 func newParser(opts Options) *parser {
@@ -164,7 +181,8 @@ func newParser(opts Options) *parser {
 }
 
 func (p *parser) result() *Documents {
-	out := &Documents{Package: p.pkg, Catalogue: p.cat, Kinds: p.kinds}
+	out := &Documents{Package: p.pkg, Catalogue: p.cat, Kinds: p.kinds, Index: p.index()}
+	p.pkg.Resources = make([]*model.Resource, 0, len(p.resources))
 	for _, e := range p.resources {
 		p.pkg.Resources = append(p.pkg.Resources, e.r)
 	}
@@ -210,18 +228,44 @@ func shapeOf(root *yaml.Node) int {
 // graphKind is the `kind` of a graph document.
 const graphKind = "Graph"
 
-// documents decodes every document. Kind definitions go first, so a
+// waiting is a document read but not decoded yet: a graph, or a resource
+// (with its slot in package order) of a kind not known yet.
+type waiting struct {
+	d *document
+	e *resourceEntry
+}
+
+// document takes one document as it is read: a kind definition joins the
+// catalogue at once, a resource whose kinds are known is decoded at once
+// (its tree then dropped), and anything else waits for finish, so that a
 // package may use a kind it defines in any of its documents.
-func (p *parser) documents(docs []*document) {
-	for _, d := range docs {
-		if shapeOf(d.root) == shapeKind {
-			p.kindDefinition(d)
+func (p *parser) document(d *document) {
+	switch shapeOf(d.root) {
+	case shapeKind:
+		p.kindDefinition(d)
+	case shapeResource:
+		e := &resourceEntry{}
+		p.resources = append(p.resources, e)
+		if p.ready(d.root) {
+			p.resource(d, e)
+			return
 		}
+		p.waiting = append(p.waiting, waiting{d: d, e: e})
+	default:
+		p.waiting = append(p.waiting, waiting{d: d})
 	}
-	for _, d := range docs {
+}
+
+// finish decodes the documents that waited, in their order, now that
+// every kind definition has been read.
+func (p *parser) finish() {
+	for _, w := range p.waiting {
+		d := w.d
+		if w.e != nil {
+			p.resource(d, w.e)
+			continue
+		}
 		switch shapeOf(d.root) {
-		case shapeResource:
-			p.resource(d)
 		case shapeGraph:
 			p.graphDocument(d)
 		case shapeFuelGraph:
@@ -232,6 +276,16 @@ func (p *parser) documents(docs []*document) {
 			p.c.add(d.pos(d.root), "", "expected a document (an object) or a list of tasks, got %s", describe(d.root))
 		}
 	}
+	p.waiting = nil
+}
+
+// index is every resource's index entry, in package order.
+func (p *parser) index() []IndexEntry {
+	out := make([]IndexEntry, len(p.resources))
+	for i, e := range p.resources {
+		out[i] = e.idx
+	}
+	return out
 }
 
 // kindDefinition registers a `kind: Kind` document into a clone of the

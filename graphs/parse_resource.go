@@ -29,6 +29,8 @@ type resourceEntry struct {
 	// notifyPaths and subPaths locate each notify and subscribe reference.
 	notifyPaths []string
 	subPaths    []string
+	// idx is the resource's index entry, made when it settled.
+	idx IndexEntry
 }
 
 // pos is the position of the value at a path inside the resource's
@@ -40,11 +42,23 @@ func (e *resourceEntry) pos(path string, preferKey bool) model.Position {
 	return e.d.pos(locate(e.d.root, path, preferKey))
 }
 
-// resource decodes a pkger-shaped resource document.
-func (p *parser) resource(d *document) {
+// resource decodes a pkger-shaped resource document into its entry (a
+// slot already in package order), runs the checks that need only the
+// document, and keeps its index entry: the document's tree is no longer
+// needed and is dropped.
+func (p *parser) resource(d *document, e *resourceEntry) {
+	p.decodeResource(d, e)
+	checkSpec(p.cat, e, p.c)
+	e.idx = indexEntry(p.cat, e)
+	e.d = nil
+	e.depPaths, e.assocPaths, e.notifyPaths, e.subPaths = nil, nil, nil, nil
+}
+
+// decodeResource decodes a resource document into e.
+func (p *parser) decodeResource(d *document, e *resourceEntry) {
 	root := d.root
 	r := &model.Resource{Pos: d.pos(root)}
-	e := &resourceEntry{r: r, d: d}
+	e.r, e.d = r, d
 	var kindNode, metaNode *yaml.Node
 	fields(root, func(key string, k, v *yaml.Node) {
 		switch key {
@@ -99,7 +113,43 @@ func (p *parser) resource(d *document) {
 		}
 	}
 	r.Name = p.metadataName(d, root, metaNode)
-	p.resources = append(p.resources, e)
+}
+
+// ready reports whether a resource document can be decoded now: its kind,
+// and every kind its references name, are known (or are no kind at all).
+// Otherwise a `kind: Kind` document further on may define them, and the
+// resource waits for the end of the sources, as every document once did.
+func (p *parser) ready(root *yaml.Node) bool {
+	known := func(kind string) bool {
+		_, ok := p.cat.Lookup(kind)
+		return ok || kind == ""
+	}
+	if k := mapGet(root, "kind"); k != nil && k.Kind == yaml.ScalarNode && !known(k.Value) {
+		return false
+	}
+	lists := []*yaml.Node{mapGet(root, "dependsOn"), mapGet(root, "associations"), mapGet(root, "notify"),
+		mapGet(root, "subscribe"), mapGet(root, "subscribedTo")}
+	if spec := mapGet(root, "spec"); spec != nil {
+		lists = append(lists, mapGet(spec, "associations"), mapGet(spec, "association"))
+	}
+	for _, l := range lists {
+		if l == nil || l.Kind != yaml.SequenceNode {
+			continue
+		}
+		for _, item := range l.Content {
+			switch item.Kind {
+			case yaml.ScalarNode:
+				if ref, ok := model.ParseRef(item.Value); ok && !known(ref.Kind) {
+					return false
+				}
+			case yaml.MappingNode:
+				if k := mapGet(item, "kind"); k != nil && k.Kind == yaml.ScalarNode && !known(k.Value) {
+					return false
+				}
+			}
+		}
+	}
+	return true
 }
 
 // kindName is the catalogue spelling of a kind; a Fuel task type used as

@@ -637,6 +637,7 @@ func TestParseEncodingsAgree(t *testing.T) {
 		}
 		docs.Package.Sources = nil
 		docs.Catalogue = nil
+		docs.Index = nil // positions differ by encoding
 		models = append(models, docs)
 	}
 	require.Len(t, models[0].Package.Resources, 3, "yaml model is not the whole fixture: %+v", models[0])

@@ -33,6 +33,12 @@ type Source struct {
 	Name   string
 	Data   []byte
 	Format Format
+	// Line and Doc place Data inside a larger stream it was cut from (a
+	// part of an upload): the line Data starts at (0 and 1 both mean the
+	// first) and the index of its first document. Every position read
+	// from Data counts from there.
+	Line int
+	Doc  int
 }
 
 // FormatOf returns the encoding a file name implies, or FormatAuto.
@@ -180,22 +186,23 @@ type reader struct {
 	totalBytes int64
 }
 
-// read decodes one source into documents. Problems are collected; what
-// could be read is returned.
-func (r *reader) read(src Source) []*document {
+// read decodes one source into documents, handing each to emit as soon
+// as it is read (so a caller may drop a document before the next is
+// decoded). Problems are collected; what could be read is emitted.
+func (r *reader) read(src Source, emit func(*document)) {
 	name := src.Name
 	if name == "" {
 		name = "<input>"
 	}
-	srcPos := model.Position{Source: name}
+	srcPos := model.Position{Source: name, Doc: src.Doc, Line: src.Line}
 	if int64(len(src.Data)) > r.lim.maxBytes {
 		r.c.add(srcPos, "", "document is %s, larger than the limit of %s", byteSize(int64(len(src.Data))), byteSize(r.lim.maxBytes))
-		return nil
+		return
 	}
 	r.totalBytes += int64(len(src.Data))
 	if r.totalBytes > r.lim.maxTotalBytes {
 		r.c.add(srcPos, "", "documents add up to more than the limit of %s", byteSize(r.lim.maxTotalBytes))
-		return nil
+		return
 	}
 	format := src.Format
 	if format == FormatAuto {
@@ -204,17 +211,35 @@ func (r *reader) read(src Source) []*document {
 	if format == FormatAuto {
 		format = sniff(src.Data)
 	}
+	at := origin{name: name, line: max(src.Line, 1) - 1, doc: src.Doc}
 	switch format {
 	case FormatYAML:
-		return r.readYAML(name, src.Data)
+		r.readYAML(at, src.Data, emit)
 	case FormatJSON:
-		return r.readJSON(name, src.Data, FormatJSON)
+		r.readJSON(at, src.Data, FormatJSON, emit)
 	case FormatJsonnet:
-		return r.readJsonnet(name, src.Data)
+		r.readJsonnet(at, src.Data, emit)
 	default:
 		r.c.add(srcPos, "", "unknown document format %q (want yaml, json or jsonnet)", format)
-		return nil
 	}
+}
+
+// origin is where a source's positions count from: its name, the lines
+// before its first and the index of its first document (Source.Line and
+// Source.Doc).
+type origin struct {
+	name string
+	line int
+	doc  int
+}
+
+// pos is the position of a line and column of the source's data.
+func (o origin) pos(doc, line, col int) model.Position {
+	p := model.Position{Source: o.name, Doc: o.doc + doc}
+	if line > 0 {
+		p.Line, p.Column = o.line+line, col
+	}
+	return p
 }
 
 // units splits the root of one decoded YAML document or JSON value into

@@ -3,6 +3,7 @@ package graphs
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"testing"
@@ -10,6 +11,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"gopkg.in/yaml.v3"
+
+	"github.com/cairn-io/cairn/model"
 )
 
 // fuzzSeeds adds every fixture of testdata/parse with the given
@@ -194,5 +197,72 @@ func FuzzReadJsonnet(f *testing.F) {
 			ExtVars: map[string]string{"n": "x"}}
 		docs, err := Parse(opts, Source{Name: "f.jsonnet", Data: data, Format: FormatJsonnet})
 		checkFuzzResult(t, "f.jsonnet", data, docs, err)
+	})
+}
+
+// FuzzSplitYAML: decoding a stream chunk by chunk (model.SplitYAML, as
+// the reader does) reads the documents decoding it whole reads, each at
+// the same line; the chunks cover the stream exactly.
+func FuzzSplitYAML(f *testing.F) {
+	fuzzSeeds(f, []string{".yaml"},
+		"a: 1\n---\nb: 2\n...\n%YAML 1.2\n---\nc: 3\n",
+		"# only a comment\n--- |\n  text\n---\n- x\n",
+		"key: |\n  ---\n  not a marker inside\n---\n",
+		"x: \"quoted\n---\nstill\"\n",
+		"--- !tag\nv: 1\n--- [1, 2]\n",
+	)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var joined []byte
+		var chunked []any
+		var lines []int
+		ok := true
+		model.SplitYAML(data, func(ch model.YAMLChunk) bool {
+			require.Equal(t, len(joined), ch.Offset)
+			require.Equal(t, 1+bytes.Count(data[:ch.Offset], []byte("\n")), ch.Line)
+			joined = append(joined, ch.Data...)
+			dec := yaml.NewDecoder(bytes.NewReader(ch.Data))
+			for ok {
+				var n yaml.Node
+				err := decodeYAMLNode(dec, &n)
+				if err == io.EOF {
+					break
+				}
+				if err != nil {
+					ok = false
+					break
+				}
+				var v any
+				if n.Decode(&v) != nil {
+					ok = false
+					break
+				}
+				chunked = append(chunked, v)
+				lines = append(lines, ch.Line-1+n.Line)
+			}
+			return true
+		})
+		require.Equal(t, string(data), string(joined), "the chunks cover the stream")
+		var whole []any
+		var wholeLines []int
+		dec := yaml.NewDecoder(bytes.NewReader(data))
+		for {
+			var n yaml.Node
+			err := decodeYAMLNode(dec, &n)
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				return // a malformed stream: each chunk reports its own errors
+			}
+			var v any
+			if n.Decode(&v) != nil {
+				return
+			}
+			whole = append(whole, v)
+			wholeLines = append(wholeLines, n.Line)
+		}
+		require.True(t, ok, "a chunk of a stream that decodes whole does not decode")
+		require.Equal(t, whole, chunked)
+		require.Equal(t, wholeLines, lines)
 	})
 }

@@ -18,11 +18,12 @@ import (
 // YAML nodes that carry the line and column of each value, so JSON and
 // YAML documents are checked by the same code. JSON is read strictly, as
 // encoding/json reads it (no comments, no trailing commas); a duplicate
-// key is reported and its first value kept.
-func (r *reader) readJSON(name string, data []byte, format Format) []*document {
-	jr := &jsonReader{data: data, maxDepth: r.lim.maxDepth, budget: r.lim.maxNodes, positions: format != FormatJsonnet}
-	root, err := jr.document()
-	if err != nil {
+// key is reported and its first value kept. An array of documents is read
+// element by element, each handed to emit before the next is read and
+// each with the whole node budget: the limits are per document.
+func (r *reader) readJSON(at origin, data []byte, format Format, emit func(*document)) {
+	jr := &jsonReader{data: data, maxDepth: r.lim.maxDepth, budget: r.lim.maxNodes, positions: format != FormatJsonnet, lineOffset: at.line}
+	fail := func(err *jsonError, doc int) {
 		what := "invalid JSON"
 		switch {
 		case err.limit:
@@ -30,25 +31,107 @@ func (r *reader) readJSON(name string, data []byte, format Format) []*document {
 		case format == FormatJsonnet:
 			what = "Jsonnet evaluated to invalid JSON"
 		}
-		pos := model.Position{Source: name}
-		if jr.positions {
-			pos.Line, pos.Column = jr.lineCol(err.offset)
-		}
-		r.c.add(pos, "", "%s: %s", what, err.msg)
-		return nil
+		r.c.add(jr.pos(at, doc, err.offset), "", "%s: %s", what, err.msg)
 	}
-	for _, pr := range jr.problems {
-		pos := model.Position{Source: name}
-		if jr.positions {
-			pos.Line, pos.Column = jr.lineCol(pr.offset)
+	problems := func(doc int) {
+		for _, pr := range jr.problems {
+			r.c.add(jr.pos(at, doc, pr.offset), "", "%s", pr.msg)
 		}
-		r.c.add(pos, "", "%s", pr.msg)
+		jr.problems = jr.problems[:0]
 	}
-	var docs []*document
+	jr.skipSpace()
+	if jr.i < len(data) && data[jr.i] == '[' {
+		r.readJSONArray(jr, at, format, emit, fail, problems)
+		return
+	}
+	root, err := jr.document()
+	if err != nil {
+		fail(err, 0)
+		return
+	}
+	problems(0)
 	for i, u := range units(root) {
-		docs = append(docs, &document{source: name, index: i, root: u, format: format})
+		emit(&document{source: at.name, index: at.doc + i, root: u, format: format})
 	}
-	return docs
+}
+
+// readJSONArray reads a top-level array. Its elements are held while none
+// is a document (a bare list of tasks is one document); from the first
+// that is (see units), those held and every later one are documents,
+// emitted one by one.
+func (r *reader) readJSONArray(jr *jsonReader, at origin, format Format, emit func(*document), fail func(*jsonError, int), problems func(int)) {
+	seq, err := jr.node(yaml.SequenceNode, "!!seq", jr.i)
+	if err != nil {
+		fail(err, 0)
+		return
+	}
+	documents := false
+	var held []*yaml.Node
+	index := 0
+	send := func(n *yaml.Node) {
+		emit(&document{source: at.name, index: at.doc + index, root: n, format: format})
+		index++
+	}
+	if !jr.open(']') {
+		for {
+			if documents {
+				jr.budget = r.lim.maxNodes
+			}
+			v, err := jr.value(2)
+			if err != nil {
+				fail(err, index+len(held))
+				return
+			}
+			problems(index + len(held))
+			switch {
+			case documents:
+				send(v)
+			case isDocumentNode(v):
+				documents = true
+				for _, h := range held {
+					send(h)
+				}
+				held = nil
+				send(v)
+			default:
+				held = append(held, v)
+			}
+			done, err := jr.next(']', "after array element")
+			if err != nil {
+				fail(err, index+len(held))
+				return
+			}
+			if done {
+				break
+			}
+		}
+	}
+	jr.skipSpace()
+	if jr.i < len(jr.data) {
+		fail(&jsonError{offset: jr.i, msg: "unexpected data after the JSON value"}, index)
+		return
+	}
+	if !documents {
+		// A bare list of tasks: one document.
+		seq.Content = held
+		send(seq)
+	}
+}
+
+// isDocumentNode reports whether an element of a top-level list is a
+// document rather than a task (see units).
+func isDocumentNode(n *yaml.Node) bool {
+	return n.Kind == yaml.MappingNode && (mapGet(n, "kind") != nil || mapGet(n, "apiVersion") != nil || mapGet(n, "metadata") != nil)
+}
+
+// pos is the position of a byte offset of the reader's data, in a
+// document of the source at.
+func (jr *jsonReader) pos(at origin, doc, offset int) model.Position {
+	if !jr.positions {
+		return at.pos(doc, 0, 0)
+	}
+	line, col := jr.lineCol(offset)
+	return at.pos(doc, line, col)
 }
 
 // jsonError is a problem at a byte offset.
@@ -62,11 +145,14 @@ type jsonError struct {
 // building nodes directly (encoding/json's token stream costs several
 // allocations per token).
 type jsonReader struct {
-	data       []byte
-	i          int
-	maxDepth   int
-	budget     int
-	positions  bool
+	data      []byte
+	i         int
+	maxDepth  int
+	budget    int
+	positions bool
+	// lineOffset is added to the lines of nodes: the lines of the stream
+	// before the data.
+	lineOffset int
 	lineStarts []int
 	problems   []jsonError // found while reading, not fatal
 	// cursor: positions are asked for in increasing order while reading,
@@ -133,6 +219,7 @@ func (jr *jsonReader) node(kind yaml.Kind, tag string, start int) (*yaml.Node, *
 	n := &yaml.Node{Kind: kind, Tag: tag}
 	if jr.positions {
 		n.Line, n.Column = jr.lineCol(start)
+		n.Line += jr.lineOffset
 	}
 	return n, nil
 }

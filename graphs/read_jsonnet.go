@@ -12,8 +12,6 @@ import (
 
 	jsonnet "github.com/google/go-jsonnet"
 	"github.com/google/go-jsonnet/ast"
-
-	"github.com/cairn-io/cairn/model"
 )
 
 // JsonnetRequest is one Jsonnet program to evaluate to JSON.
@@ -334,8 +332,9 @@ func isIdentStart(c byte) bool { return c == '_' || c >= 'a' && c <= 'z' || c >=
 func isIdentChar(c byte) bool  { return isIdentStart(c) || c >= '0' && c <= '9' }
 
 // readJsonnet evaluates a Jsonnet source and reads the JSON it yields.
-func (r *reader) readJsonnet(name string, data []byte) []*document {
-	srcPos := model.Position{Source: name}
+func (r *reader) readJsonnet(at origin, data []byte, emit func(*document)) {
+	name := at.name
+	srcPos := at.pos(0, 0, 0)
 	req := JsonnetRequest{
 		Name:           name,
 		Source:         string(data),
@@ -361,7 +360,7 @@ func (r *reader) readJsonnet(name string, data []byte) []*document {
 			pos := srcPos
 			msg := je.Message
 			if je.File == "" || je.File == name {
-				pos.Line, pos.Column = je.Line, je.Column
+				pos = at.pos(0, je.Line, je.Column)
 			} else if je.Line > 0 {
 				msg = fmt.Sprintf("%s (in %s:%d:%d)", msg, je.File, je.Line, je.Column)
 			}
@@ -371,11 +370,11 @@ func (r *reader) readJsonnet(name string, data []byte) []*document {
 		default:
 			r.c.add(srcPos, "", "jsonnet: %v", err)
 		}
-		return nil
+		return
 	}
 	if int64(len(out)) > r.lim.maxBytes {
 		r.c.add(srcPos, "", "jsonnet: evaluated JSON is larger than the limit of %s", byteSize(r.lim.maxBytes))
-		return nil
+		return
 	}
-	return r.readJSON(name, out, FormatJsonnet)
+	r.readJSON(at, out, FormatJsonnet, emit)
 }

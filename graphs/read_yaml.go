@@ -24,43 +24,105 @@ const (
 	mergeTag = "!!merge"
 )
 
-// readYAML decodes a multi-document YAML stream into documents. The node
-// tree keeps every value's line and column; aliases are checked and
-// expanded here (see expander) so later steps see plain trees.
-func (r *reader) readYAML(name string, data []byte) []*document {
-	if marks := structureMarks(data); marks > r.lim.maxNodes {
-		r.c.add(model.Position{Source: name}, "", "document has too many lines and list items (%d, limit %d)", marks, r.lim.maxNodes)
-		return nil
-	}
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	budget := r.lim.maxNodes
-	var docs []*document
+// readYAML decodes a multi-document YAML stream document by document
+// (model.SplitYAML): the limits hold per document, each document's tree is
+// handed to emit before the next is decoded, and a document over a limit
+// is reported and skipped while the others are still read. The node tree
+// keeps every value's line and column (counted in the stream, from the
+// origin); aliases are checked and expanded here (see expander) so later
+// steps see plain trees.
+//
+// Documents are decoded a run of up to yamlRunBytes at a time, with one
+// decoder (a decoder costs more than a small document); a run that does
+// not decode is decoded again document by document, so every document
+// still stands on its own.
+func (r *reader) readYAML(at origin, data []byte, emit func(*document)) {
 	index := 0
+	var run []model.YAMLChunk
+	size := 0
+	flush := func() {
+		if len(run) > 0 {
+			index = r.readYAMLRun(at, data, run, index, emit)
+		}
+		run, size = run[:0], 0
+	}
+	model.SplitYAML(data, func(ch model.YAMLChunk) bool {
+		if marks := structureMarks(ch.Data); marks > r.lim.maxNodes {
+			flush()
+			r.c.add(model.Position{Source: at.name, Doc: at.doc + index, Line: at.line + ch.Line}, "",
+				"document has too many lines and list items (%d, limit %d)", marks, r.lim.maxNodes)
+			index++
+			return true
+		}
+		if size > 0 && size+len(ch.Data) > yamlRunBytes {
+			flush()
+		}
+		run = append(run, ch)
+		size += len(ch.Data)
+		return true
+	})
+	flush()
+}
+
+// yamlRunBytes bounds the documents one decoder reads.
+const yamlRunBytes = 64 << 10
+
+// readYAMLRun decodes a run of chunks, the first document numbered index,
+// and returns the index of the next. The run's documents are emitted once
+// all of them decoded; when one does not, the run is decoded chunk by
+// chunk instead, each chunk's errors its own.
+func (r *reader) readYAMLRun(at origin, data []byte, run []model.YAMLChunk, index int, emit func(*document)) int {
+	if len(run) > 1 {
+		first, last := run[0], run[len(run)-1]
+		var held []*document
+		next, ok := r.decodeYAML(at, data[first.Offset:last.Offset+len(last.Data)], first.Line, index, false, func(d *document) { held = append(held, d) })
+		if ok {
+			for _, d := range held {
+				emit(d)
+			}
+			return next
+		}
+	}
+	for _, ch := range run {
+		index, _ = r.decodeYAML(at, ch.Data, ch.Line, index, true, emit)
+	}
+	return index
+}
+
+// decodeYAML decodes the documents of data, which starts at line of the
+// source, the first numbered index; it returns the index of the next and
+// whether every document decoded. A document that does not decode is
+// reported when report is set, and ends the decoding either way.
+func (r *reader) decodeYAML(at origin, data []byte, line, index int, report bool, emit func(*document)) (int, bool) {
+	lineOff := at.line + line - 1
+	dec := yaml.NewDecoder(bytes.NewReader(data))
 	for {
 		var n yaml.Node
-		err := decodeYAML(dec, &n)
+		err := decodeYAMLNode(dec, &n)
 		if errors.Is(err, io.EOF) {
-			break
+			return index, true
 		}
 		if err != nil {
-			line, msg := yamlErrorPosition(err)
-			r.c.add(model.Position{Source: name, Doc: index, Line: line}, "", "invalid YAML: %s", msg)
-			break
+			if report {
+				line, msg := yamlErrorPosition(err)
+				pos := model.Position{Source: at.name, Doc: at.doc + index}
+				if line > 0 {
+					pos.Line = lineOff + line
+				}
+				r.c.add(pos, "", "invalid YAML: %s", msg)
+			}
+			return index + 1, false
 		}
 		if n.Kind != yaml.DocumentNode || len(n.Content) == 0 {
 			index++
 			continue
 		}
 		root := n.Content[0]
-		d := &document{source: name, index: index, format: FormatYAML}
-		x := expander{doc: d, c: r.c, maxDepth: r.lim.maxDepth, budget: budget, maxNodes: r.lim.maxNodes}
-		ok := x.expandRoot(root)
-		budget = x.budget
-		if !ok {
+		d := &document{source: at.name, index: at.doc + index, format: FormatYAML}
+		// Each document has the whole budget: the limits are per document.
+		x := expander{doc: d, c: r.c, maxDepth: r.lim.maxDepth, budget: r.lim.maxNodes, maxNodes: r.lim.maxNodes, lineOffset: lineOff}
+		if !x.expandRoot(root) {
 			index++
-			if budget <= 0 {
-				break
-			}
 			continue
 		}
 		us := units(root)
@@ -69,16 +131,15 @@ func (r *reader) readYAML(name string, data []byte) []*document {
 			continue
 		}
 		for _, u := range us {
-			docs = append(docs, &document{source: name, index: index, root: u, format: FormatYAML})
+			emit(&document{source: at.name, index: at.doc + index, root: u, format: FormatYAML})
 			index++
 		}
 	}
-	return docs
 }
 
-// decodeYAML decodes one document, turning a panic inside the YAML
+// decodeYAMLNode decodes one document, turning a panic inside the YAML
 // library into an error: no input may crash the process.
-func decodeYAML(dec *yaml.Decoder, n *yaml.Node) (err error) {
+func decodeYAMLNode(dec *yaml.Decoder, n *yaml.Node) (err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("yaml: %v", p)
@@ -132,9 +193,12 @@ type expander struct {
 	maxDepth int
 	maxNodes int
 	budget   int
-	memo     map[*yaml.Node]nodeStat
-	active   map[*yaml.Node]bool
-	failed   bool
+	// lineOffset is added to every node's line: the lines of the stream
+	// before the document's chunk.
+	lineOffset int
+	memo       map[*yaml.Node]nodeStat
+	active     map[*yaml.Node]bool
+	failed     bool
 }
 
 type nodeStat struct {
@@ -143,6 +207,9 @@ type nodeStat struct {
 }
 
 func (x *expander) expandRoot(root *yaml.Node) bool {
+	if x.lineOffset != 0 {
+		root.Line += x.lineOffset
+	}
 	if root.Kind == yaml.AliasNode {
 		x.fail(root, "a document cannot be an alias")
 		return false
@@ -189,6 +256,12 @@ func (x *expander) node(n *yaml.Node, depth int) nodeStat {
 			childDepth = depth
 		}
 		var cs nodeStat
+		if x.lineOffset != 0 {
+			// Every node is visited here once (an alias's target before
+			// it, as its anchor comes first; each use of an alias is a
+			// node of its own).
+			child.Line += x.lineOffset
+		}
 		if child.Kind == yaml.AliasNode {
 			cs = x.alias(child, childDepth)
 			n.Content[i] = child.Alias

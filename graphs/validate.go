@@ -14,10 +14,13 @@ import (
 	"github.com/cairn-io/cairn/model"
 )
 
-// validate checks what spans documents: identity, references, cycles, and
-// each spec against its kind.
+// validate checks what spans documents: identity, references and cycles
+// of the resources (from their index entries: each resource's own checks
+// ran when it was read, see settle), and each graph whole.
 func (p *parser) validate() {
-	checkResources(p.cat, p.resources, p.c)
+	if !p.opts.Part {
+		checkIndex(p.index(), p.c)
+	}
 	for _, g := range p.graphs {
 		checkGraph(p.cat, g, p.opts.Partial, p.c)
 	}
@@ -32,7 +35,7 @@ func ValidatePackage(cat *kinds.Catalogue, pkg *model.Package) Errors {
 		cat = kinds.Builtin()
 	}
 	c := &collector{}
-	entries := make([]*resourceEntry, len(pkg.Resources))
+	index := make([]IndexEntry, len(pkg.Resources))
 	for i, r := range pkg.Resources {
 		e := &resourceEntry{r: r}
 		for j := range r.DependsOn {
@@ -58,9 +61,10 @@ func ValidatePackage(cat *kinds.Catalogue, pkg *model.Package) Errors {
 		if r.Name == "" {
 			c.add(r.Pos, "metadata.name", "missing metadata.name")
 		}
-		entries[i] = e
+		checkSpec(cat, e, c)
+		index[i] = indexEntry(cat, e)
 	}
-	checkResources(cat, entries, c)
+	checkIndex(index, c)
 	return c.errs.Sort()
 }
 
@@ -103,111 +107,45 @@ func ValidateGraph(cat *kinds.Catalogue, g *model.Graph) Errors {
 	return c.errs.Sort()
 }
 
-// checkResources reports duplicate identities, references to resources
-// that do not exist (in dependsOn, associations, notify, subscribe and the
-// dependencies the spec's expressions read), dependency cycles and specs
-// their kind refuses. An expression's dependency is an edge as dependsOn
-// is; notify is the reverse edge, subscribe the same.
-func checkResources(cat *kinds.Catalogue, entries []*resourceEntry, c *collector) {
-	byKey := make(map[string]*resourceEntry, len(entries))
-	for _, e := range entries {
-		r := e.r
-		if r.Kind == "" || r.Name == "" {
-			continue
+// checkSpec checks a resource's spec against its kind (or, for a kind
+// that is not known, only its expressions), at the spec's positions.
+func checkSpec(cat *kinds.Catalogue, e *resourceEntry, c *collector) {
+	if !e.kindKnown {
+		// No schema to check against, but expressions can still be.
+		for _, is := range expr.CheckSpec(e.r.Spec) {
+			path := nested.Key("spec", is.Path)
+			c.add(e.pos(path, false), path, "%s", is.Message)
 		}
-		key := r.Ref().Key()
-		if first, dup := byKey[key]; dup {
-			c.add(e.pos("metadata.name", false), "metadata.name", "duplicate resource %s: first defined at %s", r.Ref(), first.r.Pos)
-			continue
-		}
-		byKey[key] = e
+		return
 	}
-
-	var near *suggester
-	var deps *depIndex
-	g := dag.New()
-	for _, e := range entries {
-		if e.r.Kind == "" || e.r.Name == "" || byKey[e.r.Ref().Key()] != e {
-			continue
-		}
-		from := e.r.Ref().Key()
-		g.Add(from)
-		check := func(refs []model.Ref, paths []string, what string, reverse bool) {
-			for i, ref := range refs {
-				target, ok := byKey[ref.Key()]
-				if !ok {
-					if near == nil {
-						near = newSuggester(refNames(byKey))
-					}
-					path := paths[i]
-					c.add(e.pos(path, false), path, "%s %s: no such resource in the package%s", what, ref, suggest.Mean(near.near(ref.String())))
-					continue
-				}
-				if reverse {
-					g.Connect(target.r.Ref().Key(), from)
-				} else {
-					g.Connect(from, target.r.Ref().Key())
-				}
-			}
-		}
-		check(e.r.DependsOn, e.depPaths, "depends on", false)
-		check(e.r.Associations, e.assocPaths, "associated with", false)
-		// notify orders its targets after the resource; subscribe orders
-		// the resource after them.
-		check(e.r.Notify, e.notifyPaths, "notifies", true)
-		check(e.r.Subscribe, e.subPaths, "subscribes to", false)
-		for _, ref := range specDepRefs(cat, e.r) {
-			if deps == nil {
-				refs := make([]model.Ref, 0, len(byKey))
-				for _, e := range byKey {
-					refs = append(refs, e.r.Ref())
-				}
-				deps = newDepIndex(refs)
-			}
-			targets := deps.resolve(ref.Name)
-			if len(targets) == 0 {
-				if near == nil {
-					near = newSuggester(refNames(byKey))
-				}
-				c.add(e.pos(ref.Path, false), ref.Path, "reads dependency %q: no such resource in the package%s", ref.Name, suggest.Mean(near.near(ref.Name)))
-				continue
-			}
-			if len(targets) == 1 {
-				g.Connect(from, targets[0].Key())
-			}
-		}
-	}
-	for _, cycle := range g.Cycles() {
-		names := make([]string, len(cycle))
-		for i, key := range cycle {
-			names[i] = byKey[key].r.Ref().String()
-		}
-		first := byKey[cycle[0]]
-		c.add(first.r.Pos, "dependsOn", "dependency cycle: %s", dag.FormatCycle(names))
-	}
-
-	for _, e := range entries {
-		if !e.kindKnown {
-			// No schema to check against, but expressions can still be.
-			for _, is := range expr.CheckSpec(e.r.Spec) {
-				path := nested.Key("spec", is.Path)
-				c.add(e.pos(path, false), path, "%s", is.Message)
-			}
-			continue
-		}
-		for _, se := range cat.ValidateSpec(e.r.Kind, e.r.Spec) {
-			c.add(e.pos(se.Path, strings.HasPrefix(se.Message, "unknown field")), se.Path, "%s", se.Message)
-		}
+	for _, se := range cat.ValidateSpec(e.r.Kind, e.r.Spec) {
+		c.add(e.pos(se.Path, strings.HasPrefix(se.Message, "unknown field")), se.Path, "%s", se.Message)
 	}
 }
 
-// refNames lists the resources as "Kind/name".
-func refNames(byKey map[string]*resourceEntry) []string {
-	names := make([]string, 0, len(byKey))
-	for _, e := range byKey {
-		names = append(names, e.r.Ref().String())
+// indexEntry is the index entry of a resource: its references with the
+// positions they are written at (while its document is at hand).
+func indexEntry(cat *kinds.Catalogue, e *resourceEntry) IndexEntry {
+	r := e.r
+	out := IndexEntry{Kind: r.Kind, Name: r.Name, Pos: r.Pos, NamePos: e.pos("metadata.name", false)}
+	n := len(r.DependsOn) + len(r.Associations) + len(r.Notify) + len(r.Subscribe)
+	deps := specDepRefs(cat, r)
+	if n+len(deps) > 0 {
+		out.Refs = make([]IndexRef, 0, n+len(deps))
 	}
-	return names
+	add := func(rel Relation, refs []model.Ref, paths []string) {
+		for i, ref := range refs {
+			out.Refs = append(out.Refs, IndexRef{Rel: rel, Kind: ref.Kind, Name: ref.Name, Path: paths[i], Pos: e.pos(paths[i], false)})
+		}
+	}
+	add(RelDependsOn, r.DependsOn, e.depPaths)
+	add(RelAssociation, r.Associations, e.assocPaths)
+	add(RelNotify, r.Notify, e.notifyPaths)
+	add(RelSubscribe, r.Subscribe, e.subPaths)
+	for _, ref := range deps {
+		out.Refs = append(out.Refs, IndexRef{Rel: RelExpression, Name: ref.Name, Path: ref.Path, Pos: e.pos(ref.Path, false)})
+	}
+	return out
 }
 
 // suggester proposes a near existing name for a dangling reference. The

@@ -22,10 +22,13 @@ func (p ApplyParams) Empty() bool {
 
 // ApplyEnvelope is the body of an apply or dry-run that brings parameters:
 // a JSON object with the package under "package" (a JSON document, or a
-// string holding YAML or JSON) and the parameters beside it. Without
-// "package" (an object of parameters only) the package is the stack's
-// URLs.
+// string holding YAML or JSON) or an upload's id under "upload", and the
+// parameters beside it. Without either (an object of parameters only) the
+// package is the stack's URLs.
 type ApplyEnvelope struct {
 	Package json.RawMessage `json:"package,omitempty"`
+	// Upload names an upload of the stack (a package sent in parts) to
+	// run instead of a package in the body.
+	Upload string `json:"upload,omitempty"`
 	ApplyParams
 }

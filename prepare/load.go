@@ -3,6 +3,7 @@ package prepare
 import (
 	"context"
 	"fmt"
+	"runtime"
 
 	"github.com/cairn-io/cairn/graphs"
 	"github.com/cairn-io/cairn/kinds"
@@ -11,9 +12,10 @@ import (
 
 // PackageLoader parses a stored package snapshot and builds its steps
 // (graphs.Parse and graphs.BuildPackage), expanding targeted resources
-// onto nodes.
+// onto nodes. The snapshot of a package sent in parts (a manifest) has
+// its parts read through parts.
 type PackageLoader interface {
-	Load(ctx context.Context, content []byte, nodes []model.Node) (*LoadedPackage, error)
+	Load(ctx context.Context, content []byte, parts SnapshotReader, nodes []model.Node) (*LoadedPackage, error)
 }
 
 // LoadedPackage is a parsed package: its resources, the catalogue its kinds
@@ -23,6 +25,41 @@ type LoadedPackage struct {
 	Package   *model.Package
 	Catalogue *kinds.Catalogue
 	Steps     []*model.Step
+	// shared is set on a package Snapshots keeps for others: it must not
+	// be changed. An unshared one is its caller's alone (see release).
+	shared bool
+}
+
+// settle collects the garbage of a large (unshared) package's loading or
+// planning at once: the heap the collector lets grow up to twice what was
+// live at its last run is then twice what is live here, not twice the
+// high point of a load that decoded and dropped every part. For 100,000
+// resources it keeps the heap of planning near 250 MB instead of 370 MB,
+// for about 0.1 s of collection. A shared (small) package is left to the
+// collector's own pace.
+func (p *LoadedPackage) settle() {
+	if p == nil || p.shared {
+		return
+	}
+	runtime.GC()
+}
+
+// release drops what planning no longer needs of an unshared package: its
+// steps (the plan holds its own copies) and its resources' specs (the
+// steps hold clones of them). The resources keep their identity and
+// positions, which messages about the run's steps name. A shared package
+// is left as it is. For 100,000 resources this frees about half the
+// memory the package took.
+func (p *LoadedPackage) release() {
+	if p == nil || p.shared {
+		return
+	}
+	p.Steps = nil
+	if p.Package != nil {
+		for _, r := range p.Package.Resources {
+			r.Spec = nil
+		}
+	}
 }
 
 // GraphsLoader reads package snapshots. A snapshot that carries the
@@ -35,21 +72,46 @@ type GraphsLoader struct {
 	Catalogue *kinds.Catalogue
 }
 
-// Load implements PackageLoader.
-func (l GraphsLoader) Load(ctx context.Context, content []byte, nodes []model.Node) (*LoadedPackage, error) {
+// Load implements PackageLoader. A manifest's parts are decoded one at a
+// time (loadManifest).
+func (l GraphsLoader) Load(ctx context.Context, content []byte, parts SnapshotReader, nodes []model.Node) (*LoadedPackage, error) {
+	cat := l.Catalogue
+	if cat == nil {
+		cat = kinds.Builtin()
+	}
+	if m, ok, err := DecodePackageManifest(content); ok {
+		if err != nil {
+			return nil, err
+		}
+		if parts == nil {
+			return nil, fmt.Errorf("the package is in %d parts and no store was given to read them", len(m.Parts))
+		}
+		pkg, pcat, err := loadManifest(ctx, parts, m, cat)
+		if err != nil {
+			return nil, err
+		}
+		build := graphs.BuildPackage
+		if len(pkg.Resources) > cacheMaxSteps {
+			// Too large to be kept for later runs (see Snapshots): the
+			// caller alone holds it.
+			build = graphs.BuildPackageInPlace
+		}
+		steps, err := build(pkg, pcat, nodes)
+		if err != nil {
+			return nil, err
+		}
+		return &LoadedPackage{Package: pkg, Catalogue: pcat, Steps: steps}, nil
+	}
 	pkg, err := decodeParsedSnapshot(content)
 	if err != nil {
 		return nil, err
 	}
-	cat := l.Catalogue
 	if pkg == nil {
 		docs, err := l.parse(content)
 		if err != nil {
 			return nil, err
 		}
 		pkg, cat = docs.Package, docs.Catalogue
-	} else if cat == nil {
-		cat = kinds.Builtin()
 	}
 	steps, err := graphs.BuildPackage(pkg, cat, nodes)
 	if err != nil {

@@ -71,11 +71,12 @@ func (s *Snapshots) Load(ctx context.Context, hash string, nodes []model.Node) (
 	if snap.Kind != PackageSnapshotKind {
 		return nil, packageError(fmt.Sprintf("snapshot %s is a %q snapshot, not a package", ShortHash(hash), snap.Kind))
 	}
-	pkg, err := s.loader.Load(ctx, snap.Content, nodes)
+	pkg, err := s.loader.Load(ctx, snap.Content, s.store, nodes)
 	if err != nil {
 		return nil, packageError(fmt.Sprintf("package snapshot %s: %v", ShortHash(hash), err))
 	}
 	if len(pkg.Steps) <= cacheMaxSteps {
+		pkg.shared = true
 		s.cache.Put(key, pkg)
 	}
 	return pkg, nil

@@ -56,7 +56,7 @@ dependsOn: [File/a]
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := prepare.GraphsLoader{}.Load(context.Background(), tt.content, nil)
+			got, err := prepare.GraphsLoader{}.Load(context.Background(), tt.content, nil, nil)
 			require.NoError(t, err)
 			require.Equal(t, parsed.Package.Resources, got.Package.Resources, "resources differ from the parser's:\n got %#v\nwant %#v", got.Package.Resources, parsed.Package.Resources)
 			require.Equal(t, 1, got.Package.Resources[0].Pos.Line, "positions lost: %+v", got.Package.Resources[1].Pos)

@@ -35,7 +35,9 @@ type PackageRun struct {
 // PackagePlan is a package run planned into units.
 type PackagePlan struct {
 	*planner.Plan
-	// Current is the package run (nil for a destroy).
+	// Current is the package run (nil for a destroy). Of a package too
+	// large to be kept for later runs, only the resources' identities and
+	// positions are left (see LoadedPackage.release).
 	Current *LoadedPackage
 	// ClusterID is the cluster the run goes to and Nodes its nodes.
 	ClusterID string
@@ -81,6 +83,7 @@ func Package(ctx context.Context, st PackageStore, snaps *Snapshots, run Package
 		if out.Current, err = snaps.Load(ctx, run.SnapshotHash, out.Nodes); err != nil {
 			return nil, err
 		}
+		out.Current.settle()
 		if err := b.AddCurrent(out.Current.Steps, out.Current.Catalogue, stack); err != nil {
 			return nil, packageError(err.Error())
 		}
@@ -90,6 +93,10 @@ func Package(ctx context.Context, st PackageStore, snaps *Snapshots, run Package
 			return nil, err
 		}
 	}
+	// A large package is its caller's alone (Snapshots keeps small ones):
+	// what the plan copied of it can go before the plan is made and kept.
+	out.Current.release()
+	out.Current.settle()
 	if out.Plan, err = b.Plan(run.BatchSize); err != nil {
 		return nil, packageError(err.Error())
 	}

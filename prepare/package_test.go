@@ -103,9 +103,9 @@ func TestPackageErrors(t *testing.T) {
 // countingPackageLoader counts the packages it parses.
 type countingPackageLoader struct{ loads *int }
 
-func (l countingPackageLoader) Load(ctx context.Context, content []byte, nodes []model.Node) (*prepare.LoadedPackage, error) {
+func (l countingPackageLoader) Load(ctx context.Context, content []byte, parts prepare.SnapshotReader, nodes []model.Node) (*prepare.LoadedPackage, error) {
 	*l.loads++
-	return prepare.GraphsLoader{}.Load(ctx, content, nodes)
+	return prepare.GraphsLoader{}.Load(ctx, content, parts, nodes)
 }
 
 // A snapshot loaded onto the same nodes again comes from the cache; other

@@ -15,13 +15,62 @@ type PlanWriter interface {
 	PutStepDataBatch(ctx context.Context, execID, kind string, data map[string][]byte) error
 }
 
+// persistChunkBytes bounds the encoded steps Persist holds before it
+// writes them: a plan of 100,000 steps is written in a few transactions
+// rather than encoded whole first.
+const persistChunkBytes = 8 << 20
+
 // Persist keeps a plan's steps where the step activities and ReadPlan find
 // them: a single-step unit's step as its own record (contract.DataStep), a
 // batch unit's steps as one record (contract.DataUnit), and the index of
 // all of them in package order (contract.DataIndex, see IndexEntry). Cost:
-// three store writes, the steps' specs encoded once.
+// the steps' specs encoded once, written a few MiB at a time (one store
+// write each), and the index written last, so a reader that finds the
+// index finds every step.
 func Persist(ctx context.Context, w PlanWriter, execID string, units []contract.Unit, members [][]*planner.StoredStep) error {
-	var steps []*planner.StoredStep
+	singles := map[string][]byte{}
+	batches := map[string][]byte{}
+	held := 0
+	flush := func() error {
+		if err := w.PutStepDataBatch(ctx, execID, contract.DataStep, singles); err != nil {
+			return err
+		}
+		if err := w.PutStepDataBatch(ctx, execID, contract.DataUnit, batches); err != nil {
+			return err
+		}
+		clear(singles)
+		clear(batches)
+		held = 0
+		return nil
+	}
+	n := 0
+	for i, u := range units {
+		n += len(members[i])
+		if u.Batch {
+			raw, err := json.Marshal(members[i])
+			if err != nil {
+				return err
+			}
+			batches[contract.UnitKey(u.Index)] = raw
+			held += len(raw)
+		} else {
+			raw, err := json.Marshal(members[i][0])
+			if err != nil {
+				return err
+			}
+			singles[members[i][0].ID] = raw
+			held += len(raw)
+		}
+		if held >= persistChunkBytes {
+			if err := flush(); err != nil {
+				return err
+			}
+		}
+	}
+	if err := flush(); err != nil {
+		return err
+	}
+	steps := make([]*planner.StoredStep, 0, n)
 	for _, m := range members {
 		steps = append(steps, m...)
 	}
@@ -33,29 +82,6 @@ func Persist(ctx context.Context, w PlanWriter, execID string, units []contract.
 	}
 	index, err := json.Marshal(entries)
 	if err != nil {
-		return err
-	}
-	singles := map[string][]byte{}
-	batches := map[string][]byte{}
-	for i, u := range units {
-		if u.Batch {
-			raw, err := json.Marshal(members[i])
-			if err != nil {
-				return err
-			}
-			batches[contract.UnitKey(u.Index)] = raw
-			continue
-		}
-		raw, err := json.Marshal(members[i][0])
-		if err != nil {
-			return err
-		}
-		singles[members[i][0].ID] = raw
-	}
-	if err := w.PutStepDataBatch(ctx, execID, contract.DataStep, singles); err != nil {
-		return err
-	}
-	if err := w.PutStepDataBatch(ctx, execID, contract.DataUnit, batches); err != nil {
 		return err
 	}
 	return w.PutStepData(ctx, execID, contract.IndexKey, contract.DataIndex, index)

@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/cairn-io/cairn/graphs"
+	"github.com/cairn-io/cairn/kinds"
 	"github.com/cairn-io/cairn/model"
 )
 
@@ -29,6 +30,9 @@ type parsedPackage struct {
 	Version   int              `json:"version"`
 	Package   *model.Package   `json:"package"`
 	Positions []model.Position `json:"positions,omitempty"`
+	// Kinds are the kinds the source defines: only part snapshots carry
+	// them (a package snapshot with kinds keeps its sources only).
+	Kinds []kinds.Kind `json:"kinds,omitempty"`
 }
 
 // EncodeParsedPackageSnapshot is the snapshot content of sources together
@@ -82,23 +86,36 @@ func decodeParsedSnapshot(content []byte) (*model.Package, error) {
 	if json.Unmarshal(snap.Sources[0], &first) != nil || len(first.Parsed) == 0 {
 		return nil, nil
 	}
-	dec := json.NewDecoder(bytes.NewReader(first.Parsed))
+	pp, err := decodeParsed(first.Parsed)
+	if err != nil {
+		return nil, fmt.Errorf("package snapshot: %w", err)
+	}
+	if pp == nil {
+		return nil, nil
+	}
+	return pp.Package, nil
+}
+
+// decodeParsed decodes a parsed package; nil when it is of another
+// version (its sources are then parsed instead).
+func decodeParsed(raw json.RawMessage) (*parsedPackage, error) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
 	// Numbers are read as the parser gives them: int64 when whole and in
 	// range, float64 otherwise.
 	dec.UseNumber()
 	var pp parsedPackage
 	if err := dec.Decode(&pp); err != nil {
-		return nil, fmt.Errorf("package snapshot: parsed package: %w", err)
+		return nil, fmt.Errorf("parsed package: %w", err)
 	}
 	if pp.Version != parsedSnapshotVersion || pp.Package == nil {
 		return nil, nil
 	}
 	if pp.Positions != nil && len(pp.Positions) != len(pp.Package.Resources) {
-		return nil, fmt.Errorf("package snapshot: %d positions for %d resources", len(pp.Positions), len(pp.Package.Resources))
+		return nil, fmt.Errorf("%d positions for %d resources", len(pp.Positions), len(pp.Package.Resources))
 	}
 	for i, r := range pp.Package.Resources {
 		if r == nil {
-			return nil, fmt.Errorf("package snapshot: resource %d is empty", i)
+			return nil, fmt.Errorf("resource %d is empty", i)
 		}
 		if pp.Positions != nil {
 			r.Pos = pp.Positions[i]
@@ -107,7 +124,13 @@ func decodeParsedSnapshot(content []byte) (*model.Package, error) {
 			r.Spec[k] = parserNumbers(v)
 		}
 	}
-	return pp.Package, nil
+	for i := range pp.Kinds {
+		for k, v := range pp.Kinds[i].Defaults {
+			pp.Kinds[i].Defaults[k] = parserNumbers(v)
+		}
+	}
+	pp.Positions = nil
+	return &pp, nil
 }
 
 // parserNumbers replaces the json.Numbers in v with the parser's number

@@ -162,6 +162,11 @@ func Run(ctx context.Context, cfg *config.Config, log *slog.Logger, o Options) e
 	defer stopWorkers()
 	go func() { _ = nodes.Run(ctx, 5*time.Second) }()
 	log.Info("worker polling", "queue", cfg.TaskQueue, "temporal", cfg.TemporalAddress)
+	if cfg.DebugAddr != "" {
+		if err := serveDebug(ctx, cfg.DebugAddr, log); err != nil {
+			return err
+		}
+	}
 
 	if !o.API {
 		if o.Ready != nil {
@@ -188,7 +193,8 @@ func Run(ctx context.Context, cfg *config.Config, log *slog.Logger, o Options) e
 		TemporalNamespace: cfg.TemporalNamespace, AllowedURLSchemes: cfg.FetchSchemes, FetchDir: cfg.FetchDir,
 		AllowedOrigins: cfg.AllowedOrigins, CodecOrigins: cfg.CodecOrigins, CodecBodyLimit: cfg.CodecBodyLimit,
 		EventsMaxExecutions: cfg.EventsMaxExecutions, EventsMaxClients: cfg.EventsMaxClients,
-		CodecKeyID: keyID,
+		CodecKeyID:     keyID,
+		UploadMaxBytes: cfg.UploadMaxBytes, UploadQuota: cfg.UploadQuota, UploadTTL: cfg.UploadTTL,
 	}, api.Deps{
 		Store: st, Executions: st0, Drift: st0, Catalogue: cat, Registry: NewExportLister(registry), Graphs: deps.Graphs, Logger: log,
 		Ready: func(ctx context.Context) error {

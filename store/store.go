@@ -8,6 +8,7 @@ package store
 import (
 	"context"
 	"errors"
+	"time"
 
 	"github.com/cairn-io/cairn/model"
 )
@@ -47,6 +48,16 @@ type Store interface {
 	// StackLastExecution is the execution that last wrote the stack's
 	// record, whose parameters a drift check reuses.
 	StackLastExecution(ctx context.Context, stackID string) (string, error)
+
+	// Uploads: packages sent to a stack in parts (see uploads.go).
+	CreateUpload(ctx context.Context, u *model.Upload) error
+	GetUpload(ctx context.Context, id string) (*model.Upload, error)
+	UploadPart(ctx context.Context, id string, n int) (*model.UploadPart, error)
+	UploadPartInfo(ctx context.Context, id string, n int) ([]byte, error)
+	PutUploadPart(ctx context.Context, id string, p UploadPartData, q UploadQuota, expiresAt time.Time) (*model.UploadPart, bool, error)
+	CommitUpload(ctx context.Context, id string, parts []model.UploadPart, partKind, manifestKind string, manifest, summary []byte) (string, []byte, error)
+	DeleteUpload(ctx context.Context, id string) error
+	PruneUploads(ctx context.Context, t time.Time, keep time.Duration) (int, error)
 
 	// Snapshots: immutable content by hash (sha256 hex). Put is idempotent.
 	PutSnapshot(ctx context.Context, kind string, content []byte) (hash string, err error)

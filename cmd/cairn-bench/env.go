@@ -48,6 +48,7 @@ type envOptions struct {
 	cairnBin, temporalBin string
 	dir                   string
 	platformURL           string // PLATFORM_URL for the example platform kinds
+	debugAddr             string // CAIRN_DEBUG_ADDR: the server's profiles, when set
 }
 
 // process is a child process in its own process group, killed with this
@@ -219,6 +220,9 @@ func startEnv(ctx context.Context, o envOptions) (e *env, err error) {
 		"CAIRN_LOG_LEVEL":        "warn",
 		"CAIRN_LOG_FORMAT":       "json",
 		"PLATFORM_URL":           o.platformURL,
+	}
+	if o.debugAddr != "" {
+		vars["CAIRN_DEBUG_ADDR"] = o.debugAddr
 	}
 	if e.cairn, err = startProcess("cairn server", filepath.Join(o.dir, "cairn.log"), serverEnv(vars), o.cairnBin, "server"); err != nil {
 		return e, err

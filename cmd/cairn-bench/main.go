@@ -83,6 +83,7 @@ type options struct {
 	dir                   string
 	keep                  bool
 	verbose               bool
+	debugAddr             string
 }
 
 func main() {
@@ -137,6 +138,7 @@ func parseFlags(args []string) (*options, error) {
 	fl.IntVar(&o.repeat, "repeat", 1, "run each shape and size this many times and report the run of median wall time per phase")
 	fl.BoolVar(&o.keep, "keep", false, "keep the temporary directory (logs, databases) instead of removing it")
 	fl.BoolVar(&o.verbose, "v", false, "more progress on stderr")
+	fl.StringVar(&o.debugAddr, "debug-addr", "", "serve cairn server's runtime profiles on this loopback address (CAIRN_DEBUG_ADDR), to profile it during a run")
 	fl.Usage = func() {
 		fmt.Fprintf(fl.Output(), "Usage: cairn-bench [flags]\n\nMeasures cairn server end to end through its API (go doc ./cmd/cairn-bench; docs/performance.md).\n\n")
 		fl.PrintDefaults()

@@ -12,16 +12,6 @@ import (
 	"github.com/cairn-io/cairn/model"
 )
 
-// The API's defaults bound one request body to 10 MB and one document to
-// 500,000 YAML values. A package beyond what fits is given to the stack as
-// URLs of parts of at most partDocs resources, which the execution fetches
-// (`cairn stack create --url …`, then `cairn apply --stack S`).
-const (
-	bodyMaxBytes = 8 << 20
-	bodyMaxDocs  = 20_000
-	partDocs     = 10_000
-)
-
 // pkgRun is one package shape at one size.
 type pkgRun struct {
 	shape  string
@@ -38,24 +28,20 @@ type pkgPhase struct {
 	check  func(ex *model.Execution) (string, error)
 }
 
-// runPackage applies a package to a fresh stack, phase by phase.
+// runPackage applies a package to a fresh stack, phase by phase. The
+// package is one YAML stream, as a user writes it in one file, sent as
+// `cairn apply` sends it: in one request, or as an upload in parts when it
+// is larger than one request may be (the client decides, as for the CLI).
 func (r *runner) runPackage(ctx context.Context, e *env, p *pkgRun) ([]row, error) {
 	in := model.StackInput{Name: fmt.Sprintf("bench-%s-%d", p.shape, p.n)}
-	var doc *client.Document
-	via := "body"
-	size := 0
-	for _, d := range p.docs {
-		size += len(d) + 4
-	}
-	if size <= bodyMaxBytes && len(p.docs) <= bodyMaxDocs {
-		doc = &client.Document{Data: []byte(joinDocs(p.docs)), Format: "yaml"}
-	} else {
-		var parts [][]byte
-		for i := 0; i < len(p.docs); i += partDocs {
-			parts = append(parts, []byte(joinDocs(p.docs[i:min(i+partDocs, len(p.docs))])))
+	doc := &client.Document{Data: []byte(joinDocs(p.docs)), Format: "yaml"}
+	via := fmt.Sprintf("one request of %s", sizeMiB(len(doc.Data)))
+	if len(doc.Data) > client.SingleRequestBytes {
+		parts, err := client.SplitDocument(*doc, client.DefaultPartBytes)
+		if err != nil {
+			return nil, err
 		}
-		in.URLs = r.loopback.serveParts(fmt.Sprintf("%s-%d", p.shape, p.n), parts)
-		via = fmt.Sprintf("%d URLs", len(in.URLs))
+		via = fmt.Sprintf("%s in %d parts", sizeMiB(len(doc.Data)), len(parts))
 	}
 	st, err := e.api.CreateStack(ctx, in)
 	if err != nil {
@@ -80,6 +66,9 @@ func (r *runner) runPackage(ctx context.Context, e *env, p *pkgRun) ([]row, erro
 func joinDocs(docs []string) string {
 	return strings.Join(docs, "---\n")
 }
+
+// sizeMiB renders a size in MiB.
+func sizeMiB(n int) string { return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20)) }
 
 // Report and plan checks.
 

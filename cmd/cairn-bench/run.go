@@ -71,7 +71,7 @@ func (r *runner) withEnv(ctx context.Context, name string, fn func(*env) ([]row,
 	dir := filepath.Join(r.tmp, name, "env")
 	r.logf("%s: starting the Temporal dev server and cairn server", name)
 	e, err := startEnv(ctx, envOptions{cairnBin: r.opts.cairnBin, temporalBin: r.opts.temporalBin, dir: dir,
-		platformURL: r.loopback.url})
+		platformURL: r.loopback.url, debugAddr: r.opts.debugAddr})
 	if err != nil {
 		return nil, err
 	}

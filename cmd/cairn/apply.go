@@ -26,13 +26,15 @@ func newApplyCmd(a *app) *cobra.Command {
 		approval approvalFlags
 	)
 	cmd := &cobra.Command{
-		Use:   "apply --stack STACK [FILE|DIR...]",
+		Use:   "apply --stack STACK [-f] [FILE|DIR...]",
 		Short: "Apply a package to a stack and follow the execution to its end",
 		Long: "Apply sends the package to the server, which starts an apply execution of it on the\n" +
 			"stack: resources are created or updated in dependency order, resources that left the\n" +
 			"package are deleted, and a failure rolls back what was changed (--on-failure). Without\n" +
 			"files the stack's URLs are applied (with the parameters given). Jsonnet is evaluated here, with imports relative\n" +
-			"to the importing file.\n\n" +
+			"to the importing file. A directory brings its *.yaml, *.yml, *.json and *.jsonnet files, in name order.\n" +
+			"A package larger than one request may be (over 8 MiB, or refused with 413) is sent in parts of\n" +
+			"whole documents, each checked by the server as it arrives, then applied as one package.\n\n" +
 			"Apply shows a live progress bar and a line per step, then a report of what was created,\n" +
 			"updated, deleted, unchanged, failed and skipped. --wait=false prints the execution id\n" +
 			"and returns at once (follow it with `cairn exec watch ID`).\n\n" +
@@ -46,6 +48,7 @@ func newApplyCmd(a *app) *cobra.Command {
 			"--detailed-exitcode(s) 2 when the plan has changes); `cairn exec approve ID` applies\n" +
 			"exactly that plan, `cairn exec reject ID` ends it.",
 		Example: "  cairn apply --stack web site.yaml\n" +
+			"  cairn apply --stack web -f site/\n" +
 			"  cairn apply --stack web --env SITE=prod --secret DB_PASSWORD=… site.yaml\n" +
 			"  cairn apply --stack web --wait=false deploy.jsonnet\n" +
 			"  cairn apply --stack infra --var region=europe-west1 --var-file prod.yaml -v infra.yaml\n" +
@@ -66,7 +69,7 @@ func newApplyCmd(a *app) *cobra.Command {
 		if err != nil {
 			return err
 		}
-		pl, err := optionalPayload(ctx, a, &df, args)
+		pl, err := optionalPayload(ctx, a, &df, df.paths(args))
 		if err != nil {
 			return err
 		}
@@ -87,6 +90,7 @@ func newApplyCmd(a *app) *cobra.Command {
 	}
 	f := cmd.Flags()
 	df.register(f)
+	df.registerFiles(f)
 	pf.register(f)
 	f.StringVar(&stackRef, "stack", "", "stack id or name (required)")
 	run.register(f, model.OnFailureRollback)

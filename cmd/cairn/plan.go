@@ -24,12 +24,13 @@ func newPlanCmd(a *app) *cobra.Command {
 		pf       paramFlags
 	)
 	cmd := &cobra.Command{
-		Use:   "plan --stack STACK [FILE|DIR...]",
+		Use:   "plan --stack STACK [-f] [FILE|DIR...]",
 		Short: "Show what applying a package to a stack would change (a dry-run on the server)",
 		Long: "Plan sends the package to the server, which dry-runs it against the stack and answers\n" +
 			"what an apply would do: + create, ~ update (attribute old → new), - delete, > run.\n" +
 			"Without files the stack's URLs are planned. Jsonnet is evaluated here, with imports\n" +
-			"relative to the importing file; the server receives JSON.\n\n" +
+			"relative to the importing file; the server receives JSON. A package larger than one request may be\n" +
+			"is sent in parts (see cairn apply --help).\n\n" +
 			"Exit codes: 0 success; 1 failure; with --detailed-exitcode, 0 means no changes and 2\n" +
 			"means the plan has changes.",
 		Example: "  cairn plan --stack web --env SITE=prod --secrets-file prod.secrets site.yaml\n  cairn plan --stack web site.yaml\n  cairn plan --stack web --detailed-exitcode deploy.jsonnet || test $? -eq 2",
@@ -41,7 +42,7 @@ func newPlanCmd(a *app) *cobra.Command {
 		if err != nil {
 			return err
 		}
-		pl, err := optionalPayload(ctx, a, &df, args)
+		pl, err := optionalPayload(ctx, a, &df, df.paths(args))
 		if err != nil {
 			return err
 		}
@@ -62,6 +63,7 @@ func newPlanCmd(a *app) *cobra.Command {
 	}
 	f := cmd.Flags()
 	df.register(f)
+	df.registerFiles(f)
 	pf.register(f)
 	f.StringVar(&stackRef, "stack", "", "stack id or name (required)")
 	f.BoolVar(&detailed, "detailed-exitcode", false, "exit 0 when nothing would change, 2 when something would, 1 on failure")

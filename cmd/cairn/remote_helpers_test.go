@@ -59,6 +59,8 @@ type apiServerOptions struct {
 	// sealKey, when set, seals the store, which lets applies bring
 	// secrets.
 	sealKey []byte
+	// bodyLimit, when set, is the server's request body limit.
+	bodyLimit int64
 }
 
 func newAPIServer(t *testing.T, o apiServerOptions) *apiServer {
@@ -80,7 +82,8 @@ func newAPIServer(t *testing.T, o apiServerOptions) *apiServer {
 	s := &apiServer{t: t, token: o.token, dir: dir, store: st}
 	cat := kinds.Builtin()
 	deps := api.Deps{Store: st, Catalogue: cat, Registry: server.NewExportLister(worker.DefaultRegistry(cat, nil))}
-	cfg := api.Config{Token: o.token, Tokens: o.tokens, WaitTimeout: 2 * time.Minute, EventsPollInterval: 100 * time.Millisecond, EventsHeartbeat: time.Second}
+	cfg := api.Config{Token: o.token, Tokens: o.tokens, WaitTimeout: 2 * time.Minute, EventsPollInterval: 100 * time.Millisecond, EventsHeartbeat: time.Second,
+		BodyLimit: o.bodyLimit}
 	if o.temporal {
 		dev := testenv.Temporal(t)
 		queue := "cairn-cli-" + randomSuffix()

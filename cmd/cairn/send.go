@@ -137,7 +137,7 @@ func evaluateJsonnetFile(ctx context.Context, s graphs.Source, ext map[string]st
 		ImportDir:      dir,
 		MaxStack:       graphs.DefaultJsonnetMaxStack,
 		MaxDepth:       graphs.DefaultMaxDepth,
-		MaxOutput:      graphs.DefaultMaxBytes,
+		MaxOutput:      graphs.DefaultMaxFileBytes,
 		MaxImportBytes: graphs.DefaultMaxTotalBytes,
 	})
 }

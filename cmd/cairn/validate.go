@@ -86,11 +86,24 @@ type documentFlags struct {
 	extVars  []string
 	partial  bool
 	kindsDir string
+	// files are the -f paths of commands that take them (registerFiles).
+	files []string
 }
 
 func (f *documentFlags) register(fs *pflag.FlagSet) {
 	fs.StringArrayVar(&f.extVars, "ext-var", nil, "Jsonnet external variable `key=value` (std.extVar); repeatable")
 	fs.StringVar(&f.kindsDir, "kinds-dir", os.Getenv("CAIRN_KINDS_DIR"), "directory of kind definitions the documents may use, as the server reads it (default $CAIRN_KINDS_DIR)")
+}
+
+// registerFiles adds -f/--filename, kubectl's spelling of the FILE|DIR
+// arguments: the package's files and directories, after the arguments.
+func (f *documentFlags) registerFiles(fs *pflag.FlagSet) {
+	fs.StringArrayVarP(&f.files, "filename", "f", nil, "a file or directory of the package (repeatable; the same as an argument)")
+}
+
+// paths are the command's arguments and its -f paths.
+func (f *documentFlags) paths(args []string) []string {
+	return append(slices.Clone(args), f.files...)
 }
 
 func (f *documentFlags) extVarMap() (map[string]string, error) {
@@ -120,7 +133,9 @@ func (f *documentFlags) read(paths []string) (map[string]string, []graphs.Source
 	if err != nil {
 		return nil, nil, err
 	}
-	srcs, err := graphs.ReadFiles(paths...)
+	// The author's own files: larger than one request may be (they reach
+	// the server in parts), each document still held to its limits.
+	srcs, err := graphs.ReadFilesLimit(graphs.DefaultMaxFileBytes, paths...)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -149,7 +164,8 @@ func (f *documentFlags) parse(a *app, paths []string) (*parsedDocuments, error) 
 		return nil, err
 	}
 	warn := func(e graphs.Error) { fmt.Fprintf(a.stderr, "warning: %s\n", e) }
-	opts := graphs.Options{ExtVars: ext, Partial: f.partial, Jsonnet: fileJsonnet{next: graphs.InProcessJsonnet{}}, Catalogue: cat, Warn: warn}
+	opts := graphs.Options{ExtVars: ext, Partial: f.partial, Jsonnet: fileJsonnet{next: graphs.InProcessJsonnet{}}, Catalogue: cat, Warn: warn,
+		MaxBytes: graphs.DefaultMaxFileBytes, MaxTotalBytes: graphs.DefaultMaxFileBytes}
 	docs, err := graphs.Parse(opts, srcs...)
 	if err != nil {
 		return nil, reportDocumentErrors(a.stderr, err)

@@ -43,6 +43,9 @@ var Vars = []Var{
 	{"CAIRN_API_TOKEN", "api-token", "", "bearer token required by the API (required to listen beyond loopback)"},
 	{"CAIRN_API_TOKENS", "api-tokens", "", "named bearer tokens (name:token, comma-separated); the name is recorded as who approved a plan"},
 	{"CAIRN_BODY_LIMIT", "body-limit", "10MB", "largest request body the API accepts"},
+	{"CAIRN_UPLOAD_MAX_BYTES", "upload-max-bytes", "64MiB", "largest package sent in parts (an upload), all its parts' bodies together"},
+	{"CAIRN_UPLOAD_QUOTA", "upload-quota", "256MiB", "most bytes every open upload together may hold (uploads not yet used nor expired)"},
+	{"CAIRN_UPLOAD_TTL", "upload-ttl", "1h", "how long an upload lives after its last part, unless an apply or dry-run uses it"},
 	{"CAIRN_ALLOWED_ORIGINS", "allowed-origins", "", "browser origins (scheme://host:port, comma-separated) allowed to call the API across origins"},
 	{"CAIRN_CODEC_ORIGINS", "codec-origins", "http://127.0.0.1:8233,http://localhost:8233", "the Temporal UI's origins, allowed to call the codec endpoint /codec"},
 	{"CAIRN_CODEC_BODY_LIMIT", "codec-body-limit", "4MiB", "largest request body the codec endpoint accepts"},
@@ -74,6 +77,7 @@ var Vars = []Var{
 	{"CAIRN_NODE_ROOT", "node-root", "", "agent: confine the node's paths to this directory (empty: the host's filesystem)"},
 	{"CAIRN_NODE_TOKEN", "node-token", "", "agent: the node's credential for the server's agent API (POST /v1/clusters/{id}/nodes/{node}/token)"},
 	{"CAIRN_SERVER", "server", "http://127.0.0.1:8080", "CLI and agent: base URL of the Cairn API"},
+	{"CAIRN_DEBUG_ADDR", "debug-addr", "", "loopback address (127.0.0.1:PORT) serving Go's runtime profiles at /debug/pprof/ (empty: none)"},
 	{"CAIRN_LOG_LEVEL", "log-level", "info", "debug, info, warn or error"},
 	{"CAIRN_LOG_FORMAT", "log-format", "", "json or text (default: text on a terminal, json otherwise)"},
 }
@@ -99,8 +103,13 @@ type Config struct {
 	APIAddr           string
 	APIToken          string
 	// APITokens are named bearer tokens, by name (CAIRN_API_TOKENS).
-	APITokens        map[string]string
-	BodyLimit        int64
+	APITokens map[string]string
+	BodyLimit int64
+	// UploadMaxBytes, UploadQuota and UploadTTL bound packages sent in
+	// parts.
+	UploadMaxBytes   int64
+	UploadQuota      int64
+	UploadTTL        time.Duration
 	AllowedOrigins   []string
 	CodecOrigins     []string
 	CodecBodyLimit   int64
@@ -139,7 +148,9 @@ type Config struct {
 	Server              string
 	LogLevel            string
 	LogFormat           string
-	ShutdownTimeout     time.Duration
+	// DebugAddr serves the runtime's profiles (loopback only).
+	DebugAddr       string
+	ShutdownTimeout time.Duration
 
 	// Temporal is how the connection to Temporal is secured.
 	Temporal TemporalSecurity
@@ -188,6 +199,7 @@ func Load(vals map[string]string) (*Config, error) {
 		NodeToken:         vals["CAIRN_NODE_TOKEN"],
 		Server:            strings.TrimRight(vals["CAIRN_SERVER"], "/"),
 		LogLevel:          vals["CAIRN_LOG_LEVEL"],
+		DebugAddr:         vals["CAIRN_DEBUG_ADDR"],
 		LogFormat:         vals["CAIRN_LOG_FORMAT"],
 		ShutdownTimeout:   10 * time.Second,
 	}
@@ -200,6 +212,15 @@ func Load(vals map[string]string) (*Config, error) {
 	}
 	if c.BodyLimit, err = ParseSize(vals["CAIRN_BODY_LIMIT"]); err != nil {
 		return nil, fmt.Errorf("CAIRN_BODY_LIMIT: %w", err)
+	}
+	if c.UploadMaxBytes, err = ParseSize(vals["CAIRN_UPLOAD_MAX_BYTES"]); err != nil || c.UploadMaxBytes <= 0 {
+		return nil, fmt.Errorf("CAIRN_UPLOAD_MAX_BYTES: want a positive size such as 64MiB, got %q", vals["CAIRN_UPLOAD_MAX_BYTES"])
+	}
+	if c.UploadQuota, err = ParseSize(vals["CAIRN_UPLOAD_QUOTA"]); err != nil || c.UploadQuota < c.UploadMaxBytes {
+		return nil, fmt.Errorf("CAIRN_UPLOAD_QUOTA: want a size at least CAIRN_UPLOAD_MAX_BYTES (%d bytes), got %q", c.UploadMaxBytes, vals["CAIRN_UPLOAD_QUOTA"])
+	}
+	if c.UploadTTL, err = time.ParseDuration(vals["CAIRN_UPLOAD_TTL"]); err != nil || c.UploadTTL <= 0 {
+		return nil, fmt.Errorf("CAIRN_UPLOAD_TTL: want a positive duration such as 1h, got %q", vals["CAIRN_UPLOAD_TTL"])
 	}
 	limit, err := ParseSize(vals["CAIRN_BEFORE_STATE_LIMIT"])
 	if err != nil || limit > maxBeforeStateLimit {

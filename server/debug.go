@@ -1,0 +1,52 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/pprof"
+	"net/netip"
+	"strings"
+	"time"
+)
+
+// serveDebug serves Go's runtime profiles (/debug/pprof/: heap, CPU,
+// goroutines, allocations) on addr until ctx ends, for measuring where the
+// server's time and memory go (go tool pprof http://ADDR/debug/pprof/heap).
+// Profiles show the process's insides and take no token, so addr must be
+// a loopback address. Cost: nothing until a profile is asked for; a CPU
+// profile samples for the seconds asked.
+func serveDebug(ctx context.Context, addr string, log *slog.Logger) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("CAIRN_DEBUG_ADDR %q: %w", addr, err)
+	}
+	if ip, err := netip.ParseAddr(strings.Trim(host, "[]")); !strings.EqualFold(host, "localhost") && (err != nil || !ip.IsLoopback()) {
+		return fmt.Errorf("CAIRN_DEBUG_ADDR %q: profiles are served on a loopback address only (127.0.0.1:PORT)", addr)
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("listen %s: %w", addr, err)
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	go func() {
+		<-ctx.Done()
+		_ = srv.Close()
+	}()
+	go func() {
+		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			log.Warn("debug listener stopped", "error", err)
+		}
+	}()
+	log.Info("profiles served", "addr", "http://"+ln.Addr().String()+"/debug/pprof/")
+	return nil
+}
