@@ -115,7 +115,16 @@ func TestListFindsExecutionsByStack(t *testing.T) {
 			t.Log(err)
 		}
 		got = list
-		return err == nil && len(list) == 2
+		if err != nil || len(list) != 2 {
+			return false
+		}
+		// Visibility follows the executions' closes a moment behind.
+		for _, e := range list {
+			if e.Status != model.ExecCompleted {
+				return false
+			}
+		}
+		return true
 	})
 	ids := map[string]model.ExecutionKind{}
 	for _, e := range got {
