@@ -241,19 +241,21 @@ func (s *server) readPart(ctx context.Context, u *model.Upload, n int, src graph
 		return nil, invalid(fmt.Sprintf("part %d is invalid", n), []model.ErrorDetail{{Document: src.Name, Line: src.Line,
 			Message: "graphs are uploaded to a release, cluster or plugin, not applied to a stack"}})
 	}
+	env, secrets := docs.RequiredRefs()
+	vars := docs.MissingVars(nil)
+	kept := model.UploadPart{Documents: documentCount(docs), Resources: len(docs.Package.Resources), Kinds: len(docs.Kinds)}
 	content, err := prepare.EncodePartSnapshot(ctx, docs, s.evaluated, src)
 	if err != nil {
 		return nil, internalError(err)
 	}
-	env, secrets := docs.RequiredRefs()
-	info, err := json.Marshal(partInfo{Index: docs.Index, Env: env, Secrets: secrets, Vars: docs.MissingVars(nil), Kinds: docs.Kinds})
+	// The resources are in content now: what is left to encode is their
+	// index, so they can go while it is.
+	docs.Package = nil
+	info, err := json.Marshal(partInfo{Index: docs.Index, Env: env, Secrets: secrets, Vars: vars, Kinds: docs.Kinds})
 	if err != nil {
 		return nil, internalError(fmt.Errorf("encode part %d: %w", n, err))
 	}
-	return &store.UploadPartData{
-		UploadPart: model.UploadPart{Documents: documentCount(docs), Resources: len(docs.Package.Resources), Kinds: len(docs.Kinds)},
-		Info:       info, Content: content,
-	}, nil
+	return &store.UploadPartData{UploadPart: kept, Info: info, Content: content}, nil
 }
 
 // documentCount is how many documents a part held: its resources and the

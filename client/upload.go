@@ -29,7 +29,7 @@ const (
 	SingleRequestBytes = 8 << 20
 	// DefaultPartBytes is the size parts are cut to: small enough that
 	// the server holds little of the package at a time.
-	DefaultPartBytes = 4 << 20
+	DefaultPartBytes = 2 << 20
 	// partSlack is kept free below the server's part limit.
 	partSlack = 4 << 10
 )

@@ -61,11 +61,11 @@ func buildPackage(pkg *model.Package, cat *kinds.Catalogue, nodes []model.Node, 
 	if err != nil {
 		return nil, fmt.Errorf("build package: %w", err)
 	}
-	b := &packageBuild{cat: cat, sel: sel, byKey: map[string][]*model.Step{}, deps: newStepEdges(len(pkg.Resources)), clone: clone}
+	b := &packageBuild{cat: cat, kinds: newKindMemo(cat), sel: sel, byKey: map[string][]*model.Step{}, deps: newStepEdges(len(pkg.Resources)), clone: clone}
 	b.steps = make([]*model.Step, 0, len(pkg.Resources))
 	resKinds := make([]*kinds.Kind, len(pkg.Resources))
 	for i, r := range pkg.Resources {
-		k, ok := cat.Lookup(r.Kind)
+		k, ok := b.kinds.lookup(r.Kind)
 		if !ok {
 			b.fail(r, "unknown kind %q", r.Kind)
 			continue
@@ -103,6 +103,7 @@ type packageBuild struct {
 	// clone copies each resource's spec into its steps.
 	clone bool
 	cat   *kinds.Catalogue
+	kinds *kindMemo
 	sel   *nodeSelector
 	steps []*model.Step
 	byKey map[string][]*model.Step // "kind/name" (lower-case kind) → its steps
@@ -167,7 +168,7 @@ func (b *packageBuild) addResource(r *model.Resource, k *kinds.Kind) {
 
 // refKey resolves a Ref to the "kind/name" key steps are indexed by.
 func (b *packageBuild) refKey(ref model.Ref) string {
-	if k, ok := b.cat.Lookup(ref.Kind); ok {
+	if k, ok := b.kinds.lookup(ref.Kind); ok {
 		return strings.ToLower(k.Name) + "/" + ref.Name
 	}
 	return ref.Key()
@@ -196,7 +197,7 @@ func (b *packageBuild) linkRefs(r *model.Resource, k *kinds.Kind) {
 	refs("associations", r.Associations)
 	link("notify", r.Notify, func(s, t *model.Step) { b.deps.subscribe(t, s) })
 	link("subscribe", r.Subscribe, b.deps.subscribe)
-	for _, ref := range specDepRefs(b.cat, r) {
+	for _, ref := range specDepRefs(b.kinds.lookup, r) {
 		targets := b.depIndex.resolve(ref.Name)
 		switch len(targets) {
 		case 0:
@@ -261,7 +262,7 @@ func (b *packageBuild) attrValues(kind, attr string) map[string]map[string]*mode
 		return idx
 	}
 	want := strings.ToLower(kind)
-	if k, ok := b.cat.Lookup(kind); ok {
+	if k, ok := b.kinds.lookup(kind); ok {
 		want = strings.ToLower(k.Name)
 	}
 	idx := map[string]map[string]*model.Step{}

@@ -19,13 +19,13 @@ import (
 // A kind with dependency aliases (kinds.Kind.Aliases) adds each alias's
 // target, at the alias's path, and an expression reading an alias reads
 // its target.
-func specDepRefs(cat *kinds.Catalogue, r *model.Resource) []expr.DepRef {
+func specDepRefs(lookup func(string) (*kinds.Kind, bool), r *model.Resource) []expr.DepRef {
 	if len(r.Spec) == 0 {
 		return nil
 	}
 	var verbatim []string
 	var aliases map[string]string
-	if k, ok := cat.Lookup(r.Kind); ok {
+	if k, ok := lookup(r.Kind); ok {
 		verbatim = k.Verbatim
 		if k.Aliases {
 			aliases = kinds.DepAliases(r.Spec)

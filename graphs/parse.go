@@ -170,6 +170,8 @@ type parser struct {
 	kinds    []kinds.Kind
 	patterns map[string]error // compiled "/regex/" patterns
 	types    map[string]bool  // task types the catalogue knows
+	// memo remembers the lookups of cat (renewed when cat changes).
+	memo *kindMemo
 }
 
 func newParser(opts Options) *parser {
@@ -311,6 +313,15 @@ func (p *parser) kindDefinition(d *document) {
 		return
 	}
 	p.kinds = append(p.kinds, k)
+	p.memo = nil
+}
+
+// lookup is p.cat.Lookup, remembered until the catalogue changes.
+func (p *parser) lookup(name string) (*kinds.Kind, bool) {
+	if p.memo == nil {
+		p.memo = newKindMemo(p.cat)
+	}
+	return p.memo.lookup(name)
 }
 
 // definitionErrors maps the "path: message" errors of a kind definition

@@ -49,7 +49,7 @@ func (e *resourceEntry) pos(path string, preferKey bool) model.Position {
 func (p *parser) resource(d *document, e *resourceEntry) {
 	p.decodeResource(d, e)
 	checkSpec(p.cat, e, p.c)
-	e.idx = indexEntry(p.cat, e)
+	e.idx = indexEntry(p.lookup, e)
 	e.d = nil
 	e.depPaths, e.assocPaths, e.notifyPaths, e.subPaths = nil, nil, nil, nil
 }
@@ -104,7 +104,7 @@ func (p *parser) decodeResource(d *document, e *resourceEntry) {
 			r.Kind = kind
 			if kind == "" {
 				p.c.add(d.pos(kindNode), "kind", "missing kind")
-			} else if k, found := p.cat.Lookup(kind); found {
+			} else if k, found := p.lookup(kind); found {
 				e.kindKnown = true
 				r.Kind = p.kindName(kind, k)
 			} else {
@@ -121,7 +121,7 @@ func (p *parser) decodeResource(d *document, e *resourceEntry) {
 // resource waits for the end of the sources, as every document once did.
 func (p *parser) ready(root *yaml.Node) bool {
 	known := func(kind string) bool {
-		_, ok := p.cat.Lookup(kind)
+		_, ok := p.lookup(kind)
 		return ok || kind == ""
 	}
 	if k := mapGet(root, "kind"); k != nil && k.Kind == yaml.ScalarNode && !known(k.Value) {
@@ -255,7 +255,7 @@ func (p *parser) refs(d *document, n *yaml.Node, path string, refs []model.Ref, 
 			p.c.add(d.pos(item), ip, "expected a reference (\"Kind/name\" or {kind, name}), got %s", describe(item))
 			continue
 		}
-		if k, ok := p.cat.Lookup(ref.Kind); ok {
+		if k, ok := p.lookup(ref.Kind); ok {
 			ref.Kind = p.kindName(ref.Kind, k)
 		}
 		refs = append(refs, ref)

@@ -62,7 +62,7 @@ func ValidatePackage(cat *kinds.Catalogue, pkg *model.Package) Errors {
 			c.add(r.Pos, "metadata.name", "missing metadata.name")
 		}
 		checkSpec(cat, e, c)
-		index[i] = indexEntry(cat, e)
+		index[i] = indexEntry(cat.Lookup, e)
 	}
 	checkIndex(index, c)
 	return c.errs.Sort()
@@ -125,11 +125,11 @@ func checkSpec(cat *kinds.Catalogue, e *resourceEntry, c *collector) {
 
 // indexEntry is the index entry of a resource: its references with the
 // positions they are written at (while its document is at hand).
-func indexEntry(cat *kinds.Catalogue, e *resourceEntry) IndexEntry {
+func indexEntry(lookup func(string) (*kinds.Kind, bool), e *resourceEntry) IndexEntry {
 	r := e.r
 	out := IndexEntry{Kind: r.Kind, Name: r.Name, Pos: r.Pos, NamePos: e.pos("metadata.name", false)}
 	n := len(r.DependsOn) + len(r.Associations) + len(r.Notify) + len(r.Subscribe)
-	deps := specDepRefs(cat, r)
+	deps := specDepRefs(lookup, r)
 	if n+len(deps) > 0 {
 		out.Refs = make([]IndexRef, 0, n+len(deps))
 	}

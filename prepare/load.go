@@ -31,11 +31,7 @@ type LoadedPackage struct {
 }
 
 // settle collects the garbage of a large (unshared) package's loading or
-// planning at once: the heap the collector lets grow up to twice what was
-// live at its last run is then twice what is live here, not twice the
-// high point of a load that decoded and dropped every part. For 100,000
-// resources it keeps the heap of planning near 250 MB instead of 370 MB,
-// for about 0.1 s of collection. A shared (small) package is left to the
+// planning at once (see collect). A shared (small) package is left to the
 // collector's own pace.
 func (p *LoadedPackage) settle() {
 	if p == nil || p.shared {

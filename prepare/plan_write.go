@@ -65,6 +65,7 @@ func Persist(ctx context.Context, w PlanWriter, execID string, units []contract.
 			if err := flush(); err != nil {
 				return err
 			}
+			collect(n)
 		}
 	}
 	if err := flush(); err != nil {

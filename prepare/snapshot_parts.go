@@ -176,8 +176,9 @@ func readPart(ctx context.Context, st SnapshotReader, i int, hash string) ([]byt
 
 // loadManifest reads a manifest's parts in turn into one package: each
 // part's resources, and its kinds into the catalogue (a clone of cat when
-// a part defines any). Only one part's content is held at a time. Cost:
-// one store read and one decode per part.
+// a part defines any). Only one part's content is held at a time, and a
+// large package's garbage is collected after each part (see collect).
+// Cost: one store read and one decode per part.
 func loadManifest(ctx context.Context, st SnapshotReader, m *PackageManifest, cat *kinds.Catalogue) (*model.Package, *kinds.Catalogue, error) {
 	total := 0
 	for _, p := range m.Parts {
@@ -208,6 +209,8 @@ func loadManifest(ctx context.Context, st SnapshotReader, m *PackageManifest, ca
 			pkg.Sources = append(pkg.Sources, src.Name)
 		}
 		pkg.Resources = append(pkg.Resources, pp.Package.Resources...)
+		content, pp = nil, nil
+		collect(total)
 	}
 	return pkg, cat, nil
 }
