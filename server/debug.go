@@ -24,20 +24,14 @@ func serveDebug(ctx context.Context, addr string, log *slog.Logger) error {
 	if err != nil {
 		return fmt.Errorf("CAIRN_DEBUG_ADDR %q: %w", addr, err)
 	}
-	if ip, err := netip.ParseAddr(strings.Trim(host, "[]")); !strings.EqualFold(host, "localhost") && (err != nil || !ip.IsLoopback()) {
+	if !loopbackHost(host) {
 		return fmt.Errorf("CAIRN_DEBUG_ADDR %q: profiles are served on a loopback address only (127.0.0.1:PORT)", addr)
 	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return fmt.Errorf("listen %s: %w", addr, err)
 	}
-	mux := http.NewServeMux()
-	mux.HandleFunc("/debug/pprof/", pprof.Index)
-	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
-	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
-	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
-	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Handler: debugHandler(), ReadHeaderTimeout: 10 * time.Second}
 	go func() {
 		<-ctx.Done()
 		_ = srv.Close()
@@ -49,4 +43,37 @@ func serveDebug(ctx context.Context, addr string, log *slog.Logger) error {
 	}()
 	log.Info("profiles served", "addr", "http://"+ln.Addr().String()+"/debug/pprof/")
 	return nil
+}
+
+// debugHandler serves the profiles to requests that name a loopback host:
+// a page in a browser on this host can reach a loopback port under a name
+// it controls (DNS rebinding), and is refused.
+func debugHandler() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h, _, err := net.SplitHostPort(r.Host)
+		if err != nil {
+			h = r.Host
+		}
+		if !loopbackHost(h) {
+			http.Error(w, "profiles are served to loopback names only", http.StatusForbidden)
+			return
+		}
+		mux.ServeHTTP(w, r)
+	})
+}
+
+// loopbackHost reports whether host (a name or an address, brackets
+// allowed) is localhost or a loopback address.
+func loopbackHost(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip, err := netip.ParseAddr(strings.Trim(host, "[]"))
+	return err == nil && ip.IsLoopback()
 }
