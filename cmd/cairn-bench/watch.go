@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -31,7 +32,7 @@ func (r *runner) watchCost(ctx context.Context, e *env, id string) string {
 	}
 	ms, err := firstDrawing(ctx, e.apiURL+"/ui/executions/"+id)
 	switch {
-	case err == errNoBrowser:
+	case errors.Is(err, errNoBrowser):
 	case err != nil:
 		notes = append(notes, fmt.Sprintf("live page: %v", err))
 	default:
@@ -41,7 +42,7 @@ func (r *runner) watchCost(ctx context.Context, e *env, id string) string {
 	return strings.Join(notes, "; ")
 }
 
-var errNoBrowser = fmt.Errorf("chromium is not on PATH")
+var errNoBrowser = errors.New("chromium is not on PATH")
 
 // firstDrawing opens url in a headless chromium and returns the page's
 // own measure of its first drawing.
