@@ -51,4 +51,9 @@ type ShardProgress struct {
 	Active     int     `json:"active"`
 	WorkflowID string  `json:"workflowId,omitempty"`
 	Versions   []int64 `json:"versions,omitempty"`
+	// Entries holds the count of progress entries of each shard that
+	// finished, in shard order, 0 where a shard did not say (one run
+	// before counts): a page of steps queries only the shards it takes
+	// steps from.
+	Entries []int `json:"entries,omitempty"`
 }

@@ -229,9 +229,10 @@ func (s *Starter) progress(ctx context.Context, wfID, runID string, offset, limi
 //
 // Cost: a progress query of each shard a page takes steps from and of the
 // running one; a finished shard's (which replays its history) once per
-// page it is asked for (shardPage), and once for its count of entries,
-// which the pages that take nothing from it read from closedCounts: paging
-// through 48,652 steps in 10 shards queried every shard for every page.
+// page it is asked for (shardPage). The shards a page takes nothing from
+// are counted from the parent's ShardProgress.Entries, not queried: paging
+// through 48,652 steps in 10 shards queried (replayed) every shard for
+// every page, and a failed execution's first page replayed them all.
 func (s *Starter) shardSteps(ctx context.Context, p *model.ProgressPage, offset, limit int) {
 	last := p.Shard.Shards - 1
 	if p.Report == nil && p.Shard.WorkflowID != "" {
@@ -247,16 +248,13 @@ func (s *Starter) shardSteps(ctx context.Context, p *model.ProgressPage, offset,
 		from := max(offset-p.Entries, 0)
 		want := max(limit-len(p.Steps), 1)
 		finished := p.Report != nil || k < p.Shard.Active
-		if n, ok := s.closedCounts.Get(id); ok && finished && (full || from >= n) {
-			p.Entries += n // nothing of it on this page
+		if k < len(p.Shard.Entries) && p.Shard.Entries[k] > 0 && (full || from >= p.Shard.Entries[k]) {
+			p.Entries += p.Shard.Entries[k] // nothing of it on this page
 			continue
 		}
 		child, ok := s.shardPage(ctx, id, from, want, finished)
 		if !ok {
 			continue // a shard the execution never reached
-		}
-		if finished {
-			s.closedCounts.Put(id, child.Entries)
 		}
 		if !full {
 			p.Steps = append(p.Steps, child.Steps...)

@@ -58,9 +58,6 @@ type Starter struct {
 	// every finished shard on each poll: at most closedShardPages pages of
 	// at most about 256 KiB each.
 	closedShards *ttlcache.Cache[*model.ProgressPage]
-	// closedCounts keeps how many entries each finished shard lists, so a
-	// page needs to query only the shards it takes steps from.
-	closedCounts *ttlcache.Cache[int]
 	// progressQueries counts the progress queries asked (ProgressQueries).
 	progressQueries atomic.Int64
 }
@@ -69,9 +66,8 @@ type Starter struct {
 // closedShardTTL, short because a reset of an execution runs its shards
 // again under the same workflow ids.
 const (
-	closedShardPages  = 64
-	closedShardCounts = 4096
-	closedShardTTL    = time.Minute
+	closedShardPages = 64
+	closedShardTTL   = time.Minute
 )
 
 // New returns a Starter over c.
@@ -85,9 +81,7 @@ func New(c client.Client, cfg Config) *Starter {
 	if cfg.DataConverter == nil {
 		cfg.DataConverter = converter.GetDefaultDataConverter()
 	}
-	return &Starter{c: c, cfg: cfg,
-		closedShards: ttlcache.New[*model.ProgressPage](closedShardPages, closedShardTTL),
-		closedCounts: ttlcache.New[int](closedShardCounts, closedShardTTL)}
+	return &Starter{c: c, cfg: cfg, closedShards: ttlcache.New[*model.ProgressPage](closedShardPages, closedShardTTL)}
 }
 
 // Errors the starter returns (wrapped); the API maps them to statuses.

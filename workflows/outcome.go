@@ -43,6 +43,10 @@ type Outcome struct {
 	// Version is a shard's final change counter (see changes.go), so its
 	// parent can tell followers there is nothing more to ask the shard.
 	Version int64 `json:"version,omitempty"`
+	// Entries is a shard's final count of progress entries, so its parent
+	// can say where each shard's steps sit in the execution's list without
+	// anyone querying (replaying) the closed shard.
+	Entries int `json:"entries,omitempty"`
 }
 
 // Error types of failed executions; the report rides as details.

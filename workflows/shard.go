@@ -48,6 +48,7 @@ func ShardWorkflow(ctx workflow.Context, in ShardInput) (*Outcome, error) {
 		return nil, err
 	}
 	out.Version = ex.Version()
+	out.Entries = ex.Progress(0, 1).Entries
 	dctx, _ := workflow.NewDisconnectedContext(ctx)
 	_ = workflow.Await(dctx, func() bool { return workflow.AllHandlersFinished(dctx) })
 	return out, nil
@@ -82,6 +83,8 @@ type shardRun struct {
 	merged   Outcome
 	// versions are the finished shards' final change counters.
 	versions []int64
+	// entries are the finished shards' counts of progress entries.
+	entries []int
 	// following is the shard child whose awaiting notes count, noteSeq
 	// the last of them taken, childAwaits what it awaits; awaiting shows
 	// that on the parent (see awaiting.go).
@@ -144,6 +147,7 @@ func (s *shardRun) run(ctx workflow.Context, opts ExecOptions) (*Outcome, error)
 		done = k + 1
 		s.finished += shard.Steps
 		s.versions = append(s.versions, out.Version)
+		s.entries = append(s.entries, out.Entries)
 		s.merge(&out)
 		failedBefore = append(failedBefore, out.FailedUnits...)
 		if out.Cancelled {
@@ -239,7 +243,7 @@ func mergeSorted(a, b []string) []string {
 
 func (s *shardRun) progress(execID string, final *Outcome) *model.ProgressPage {
 	p := &model.ProgressPage{ExecutionID: execID, Status: model.ExecRunning, Total: s.plan.Steps, Done: s.finished, Steps: []model.StepProgress{}}
-	p.Shard = &model.ShardProgress{Shards: len(s.plan.Shards), Active: s.active, WorkflowID: s.activeID, Versions: s.versions}
+	p.Shard = &model.ShardProgress{Shards: len(s.plan.Shards), Active: s.active, WorkflowID: s.activeID, Versions: s.versions, Entries: s.entries}
 	if s.childAwaits != "" {
 		p.Status, p.Awaiting = model.ExecWaiting, s.childAwaits
 	}

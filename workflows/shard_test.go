@@ -108,6 +108,9 @@ func TestPagedShards(t *testing.T) {
 			var page model.ProgressPage
 			require.NoError(t, v.Get(&page))
 			assert.Equal(t, tt.children, page.Shard != nil, "progress answered by shard children")
+			if tt.children {
+				assert.Equal(t, []int{3, 2}, page.Shard.Entries, "each finished shard's count of entries, for paging without asking it")
+			}
 			if !tt.children {
 				assert.Len(t, page.Steps, 5)
 			}
