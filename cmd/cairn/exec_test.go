@@ -98,7 +98,15 @@ func TestExecCommands(t *testing.T) {
 		}
 		require.True(t, ids[failed], "list = %v, want %s and %s", ids, failed, retried)
 		require.True(t, ids[retried], "list = %v, want %s and %s", ids, failed, retried)
-		table := s.run("exec", "list", "--stack", id, "--status", "completed").expect(t, 0).stdout
+		// Listing reads Temporal's visibility store, which records an
+		// execution's close shortly after the close itself.
+		var table string
+		for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(200 * time.Millisecond) {
+			table = s.run("exec", "list", "--stack", id, "--status", "completed").expect(t, 0).stdout
+			if strings.Contains(table, retried) || time.Now().After(deadline) {
+				break
+			}
+		}
 		require.Contains(t, table, retried, "exec list --status completed")
 		require.NotContains(t, table, failed, "exec list --status completed")
 		require.True(t, strings.HasPrefix(table, "ID"), "exec list --status completed:\n%s", table)
