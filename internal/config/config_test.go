@@ -16,15 +16,22 @@ func TestLoadDefaultsAndOverrides(t *testing.T) {
 	require.Equal(t, 10, c.Parallelism, "defaults not applied: %+v", c)
 	require.Equal(t, "s3cret", c.APIToken, "overrides not applied: %+v", c)
 	require.Equal(t, int64(1<<20), c.BodyLimit, "overrides not applied: %+v", c)
+	require.Equal(t, int64(64<<20), c.UploadMaxBytes, "defaults not applied: %+v", c)
+	require.Equal(t, int64(256<<20), c.UploadQuota, "defaults not applied: %+v", c)
+	require.Equal(t, "1h0m0s", c.UploadTTL.String(), "defaults not applied: %+v", c)
+	require.Empty(t, c.DebugAddr, "profiles are off by default")
 	require.Len(t, c.FetchSchemes, 2, "schemes")
 	require.Equal(t, "file", c.FetchSchemes[1], "schemes = %v", c.FetchSchemes)
 }
 
 func TestLoadRejectsBadValues(t *testing.T) {
 	for name, env := range map[string]map[string]string{
-		"parallelism": {"CAIRN_PARALLELISM": "0"},
-		"body limit":  {"CAIRN_BODY_LIMIT": "lots"},
-		"api addr":    {"CAIRN_API_ADDR": "nohostport"},
+		"parallelism":                   {"CAIRN_PARALLELISM": "0"},
+		"body limit":                    {"CAIRN_BODY_LIMIT": "lots"},
+		"api addr":                      {"CAIRN_API_ADDR": "nohostport"},
+		"upload max":                    {"CAIRN_UPLOAD_MAX_BYTES": "0"},
+		"upload quota below one upload": {"CAIRN_UPLOAD_MAX_BYTES": "64MiB", "CAIRN_UPLOAD_QUOTA": "32MiB"},
+		"upload ttl":                    {"CAIRN_UPLOAD_TTL": "forever"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			_, err := Load(Values(func(k string) string { return env[k] }))
