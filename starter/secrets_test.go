@@ -109,13 +109,21 @@ func TestListFindsExecutionsByStack(t *testing.T) {
 	d := h.dryRun(s.ID, filesPackage(root, "b\n"))
 	ctx := context.Background()
 	var got []*starter.Execution
+	// Visibility is eventually consistent: an execution that closed may
+	// still be listed as running for a moment.
 	waitFor(t, func() bool {
 		list, _, err := h.starter.List(ctx, starter.Filter{Stack: s.ID})
 		if err != nil {
 			t.Log(err)
 		}
 		got = list
-		return err == nil && len(list) == 2
+		closed := 0
+		for _, e := range list {
+			if e.Status != model.ExecRunning {
+				closed++
+			}
+		}
+		return err == nil && len(list) == 2 && closed == 2
 	})
 	ids := map[string]model.ExecutionKind{}
 	for _, e := range got {
