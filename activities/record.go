@@ -28,11 +28,10 @@ func (a *Activities) WriteStackRecord(ctx context.Context, in contract.WriteStac
 	if run.Steps, err = prepare.StepIndex(ctx, a.d.Store, in.ExecutionID); err != nil {
 		return nil, err
 	}
-	raw, err := a.d.Store.ListStepData(ctx, in.ExecutionID, contract.DataOutputs)
-	if err != nil {
-		return nil, err
-	}
-	if run.Converged, err = stepdata.DecodeAll[stepdata.Converged](raw, "outputs"); err != nil {
+	// Outputs are read a row at a time, keeping of each only what the
+	// record needs (100,000 steps' outputs would otherwise be held whole,
+	// raw and decoded).
+	if run.Converged, err = decodeEach[stepdata.Converged](ctx, a.d.Store, in.ExecutionID, contract.DataOutputs, "outputs"); err != nil {
 		return nil, err
 	}
 	if run.Undone, err = compensatedSteps(ctx, a.d.Store, in.ExecutionID); err != nil {
@@ -48,11 +47,22 @@ func (a *Activities) WriteStackRecord(ctx context.Context, in contract.WriteStac
 
 // compensatedSteps reads which steps of an execution a rollback undid.
 func compensatedSteps(ctx context.Context, st store.Store, execID string) (map[string]stepdata.Compensated, error) {
-	raw, err := st.ListStepData(ctx, execID, contract.DataCompensated)
-	if err != nil {
-		return nil, err
-	}
-	return stepdata.DecodeAll[stepdata.Compensated](raw, "compensation")
+	return decodeEach[stepdata.Compensated](ctx, st, execID, contract.DataCompensated, "compensation")
+}
+
+// decodeEach decodes each step's data of one kind as T, one row at a
+// time (store.Store.EachStepData).
+func decodeEach[T any](ctx context.Context, st store.Store, execID, kind, what string) (map[string]T, error) {
+	out := map[string]T{}
+	err := st.EachStepData(ctx, execID, kind, func(id string, data []byte) error {
+		var rec T
+		if err := json.Unmarshal(data, &rec); err != nil {
+			return fmt.Errorf("%s of %s: %w", what, id, err)
+		}
+		out[id] = rec
+		return nil
+	})
+	return out, err
 }
 
 // StorePlan keeps a dry-run's summary next to its plan steps.

@@ -300,3 +300,36 @@ func TestE2EUploadQuotas(t *testing.T) {
 	status, body = put(c, 1, doc("c1", 1000))
 	require.Equal(t, http.StatusCreated, status, "%s", body)
 }
+
+// A part uses the kinds the parts before it define; the package applies
+// with them. A part that uses a kind only a later part defines is refused.
+func TestE2EUploadKindsAcrossParts(t *testing.T) {
+	h := newCairn(t, cairnOptions{})
+	ctx := ctxTimeout(t, 2*time.Minute)
+	dir := filepath.Join(t.TempDir(), "pages")
+	st, err := h.client.CreateStack(ctx, model.StackInput{Name: "kinds"})
+	require.NoError(t, err)
+	kind := []byte("kind: Kind\nmetadata: {name: Page}\nspec:\n  base: file\n  defaults: {mode: \"0640\"}\n")
+	page := []byte(fmt.Sprintf("kind: Directory\nmetadata: {name: pages}\nspec: {path: %s}\n---\nkind: Page\nmetadata: {name: index}\nspec: {path: %s/index.html, content: \"<h1>hi</h1>\\n\"}\ndependsOn: [Directory/pages]\n", dir, dir))
+
+	late, err := h.client.CreateUpload(ctx, st.ID)
+	require.NoError(t, err)
+	status, body := h.call(t, http.MethodPut, "/v1/stacks/"+st.ID+"/uploads/"+late.ID+"/parts/1", "application/yaml", page)
+	require.Equal(t, http.StatusUnprocessableEntity, status, "%s", body)
+	assert.Contains(t, errorOf(t, body).Error.Details[0].Message, `unknown kind "Page"`)
+
+	u, err := h.client.CreateUpload(ctx, st.ID)
+	require.NoError(t, err)
+	_, err = h.client.PutUploadPart(ctx, st.ID, u.ID, client.Part{Number: 1, Data: kind, Format: "yaml"})
+	require.NoError(t, err)
+	p2, err := h.client.PutUploadPart(ctx, st.ID, u.ID, client.Part{Number: 2, Data: page, Format: "yaml", Line: 6, Document: 1})
+	require.NoError(t, err)
+	assert.Equal(t, 2, p2.Resources)
+	ex, err := h.client.Apply(ctx, st.ID, &client.Document{Upload: u.ID}, client.ApplyOptions{Wait: true})
+	require.NoError(t, err)
+	mustStatus(t, ex, model.ExecCompleted)
+	wantReport(t, ex.Report, model.Report{Created: 2})
+	info, err := os.Stat(filepath.Join(dir, "index.html"))
+	require.NoError(t, err)
+	assert.Equal(t, os.FileMode(0o640), info.Mode().Perm(), "the kind's defaults applied")
+}

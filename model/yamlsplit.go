@@ -12,7 +12,8 @@ type YAMLChunk struct {
 }
 
 // SplitYAML cuts a YAML stream before each document marker ("---" at the
-// start of a line, followed by a space, a tab or the end of the line),
+// start of a line, followed by a space, a tab or the end of the line; lines
+// end as YAML ends them, at LF, CR, CR LF, NEL, LS or PS),
 // so that each chunk but the first starts with its marker. YAML forbids
 // such a line inside a value (a quoted or plain scalar ends there, and so
 // does a block scalar), so a cut never falls inside one; directives
@@ -32,12 +33,8 @@ func SplitYAML(data []byte, yield func(YAMLChunk) bool) {
 	afterEnd := true // at the start of the stream, directives may come
 	line := 1
 	for off := 0; off < len(data); {
-		end := bytes.IndexByte(data[off:], '\n')
-		next := len(data)
-		if end >= 0 {
-			next = off + end + 1
-		}
-		l := data[off:next]
+		end, next := lineEnd(data, off)
+		l := data[off:end]
 		switch {
 		case marker(l, '-'):
 			cut, cutLine := off, line
@@ -69,25 +66,43 @@ func SplitYAML(data []byte, yield func(YAMLChunk) bool) {
 	}
 }
 
-// marker reports whether line starts with three c ("---" or "...")
-// followed by white space or its end.
+// lineEnd finds the end of the line starting at off and where the next
+// begins, with YAML's line breaks: LF, CR, CR LF, and NEL, LS and PS.
+func lineEnd(data []byte, off int) (end, next int) {
+	for i := off; i < len(data); i++ {
+		switch data[i] {
+		case '\n':
+			return i, i + 1
+		case '\r':
+			if i+1 < len(data) && data[i+1] == '\n' {
+				return i, i + 2
+			}
+			return i, i + 1
+		case 0xC2: // NEL, U+0085
+			if i+1 < len(data) && data[i+1] == 0x85 {
+				return i, i + 2
+			}
+		case 0xE2: // LS and PS, U+2028 and U+2029
+			if i+2 < len(data) && data[i+1] == 0x80 && (data[i+2] == 0xA8 || data[i+2] == 0xA9) {
+				return i, i + 3
+			}
+		}
+	}
+	return len(data), len(data)
+}
+
+// marker reports whether line (without its break) starts with three c
+// ("---" or "...") followed by white space or its end.
 func marker(line []byte, c byte) bool {
 	if len(line) < 3 || line[0] != c || line[1] != c || line[2] != c {
 		return false
 	}
-	if len(line) == 3 {
-		return true
-	}
-	switch line[3] {
-	case ' ', '\t', '\n', '\r':
-		return true
-	}
-	return false
+	return len(line) == 3 || line[3] == ' ' || line[3] == '\t'
 }
 
 // blankOrComment reports whether a line holds nothing but white space or
 // a comment.
 func blankOrComment(line []byte) bool {
-	t := bytes.TrimLeft(line, " \t\r\n")
+	t := bytes.TrimLeft(line, " \t")
 	return len(t) == 0 || t[0] == '#'
 }

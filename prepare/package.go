@@ -87,16 +87,17 @@ func Package(ctx context.Context, st PackageStore, snaps *Snapshots, run Package
 		if err := b.AddCurrent(out.Current.Steps, out.Current.Catalogue, stack); err != nil {
 			return nil, packageError(err.Error())
 		}
+		// A large package is its caller's alone (Snapshots keeps small
+		// ones): what the plan copied of it can go before the plan is made
+		// and kept.
+		out.Current.release()
+		out.Current.settle()
 	}
 	if stack != nil {
 		if err := addDeletes(ctx, b, snaps, stack, run.SnapshotHash, out, log); err != nil {
 			return nil, err
 		}
 	}
-	// A large package is its caller's alone (Snapshots keeps small ones):
-	// what the plan copied of it can go before the plan is made and kept.
-	out.Current.release()
-	out.Current.settle()
 	if out.Plan, err = b.Plan(run.BatchSize); err != nil {
 		return nil, packageError(err.Error())
 	}

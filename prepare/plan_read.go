@@ -15,6 +15,7 @@ import (
 type PlanReader interface {
 	GetStepData(ctx context.Context, execID, stepID, kind string) ([]byte, error)
 	ListStepData(ctx context.Context, execID, kind string) (map[string][]byte, error)
+	EachStepData(ctx context.Context, execID, kind string, fn func(stepID string, data []byte) error) error
 }
 
 // IndexEntry is one step of an execution's index (kind
@@ -78,7 +79,8 @@ func AllSteps(ctx context.Context, st PlanReader, execID string) ([]*planner.Sto
 }
 
 // ReadPlan assembles a dry-run's plan from the store: the summary and
-// every step in package order. Cost: three store reads.
+// every step in package order. Cost: three store reads, the plan's steps
+// decoded row by row.
 func ReadPlan(ctx context.Context, st PlanReader, execID string) (*model.Plan, error) {
 	raw, err := st.GetStepData(ctx, execID, contract.PlanSummaryKey, contract.DataPlanSummary)
 	if err != nil {
@@ -92,21 +94,25 @@ func ReadPlan(ctx context.Context, st PlanReader, execID string) (*model.Plan, e
 	if err != nil {
 		return nil, err
 	}
-	entries, err := st.ListStepData(ctx, execID, contract.DataPlan)
+	// The plan's steps are decoded as they are read, so the encoded form
+	// of 100,000 steps is never held whole.
+	entries := map[string]model.PlanStep{}
+	err = st.EachStepData(ctx, execID, contract.DataPlan, func(id string, b []byte) error {
+		var ps model.PlanStep
+		if err := json.Unmarshal(b, &ps); err != nil {
+			return fmt.Errorf("plan step %s: %w", id, err)
+		}
+		entries[id] = ps
+		return nil
+	})
 	if err != nil {
 		return nil, err
 	}
 	plan.Steps = make([]model.PlanStep, 0, len(entries))
 	for _, s := range steps {
-		b, ok := entries[s.ID]
-		if !ok {
-			continue
+		if ps, ok := entries[s.ID]; ok {
+			plan.Steps = append(plan.Steps, ps)
 		}
-		var ps model.PlanStep
-		if err := json.Unmarshal(b, &ps); err != nil {
-			return nil, fmt.Errorf("plan step %s: %w", s.ID, err)
-		}
-		plan.Steps = append(plan.Steps, ps)
 	}
 	if plan.MissingEnvRefs == nil {
 		plan.MissingEnvRefs = []string{}

@@ -18,18 +18,19 @@ import (
 // server's time and memory go (go tool pprof http://ADDR/debug/pprof/heap).
 // Profiles show the process's insides and take no token, so addr must be
 // a loopback address. Cost: nothing until a profile is asked for; a CPU
-// profile samples for the seconds asked.
-func serveDebug(ctx context.Context, addr string, log *slog.Logger) error {
+// profile samples for the seconds asked. It returns the address it listens
+// on.
+func serveDebug(ctx context.Context, addr string, log *slog.Logger) (string, error) {
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {
-		return fmt.Errorf("CAIRN_DEBUG_ADDR %q: %w", addr, err)
+		return "", fmt.Errorf("CAIRN_DEBUG_ADDR %q: %w", addr, err)
 	}
 	if !loopbackHost(host) {
-		return fmt.Errorf("CAIRN_DEBUG_ADDR %q: profiles are served on a loopback address only (127.0.0.1:PORT)", addr)
+		return "", fmt.Errorf("CAIRN_DEBUG_ADDR %q: profiles are served on a loopback address only (127.0.0.1:PORT)", addr)
 	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
-		return fmt.Errorf("listen %s: %w", addr, err)
+		return "", fmt.Errorf("listen %s: %w", addr, err)
 	}
 	srv := &http.Server{Handler: debugHandler(), ReadHeaderTimeout: 10 * time.Second}
 	go func() {
@@ -42,7 +43,7 @@ func serveDebug(ctx context.Context, addr string, log *slog.Logger) error {
 		}
 	}()
 	log.Info("profiles served", "addr", "http://"+ln.Addr().String()+"/debug/pprof/")
-	return nil
+	return ln.Addr().String(), nil
 }
 
 // debugHandler serves the profiles to requests that name a loopback host:

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -15,9 +16,11 @@ import (
 // that name a loopback host (a rebound DNS name is refused).
 func TestDebugProfilesStayOnLoopback(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	for _, addr := range []string{"0.0.0.0:0", "192.0.2.1:6060", "example.com:6060", "nohostport"} {
-		assert.Error(t, serveDebug(ctx, addr, slog.New(slog.DiscardHandler)), addr)
+	t.Cleanup(cancel)
+	log := slog.New(slog.DiscardHandler)
+	for _, addr := range []string{"0.0.0.0:0", ":0", "192.0.2.1:6060", "example.com:6060", "nohostport"} {
+		_, err := serveDebug(ctx, addr, log)
+		assert.Error(t, err, addr)
 	}
 	h := debugHandler()
 	for host, want := range map[string]int{
@@ -30,4 +33,15 @@ func TestDebugProfilesStayOnLoopback(t *testing.T) {
 		h.ServeHTTP(rec, req)
 		require.Equal(t, want, rec.Code, host)
 	}
+
+	// Served without a token on the loopback address it was given.
+	addr, err := serveDebug(ctx, "127.0.0.1:0", log)
+	require.NoError(t, err)
+	resp, err := http.Get("http://" + addr + "/debug/pprof/heap?debug=1")
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	require.Contains(t, string(body), "# HeapInuse")
 }

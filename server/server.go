@@ -163,7 +163,7 @@ func Run(ctx context.Context, cfg *config.Config, log *slog.Logger, o Options) e
 	go func() { _ = nodes.Run(ctx, 5*time.Second) }()
 	log.Info("worker polling", "queue", cfg.TaskQueue, "temporal", cfg.TemporalAddress)
 	if cfg.DebugAddr != "" {
-		if err := serveDebug(ctx, cfg.DebugAddr, log); err != nil {
+		if _, err := serveDebug(ctx, cfg.DebugAddr, log); err != nil {
 			return err
 		}
 	}

@@ -109,6 +109,8 @@ func TestListFindsExecutionsByStack(t *testing.T) {
 	d := h.dryRun(s.ID, filesPackage(root, "b\n"))
 	ctx := context.Background()
 	var got []*starter.Execution
+	// Visibility is eventually consistent: an execution that closed may
+	// still be listed as running for a moment.
 	waitFor(t, func() bool {
 		list, _, err := h.starter.List(ctx, starter.Filter{Stack: s.ID})
 		if err != nil {

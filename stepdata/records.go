@@ -1,9 +1,6 @@
 package stepdata
 
 import (
-	"encoding/json"
-	"fmt"
-
 	"github.com/cairn-io/cairn/model"
 	"github.com/cairn-io/cairn/providers"
 )
@@ -71,19 +68,4 @@ func OutcomeOf(action model.Action) model.Outcome {
 		return model.OutcomeUnchanged
 	}
 	return model.OutcomeUpdated
-}
-
-// DecodeAll decodes the records of one kind of an execution's steps, as
-// store.ListStepData answers them (by step id); what names the kind in
-// the error of a record that does not decode.
-func DecodeAll[T any](raw map[string][]byte, what string) (map[string]T, error) {
-	out := make(map[string]T, len(raw))
-	for id, b := range raw {
-		var rec T
-		if err := json.Unmarshal(b, &rec); err != nil {
-			return nil, fmt.Errorf("%s of %s: %w", what, id, err)
-		}
-		out[id] = rec
-	}
-	return out, nil
 }

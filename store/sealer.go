@@ -105,6 +105,16 @@ func (s *sealedStore) GetStepData(ctx context.Context, execID, stepID, kind stri
 	return s.open(execID, stepID, kind, stored)
 }
 
+func (s *sealedStore) EachStepData(ctx context.Context, execID, kind string, fn func(stepID string, data []byte) error) error {
+	return s.Store.EachStepData(ctx, execID, kind, func(id string, v []byte) error {
+		plain, err := s.open(execID, id, kind, v)
+		if err != nil {
+			return err
+		}
+		return fn(id, plain)
+	})
+}
+
 func (s *sealedStore) ListStepData(ctx context.Context, execID, kind string) (map[string][]byte, error) {
 	stored, err := s.Store.ListStepData(ctx, execID, kind)
 	if err != nil {

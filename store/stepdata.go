@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"errors"
@@ -41,27 +42,41 @@ func (s *sqlStore) GetStepData(ctx context.Context, execID, stepID, kind string)
 // ListStepData returns every step's data of one kind; the primary key
 // (exec_id, kind, step_id) makes it one index range scan.
 func (s *sqlStore) ListStepData(ctx context.Context, execID, kind string) (map[string][]byte, error) {
+	out := map[string][]byte{}
+	err := s.EachStepData(ctx, execID, kind, func(id string, data []byte) error {
+		out[id] = bytes.Clone(data)
+		return nil
+	})
+	return out, err
+}
+
+// EachStepData calls fn with each step's data of one kind of an
+// execution, one row at a time: data is valid only during the call (copy
+// what is kept). An error of fn ends the listing and is returned as it
+// is. Cost: one query; memory for one row at a time.
+func (s *sqlStore) EachStepData(ctx context.Context, execID, kind string, fn func(stepID string, data []byte) error) error {
 	rows, err := s.r.QueryContext(ctx, `SELECT step_id, data FROM step_data WHERE exec_id = $1 AND kind = $2`, execID, kind)
 	if err != nil {
-		return nil, fmt.Errorf("list %s data of %s: %w", kind, execID, err)
+		return fmt.Errorf("list %s data of %s: %w", kind, execID, err)
 	}
 	defer rows.Close()
-	out := map[string][]byte{}
+	var id string
+	var data sql.RawBytes
 	for rows.Next() {
-		var id string
-		var data []byte
 		if err := rows.Scan(&id, &data); err != nil {
-			return nil, fmt.Errorf("list %s data of %s: %w", kind, execID, err)
+			return fmt.Errorf("list %s data of %s: %w", kind, execID, err)
 		}
 		if data == nil {
-			data = []byte{}
+			data = sql.RawBytes{}
 		}
-		out[id] = data
+		if err := fn(id, data); err != nil {
+			return err
+		}
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("list %s data of %s: %w", kind, execID, err)
+		return fmt.Errorf("list %s data of %s: %w", kind, execID, err)
 	}
-	return out, nil
+	return nil
 }
 
 func (s *sqlStore) DeleteStepData(ctx context.Context, execID string) error {

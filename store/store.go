@@ -69,6 +69,9 @@ type Store interface {
 	PutStepData(ctx context.Context, execID, stepID, kind string, data []byte) error
 	GetStepData(ctx context.Context, execID, stepID, kind string) ([]byte, error)
 	ListStepData(ctx context.Context, execID, kind string) (map[string][]byte, error)
+	// EachStepData reads the same rows one at a time (see sqlStore's):
+	// what a reader of 100,000 steps' data uses to hold only its own form.
+	EachStepData(ctx context.Context, execID, kind string, fn func(stepID string, data []byte) error) error
 	// PutStepDataBatch upserts many steps' data of one kind in one
 	// transaction (an execution may have 100,000 steps).
 	PutStepDataBatch(ctx context.Context, execID, kind string, data map[string][]byte) error

@@ -19,6 +19,10 @@ func TestLoadDefaultsAndOverrides(t *testing.T) {
 	require.Equal(t, 2*time.Minute, c.NodeWait, "defaults not applied: %+v", c)
 	require.Equal(t, "s3cret", c.APIToken, "overrides not applied: %+v", c)
 	require.Equal(t, int64(1<<20), c.BodyLimit, "overrides not applied: %+v", c)
+	require.Equal(t, int64(64<<20), c.UploadMaxBytes, "defaults not applied: %+v", c)
+	require.Equal(t, int64(256<<20), c.UploadQuota, "defaults not applied: %+v", c)
+	require.Equal(t, "1h0m0s", c.UploadTTL.String(), "defaults not applied: %+v", c)
+	require.Empty(t, c.DebugAddr, "profiles are off by default")
 	require.Len(t, c.FetchSchemes, 2, "schemes")
 	require.Equal(t, "file", c.FetchSchemes[1], "schemes = %v", c.FetchSchemes)
 	assert.Equal(t, 32, c.EventsMaxExecutions, "default")
@@ -27,12 +31,15 @@ func TestLoadDefaultsAndOverrides(t *testing.T) {
 
 func TestLoadRejectsBadValues(t *testing.T) {
 	for name, env := range map[string]map[string]string{
-		"parallelism":       {"CAIRN_PARALLELISM": "0"},
-		"body limit":        {"CAIRN_BODY_LIMIT": "lots"},
-		"api addr":          {"CAIRN_API_ADDR": "nohostport"},
-		"events executions": {"CAIRN_EVENTS_MAX_EXECUTIONS": "0"},
-		"events clients":    {"CAIRN_EVENTS_MAX_CLIENTS": "many"},
-		"node wait":         {"CAIRN_NODE_WAIT": "-1s"},
+		"parallelism":                   {"CAIRN_PARALLELISM": "0"},
+		"body limit":                    {"CAIRN_BODY_LIMIT": "lots"},
+		"api addr":                      {"CAIRN_API_ADDR": "nohostport"},
+		"events executions":             {"CAIRN_EVENTS_MAX_EXECUTIONS": "0"},
+		"events clients":                {"CAIRN_EVENTS_MAX_CLIENTS": "many"},
+		"node wait":                     {"CAIRN_NODE_WAIT": "-1s"},
+		"upload max":                    {"CAIRN_UPLOAD_MAX_BYTES": "0"},
+		"upload quota below one upload": {"CAIRN_UPLOAD_MAX_BYTES": "64MiB", "CAIRN_UPLOAD_QUOTA": "32MiB"},
+		"upload ttl":                    {"CAIRN_UPLOAD_TTL": "forever"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			_, err := Load(Values(func(k string) string { return env[k] }))
