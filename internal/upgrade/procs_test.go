@@ -118,6 +118,10 @@ func newServerSlot(t *testing.T, slot, temporal, database, queue string) *server
 	return &server{slot: slot, url: "http://" + addr, vars: map[string]string{
 		"CAIRN_TEMPORAL_ADDRESS": temporal, "CAIRN_DATABASE_URL": database, "CAIRN_TASK_QUEUE": queue,
 		"CAIRN_API_ADDR": addr, "CAIRN_WORKER_DRAIN": "1s", "CAIRN_LOG_FORMAT": "json",
+		// A step its node's agent does not take fails after this long, well
+		// within the test's time: a step stranded on a queue no agent
+		// polls any more fails the test.
+		"CAIRN_NODE_WAIT": "40s",
 		"CAIRN_DATA_DIR": filepath.Join(t.TempDir(), "data"),
 	}}
 }

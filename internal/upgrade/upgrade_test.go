@@ -101,11 +101,14 @@ func randomHex(n int) string {
 	return hex.EncodeToString(b)
 }
 
-// graphTasks is the graph the agents run: t1, then t2, which fails until
-// flag exists. Each says which process ran it.
-func graphTasks(flag string) string {
+// graphTasks is the graph the agents run: t1 on both nodes, then t2 on
+// the compute node, which fails until flag exists, and t3 on the storage
+// node, which runs until gate exists (so it is in flight while its agent
+// is replaced). Each says which process ran it.
+func graphTasks(flag, gate string) string {
 	return fmt.Sprintf(`[{"id": "t1", "type": "shell", "roles": ["*"], "parameters": {"cmd": "echo \"t1 ${TMPDIR##*/}\" >> order"}},
-		{"id": "t2", "type": "shell", "roles": ["*"], "requires": ["t1"], "parameters": {"cmd": "test -f %s && echo \"t2 ${TMPDIR##*/}\" >> order"}}]`, flag)
+		{"id": "t2", "type": "shell", "roles": ["compute"], "requires": ["t1"], "parameters": {"cmd": "test -f %s && echo \"t2 ${TMPDIR##*/}\" >> order"}},
+		{"id": "t3", "type": "shell", "roles": ["storage"], "requires": ["t1"], "parameters": {"cmd": "while [ ! -f %s ]; do sleep 0.1; done; echo \"t3 ${TMPDIR##*/}\" >> order"}}]`, flag, gate)
 }
 
 // applyPackage is an apply of a file and a chain of three commands, each
@@ -157,15 +160,15 @@ func rollingUpgrade(t *testing.T, oldBin, newBin, temporal, database string) {
 		return nil
 	}
 
-	// A graph on two agent nodes, paused on t2.
-	flag := filepath.Join(dir, "flag")
+	// A graph on two agent nodes, paused on t2, t3 running.
+	flag, graphGate := filepath.Join(dir, "flag"), filepath.Join(dir, "graph-gate")
 	c := api()
 	rel, err := c.CreateRelease(ctx, model.ReleaseInput{ID: "rel-" + id, Name: "upgrade"})
 	require.NoError(t, err)
-	nodes := []model.Node{{ID: "a1", Roles: []string{"compute"}, Mode: model.NodeAgent}, {ID: "a2", Roles: []string{"compute"}, Mode: model.NodeAgent}}
+	nodes := []model.Node{{ID: "a1", Roles: []string{"compute"}, Mode: model.NodeAgent}, {ID: "a2", Roles: []string{"storage"}, Mode: model.NodeAgent}}
 	cl, err := c.CreateCluster(ctx, model.ClusterInput{ID: "cl-" + id, Name: "upgrade", ReleaseID: rel.ID, Nodes: nodes})
 	require.NoError(t, err)
-	_, err = c.PutGraph(ctx, model.LayerRelease, rel.ID, "default", client.Document{Format: "json", Data: []byte(graphTasks(flag))})
+	_, err = c.PutGraph(ctx, model.LayerRelease, rel.ID, "default", client.Document{Format: "json", Data: []byte(graphTasks(flag, graphGate))})
 	require.NoError(t, err)
 	var agents []*agent
 	for _, n := range nodes {
@@ -181,6 +184,8 @@ func rollingUpgrade(t *testing.T, oldBin, newBin, temporal, database string) {
 	graph, err := c.ExecuteGraph(ctx, cl.ID, contract.GraphRequest{OnFailure: model.OnFailurePause})
 	require.NoError(t, err)
 	waitStatus(ctx, t, api, graph.ID, model.ExecWaiting)
+	require.Eventually(t, func() bool { return len(readLines(t, filepath.Join(dir, "root-a2", "order"))) == 1 }, 2*time.Minute, 50*time.Millisecond,
+		"t1 did not run on a2")
 
 	// An apply whose second command runs (and waits for the gate).
 	target := filepath.Join(dir, "target")
@@ -246,16 +251,19 @@ func rollingUpgrade(t *testing.T, oldBin, newBin, temporal, database string) {
 	assert.Regexp(t, `^e2 srv-\d-new$`, lines[1], "the waiting command finished on a new server")
 	assert.Regexp(t, `^e3 srv-\d-new$`, lines[2])
 
-	// The paused step, its cause fixed, is retried on the new agents.
+	// The step that ran through the upgrade ends on the new agent (it
+	// was handed back to its node's queue when the old agent stopped),
+	// and the paused step, its cause fixed, is retried on the new agent.
+	require.NoError(t, os.WriteFile(graphGate, nil, 0o644))
+	require.Eventually(t, func() bool { return len(readLines(t, filepath.Join(dir, "root-a2", "order"))) == 2 }, time.Minute, 50*time.Millisecond,
+		"t3, handed back to node a2's queue when its old agent stopped, did not end on the new agent: does the new build poll another queue name for the node (workflows.NodeTaskQueue)?")
 	require.NoError(t, os.WriteFile(flag, nil, 0o644))
 	_, err = c.Decide(ctx, graph.ID, model.DecisionRequest{Action: model.DecisionRetry, All: true})
 	require.NoError(t, err)
 	done = waitFinished(ctx, t, c, graph.ID)
 	require.Equal(t, model.ExecCompleted, done.Status, done.Error)
-	for _, n := range nodes {
-		order := readLines(t, filepath.Join(dir, "root-"+n.ID, "order"))
-		require.Equal(t, []string{"t1 " + n.ID + "-old", "t2 " + n.ID + "-new"}, order, "node %s", n.ID)
-	}
+	assert.Equal(t, []string{"t1 a1-old", "t2 a1-new"}, readLines(t, filepath.Join(dir, "root-a1", "order")))
+	assert.Equal(t, []string{"t1 a2-old", "t3 a2-new"}, readLines(t, filepath.Join(dir, "root-a2", "order")))
 
 	// The plan, approved, is applied.
 	_, err = c.Approve(ctx, plan.ID, "after the upgrade")
