@@ -122,7 +122,7 @@ func newServerSlot(t *testing.T, slot, temporal, database, queue string) *server
 		// within the test's time: a step stranded on a queue no agent
 		// polls any more fails the test.
 		"CAIRN_NODE_WAIT": "40s",
-		"CAIRN_DATA_DIR": filepath.Join(t.TempDir(), "data"),
+		"CAIRN_DATA_DIR":  filepath.Join(t.TempDir(), "data"),
 	}}
 }
 
