@@ -56,11 +56,15 @@ func previous() (map[string]string, error) {
 // commit), the work an upgrade must not lose: an apply whose command is
 // running, a graph execution on agents paused on a failed step, a plan
 // waiting for approval and a drift schedule. The servers, then the
-// agents, are replaced one at a time by this build's; each piece of work
+// agents, are replaced one at a time by this build's; between the two an
+// old agent ends a step and starts the next under the new servers, and
+// that step is in flight while its agent is replaced. Each piece of work
 // then completes on the new build: the apply's remaining commands run on
-// new servers, the paused step is retried once its cause is fixed and
-// runs on a new agent, the plan is approved and applied, and the schedule
-// fires a check. Both upgrades share one dev server and run side by side.
+// new servers, the step handed back by the old agent ends on the new one
+// (a node queue the new build names otherwise would strand it), the
+// paused step is retried once its cause is fixed and runs on a new agent,
+// the plan is approved and applied, and the schedule fires a check. Both
+// upgrades share one dev server and run side by side.
 func TestRollingUpgrade(t *testing.T) {
 	revs, err := previous()
 	require.NoError(t, err)
@@ -102,13 +106,15 @@ func randomHex(n int) string {
 }
 
 // graphTasks is the graph the agents run: t1 on both nodes, then t2 on
-// the compute node, which fails until flag exists, and t3 on the storage
-// node, which runs until gate exists (so it is in flight while its agent
-// is replaced). Each says which process ran it.
-func graphTasks(flag, gate string) string {
+// the compute node, which fails until flag exists, and on the storage
+// node t3, which runs until gate3 exists (its old agent ends it against
+// the new servers), then t4, which runs until gate4 exists (so it is in
+// flight while its agent is replaced). Each says which process ran it.
+func graphTasks(flag, gate3, gate4 string) string {
 	return fmt.Sprintf(`[{"id": "t1", "type": "shell", "roles": ["*"], "parameters": {"cmd": "echo \"t1 ${TMPDIR##*/}\" >> order"}},
 		{"id": "t2", "type": "shell", "roles": ["compute"], "requires": ["t1"], "parameters": {"cmd": "test -f %s && echo \"t2 ${TMPDIR##*/}\" >> order"}},
-		{"id": "t3", "type": "shell", "roles": ["storage"], "requires": ["t1"], "parameters": {"cmd": "while [ ! -f %s ]; do sleep 0.1; done; echo \"t3 ${TMPDIR##*/}\" >> order"}}]`, flag, gate)
+		{"id": "t3", "type": "shell", "roles": ["storage"], "requires": ["t1"], "parameters": {"cmd": "while [ ! -f %s ]; do sleep 0.1; done; echo \"t3 ${TMPDIR##*/}\" >> order"}},
+		{"id": "t4", "type": "shell", "roles": ["storage"], "requires": ["t3"], "parameters": {"cmd": "echo \"${TMPDIR##*/}\" >> t4.started; while [ ! -f %s ]; do sleep 0.1; done; echo \"t4 ${TMPDIR##*/}\" >> order"}}]`, flag, gate3, gate4)
 }
 
 // applyPackage is an apply of a file and a chain of three commands, each
@@ -161,14 +167,14 @@ func rollingUpgrade(t *testing.T, oldBin, newBin, temporal, database string) {
 	}
 
 	// A graph on two agent nodes, paused on t2, t3 running.
-	flag, graphGate := filepath.Join(dir, "flag"), filepath.Join(dir, "graph-gate")
+	flag, gate3, gate4 := filepath.Join(dir, "flag"), filepath.Join(dir, "gate3"), filepath.Join(dir, "gate4")
 	c := api()
 	rel, err := c.CreateRelease(ctx, model.ReleaseInput{ID: "rel-" + id, Name: "upgrade"})
 	require.NoError(t, err)
 	nodes := []model.Node{{ID: "a1", Roles: []string{"compute"}, Mode: model.NodeAgent}, {ID: "a2", Roles: []string{"storage"}, Mode: model.NodeAgent}}
 	cl, err := c.CreateCluster(ctx, model.ClusterInput{ID: "cl-" + id, Name: "upgrade", ReleaseID: rel.ID, Nodes: nodes})
 	require.NoError(t, err)
-	_, err = c.PutGraph(ctx, model.LayerRelease, rel.ID, "default", client.Document{Format: "json", Data: []byte(graphTasks(flag, graphGate))})
+	_, err = c.PutGraph(ctx, model.LayerRelease, rel.ID, "default", client.Document{Format: "json", Data: []byte(graphTasks(flag, gate3, gate4))})
 	require.NoError(t, err)
 	var agents []*agent
 	for _, n := range nodes {
@@ -226,6 +232,14 @@ func rollingUpgrade(t *testing.T, oldBin, newBin, temporal, database string) {
 		s.proc.stop(t)
 		s.start(t, dir, "new", newBin)
 	}
+	// Old agents and new servers: a2's old agent ends t3 and starts t4,
+	// its step data going through the new servers' agent API.
+	a2order := filepath.Join(dir, "root-a2", "order")
+	require.NoError(t, os.WriteFile(gate3, nil, 0o644))
+	require.Eventually(t, func() bool { return len(readLines(t, a2order)) == 2 }, time.Minute, 50*time.Millisecond,
+		"t3 did not end on a2's old agent under the new servers")
+	require.Eventually(t, func() bool { return len(readLines(t, filepath.Join(dir, "root-a2", "t4.started"))) == 1 }, time.Minute, 50*time.Millisecond,
+		"t4 did not start on a2's old agent")
 	for _, a := range agents {
 		a.proc.stop(t)
 		a.start(t, dir, "new", newBin)
@@ -254,16 +268,16 @@ func rollingUpgrade(t *testing.T, oldBin, newBin, temporal, database string) {
 	// The step that ran through the upgrade ends on the new agent (it
 	// was handed back to its node's queue when the old agent stopped),
 	// and the paused step, its cause fixed, is retried on the new agent.
-	require.NoError(t, os.WriteFile(graphGate, nil, 0o644))
-	require.Eventually(t, func() bool { return len(readLines(t, filepath.Join(dir, "root-a2", "order"))) == 2 }, time.Minute, 50*time.Millisecond,
-		"t3, handed back to node a2's queue when its old agent stopped, did not end on the new agent: does the new build poll another queue name for the node (workflows.NodeTaskQueue)?")
+	require.NoError(t, os.WriteFile(gate4, nil, 0o644))
+	require.Eventually(t, func() bool { return len(readLines(t, a2order)) == 3 }, time.Minute, 50*time.Millisecond,
+		"t4, handed back to node a2's queue when its old agent stopped, did not end on the new agent: does the new build poll another queue name for the node (workflows.NodeTaskQueue)?")
 	require.NoError(t, os.WriteFile(flag, nil, 0o644))
 	_, err = c.Decide(ctx, graph.ID, model.DecisionRequest{Action: model.DecisionRetry, All: true})
 	require.NoError(t, err)
 	done = waitFinished(ctx, t, c, graph.ID)
 	require.Equal(t, model.ExecCompleted, done.Status, done.Error)
 	assert.Equal(t, []string{"t1 a1-old", "t2 a1-new"}, readLines(t, filepath.Join(dir, "root-a1", "order")))
-	assert.Equal(t, []string{"t1 a2-old", "t3 a2-new"}, readLines(t, filepath.Join(dir, "root-a2", "order")))
+	assert.Equal(t, []string{"t1 a2-old", "t3 a2-old", "t4 a2-new"}, readLines(t, a2order))
 
 	// The plan, approved, is applied.
 	_, err = c.Approve(ctx, plan.ID, "after the upgrade")
