@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/cairn-io/cairn/internal/testenv"
 )
@@ -29,17 +30,21 @@ func commitOf(rev string) (string, error) {
 // changes): its source is extracted with git archive into a temporary
 // directory and built there. Without -trimpath the build reuses the
 // build cache's compiled dependencies (about 25 s on 2 busy CPUs; a
-// cached binary costs nothing).
+// cached binary costs nothing). Builds unused for keepBuilds are removed
+// when another is built (about 60 MB each).
 func buildAt(commit string) (string, error) {
 	cache, err := os.UserCacheDir()
 	if err != nil {
 		return "", fmt.Errorf("cache directory: %w", err)
 	}
-	dir := filepath.Join(cache, "cairn", "upgrade", commit)
+	builds := filepath.Join(cache, "cairn", "upgrade")
+	dir := filepath.Join(builds, commit)
 	bin := filepath.Join(dir, "cairn")
 	if _, err := os.Stat(bin); err == nil {
-		return bin, nil
+		now := time.Now()
+		return bin, os.Chtimes(bin, now, now)
 	}
+	pruneBuilds(builds, commit)
 	root, err := testenv.ModuleRoot()
 	if err != nil {
 		return "", err
@@ -82,6 +87,30 @@ func buildAt(commit string) (string, error) {
 		return "", err
 	}
 	return bin, nil
+}
+
+// keepBuilds is how long a cached build of a commit stays unused.
+const keepBuilds = 14 * 24 * time.Hour
+
+// pruneBuilds removes the cached builds under dir, but keep's, whose
+// binary has not been used for keepBuilds; a directory without a binary
+// (a build under way, or one that stopped halfway) goes once it has not
+// changed for as long.
+func pruneBuilds(dir, keep string) {
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if !e.IsDir() || e.Name() == keep {
+			continue
+		}
+		info, err := os.Stat(filepath.Join(dir, e.Name(), "cairn"))
+		if err != nil {
+			info, err = os.Stat(filepath.Join(dir, e.Name()))
+		}
+		if err != nil || time.Since(info.ModTime()) < keepBuilds {
+			continue
+		}
+		_ = os.RemoveAll(filepath.Join(dir, e.Name()))
+	}
 }
 
 func gitOutput(dir string, args ...string) (string, error) {
