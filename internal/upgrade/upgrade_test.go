@@ -66,6 +66,7 @@ func previous() (map[string]string, error) {
 // the plan is approved and applied, and the schedule fires a check. Both
 // upgrades share one dev server and run side by side.
 func TestRollingUpgrade(t *testing.T) {
+	testenv.PostgresURL(t) // before building: without PostgreSQL the test cannot run
 	revs, err := previous()
 	require.NoError(t, err)
 	var (
