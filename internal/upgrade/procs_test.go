@@ -106,16 +106,19 @@ func (p *proc) waitLog(t *testing.T, want string) {
 // server is one `cairn server` slot: its settings stay when a process of
 // another build replaces the one serving it.
 type server struct {
-	slot string
-	vars map[string]string
-	url  string
-	proc *proc
+	slot   string
+	vars   map[string]string
+	url    string
+	client *client.Client
+	proc   *proc
 }
 
 func newServerSlot(t *testing.T, slot, temporal, database, queue string) *server {
 	t.Helper()
 	addr := "127.0.0.1:" + freePort(t)
-	return &server{slot: slot, url: "http://" + addr, vars: map[string]string{
+	c, err := client.New("http://"+addr, "")
+	require.NoError(t, err)
+	return &server{slot: slot, url: "http://" + addr, client: c, vars: map[string]string{
 		"CAIRN_TEMPORAL_ADDRESS": temporal, "CAIRN_DATABASE_URL": database, "CAIRN_TASK_QUEUE": queue,
 		"CAIRN_API_ADDR": addr, "CAIRN_WORKER_DRAIN": "1s", "CAIRN_LOG_FORMAT": "json",
 		// A step its node's agent does not take fails after this long, well
@@ -131,11 +134,9 @@ func newServerSlot(t *testing.T, slot, temporal, database, queue string) *server
 func (s *server) start(t *testing.T, dir, build, bin string) {
 	t.Helper()
 	s.proc = startProc(t, dir, s.slot+"-"+build, bin, s.vars, "server")
-	c, err := client.New(s.url, "")
-	require.NoError(t, err)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	for c.Ready(ctx) != nil {
+	for s.client.Ready(ctx) != nil {
 		select {
 		case <-s.proc.done:
 			t.Fatalf("%s exited before it was ready (%s):\n%s", s.proc.name, s.proc.cmd.ProcessState, tail(s.proc.log, 30))
