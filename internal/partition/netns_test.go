@@ -29,7 +29,7 @@ type network struct {
 }
 
 // host is an agent's machine: a network namespace holding one end of a
-// veth pair (Addr), the other end on the bridge (link).
+// veth pair (Addr), the other end a port of the bridge (link).
 type host struct {
 	t    *testing.T
 	Name string // namespace
@@ -43,9 +43,11 @@ type host struct {
 func requireNetns(t *testing.T) {
 	t.Helper()
 	var why string
-	switch _, err := exec.LookPath("ip"); {
-	case err != nil:
-		why = "iproute2's ip is not installed: " + err.Error()
+	_, err1 := exec.LookPath("ip")
+	_, err2 := exec.LookPath("bridge")
+	switch {
+	case err1 != nil || err2 != nil:
+		why = "iproute2's ip and bridge are not installed"
 	case os.Geteuid() != 0:
 		why = "network namespaces need root"
 	}
@@ -141,12 +143,26 @@ func (n *network) addHost(t *testing.T, label string) *host {
 	return h
 }
 
-// cut takes the host's link down: everything it sends, and everything
-// sent to it, is dropped; its connections stay open on both ends.
-func (h *host) cut() { ip(h.t, "link", "set", h.link, "down") }
+// cut drops everything the host sends and everything sent to it: its
+// bridge port stops forwarding (port state disabled). Its link stays up
+// and its neighbour entries stay valid, as when a switch or a firewall
+// between the host and the servers drops its traffic; its connections
+// stay open on both ends. (Taking the link down instead would flush the
+// host's neighbour entries, and the kernel would hold what TCP sent in
+// the neighbour's queue while it resolves the address again, to deliver it
+// on the heal: not what a partition does.)
+func (h *host) cut() { bridgeCmd(h.t, "link", "set", "dev", h.link, "state", "0") }
 
-// heal brings the link back up.
-func (h *host) heal() { ip(h.t, "link", "set", h.link, "up") }
+// heal has the host's bridge port forward again.
+func (h *host) heal() { bridgeCmd(h.t, "link", "set", "dev", h.link, "state", "3") }
+
+// bridgeCmd runs iproute2's `bridge args...` and fails the test on an
+// error.
+func bridgeCmd(t *testing.T, args ...string) {
+	t.Helper()
+	out, err := exec.Command("bridge", args...).CombinedOutput()
+	require.NoError(t, err, "bridge %s: %s", strings.Join(args, " "), out)
+}
 
 // command is name args run inside the host's namespace.
 func (h *host) command(name string, args ...string) *exec.Cmd {

@@ -116,6 +116,7 @@ func runsOf(events []event, step string) []*run {
 // agent when it has one, or waits for its own to come back; the execution
 // completes and every command completes once.
 func TestPartitionedAgent(t *testing.T) {
+	t.Parallel()
 	n := newNetwork(t)
 	ipBin, err := exec.LookPath("ip")
 	require.NoError(t, err)
