@@ -161,4 +161,3 @@ func TestGivenUpWriteNeverLandsAfterTheHeal(t *testing.T) {
 		})
 	}
 }
-
