@@ -155,3 +155,82 @@ func TestFenceEndsAnAttemptTemporalNoLongerHears(t *testing.T) {
 		})
 	}
 }
+
+// lateWorkflow runs the activity on another task queue, through matching
+// (not eagerly, in the answer to the workflow task).
+func lateWorkflow(ctx workflow.Context, queue string) error {
+	ctx = workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		TaskQueue: queue, StartToCloseTimeout: time.Minute, HeartbeatTimeout: fenceHeartbeat,
+		RetryPolicy: &temporal.RetryPolicy{MaximumAttempts: 1},
+	})
+	return workflow.ExecuteActivity(ctx, "LateActivity").Get(ctx, nil)
+}
+
+// A task that reaches its worker late (held up on the way) is confirmed
+// with Temporal before the activity runs: one still current runs, one
+// Temporal has already timed out (here: held up longer than its heartbeat
+// timeout) starts nothing, its context ended and Stopping true from the
+// start.
+func TestFenceConfirmsALateTask(t *testing.T) {
+	dev := testenv.Temporal(t)
+	for _, tc := range []struct {
+		name      string
+		delay     time.Duration
+		wantStale bool
+	}{
+		{name: "late but current", delay: 1200 * time.Millisecond},
+		{name: "late past its timeout", delay: fenceHeartbeat + time.Second, wantStale: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fence := liveness.NewFence()
+			poll := "/" + workflowservice.WorkflowService_ServiceDesc.ServiceName + "/PollActivityTaskQueue"
+			var delayed atomic.Int32
+			hold := func(ctx context.Context, method string, req, reply any, cc *grpc.ClientConn, invoker grpc.UnaryInvoker, opts ...grpc.CallOption) error {
+				err := invoker(ctx, method, req, reply, cc, opts...)
+				if r, ok := reply.(*workflowservice.PollActivityTaskQueueResponse); ok && method == poll && err == nil &&
+					len(r.GetTaskToken()) > 0 && delayed.CompareAndSwap(0, 1) {
+					time.Sleep(tc.delay)
+				}
+				return err
+			}
+			c, err := client.Dial(client.Options{HostPort: dev.HostPort, ConnectionOptions: client.ConnectionOptions{
+				DialOptions: []grpc.DialOption{grpc.WithChainUnaryInterceptor(hold, fence.Interceptor)}}})
+			require.NoError(t, err)
+			t.Cleanup(c.Close)
+			queue := "late-" + strings.ReplaceAll(t.Name(), "/", "-")
+			wfw := sdkworker.New(c, queue, sdkworker.Options{})
+			wfw.RegisterWorkflow(lateWorkflow)
+			require.NoError(t, wfw.Start())
+			t.Cleanup(wfw.Stop)
+			w := sdkworker.New(c, queue+"-act", sdkworker.Options{
+				Interceptors:                 []interceptor.WorkerInterceptor{&liveness.Interceptor{Fence: fence}},
+				MaxHeartbeatThrottleInterval: time.Second,
+			})
+			type entry struct{ stopping, cancelled bool }
+			entries := make(chan entry, 4)
+			w.RegisterActivityWithOptions(func(ctx context.Context) error {
+				entries <- entry{stopping: liveness.Stopping(ctx), cancelled: ctx.Err() != nil}
+				return nil
+			}, activity.RegisterOptions{Name: "LateActivity"})
+			require.NoError(t, w.Start())
+			t.Cleanup(w.Stop)
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			wf, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{TaskQueue: queue}, lateWorkflow, queue+"-act")
+			require.NoError(t, err)
+			t.Cleanup(func() { _ = c.TerminateWorkflow(context.Background(), wf.GetID(), "", "test over") })
+			var e entry
+			select {
+			case e = <-entries:
+			case <-ctx.Done():
+				t.Fatal("the activity never ran")
+			}
+			require.Equal(t, int32(1), delayed.Load(), "no task was held up")
+			assert.Equal(t, tc.wantStale, e.stopping, "Stopping at the activity's start")
+			assert.Equal(t, tc.wantStale, e.cancelled, "context ended at the activity's start")
+			if !tc.wantStale {
+				require.NoError(t, wf.Get(ctx, nil))
+			}
+		})
+	}
+}
