@@ -48,12 +48,11 @@ var errTimeout = errors.New("timed out")
 
 // runCommand runs c in its own process group and stops the whole group on
 // timeout or cancellation (SIGTERM, then SIGKILL after killGrace, or
-// sooner: at once when the attempt lost ownership, by the time
-// WithKillBy gives at the latest), so a shell's children do not outlive
-// it. Memory is bounded: of each stream
-// only a head and a tail are kept. A non-zero exit is not an error: it is
-// reported in ExitCode. A command killed by cancellation returns an error
-// wrapping the context's cause.
+// sooner: by the time WithKillBy gives, at once when the attempt lost
+// ownership), so a shell's children do not outlive it. Memory is bounded:
+// of each stream only a head and a tail are kept. A non-zero exit is not
+// an error: it is reported in ExitCode. A command killed by cancellation
+// returns an error wrapping the context's cause.
 func runCommand(ctx context.Context, c command) (commandResult, error) {
 	if len(c.Argv) == 0 {
 		return commandResult{}, errors.New("empty command")
