@@ -20,8 +20,9 @@ import (
 // database credentials. cfg.Cluster and cfg.Node, when set, must name the
 // token's node, and its codec key must be the server's (or both have
 // none): an agent that could not open the server's payloads would take
-// steps only to fail them, so it refuses to start. ready, when set, is
-// called once the agent polls.
+// steps only to fail them, so it refuses to start. It reaches the server
+// over TLS beyond loopback (agentHTTPClient) and reports its host's facts
+// before it polls. ready, when set, is called once the agent polls.
 func ServeAgent(ctx context.Context, cfg *config.Config, log *slog.Logger, ready func(*worker.Agent)) error {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
@@ -33,7 +34,11 @@ func ServeAgent(ctx context.Context, cfg *config.Config, log *slog.Logger, ready
 	if err != nil {
 		return fmt.Errorf("agent: %w", err)
 	}
-	api, err := agentapi.NewClient(cfg.Server, cfg.NodeToken, nil)
+	hc, err := agentHTTPClient(cfg)
+	if err != nil {
+		return fmt.Errorf("agent: %w", err)
+	}
+	api, err := agentapi.NewClient(cfg.Server, cfg.NodeToken, hc)
 	if err != nil {
 		return fmt.Errorf("agent: %w", err)
 	}
@@ -54,6 +59,7 @@ func ServeAgent(ctx context.Context, cfg *config.Config, log *slog.Logger, ready
 	if err := info.CheckCodecKey(own); err != nil {
 		return fmt.Errorf("agent for node %s of cluster %s: %w", info.Node.ID, info.Cluster, err)
 	}
+	reportFacts(ctx, api, log)
 	c, err := rt.Dial(ctx)
 	if err != nil {
 		return fmt.Errorf("agent: %w", err)

@@ -55,10 +55,7 @@ func NewClient(baseURL, token string, httpClient *http.Client) (*Client, error) 
 		return nil, err
 	}
 	if httpClient == nil {
-		tr := http.DefaultTransport.(*http.Transport).Clone()
-		tr.IdleConnTimeout = IdleConnTimeout
-		fenceTransport(tr)
-		httpClient = &http.Client{Timeout: 2 * time.Minute, Transport: tr}
+		httpClient = NewHTTPClient(nil)
 	}
 	return &Client{base: strings.TrimRight(baseURL, "/"), token: token, http: httpClient}, nil
 }
