@@ -7,7 +7,7 @@ TEMPORAL_VERSION := v1.5.1
 DATA := $(CURDIR)/.data
 TEST_TIMEOUT ?= 25m
 
-.PHONY: all build test test-short fuzz bench lint run fmt clean
+.PHONY: all build test test-short fuzz bench lint run fmt clean packages
 
 all: build
 
@@ -16,6 +16,29 @@ all: build
 $(TEMPORAL):
 	@mkdir -p $(BIN)
 	GOBIN=$(BIN) $(GO) install github.com/temporalio/cli/cmd/temporal@$(TEMPORAL_VERSION)
+
+# nfpm, the packager of the .deb and .rpm, built from the Go module proxy
+# like the Temporal CLI and reused once present.
+NFPM := $(BIN)/nfpm
+NFPM_VERSION := v2.45.2
+$(NFPM):
+	@mkdir -p $(BIN)
+	GOBIN=$(BIN) $(GO) install github.com/goreleaser/nfpm/v2/cmd/nfpm@$(NFPM_VERSION)
+
+# The .deb and .rpm of cairn in DIST (deploy/packaging/nfpm.yaml): a static
+# binary for GOARCH (built as bin/cairn-package, where the config finds it), the systemd units of deploy/systemd and the default
+# settings. PKG_VERSION defaults to `git describe` of the last v* tag
+# without its "v" (0.0.0 without a tag).
+DIST ?= $(CURDIR)/dist
+GOARCH_PKG ?= $(shell $(GO) env GOARCH)
+PKG_VERSION ?= $(patsubst v%,%,$(shell git describe --tags --match 'v[0-9]*' 2>/dev/null || echo v0.0.0))
+packages: $(NFPM)
+	@mkdir -p $(DIST)
+	CGO_ENABLED=0 GOARCH=$(GOARCH_PKG) $(GO) build -trimpath -ldflags '-s -w' -o $(BIN)/cairn-package ./cmd/cairn
+	for p in deb rpm; do \
+		CAIRN_PKG_ARCH=$(GOARCH_PKG) CAIRN_PKG_VERSION=$(PKG_VERSION) \
+			$(NFPM) package --config deploy/packaging/nfpm.yaml --packager $$p --target $(DIST)/ || exit 1; \
+	done
 
 build: $(TEMPORAL)
 	$(GO) build -o $(BIN)/cairn ./cmd/cairn
@@ -82,4 +105,4 @@ run: build
 	./scripts/run.sh
 
 clean:
-	rm -rf $(BIN)/cairn
+	rm -rf $(BIN)/cairn $(CURDIR)/dist
