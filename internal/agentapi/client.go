@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cairn-io/cairn/internal/apitls"
 	"github.com/cairn-io/cairn/store"
 )
 
@@ -176,8 +177,9 @@ func (c *Client) once(ctx context.Context, method, u string, body []byte) (_ []b
 	resp, err := c.http.Do(req)
 	if err != nil {
 		// The server is not there (refused, reset, gone mid-answer),
-		// unless the request's own context ended.
-		return nil, ctx.Err() == nil, err
+		// unless the request's own context ended or its certificate is
+		// refused (that answer does not change).
+		return nil, ctx.Err() == nil && !apitls.IsTrustError(err), err
 	}
 	defer resp.Body.Close()
 	out, err := io.ReadAll(io.LimitReader(resp.Body, MaxRecordBytes+1))

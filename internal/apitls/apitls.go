@@ -229,12 +229,28 @@ func ClientConfig(serverURL string, o ClientOptions) (*tls.Config, error) {
 			}
 			got := sha256.Sum256(cs.PeerCertificates[0].Raw)
 			if subtle.ConstantTimeCompare(got[:], want) != 1 {
-				return fmt.Errorf("the server's certificate (%s) is not the pinned one (CAIRN_SERVER_FINGERPRINT)", Fingerprint(cs.PeerCertificates[0].Raw))
+				return fmt.Errorf("the server's certificate (%s) %w (CAIRN_SERVER_FINGERPRINT)", Fingerprint(cs.PeerCertificates[0].Raw), ErrNotPinned)
 			}
 			return nil
 		}
 	}
 	return cfg, nil
+}
+
+// ErrNotPinned is the handshake's error when the server's certificate is
+// not the pinned one.
+var ErrNotPinned = errors.New("is not the pinned one")
+
+// IsTrustError says whether err is a refusal of the server's certificate
+// (not pinned, not signed by a trusted CA, not for the host): trying
+// again gets the same answer, unlike a server that is away.
+func IsTrustError(err error) bool {
+	var verify *tls.CertificateVerificationError
+	var unknown x509.UnknownAuthorityError
+	var host x509.HostnameError
+	var invalid x509.CertificateInvalidError
+	return errors.Is(err, ErrNotPinned) || errors.As(err, &verify) || errors.As(err, &unknown) ||
+		errors.As(err, &host) || errors.As(err, &invalid)
 }
 
 // IsLoopback says whether host (a name or an IP, bracketed or not) is

@@ -151,8 +151,15 @@ func TestPinnedConnection(t *testing.T) {
 	_, otherFP, err := ServerCertificate("", "", t.TempDir(), nil)
 	require.NoError(t, err)
 	require.NotEqual(t, fp, otherFP)
-	assert.ErrorContains(t, get(ClientOptions{Fingerprint: otherFP}), "not the pinned one")
-	assert.Error(t, get(ClientOptions{}), "the system's roots trusted a self-signed certificate")
+	err = get(ClientOptions{Fingerprint: otherFP})
+	assert.ErrorContains(t, err, "not the pinned one")
+	assert.True(t, IsTrustError(err), "a pin mismatch is not a trust error: %v", err)
+	err = get(ClientOptions{})
+	require.Error(t, err, "the system's roots trusted a self-signed certificate")
+	assert.True(t, IsTrustError(err), "an unknown authority is not a trust error: %v", err)
+	_, err = http.Get("http://127.0.0.1:1/")
+	require.Error(t, err)
+	assert.False(t, IsTrustError(err), "a refused connection is a trust error")
 	// The self-signed certificate as its own CA: valid for 127.0.0.1.
 	require.NoError(t, get(ClientOptions{CAFile: filepath.Join(dir, "tls", "api-cert.pem")}))
 	// TLS below 1.2 is refused.
