@@ -162,7 +162,7 @@ func TestPackages(t *testing.T) {
   roles: [web]
   condition: {yaql_exp: "$.facts.memoryBytes > 0 and len($.facts.os.id) > 0"}
   parameters:
-    cmd: {yaql_exp: "concat('echo ', $.facts.hostname, ' ', str($.facts.cpus), ' > whoami.txt')"}
+    cmd: {yaql_exp: "concat('echo ', $.facts.hostname, ' ', toJson($.facts.cpus), ' > whoami.txt')"}
 `)})
 	require.NoError(t, err)
 
