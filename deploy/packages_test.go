@@ -68,7 +68,10 @@ func TestPackages(t *testing.T) {
 	root, err := testenv.ModuleRoot()
 	require.NoError(t, err)
 	dist := t.TempDir()
-	build := exec.Command("make", "-C", root, "packages", "DIST="+dist)
+	// The binary built as every test package builds it (seconds with the
+	// build cache other tests filled), not make's static build with its
+	// own flags, which would compile everything again.
+	build := exec.Command("make", "-C", root, "packages", "DIST="+dist, "PKG_BINARY="+testenv.BuildCairn(t))
 	out, err := build.CombinedOutput()
 	require.NoError(t, err, "make packages:\n%s", out)
 	deb := glob1(t, filepath.Join(dist, "cairn_*.deb"))
