@@ -8,6 +8,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"io"
 	"net"
 	"os"
 	"path/filepath"
@@ -16,6 +17,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/cairn-io/cairn/model"
 )
@@ -181,12 +183,7 @@ func readBounded(path string) ([]byte, error) {
 		return nil, err
 	}
 	defer fh.Close()
-	buf := make([]byte, 64<<10)
-	n, err := fh.Read(buf)
-	if n == 0 && err != nil {
-		return nil, err
-	}
-	return buf[:n], nil
+	return io.ReadAll(io.LimitReader(fh, 64<<10))
 }
 
 func readLine(path string) string {
@@ -207,19 +204,10 @@ func cutText(s string) string {
 		return r
 	}, strings.ToValidUTF8(s, ""))
 	for len(s) > 128 {
-		_, size := lastRune(s)
+		_, size := utf8.DecodeLastRuneInString(s)
 		s = s[:len(s)-size]
 	}
 	return s
-}
-
-func lastRune(s string) (rune, int) {
-	for i := len(s) - 1; i >= 0; i-- {
-		if s[i] < 0x80 || s[i] >= 0xC0 {
-			return rune(s[i]), len(s) - i
-		}
-	}
-	return 0, 1
 }
 
 // cutName keeps a host name's allowed characters, at most 253 bytes.
