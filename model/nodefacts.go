@@ -77,7 +77,7 @@ func (f *NodeFacts) Validate() error {
 		p, err := netip.ParsePrefix(a)
 		if err != nil {
 			addr, aerr := netip.ParseAddr(a)
-			if aerr != nil || len(a) > 64 {
+			if aerr != nil || len(a) > 64 || addr.Zone() != "" {
 				return fmt.Errorf("addresses[%d]: want an IP address or CIDR prefix", i)
 			}
 			p = netip.PrefixFrom(addr, addr.BitLen())
