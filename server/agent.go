@@ -22,7 +22,10 @@ import (
 // none): an agent that could not open the server's payloads would take
 // steps only to fail them, so it refuses to start. It reaches the server
 // over TLS beyond loopback (agentHTTPClient) and reports its host's facts
-// before it polls. ready, when set, is called once the agent polls.
+// before it polls. Once the server refuses its token (revoked or rotated)
+// it stops polling, lets its steps in flight end, and returns
+// agentapi.ErrTokenRefused: the steps it leaves wait for an agent with a
+// valid token. ready, when set, is called once the agent polls.
 func ServeAgent(ctx context.Context, cfg *config.Config, log *slog.Logger, ready func(*worker.Agent)) error {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
@@ -42,6 +45,7 @@ func ServeAgent(ctx context.Context, cfg *config.Config, log *slog.Logger, ready
 	if err != nil {
 		return fmt.Errorf("agent: %w", err)
 	}
+	refused := onRefused(api)
 	info, err := api.Node(ctx)
 	if err != nil {
 		return fmt.Errorf("agent: ask %s which node the token serves: %w", cfg.Server, err)
@@ -78,7 +82,16 @@ func ServeAgent(ctx context.Context, cfg *config.Config, log *slog.Logger, ready
 	if ready != nil {
 		ready(a)
 	}
-	<-ctx.Done()
+	select {
+	case <-ctx.Done():
+	case <-refused:
+		log.Error("node token refused: stopping", "err", agentapi.ErrTokenRefused)
+	}
 	a.Stop()
-	return nil
+	select {
+	case <-refused:
+		return fmt.Errorf("agent for node %s of cluster %s: %w", info.Node.ID, info.Cluster, agentapi.ErrTokenRefused)
+	default:
+		return nil
+	}
 }

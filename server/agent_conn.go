@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
+	"sync"
 
 	"github.com/cairn-io/cairn/internal/agentapi"
 	"github.com/cairn-io/cairn/internal/apitls"
@@ -36,4 +37,13 @@ func reportFacts(ctx context.Context, api *agentapi.Client, log *slog.Logger) {
 		return
 	}
 	log.Info("node facts reported", "hostname", f.Hostname, "os", f.OS.ID, "version", f.OS.VersionID, "cpus", f.CPUs, "bootId", f.BootID)
+}
+
+// onRefused returns a channel closed the first time the server refuses
+// api's token.
+func onRefused(api *agentapi.Client) <-chan struct{} {
+	ch := make(chan struct{})
+	closeOnce := sync.OnceFunc(func() { close(ch) })
+	api.OnRefused(closeOnce)
+	return ch
 }

@@ -41,6 +41,9 @@ type Client struct {
 	base  string
 	token string
 	http  *http.Client
+	// refused, when set, is called when the server refuses the token
+	// (401): see OnRefused.
+	refused func()
 }
 
 // NewClient returns a client of the server at baseURL (http or https)
@@ -195,6 +198,9 @@ func (c *Client) once(ctx context.Context, method, u string, body []byte) (_ []b
 	case resp.StatusCode == http.StatusNotFound:
 		return nil, false, store.ErrNotFound
 	case resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden:
+		if resp.StatusCode == http.StatusUnauthorized && c.refused != nil {
+			c.refused()
+		}
 		return nil, false, fmt.Errorf("%w (%d): %s", ErrForbidden, resp.StatusCode, message(out))
 	case resp.StatusCode == http.StatusBadGateway || resp.StatusCode == http.StatusServiceUnavailable || resp.StatusCode == http.StatusGatewayTimeout:
 		return nil, true, fmt.Errorf("server answered %d: %s", resp.StatusCode, message(out))
