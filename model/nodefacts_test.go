@@ -11,7 +11,7 @@ import (
 
 func validFacts() NodeFacts {
 	return NodeFacts{Hostname: "web-1", FQDN: "web-1.example.com", Addresses: []string{"10.0.0.5/24", "2001:db8::5"},
-		OS: OSFacts{ID: "debian", Name: "Debian GNU/Linux", Version: "12 (bookworm)", VersionID: "12", Kernel: "6.1.0", Arch: "amd64"},
+		OS:   OSFacts{ID: "debian", Name: "Debian GNU/Linux", Version: "12 (bookworm)", VersionID: "12", Kernel: "6.1.0", Arch: "amd64"},
 		CPUs: 4, MemoryBytes: 8 << 30, BootID: "B920BB6E-98F5-4E5D-8A5D-EF1F1E34E743", AgentVersion: "v0.2.0"}
 }
 
