@@ -31,7 +31,7 @@ func ServeAgent(ctx context.Context, cfg *config.Config, log *slog.Logger, ready
 		log = slog.New(slog.DiscardHandler)
 	}
 	if cfg.NodeToken == "" {
-		return errors.New("agent: a node token is required (--node-token or CAIRN_NODE_TOKEN; issue one with POST /v1/clusters/{id}/nodes/{node}/token)")
+		return errors.New("agent: a node token is required (--node-token or CAIRN_NODE_TOKEN; issue one with cairn node token CLUSTER NODE)")
 	}
 	rt, err := NewRuntime(cfg, log)
 	if err != nil {
