@@ -28,5 +28,11 @@ fi
 
 if [ -d /run/systemd/system ] && command -v systemctl >/dev/null 2>&1; then
 	systemctl daemon-reload >/dev/null 2>&1 || true
+	# An upgrade (deb: configure with the old version; rpm: 2) restarts
+	# the services that run, on the new binary: each drains its steps in
+	# flight on SIGTERM (CAIRN_WORKER_DRAIN) and the others carry on.
+	if { [ "$1" = configure ] && [ -n "$2" ]; } || [ "$1" = 2 ]; then
+		systemctl try-restart cairn-server.service cairn-agent.service 'cairn-agent@*.service' >/dev/null 2>&1 || true
+	fi
 fi
 exit 0
