@@ -7,7 +7,7 @@ TEMPORAL_VERSION := v1.5.1
 DATA := $(CURDIR)/.data
 TEST_TIMEOUT ?= 25m
 
-.PHONY: all build test test-short fuzz bench lint run fmt clean
+.PHONY: all build test test-short fuzz bench lint run fmt clean packages
 
 all: build
 
@@ -16,6 +16,34 @@ all: build
 $(TEMPORAL):
 	@mkdir -p $(BIN)
 	GOBIN=$(BIN) $(GO) install github.com/temporalio/cli/cmd/temporal@$(TEMPORAL_VERSION)
+
+# nfpm, the packager of the .deb and .rpm, built from the Go module proxy
+# like the Temporal CLI and reused once present.
+NFPM := $(BIN)/nfpm
+NFPM_VERSION := v2.45.2
+$(NFPM):
+	@mkdir -p $(BIN)
+	GOBIN=$(BIN) $(GO) install github.com/goreleaser/nfpm/v2/cmd/nfpm@$(NFPM_VERSION)
+
+# The .deb and .rpm of cairn in DIST (deploy/packaging/nfpm.yaml): a static
+# binary for GOARCH (built as bin/cairn-package, where the config finds it), the systemd units of deploy/systemd and the default
+# settings. PKG_VERSION defaults to the last v* tag without its "v" (0.0.0
+# without a tag), and "+git<commits>.<hash>" after it for a later commit, so
+# that it sorts after the release in dpkg and rpm.
+DIST ?= $(CURDIR)/dist
+GOARCH_PKG ?= $(shell $(GO) env GOARCH)
+PKG_VERSION ?= $(shell (git describe --tags --match 'v[0-9]*' 2>/dev/null || echo v0.0.0) | sed -E 's/^v//; s/-([0-9]+)-g([0-9a-f]+)$$/+git\1.\2/')
+# PKG_BINARY packages a cairn already built instead (the packages' test
+# passes the one its package built, saving a build with other flags).
+PKG_BINARY ?=
+packages: $(NFPM)
+	@mkdir -p $(DIST)
+	if [ -n "$(PKG_BINARY)" ]; then [ "$(PKG_BINARY)" -ef $(BIN)/cairn-package ] || cp "$(PKG_BINARY)" $(BIN)/cairn-package; \
+	else CGO_ENABLED=0 GOARCH=$(GOARCH_PKG) $(GO) build -trimpath -ldflags '-s -w' -o $(BIN)/cairn-package ./cmd/cairn; fi
+	for p in deb rpm; do \
+		CAIRN_PKG_ARCH=$(GOARCH_PKG) CAIRN_PKG_VERSION=$(PKG_VERSION) \
+			$(NFPM) package --config deploy/packaging/nfpm.yaml --packager $$p --target $(DIST)/ || exit 1; \
+	done
 
 build: $(TEMPORAL)
 	$(GO) build -o $(BIN)/cairn ./cmd/cairn
@@ -82,4 +110,4 @@ run: build
 	./scripts/run.sh
 
 clean:
-	rm -rf $(BIN)/cairn
+	rm -rf $(BIN)/cairn $(CURDIR)/dist

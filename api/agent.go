@@ -51,6 +51,8 @@ func (s *server) registerAgent(e *echo.Echo) {
 	e.Add(http.MethodGet, agentapi.PathData, s.agentGetData, s.nodeAuth)
 	e.Add(http.MethodPost, agentapi.PathData, s.agentPutData, s.nodeAuth)
 	e.Add(http.MethodPost, "/v1/clusters/:id/nodes/:node/token", s.issueNodeToken)
+	s.registerNodeTokens(e)
+	s.registerAgentFacts(e)
 }
 
 // nodeAuth accepts a request whose bearer token is the current token of an
@@ -205,33 +207,6 @@ func (s *server) agentPutData(c echo.Context) error {
 		return internalError(err)
 	}
 	return c.NoContent(http.StatusNoContent)
-}
-
-// issueNodeToken issues a new token for an agent node, replacing (and so
-// revoking) the one it had.
-func (s *server) issueNodeToken(c echo.Context) error {
-	ctx := c.Request().Context()
-	clusterID, nodeID := c.Param("id"), c.Param("node")
-	cl, err := s.store.GetCluster(ctx, clusterID)
-	if err != nil {
-		return storeError(err, "cluster")
-	}
-	n := nodeByID(cl, nodeID)
-	if n == nil {
-		return notFound("cluster %q has no node %q", clusterID, nodeID)
-	}
-	if n.Mode != model.NodeAgent {
-		return conflict("node %q of cluster %q is a local node, served by the server itself; set its mode to %q to serve it with an agent", nodeID, clusterID, model.NodeAgent)
-	}
-	token, err := agentapi.NewToken(cl.ID, n.ID)
-	if err != nil {
-		return internalError(err)
-	}
-	if err := s.store.SetNodeTokenHash(ctx, cl.ID, n.ID, agentapi.Hash(token)); err != nil {
-		return storeError(err, "agent node")
-	}
-	requestLogger(c, s.log).Info("node token issued", "cluster", cl.ID, "node", n.ID)
-	return c.JSON(http.StatusCreated, model.NodeToken{Cluster: cl.ID, Node: n.ID, Token: token})
 }
 
 // nodeByID is the cluster's node of that id (not name), or nil.

@@ -80,6 +80,10 @@ type Config struct {
 	// (codec.KeyID; "" for none): the agent API tells agents, which
 	// refuse to serve with another key or none.
 	CodecKeyID string
+	// TLSFingerprint is the SHA-256 fingerprint of the certificate the
+	// server serves the API with (internal/apitls.Fingerprint; "" over
+	// plain HTTP), given with every node token for the agent to pin.
+	TLSFingerprint string
 	// Server timeouts, set on the returned echo's http.Server. Streams
 	// (events, ?wait=true) lift the write deadline for themselves.
 	ReadTimeout       time.Duration

@@ -11,6 +11,10 @@ type Node struct {
 	// facts: fqdn, addresses, anything a condition or a placeholder may
 	// read), merged over the cluster's settings for that node.
 	Attributes map[string]any `json:"attributes,omitempty" yaml:"attributes,omitempty"`
+	// Facts are what the node's agent last reported of its host (see
+	// NodeFacts): read-only, set by the agent API alone (a cluster
+	// written with facts keeps the stored ones), nil until a report.
+	Facts *NodeFacts `json:"facts,omitempty" yaml:"facts,omitempty"`
 }
 
 type NodeMode string

@@ -20,23 +20,32 @@ import (
 // database credentials. cfg.Cluster and cfg.Node, when set, must name the
 // token's node, and its codec key must be the server's (or both have
 // none): an agent that could not open the server's payloads would take
-// steps only to fail them, so it refuses to start. ready, when set, is
-// called once the agent polls.
+// steps only to fail them, so it refuses to start. It reaches the server
+// over TLS beyond loopback (agentHTTPClient) and reports its host's facts
+// before it polls. Once the server refuses its token (revoked or rotated)
+// it stops polling, lets its steps in flight end, and returns
+// agentapi.ErrTokenRefused: the steps it leaves wait for an agent with a
+// valid token. ready, when set, is called once the agent polls.
 func ServeAgent(ctx context.Context, cfg *config.Config, log *slog.Logger, ready func(*worker.Agent)) error {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
 	if cfg.NodeToken == "" {
-		return errors.New("agent: a node token is required (--node-token or CAIRN_NODE_TOKEN; issue one with POST /v1/clusters/{id}/nodes/{node}/token)")
+		return errors.New("agent: a node token is required (--node-token or CAIRN_NODE_TOKEN; issue one with cairn node token CLUSTER NODE)")
 	}
 	rt, err := NewRuntime(cfg, log)
 	if err != nil {
 		return fmt.Errorf("agent: %w", err)
 	}
-	api, err := agentapi.NewClient(cfg.Server, cfg.NodeToken, nil)
+	hc, err := agentHTTPClient(cfg)
 	if err != nil {
 		return fmt.Errorf("agent: %w", err)
 	}
+	api, err := agentapi.NewClient(cfg.Server, cfg.NodeToken, hc)
+	if err != nil {
+		return fmt.Errorf("agent: %w", err)
+	}
+	refused := onRefused(api)
 	info, err := api.Node(ctx)
 	if err != nil {
 		return fmt.Errorf("agent: ask %s which node the token serves: %w", cfg.Server, err)
@@ -54,6 +63,7 @@ func ServeAgent(ctx context.Context, cfg *config.Config, log *slog.Logger, ready
 	if err := info.CheckCodecKey(own); err != nil {
 		return fmt.Errorf("agent for node %s of cluster %s: %w", info.Node.ID, info.Cluster, err)
 	}
+	reportFacts(ctx, api, log)
 	c, err := rt.Dial(ctx)
 	if err != nil {
 		return fmt.Errorf("agent: %w", err)
@@ -72,7 +82,16 @@ func ServeAgent(ctx context.Context, cfg *config.Config, log *slog.Logger, ready
 	if ready != nil {
 		ready(a)
 	}
-	<-ctx.Done()
+	select {
+	case <-ctx.Done():
+	case <-refused:
+		log.Error("node token refused: stopping", "err", agentapi.ErrTokenRefused)
+	}
 	a.Stop()
-	return nil
+	select {
+	case <-refused:
+		return fmt.Errorf("agent for node %s of cluster %s: %w", info.Node.ID, info.Cluster, agentapi.ErrTokenRefused)
+	default:
+		return nil
+	}
 }

@@ -7,6 +7,7 @@ package server
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -53,8 +54,14 @@ func Run(ctx context.Context, cfg *config.Config, log *slog.Logger, o Options) e
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
+	var tlsConfig *tls.Config
+	fingerprint := ""
 	if o.API {
 		if err := api.CheckListen(cfg.APIAddr, cfg.APIToken != "" || len(cfg.APITokens) > 0); err != nil {
+			return err
+		}
+		var err error
+		if tlsConfig, fingerprint, err = apiTLS(cfg, log); err != nil {
 			return err
 		}
 	}
@@ -193,7 +200,7 @@ func Run(ctx context.Context, cfg *config.Config, log *slog.Logger, o Options) e
 		TemporalNamespace: cfg.TemporalNamespace, AllowedURLSchemes: cfg.FetchSchemes, FetchDir: cfg.FetchDir,
 		AllowedOrigins: cfg.AllowedOrigins, CodecOrigins: cfg.CodecOrigins, CodecBodyLimit: cfg.CodecBodyLimit,
 		EventsMaxExecutions: cfg.EventsMaxExecutions, EventsMaxClients: cfg.EventsMaxClients,
-		CodecKeyID:     keyID,
+		CodecKeyID: keyID, TLSFingerprint: fingerprint,
 		UploadMaxBytes: cfg.UploadMaxBytes, UploadQuota: cfg.UploadQuota, UploadTTL: cfg.UploadTTL,
 	}, api.Deps{
 		Store: st, Executions: st0, Drift: st0, Catalogue: cat, Registry: NewExportLister(registry), Graphs: deps.Graphs, Logger: log,
@@ -211,11 +218,15 @@ func Run(ctx context.Context, cfg *config.Config, log *slog.Logger, o Options) e
 	if err != nil {
 		return fmt.Errorf("listen %s: %w", cfg.APIAddr, err)
 	}
+	if tlsConfig != nil {
+		ln = tls.NewListener(ln, tlsConfig)
+	}
 	srv := e.Server
 	srv.Handler = e
 	serveDone := make(chan error, 1)
 	go func() { serveDone <- srv.Serve(ln) }()
-	log.Info("API listening", "addr", ln.Addr().String(), "auth", cfg.APIToken != "" || len(cfg.APITokens) > 0)
+	log.Info("API listening", "addr", ln.Addr().String(), "auth", cfg.APIToken != "" || len(cfg.APITokens) > 0,
+		"tls", tlsConfig != nil, "fingerprint", fingerprint)
 	if o.Ready != nil {
 		o.Ready(ln.Addr().String())
 	}

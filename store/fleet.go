@@ -201,6 +201,9 @@ func (s *sqlStore) PutCluster(ctx context.Context, c *model.Cluster) error {
 				return err
 			}
 		}
+		if err := dropStaleNodeFacts(ctx, tx, c.ID); err != nil {
+			return err
+		}
 		return dropStaleNodeTokens(ctx, tx, c.ID)
 	})
 	if err != nil {
@@ -365,7 +368,11 @@ func loadClusterParts(ctx context.Context, tx *sql.Tx, byID map[string]*model.Cl
 			c.Nodes = append(c.Nodes, n)
 		}
 	}
-	return rows.Err()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	_ = rows.Close()
+	return loadNodeFacts(ctx, tx, byID, where, args...)
 }
 
 // DeleteCluster deletes the cluster with its nodes, plugin attachments,

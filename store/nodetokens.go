@@ -66,3 +66,16 @@ func dropStaleNodeTokens(ctx context.Context, tx *sql.Tx, clusterID string) erro
 		clusterID, string(model.NodeAgent))
 	return err
 }
+
+// DeleteNodeTokenHash revokes an agent node's token: the next request
+// presenting it is refused. ErrNotFound when the node has none.
+func (s *sqlStore) DeleteNodeTokenHash(ctx context.Context, clusterID, nodeID string) error {
+	res, err := s.w.ExecContext(ctx, `DELETE FROM node_tokens WHERE cluster_id = $1 AND node_id = $2`, clusterID, nodeID)
+	if err != nil {
+		return fmt.Errorf("revoke token of node %q of cluster %q: %w", nodeID, clusterID, err)
+	}
+	if n, err := res.RowsAffected(); err == nil && n == 0 {
+		return fmt.Errorf("token of node %q of cluster %q: %w", nodeID, clusterID, ErrNotFound)
+	}
+	return nil
+}

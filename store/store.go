@@ -116,6 +116,12 @@ type Store interface {
 	// anything else. A token goes with its node (PutCluster, DeleteCluster).
 	SetNodeTokenHash(ctx context.Context, clusterID, nodeID string, hash []byte) error
 	NodeTokenHash(ctx context.Context, clusterID, nodeID string) ([]byte, error)
+	// DeleteNodeTokenHash revokes a node's token (ErrNotFound when none).
+	DeleteNodeTokenHash(ctx context.Context, clusterID, nodeID string) error
+	// SetNodeFacts keeps what an agent node reported of its host; the
+	// clusters read back carry them as Node.Facts (ErrNotFound for
+	// anything but an agent node of the cluster).
+	SetNodeFacts(ctx context.Context, clusterID, nodeID string, facts *model.NodeFacts) error
 
 	// Node history: the last successful run of a task on a node.
 	RecordTaskRun(ctx context.Context, run model.TaskRun) error

@@ -48,8 +48,10 @@ func (d *Deployment) Input(old map[string]any) Input {
 //	  nodes:  [{uid, name, fqdn, role}] one entry per node and role
 //	Node ($node):
 //	  uid (the node id), name, fqdn (attributes' fqdn, else the name),
-//	  roles and node_roles (the node's roles), then Node.Attributes merged
-//	  over them (dicts deeply, anything else replaced)
+//	  roles and node_roles (the node's roles), facts (what the node's
+//	  agent reported of its host, model.NodeFacts.Map, when it did), then
+//	  Node.Attributes merged over them (dicts deeply, anything else
+//	  replaced)
 //	Data ($): Common with Node merged over it the same way.
 //
 // Values are normalized (Normalize): numbers without a fraction are
@@ -147,6 +149,15 @@ func (cd *ClusterDeployment) Node(n *model.Node) (*Deployment, error) {
 	node := map[string]any{
 		"uid": n.ID, "name": nodeKey(n), "fqdn": nodeFQDN(n),
 		"roles": stringList(n.Roles), "node_roles": stringList(n.Roles),
+	}
+	if n.Facts != nil {
+		// The agent's report, under the operator's attributes: an
+		// attribute "facts" (or facts.<key>) the operator set wins.
+		facts, err := Normalize(n.Facts.Map())
+		if err != nil {
+			return nil, fmt.Errorf("node %s facts: %w", n.ID, err)
+		}
+		node["facts"] = facts
 	}
 	if am, ok := attrs.(map[string]any); ok {
 		node = merge(node, am)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/spf13/cobra"
 
@@ -17,7 +18,7 @@ var agentSettings = append([]string{
 	"CAIRN_TEMPORAL_ADDRESS", "CAIRN_TEMPORAL_NAMESPACE",
 	"CAIRN_CODEC_KEY", "CAIRN_SECRETS_FILE", "CAIRN_KINDS_DIR", "CAIRN_NODE_POLLERS", "CAIRN_WORKER_DRAIN",
 	"CAIRN_LOG_LEVEL", "CAIRN_LOG_FORMAT", "CAIRN_REBOOT_COMMAND",
-}, temporalSecuritySettings...)
+}, slices.Concat(temporalSecuritySettings, apiTLSAgentSettings)...)
 
 // newAgentCmd is `cairn agent --server URL --node-token T [--root DIR]`:
 // the worker of one agent node, run on that node's host.
@@ -27,9 +28,11 @@ func newAgentCmd(a *app) *cobra.Command {
 		Short: "Run the steps of one node of a cluster on this host",
 		Long: "Agent serves a node whose mode is agent: it polls the node's Temporal task queue and\n" +
 			"applies the node's steps on this host, inside --root when given. It needs the server's\n" +
-			"URL and the node's token (POST /v1/clusters/{id}/nodes/{node}/token issues one), the\n" +
+			"URL and the node's token (`cairn node token CLUSTER NODE` issues one), the\n" +
 			"same Temporal (with its TLS and API key settings) and codec key as the server, and no\n" +
 			"database credentials. --cluster and --node, when given, must name the token's node.\n" +
+			"Beyond loopback it reaches the server over https:// only, pinning the certificate\n" +
+			"fingerprint `cairn node token` prints (--server-fingerprint) or trusting --server-ca.\n" +
 			"Settings come from flags, else from the CAIRN_* environment variables.",
 		Args: cobra.NoArgs,
 	}

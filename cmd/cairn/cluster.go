@@ -20,7 +20,7 @@ func newClusterCmd(a *app) *cobra.Command {
 		Short: "Show and edit a cluster's settings tree (the target of settings: conditions and placeholders)",
 	}
 	settings.AddCommand(newSettingsShowCmd(a), newSettingsSetCmd(a))
-	cmd.AddCommand(settings)
+	cmd.AddCommand(settings, newClusterNodesCmd(a))
 	return cmd
 }
 

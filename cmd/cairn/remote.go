@@ -90,7 +90,15 @@ func (r *remote) client() (*client.Client, error) {
 	if token == "" {
 		token = os.Getenv(envToken)
 	}
-	return client.New(r.serverURL(), token, client.WithUserAgent("cairn-cli"))
+	opts := []client.Option{client.WithUserAgent("cairn-cli")}
+	tlsOpt, err := tlsClientOption(r.serverURL())
+	if err != nil {
+		return nil, err
+	}
+	if tlsOpt != nil {
+		opts = append(opts, tlsOpt)
+	}
+	return client.New(r.serverURL(), token, opts...)
 }
 
 // table reports whether the output is the human one.

@@ -79,6 +79,7 @@ func topLevelCommands(a *app) []*cobra.Command {
 		newKindsCmd(a),
 		newExecCmd(a),
 		newAgentCmd(a),
+		newNodeCmd(a),
 		newServerCmd(a),
 		newWorkerCmd(a),
 		newDevCmd(a),

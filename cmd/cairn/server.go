@@ -42,7 +42,7 @@ var temporalSecuritySettings = []string{
 }
 
 // serverSettings are the variables `cairn server` and `cairn worker` read.
-var serverSettings = append(slices.Clone(devSettings), temporalSecuritySettings...)
+var serverSettings = append(append(slices.Clone(devSettings), temporalSecuritySettings...), apiTLSServerSettings...)
 
 // newServerCmd is `cairn server`: the HTTP API, the control plane's worker
 // and the local nodes' workers.

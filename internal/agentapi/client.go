@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cairn-io/cairn/internal/apitls"
 	"github.com/cairn-io/cairn/store"
 )
 
@@ -40,6 +41,9 @@ type Client struct {
 	base  string
 	token string
 	http  *http.Client
+	// refused, when set, is called when the server refuses the token
+	// (401): see OnRefused.
+	refused func()
 }
 
 // NewClient returns a client of the server at baseURL (http or https)
@@ -55,10 +59,7 @@ func NewClient(baseURL, token string, httpClient *http.Client) (*Client, error) 
 		return nil, err
 	}
 	if httpClient == nil {
-		tr := http.DefaultTransport.(*http.Transport).Clone()
-		tr.IdleConnTimeout = IdleConnTimeout
-		fenceTransport(tr)
-		httpClient = &http.Client{Timeout: 2 * time.Minute, Transport: tr}
+		httpClient = NewHTTPClient(nil)
 	}
 	return &Client{base: strings.TrimRight(baseURL, "/"), token: token, http: httpClient}, nil
 }
@@ -179,8 +180,9 @@ func (c *Client) once(ctx context.Context, method, u string, body []byte) (_ []b
 	resp, err := c.http.Do(req)
 	if err != nil {
 		// The server is not there (refused, reset, gone mid-answer),
-		// unless the request's own context ended.
-		return nil, ctx.Err() == nil, err
+		// unless the request's own context ended or its certificate is
+		// refused (that answer does not change).
+		return nil, ctx.Err() == nil && !apitls.IsTrustError(err), err
 	}
 	defer resp.Body.Close()
 	out, err := io.ReadAll(io.LimitReader(resp.Body, MaxRecordBytes+1))
@@ -196,6 +198,9 @@ func (c *Client) once(ctx context.Context, method, u string, body []byte) (_ []b
 	case resp.StatusCode == http.StatusNotFound:
 		return nil, false, store.ErrNotFound
 	case resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden:
+		if resp.StatusCode == http.StatusUnauthorized && c.refused != nil {
+			c.refused()
+		}
 		return nil, false, fmt.Errorf("%w (%d): %s", ErrForbidden, resp.StatusCode, message(out))
 	case resp.StatusCode == http.StatusBadGateway || resp.StatusCode == http.StatusServiceUnavailable || resp.StatusCode == http.StatusGatewayTimeout:
 		return nil, true, fmt.Errorf("server answered %d: %s", resp.StatusCode, message(out))

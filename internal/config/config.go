@@ -25,7 +25,7 @@ type Var struct {
 }
 
 // Vars lists every setting Cairn reads.
-var Vars = []Var{
+var Vars = append([]Var{
 	{"CAIRN_TEMPORAL_ADDRESS", "temporal-address", "127.0.0.1:7233", "Temporal frontend host:port"},
 	{"CAIRN_TEMPORAL_NAMESPACE", "temporal-namespace", "default", "Temporal namespace"},
 	{"CAIRN_TEMPORAL_TLS", "temporal-tls", "", "TLS to Temporal: true or false (default: on when a TLS file, server name or API key is set)"},
@@ -80,7 +80,7 @@ var Vars = []Var{
 	{"CAIRN_DEBUG_ADDR", "debug-addr", "", "loopback address (127.0.0.1:PORT) serving Go's runtime profiles at /debug/pprof/ (empty: none)"},
 	{"CAIRN_LOG_LEVEL", "log-level", "info", "debug, info, warn or error"},
 	{"CAIRN_LOG_FORMAT", "log-format", "", "json or text (default: text on a terminal, json otherwise)"},
-}
+}, apiTLSVars...)
 
 // Lookup finds a variable by environment name.
 func Lookup(name string) (Var, bool) {
@@ -154,6 +154,8 @@ type Config struct {
 
 	// Temporal is how the connection to Temporal is secured.
 	Temporal TemporalSecurity
+	// APITLS is how the API is served over TLS and reached.
+	APITLS APITLS
 }
 
 // Values maps each variable to its value: the environment (through
@@ -208,6 +210,9 @@ func Load(vals map[string]string) (*Config, error) {
 		return nil, fmt.Errorf("CAIRN_API_TOKENS: %w", err)
 	}
 	if c.Temporal, err = loadTemporalSecurity(vals); err != nil {
+		return nil, err
+	}
+	if c.APITLS, err = loadAPITLS(vals); err != nil {
 		return nil, err
 	}
 	if c.BodyLimit, err = ParseSize(vals["CAIRN_BODY_LIMIT"]); err != nil {

@@ -153,7 +153,8 @@ type cairnServer struct {
 }
 
 // startServer runs `cairn server` on the network's address, with its own
-// SQLite store and an API token, and returns once its API answers.
+// SQLite store and an API token, in plain HTTP, and returns once its API
+// answers.
 func startServer(t *testing.T, bin, temporal string, n *network) *cairnServer {
 	t.Helper()
 	dir := t.TempDir()
@@ -165,6 +166,9 @@ func startServer(t *testing.T, bin, temporal string, n *network) *cairnServer {
 		"CAIRN_DATABASE_URL=sqlite://" + filepath.Join(dir, "cairn.db"),
 		"CAIRN_DATA_DIR=" + filepath.Join(dir, "data"), "CAIRN_TASK_QUEUE=partition-" + n.id,
 		"CAIRN_API_ADDR=" + n.Addr + ":0", "CAIRN_API_TOKEN=" + token,
+		// Plain HTTP on the test's own network, beyond loopback: the
+		// partition windows measured here are TLS-free.
+		"CAIRN_INSECURE_HTTP=true",
 		"CAIRN_LOG_FORMAT=json", "CAIRN_LOG_LEVEL=info",
 	}
 	s := &cairnServer{proc: start(t, "cairn server", cmd)}
@@ -189,7 +193,7 @@ func startAgent(t *testing.T, bin, temporal string, srv *cairnServer, h *host, c
 		"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "TMPDIR=" + dir,
 		"CAIRN_TEMPORAL_ADDRESS=" + temporal, "CAIRN_SERVER=" + srv.URL,
 		"CAIRN_NODE_TOKEN=" + token, "CAIRN_CLUSTER=" + cluster, "CAIRN_NODE=" + node,
-		"CAIRN_NODE_ROOT=" + filepath.Join(dir, "root"),
+		"CAIRN_NODE_ROOT=" + filepath.Join(dir, "root"), "CAIRN_INSECURE_HTTP=true",
 		"CAIRN_LOG_FORMAT=json", "CAIRN_LOG_LEVEL=info",
 	}
 	p := start(t, "agent on "+h.Name, cmd)
