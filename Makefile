@@ -10,7 +10,7 @@ TEMPORAL_SERVER := $(BIN)/temporal-server
 DATA := $(CURDIR)/.data
 TEST_TIMEOUT ?= 25m
 
-.PHONY: all build test test-short fuzz bench lint run fmt clean cluster
+.PHONY: all build test test-short fuzz bench lint run fmt clean cluster temporal-server
 
 all: build
 
@@ -22,6 +22,8 @@ $(TEMPORAL):
 
 $(TEMPORAL_SERVER):
 	BIN=$(BIN) GO=$(GO) ./scripts/temporal-cluster.sh build
+
+temporal-server: $(TEMPORAL_SERVER)
 
 build: $(TEMPORAL)
 	$(GO) build -o $(BIN)/cairn ./cmd/cairn

@@ -110,9 +110,12 @@ schema() {
 }
 
 # configs writes base.yaml (persistence, membership, the dynamic config,
-# every service) and one HOST.yaml per host (its own ports).
+# every service) and one HOST.yaml per host (its own ports). Each host
+# opens up to 12 connections to PostgreSQL, 60 in all.
 configs() {
+  # The configs hold the database's password.
   mkdir -p "$dir/config" "$dir/logs"
+  chmod 700 "$dir/config"
   cat >"$dir/config/base.yaml" <<EOF
 log:
   stdout: true
@@ -130,8 +133,8 @@ persistence:
         connectProtocol: tcp
         user: "$db_user"
         password: "$db_password"
-        maxConns: 20
-        maxIdleConns: 20
+        maxConns: 10
+        maxIdleConns: 10
         maxConnLifetime: 1h
     visibility:
       sql:
@@ -141,8 +144,8 @@ persistence:
         connectProtocol: tcp
         user: "$db_user"
         password: "$db_password"
-        maxConns: 10
-        maxIdleConns: 10
+        maxConns: 2
+        maxIdleConns: 2
         maxConnLifetime: 1h
 global:
   membership:
@@ -261,7 +264,14 @@ up() {
   parse_db
   schema
   configs
-  trap 'kill "${pids[@]}" 2>/dev/null; wait; exit 0' INT TERM
+  # Whatever ends the script (Ctrl-C, a host that exits, a failed start)
+  # stops the hosts it started.
+  stop_hosts() {
+    [ "${#pids[@]}" -eq 0 ] || kill "${pids[@]}" 2>/dev/null || true
+    wait || true
+  }
+  trap stop_hosts EXIT
+  trap 'exit 0' INT TERM
   # The first host to start writes the cluster's metadata; the others,
   # started at once, would race it on a new database. So the frontend
   # starts first, and the others once it listens.
@@ -276,8 +286,6 @@ up() {
   describe >&2
   wait -n "${pids[@]}" || true
   echo "temporal-cluster: a host exited; stopping the others" >&2
-  kill "${pids[@]}" 2>/dev/null || true
-  wait
   exit 1
 }
 

@@ -96,6 +96,14 @@ func TestComposeTemporalIsTheClusterScripts(t *testing.T) {
 	assert.Equal(t, want, services, "the Temporal hosts of docker-compose.yml and of the script")
 	assert.Equal(t, []string{"frontend", "history", "history", "matching", "worker"}, want, "the production topology")
 
+	cairn, err := project.GetService("cairn")
+	require.NoError(t, err)
+	assert.Equal(t, types.ServiceConditionCompletedSuccessfully, cairn.DependsOn["temporal-namespace"].Condition,
+		"the server starts once the namespace is registered")
+	schema, err := project.GetService("temporal-schema")
+	require.NoError(t, err)
+	assert.Contains(t, strings.Join(schema.Command, " "), "update-schema", "the schema job sets the schema up with Temporal's SQL tool")
+
 	frontend, err := project.GetService("temporal")
 	require.NoError(t, err)
 	assert.Equal(t, "frontend", envOf(frontend, "SERVICES"), "clients dial the service named temporal")

@@ -15,21 +15,29 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
 )
 
-// ClusterHosts are the processes of Temporal's production topology that
-// scripts/temporal-cluster.sh runs, in the order they start, with the
-// offset of each one's gRPC port from the frontend's (as the script says)
-// and of the port that listens once it started: the gRPC port, but for
-// the worker, which serves no gRPC, its membership port.
-var ClusterHosts = []struct {
-	Name          string
-	Offset, Ready int
-}{{"frontend", 0, 0}, {"history-1", 3, 3}, {"history-2", 5, 5}, {"matching", 7, 7}, {"worker", 9, 10}}
+// ClusterHost is one process of the topology, as
+// `scripts/temporal-cluster.sh describe` lists it.
+type ClusterHost struct {
+	Name, Service string
+	// GRPC and Membership are its addresses.
+	GRPC, Membership string
+}
+
+// readyAddr is where the host listens once it started: its gRPC port, but
+// for the worker, which serves no gRPC, its membership port.
+func (h ClusterHost) readyAddr() string {
+	if h.Service == "worker" {
+		return h.Membership
+	}
+	return h.GRPC
+}
 
 // clusterPorts is how many ports from the frontend's the hosts take.
 const clusterPorts = 11
@@ -45,9 +53,11 @@ type Cluster struct {
 	// Dir holds the hosts' configs and logs (logs/HOST.log).
 	Dir string
 
+	// Hosts are the topology's processes, in the order they start.
+	Hosts []ClusterHost
+
 	script, bin string
 	env         []string
-	port        int
 	db          *sql.DB // the main database, for shard ownership
 
 	mu    sync.Mutex
@@ -72,7 +82,7 @@ func TemporalServerBinary() (string, error) {
 	}
 	p := filepath.Join(root, "bin", "temporal-server")
 	if _, err := os.Stat(p); err != nil {
-		return "", fmt.Errorf("temporal server not built (run `make bin/temporal-server`): %w", err)
+		return "", fmt.Errorf("temporal server not built (run `make temporal-server`): %w", err)
 	}
 	return p, nil
 }
@@ -106,14 +116,20 @@ func StartCluster(ctx context.Context, postgresURL, dir string) (*Cluster, error
 		Dir:      dir,
 		script:   filepath.Join(root, "scripts", "temporal-cluster.sh"),
 		bin:      serverBin,
-		port:     port,
 		hosts:    map[string]*clusterHost{},
 		env: append(os.Environ(),
 			"BIN="+filepath.Dir(serverBin), "TEMPORAL_CLI="+cli,
 			"TEMPORAL_CLUSTER_DB_URL="+postgresURL, "TEMPORAL_CLUSTER_DB="+dbName,
 			"TEMPORAL_CLUSTER_PORT="+strconv.Itoa(port), "TEMPORAL_CLUSTER_DIR="+dir),
 	}
-	if err := c.script1(ctx, "setup"); err != nil {
+	if _, err := c.script1(ctx, "setup"); err != nil {
+		return nil, err
+	}
+	out, err := c.script1(ctx, "describe")
+	if err != nil {
+		return nil, err
+	}
+	if c.Hosts, err = parseHosts(out); err != nil {
 		return nil, err
 	}
 	u, err := url.Parse(postgresURL)
@@ -124,38 +140,67 @@ func StartCluster(ctx context.Context, postgresURL, dir string) (*Cluster, error
 	if c.db, err = sql.Open("pgx", u.String()); err != nil {
 		return nil, fmt.Errorf("open %s: %w", dbName, err)
 	}
-	for _, h := range ClusterHosts {
+	for _, h := range c.Hosts {
 		if err := c.Start(ctx, h.Name); err != nil {
 			c.Stop()
 			return nil, err
 		}
 	}
-	if err := c.script1(ctx, "namespace"); err != nil {
+	if _, err := c.script1(ctx, "namespace"); err != nil {
 		c.Stop()
 		return nil, err
 	}
 	return c, nil
 }
 
-// script1 runs scripts/temporal-cluster.sh with one command.
-func (c *Cluster) script1(ctx context.Context, command string) error {
+// script1 runs scripts/temporal-cluster.sh with one command and returns
+// its standard output.
+func (c *Cluster) script1(ctx context.Context, command string) (string, error) {
 	cmd := exec.CommandContext(ctx, c.script, command)
 	cmd.Env = c.env
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("temporal-cluster.sh %s: %w\n%s", command, err, out)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return "", fmt.Errorf("temporal-cluster.sh %s: %w\n%s%s", command, err, out, stderr.Bytes())
 	}
-	return nil
+	return string(out), nil
 }
 
-// Start starts host (one of ClusterHosts) and returns once it listens; its output is appended to Dir/logs/HOST.log.
-func (c *Cluster) Start(ctx context.Context, host string) error {
-	offset := -1
-	for _, h := range ClusterHosts {
-		if h.Name == host {
-			offset = h.Ready
+// parseHosts reads the host=… lines of `describe`.
+func parseHosts(describe string) ([]ClusterHost, error) {
+	var hosts []ClusterHost
+	for _, line := range strings.Split(describe, "\n") {
+		if !strings.HasPrefix(line, "host=") {
+			continue
+		}
+		f := map[string]string{}
+		for _, kv := range strings.Fields(line) {
+			k, v, _ := strings.Cut(kv, "=")
+			f[k] = v
+		}
+		hosts = append(hosts, ClusterHost{Name: f["host"], Service: f["service"], GRPC: f["grpc"], Membership: f["membership"]})
+	}
+	if len(hosts) == 0 {
+		return nil, fmt.Errorf("temporal-cluster.sh describe lists no host:\n%s", describe)
+	}
+	return hosts, nil
+}
+
+// host finds a host by name.
+func (c *Cluster) host(name string) (ClusterHost, bool) {
+	for _, h := range c.Hosts {
+		if h.Name == name {
+			return h, true
 		}
 	}
-	if offset < 0 {
+	return ClusterHost{}, false
+}
+
+// Start starts host (one of Hosts) and returns once it listens; its output is appended to Dir/logs/HOST.log.
+func (c *Cluster) Start(ctx context.Context, host string) error {
+	spec, ok := c.host(host)
+	if !ok {
 		return fmt.Errorf("no host %q", host)
 	}
 	c.mu.Lock()
@@ -183,7 +228,7 @@ func (c *Cluster) Start(ctx context.Context, host string) error {
 		close(h.done)
 	}()
 	c.hosts[host] = h
-	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(c.port+offset))
+	addr := spec.readyAddr()
 	for {
 		conn, err := net.DialTimeout("tcp", addr, time.Second)
 		if err == nil {
@@ -240,9 +285,8 @@ func (c *Cluster) HistoryHostOf(ctx context.Context, workflowID string) (string,
 	if err != nil {
 		return "", fmt.Errorf("shard of workflow %s: %w", workflowID, err)
 	}
-	for _, h := range ClusterHosts {
-		addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(c.port+h.Offset))
-		if bytes.Contains(data, []byte(addr)) {
+	for _, h := range c.Hosts {
+		if h.Service == "history" && bytes.Contains(data, []byte(h.GRPC)) {
 			return h.Name, nil
 		}
 	}
