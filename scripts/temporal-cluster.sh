@@ -29,10 +29,15 @@
 #   TEMPORAL_CLUSTER_DIR     configs and logs (default .data/temporal-cluster)
 #   BIN                      where the binaries go (default ./bin)
 #   TEMPORAL_CLI             the Temporal CLI, for the namespace (default $BIN/temporal)
+#   TEMPORAL_CLUSTER_UI_PORT where `up` serves the Temporal UI (default 8233;
+#                            0: no UI)
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 TEMPORAL_SERVER_VERSION=v1.29.1
+# The UI the dev server embeds (the Temporal CLI v1.5.1 has ui-server
+# v2.42.1) and docker-compose.yml runs (temporalio/ui:2.42.1).
+UI_SERVER_VERSION=v2.42.1
 # Shards of history: a workflow lives on one, and each history host owns
 # some of them; the same number in docker-compose.yml (NUM_HISTORY_SHARDS).
 # It cannot change once the database is set up.
@@ -53,6 +58,8 @@ port=${TEMPORAL_CLUSTER_PORT:-7233}
 db=${TEMPORAL_CLUSTER_DB:-temporal}
 server_bin=$BIN/temporal-server
 sql_bin=$BIN/temporal-sql-tool
+ui_bin=$BIN/temporal-ui-server
+ui_port=${TEMPORAL_CLUSTER_UI_PORT:-8233}
 
 die() { echo "temporal-cluster: $*" >&2; exit 1; }
 
@@ -70,6 +77,35 @@ build() {
   mv "$gobin/server" "$server_bin"
   mv "$gobin/sql" "$sql_bin"
   rm -rf "$gobin"
+}
+
+# build_ui installs the Temporal UI server (its web assets embedded) from
+# the Go module proxy, unless it is already in $BIN.
+build_ui() {
+  [ -x "$ui_bin" ] && return 0
+  local gobin
+  gobin=$(mktemp -d)
+  echo "temporal-cluster: building Temporal UI $UI_SERVER_VERSION" >&2
+  GOBIN=$gobin GOFLAGS=-mod=mod "${GO:-go}" install "github.com/temporalio/ui-server/v2/cmd/server@$UI_SERVER_VERSION"
+  mkdir -p "$BIN"
+  mv "$gobin/server" "$ui_bin"
+  rm -rf "$gobin"
+}
+
+# ui_config writes the UI's config: the frontend, loopback, the port.
+ui_config() {
+  mkdir -p "$dir/ui"
+  cat >"$dir/ui/base.yaml" <<EOF
+temporalGrpcAddress: 127.0.0.1:$port
+host: 127.0.0.1
+port: $ui_port
+enableUi: true
+defaultNamespace: default
+cors:
+  allowOrigins:
+    - http://127.0.0.1:$ui_port
+    - http://localhost:$ui_port
+EOF
 }
 
 # parse_db splits TEMPORAL_CLUSTER_DB_URL into db_user, db_password,
@@ -248,6 +284,7 @@ wait_port() {
 
 describe() {
   echo "version=$TEMPORAL_SERVER_VERSION"
+  echo "ui_version=$UI_SERVER_VERSION"
   echo "shards=$NUM_HISTORY_SHARDS"
   echo "dynamic_config=$DYNAMIC_CONFIG"
   echo "search_attributes=$(IFS=,; echo "${SEARCH_ATTRIBUTES[*]}")"
@@ -261,6 +298,7 @@ describe() {
 up() {
   local start=$SECONDS pids=() h name
   build
+  [ "$ui_port" = 0 ] || build_ui
   parse_db
   schema
   configs
@@ -282,6 +320,12 @@ up() {
     [ "$name" = frontend ] && wait_port "$port" "${pids[0]}"
   done
   namespace
+  if [ "$ui_port" != 0 ]; then
+    ui_config
+    "$ui_bin" --root "$dir" --config ui --env base start >"$dir/logs/ui.log" 2>&1 &
+    pids+=($!)
+    echo "temporal-cluster: Temporal UI on http://127.0.0.1:$ui_port" >&2
+  fi
   echo "temporal-cluster: up in $((SECONDS - start)) s; frontend 127.0.0.1:$port, logs in $dir/logs" >&2
   describe >&2
   wait -n "${pids[@]}" || true

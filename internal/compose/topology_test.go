@@ -23,7 +23,8 @@ const serverModule = "go.temporal.io/server"
 
 // clusterTopology is what scripts/temporal-cluster.sh says it runs.
 type clusterTopology struct {
-	version, shards, dynamicConfig string
+	version, uiVersion, shards     string
+	dynamicConfig                  string
 	services                       []string // one per host
 	searchAttributes               map[string]string
 }
@@ -44,6 +45,8 @@ func describeCluster(t *testing.T) clusterTopology {
 		switch {
 		case fields["version"] != "":
 			topo.version = fields["version"]
+		case fields["ui_version"] != "":
+			topo.uiVersion = fields["ui_version"]
 		case fields["shards"] != "":
 			topo.shards = fields["shards"]
 		case fields["dynamic_config"] != "":
@@ -103,6 +106,10 @@ func TestComposeTemporalIsTheClusterScripts(t *testing.T) {
 	schema, err := project.GetService("temporal-schema")
 	require.NoError(t, err)
 	assert.Contains(t, strings.Join(schema.Command, " "), "update-schema", "the schema job sets the schema up with Temporal's SQL tool")
+
+	ui, err := project.GetService("temporal-ui")
+	require.NoError(t, err)
+	assert.Equal(t, "temporalio/ui:"+strings.TrimPrefix(topo.uiVersion, "v"), ui.Image, "the script's UI and compose's")
 
 	frontend, err := project.GetService("temporal")
 	require.NoError(t, err)
