@@ -297,9 +297,9 @@ describe() {
 
 up() {
   local start=$SECONDS pids=() h name
+  parse_db
   build
   [ "$ui_port" = 0 ] || build_ui
-  parse_db
   schema
   configs
   # Whatever ends the script (Ctrl-C, a host that exits, a failed start)
@@ -336,7 +336,7 @@ up() {
 case ${1:-} in
   up) up ;;
   build) build ;;
-  setup) build; parse_db; schema; configs ;;
+  setup) parse_db; build; schema; configs ;;
   run) [ -n "${2:-}" ] || die "run HOST"; run "$2" ;;
   namespace) namespace ;;
   describe) describe ;;
