@@ -23,10 +23,10 @@ const serverModule = "go.temporal.io/server"
 
 // clusterTopology is what scripts/temporal-cluster.sh says it runs.
 type clusterTopology struct {
-	version, uiVersion, shards     string
-	dynamicConfig                  string
-	services                       []string // one per host
-	searchAttributes               map[string]string
+	version, uiVersion, shards string
+	dynamicConfig              string
+	services                   []string // one per host
+	searchAttributes           map[string]string
 }
 
 func describeCluster(t *testing.T) clusterTopology {
