@@ -56,9 +56,12 @@ type Cluster struct {
 	// Hosts are the topology's processes, in the order they start.
 	Hosts []ClusterHost
 
-	script, bin string
-	env         []string
-	db          *sql.DB // the main database, for shard ownership
+	script string
+	env    []string
+	// admin reaches the PostgreSQL the databases are in; dbName is the
+	// main one's name, db a connection to it (for shard ownership).
+	admin, dbName string
+	db            *sql.DB
 
 	mu    sync.Mutex
 	hosts map[string]*clusterHost
@@ -115,8 +118,9 @@ func StartCluster(ctx context.Context, postgresURL, dir string) (*Cluster, error
 		HostPort: net.JoinHostPort("127.0.0.1", strconv.Itoa(port)),
 		Dir:      dir,
 		script:   filepath.Join(root, "scripts", "temporal-cluster.sh"),
-		bin:      serverBin,
 		hosts:    map[string]*clusterHost{},
+		admin:    postgresURL,
+		dbName:   dbName,
 		env: append(os.Environ(),
 			"BIN="+filepath.Dir(serverBin), "TEMPORAL_CLI="+cli,
 			"TEMPORAL_CLUSTER_DB_URL="+postgresURL, "TEMPORAL_CLUSTER_DB="+dbName,
@@ -298,7 +302,7 @@ func (c *Cluster) LogPath(host string) string {
 	return filepath.Join(c.Dir, "logs", host+".log")
 }
 
-// Stop kills every host still running.
+// Stop kills every host still running and drops the cluster's databases.
 func (c *Cluster) Stop() {
 	c.mu.Lock()
 	var names []string
@@ -311,6 +315,14 @@ func (c *Cluster) Stop() {
 	}
 	if c.db != nil {
 		_ = c.db.Close()
+	}
+	admin, err := sql.Open("pgx", c.admin)
+	if err != nil {
+		return
+	}
+	defer admin.Close()
+	for _, name := range []string{c.dbName, c.dbName + "_visibility"} {
+		_, _ = admin.Exec(`DROP DATABASE IF EXISTS ` + name + ` WITH (FORCE)`)
 	}
 }
 
