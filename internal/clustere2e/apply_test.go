@@ -31,7 +31,7 @@ func applyDocument(root string) string {
 	}
 	for i := range applyCommands {
 		fmt.Fprintf(&b, "---\napiVersion: cairn/v1\nkind: Exec\nmetadata: {name: e%d}\nspec: {command: '%s'}\n", i,
-			chainCommand(i, "${TMPDIR##*/}", root+"/lines"))
+			chainCommand(i, applySleep, "${TMPDIR##*/}", root+"/lines"))
 		if i > 0 {
 			fmt.Fprintf(&b, "dependsOn: [Exec/e%d]\n", i-1)
 		}

@@ -32,7 +32,7 @@ func chainGraph(path string) string {
 			// The step before runs on the other node.
 			fmt.Fprintf(&b, "  cross-depends: [{name: s%d, role: %s}]\n", i-1, graphNodes[(i-1)%len(graphNodes)])
 		}
-		fmt.Fprintf(&b, "  parameters: {cmd: '%s'}\n", chainCommand(i, node, path))
+		fmt.Fprintf(&b, "  parameters: {cmd: '%s'}\n", chainCommand(i, graphSleep, node, path))
 	}
 	return b.String()
 }
