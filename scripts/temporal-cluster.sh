@@ -246,7 +246,7 @@ run() {
 # attributes through the frontend with the Temporal CLI, trying again
 # while the cluster starts, and returns once the frontend accepts a query
 # on them (its namespace cache refreshes every
-# system.namespaceCacheRefreshInterval).
+# system.namespaceCacheRefreshInterval) and history serves.
 namespace() {
   local cli=${TEMPORAL_CLI:-$BIN/temporal} i sa
   local at=(--address "127.0.0.1:$port" -n default)
@@ -259,15 +259,28 @@ namespace() {
   for sa in "${SEARCH_ATTRIBUTES[@]}"; do
     for i in $(seq 1 20); do
       "$cli" operator search-attribute create "${at[@]}" --name "${sa%%:*}" --type "${sa#*:}" >/dev/null 2>&1 && break
-      "$cli" operator search-attribute list "${at[@]}" 2>/dev/null | grep -qw "${sa%%:*}" && break
+      case " $("$cli" operator search-attribute list "${at[@]}" 2>/dev/null | tr -s '[:space:]' ' ') " in
+        *" ${sa%%:*} "*) break ;;
+      esac
       sleep 0.5
     done
   done
   for i in $(seq 1 120); do
-    "$cli" workflow list "${at[@]}" --limit 1 --query "${SEARCH_ATTRIBUTES[0]%%:*} = 'ready'" >/dev/null 2>&1 && return 0
+    "$cli" workflow list "${at[@]}" --limit 1 --query "${SEARCH_ATTRIBUTES[0]%%:*} = 'ready'" >/dev/null 2>&1 && break
     sleep 0.5
   done
-  die "search attributes not usable within a minute"
+  "$cli" workflow list "${at[@]}" --limit 1 --query "${SEARCH_ATTRIBUTES[0]%%:*} = 'ready'" >/dev/null 2>&1 ||
+    die "search attributes not usable within a minute"
+  # History answers once its hosts joined the ring (after
+  # history.startupMembershipJoinDelay): a workflow that does not exist is
+  # then "not found" rather than unavailable.
+  local out
+  for i in $(seq 1 120); do
+    out=$("$cli" workflow describe "${at[@]}" -w temporal-cluster-ready 2>&1 || true)
+    case $out in *"not found"*) return 0 ;; esac
+    sleep 0.5
+  done
+  die "history not serving within a minute"
 }
 
 # wait_port waits until something listens on 127.0.0.1:$1, while process
