@@ -4,10 +4,13 @@ GO ?= go
 BIN := $(CURDIR)/bin
 TEMPORAL := $(BIN)/temporal
 TEMPORAL_VERSION := v1.5.1
+# Temporal's server (and its SQL tool) at the dev server's version, for the
+# production topology; scripts/temporal-cluster.sh names the version.
+TEMPORAL_SERVER := $(BIN)/temporal-server
 DATA := $(CURDIR)/.data
 TEST_TIMEOUT ?= 25m
 
-.PHONY: all build test test-short fuzz bench lint run fmt clean packages
+.PHONY: all build test test-short fuzz bench lint run fmt clean packages cluster temporal-server
 
 all: build
 
@@ -45,13 +48,28 @@ packages: $(NFPM)
 			$(NFPM) package --config deploy/packaging/nfpm.yaml --packager $$p --target $(DIST)/ || exit 1; \
 	done
 
+$(TEMPORAL_SERVER):
+	BIN=$(BIN) GO=$(GO) ./scripts/temporal-cluster.sh build
+
+temporal-server: $(TEMPORAL_SERVER)
+
 build: $(TEMPORAL)
 	$(GO) build -o $(BIN)/cairn ./cmd/cairn
 
+# Temporal's production topology on this machine (docs/operating.md):
+# frontend, two history hosts, matching and worker as processes on
+# loopback, on a throwaway PostgreSQL unless TEMPORAL_CLUSTER_DB_URL names
+# one; the frontend on 127.0.0.1:7233 (TEMPORAL_CLUSTER_PORT); Ctrl-C stops it.
+cluster: $(TEMPORAL) $(TEMPORAL_SERVER)
+	@export BIN=$(BIN) TEMPORAL_CLI=$(TEMPORAL); \
+	if [ -n "$${TEMPORAL_CLUSTER_DB_URL:-}" ]; then ./scripts/temporal-cluster.sh up; \
+	else ./scripts/with-postgres.sh ./scripts/temporal-cluster.sh up; fi
+
 # Unit tests, workflow tests and end-to-end tests against a real Temporal dev
-# server and a throwaway PostgreSQL (started and stopped by the script).
-test: $(TEMPORAL)
-	CAIRN_TEMPORAL_BIN=$(TEMPORAL) ./scripts/with-postgres.sh \
+# server, Temporal's production topology (internal/clustere2e) and a
+# throwaway PostgreSQL (started and stopped by the script).
+test: $(TEMPORAL) $(TEMPORAL_SERVER)
+	CAIRN_TEMPORAL_BIN=$(TEMPORAL) CAIRN_TEMPORAL_SERVER_BIN=$(TEMPORAL_SERVER) ./scripts/with-postgres.sh \
 		$(GO) test -count=1 -timeout $(TEST_TIMEOUT) ./...
 	$(MAKE) fuzz
 

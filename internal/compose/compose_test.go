@@ -52,7 +52,8 @@ func loadWith(t *testing.T, env map[string]string, files ...string) *types.Proje
 
 func TestComposeFileAgreesWithConfiguration(t *testing.T) {
 	project := load(t)
-	for _, want := range []string{"postgres", "temporal", "temporal-ui", "cairn", "agent-1", "agent-2"} {
+	for _, want := range []string{"postgres", "temporal", "temporal-history-1", "temporal-history-2", "temporal-matching",
+		"temporal-worker", "temporal-schema", "temporal-namespace", "temporal-ui", "cairn", "agent-1", "agent-2"} {
 		_, err := project.GetService(want)
 		assert.NoError(t, err, "service %q missing: %v", want, err)
 	}

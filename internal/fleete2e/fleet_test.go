@@ -65,8 +65,8 @@ type fleet struct {
 	t      *testing.T
 	srv    *serverProc
 	c      *client.Client
-	specs  map[string]agentSpec
-	agents map[string]*agentProc
+	specs  map[string]testenv.AgentSpec
+	agents map[string]*testenv.Agent
 	// roots are where each node applies, by node id; the control plane's
 	// steps run in the server's working directory.
 	roots map[string]string
@@ -97,7 +97,7 @@ func TestFuelReleaseOnAgentsAndLocalNodes(t *testing.T) {
 	phase := func(what string) { t.Logf("%6.1fs %s", time.Since(t0).Seconds(), what) }
 
 	srv := startServer(t, bin, dir, dev.HostPort, nil)
-	f := &fleet{t: t, srv: srv, c: srv.client, specs: map[string]agentSpec{}, roots: map[string]string{model.ControlPlane: srv.workdir}}
+	f := &fleet{t: t, srv: srv, c: srv.client, specs: map[string]testenv.AgentSpec{}, roots: map[string]string{model.ControlPlane: srv.workdir}}
 	phase("cairn server ready")
 
 	rel, err := fuellab.ReadRelease(lib, func(task string) string {
@@ -118,7 +118,7 @@ func TestFuelReleaseOnAgentsAndLocalNodes(t *testing.T) {
 	}
 	_, err = f.c.CreateCluster(ctx, model.ClusterInput{ID: clusterID, Name: clusterID, ReleaseID: release.ID, Nodes: nodes, Settings: fuellab.Settings()})
 	require.NoError(t, err)
-	var specs []agentSpec
+	var specs []testenv.AgentSpec
 	for _, n := range nodes {
 		if n.Mode != model.NodeAgent {
 			f.roots[n.ID] = filepath.Join(dir, "data", "nodes", clusterID, n.ID)
@@ -126,17 +126,17 @@ func TestFuelReleaseOnAgentsAndLocalNodes(t *testing.T) {
 		}
 		tok, err := f.c.IssueNodeToken(ctx, clusterID, n.ID)
 		require.NoError(t, err)
-		spec := agentSpec{bin: bin, server: srv.url(), temporal: dev.HostPort, token: tok.Token, node: n.ID,
-			root: filepath.Join(dir, "agents", n.ID), log: filepath.Join(dir, "agents", n.ID+".log")}
-		f.specs[n.ID], f.roots[n.ID] = spec, spec.root
+		spec := testenv.AgentSpec{Bin: bin, Server: srv.url(), Temporal: dev.HostPort, Token: tok.Token, Node: n.ID,
+			Root: filepath.Join(dir, "agents", n.ID), Log: filepath.Join(dir, "agents", n.ID+".log")}
+		f.specs[n.ID], f.roots[n.ID] = spec, spec.Root
 		specs = append(specs, spec)
 	}
 	require.Len(t, specs, fleetSize/agentEvery)
-	f.agents, err = startAgents(specs)
+	f.agents, err = testenv.StartAgents(specs)
 	require.NoError(t, err)
 	t.Cleanup(func() {
 		for _, p := range f.agents {
-			p.crash()
+			p.Crash()
 		}
 	})
 	f.waitPolled(ctx, dev, nodes)
@@ -148,12 +148,12 @@ func TestFuelReleaseOnAgentsAndLocalNodes(t *testing.T) {
 	ex, err := f.c.ExecuteGraph(ctx, clusterID, contract.GraphRequest{})
 	require.NoError(t, err)
 	f.waitStarted(ctx, restartedNode, restartedTask)
-	f.agents[restartedNode].crash()
+	f.agents[restartedNode].Crash()
 	phase(fmt.Sprintf("agent of node %s killed in the middle of %s", restartedNode, restartedTask))
 	running, err := f.c.GetExecution(ctx, ex.ID)
 	require.NoError(t, err)
 	require.False(t, running.Finished(), "the execution finished without node %s's agent: %s", restartedNode, running.Status)
-	f.agents[restartedNode], err = f.specs[restartedNode].start()
+	f.agents[restartedNode], err = f.specs[restartedNode].Start()
 	require.NoError(t, err)
 	phase("agent restarted")
 	done, err := f.c.Wait(ctx, ex.ID, 500*time.Millisecond)
@@ -182,7 +182,7 @@ func TestFuelReleaseOnAgentsAndLocalNodes(t *testing.T) {
 	ex, err = f.c.ExecuteGraph(ctx, clusterID, contract.GraphRequest{Force: true})
 	require.NoError(t, err)
 	f.waitStarted(ctx, lostNode, lostTask)
-	f.agents[lostNode].crash()
+	f.agents[lostNode].Crash()
 	delete(f.agents, lostNode)
 	phase(fmt.Sprintf("agent of node %s killed for good in the middle of %s", lostNode, lostTask))
 	done, err = f.c.Wait(ctx, ex.ID, 500*time.Millisecond)

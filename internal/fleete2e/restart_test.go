@@ -55,10 +55,10 @@ func TestServerRestartsWhileAnAgentsStepRuns(t *testing.T) {
 	tok, err := c.IssueNodeToken(ctx, "restart", "edge")
 	require.NoError(t, err)
 	root := filepath.Join(dir, "agents", "edge")
-	agent, err := agentSpec{bin: bin, server: srv.url(), temporal: dev.HostPort, token: tok.Token, node: "edge",
-		root: root, log: filepath.Join(dir, "agents", "edge.log")}.start()
+	agent, err := testenv.AgentSpec{Bin: bin, Server: srv.url(), Temporal: dev.HostPort, Token: tok.Token, Node: "edge",
+		Root: root, Log: filepath.Join(dir, "agents", "edge.log")}.Start()
 	require.NoError(t, err)
-	t.Cleanup(agent.crash)
+	t.Cleanup(agent.Crash)
 
 	ex, err := c.ExecuteGraph(ctx, "restart", contract.GraphRequest{})
 	require.NoError(t, err)

@@ -17,44 +17,47 @@ import (
 	"github.com/cairn-io/cairn/client"
 )
 
-// serverProc is one `cairn server` process.
-type serverProc struct {
-	name   string
-	cmd    *exec.Cmd
-	client *client.Client
-	exited chan struct{}
-	// waitErr is the process's exit, once exited is closed.
+// Server is one `cairn server` process.
+type Server struct {
+	Name string
+	Cmd  *exec.Cmd
+	// URL is where its API listens; Client reaches it.
+	URL    string
+	Client *client.Client
+	// Exited is closed once the process exited.
+	Exited chan struct{}
+	// waitErr is the process's exit, once Exited is closed.
 	waitErr error
 
 	mu  sync.Mutex
 	log bytes.Buffer // its log, shown when a test fails
 }
 
-// serverEnv is what the servers of one run share: Temporal, the store, the
-// task queue.
-type serverEnv struct {
-	bin, temporal, database, queue string
+// Env is what the servers of one run share: the cairn binary, Temporal's
+// frontend address, the store's URL, the task queue.
+type Env struct {
+	Bin, Temporal, Database, Queue string
 }
 
-// startServer starts `cairn server` named name: its own data directory, an
+// StartServer starts `cairn server` named name: its own data directory, an
 // API on a free loopback port, and TMPDIR ending in name, which the
 // commands it runs inherit (so a command can say which server ran it). It
 // returns once the API answers.
-func startServer(t *testing.T, env serverEnv, dir, name string) *serverProc {
+func StartServer(t *testing.T, env Env, dir, name string) *Server {
 	t.Helper()
 	tmp := filepath.Join(dir, name)
 	require.NoError(t, os.MkdirAll(tmp, 0o700))
-	cmd := exec.Command(env.bin, "server")
+	cmd := exec.Command(env.Bin, "server")
 	cmd.Env = []string{
 		"PATH=" + os.Getenv("PATH"), "HOME=" + tmp, "TMPDIR=" + tmp,
-		"CAIRN_TEMPORAL_ADDRESS=" + env.temporal, "CAIRN_DATABASE_URL=" + env.database,
-		"CAIRN_TASK_QUEUE=" + env.queue, "CAIRN_DATA_DIR=" + filepath.Join(tmp, "data"),
+		"CAIRN_TEMPORAL_ADDRESS=" + env.Temporal, "CAIRN_DATABASE_URL=" + env.Database,
+		"CAIRN_TASK_QUEUE=" + env.Queue, "CAIRN_DATA_DIR=" + filepath.Join(tmp, "data"),
 		"CAIRN_API_ADDR=127.0.0.1:0", "CAIRN_LOG_FORMAT=json", "CAIRN_LOG_LEVEL=info",
 	}
 	stderr, err := cmd.StderrPipe()
 	require.NoError(t, err)
 	require.NoError(t, cmd.Start())
-	s := &serverProc{name: name, cmd: cmd, exited: make(chan struct{})}
+	s := &Server{Name: name, Cmd: cmd, Exited: make(chan struct{})}
 	addr := make(chan string, 1)
 	go func() {
 		sc := bufio.NewScanner(stderr)
@@ -74,20 +77,21 @@ func startServer(t *testing.T, env serverEnv, dir, name string) *serverProc {
 			}
 		}
 		s.waitErr = cmd.Wait()
-		close(s.exited)
+		close(s.Exited)
 	}()
 	t.Cleanup(func() {
 		_ = cmd.Process.Signal(syscall.SIGKILL)
-		<-s.exited
+		<-s.Exited
 		if t.Failed() {
 			t.Logf("log of %s:\n%s", name, s.logText())
 		}
 	})
 	select {
 	case a := <-addr:
-		s.client, err = client.New("http://"+a, "")
+		s.URL = "http://" + a
+		s.Client, err = client.New(s.URL, "")
 		require.NoError(t, err)
-	case <-s.exited:
+	case <-s.Exited:
 		t.Fatalf("%s exited before serving: %v\n%s", name, s.waitErr, s.logText())
 	case <-time.After(time.Minute):
 		t.Fatalf("%s did not serve within a minute:\n%s", name, s.logText())
@@ -95,7 +99,7 @@ func startServer(t *testing.T, env serverEnv, dir, name string) *serverProc {
 	return s
 }
 
-func (s *serverProc) logText() string {
+func (s *Server) logText() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.log.String()
