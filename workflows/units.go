@@ -67,6 +67,8 @@ func (e *Executor) start(actCtx, loopCtx workflow.Context, i int) {
 		Rerun:       st.runs > 1,
 		Skip:        st.skip,
 		Refresh:     e.refreshed(u),
+		// complete holds a unit with a step whose outcome is unknown.
+		HoldsUnknown: true,
 	}
 	fut := workflow.ExecuteActivity(workflow.WithActivityOptions(actCtx, e.opts.stepActivityOptions(u)), name, in)
 	workflow.Go(loopCtx, func(c workflow.Context) {
@@ -137,6 +139,9 @@ func (e *Executor) complete(ctx workflow.Context, c completion) {
 			st.err = stepError(r.StepID, r.Error)
 			break
 		}
+	}
+	if e.holdUnknown(ctx, i) {
+		return
 	}
 	switch {
 	case st.err != "":
