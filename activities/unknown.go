@@ -41,13 +41,14 @@ func (a *Activities) repeatUnsafe(r *stepRun) bool {
 }
 
 // markStarted keeps r's start marker: one store write, made durable
-// before the command runs.
+// before the command runs (a batch of one: on SQLite it shares its commit
+// with the writes of other units that arrive together).
 func (a *Activities) markStarted(ctx context.Context, execID string, r *stepRun) error {
 	raw, err := json.Marshal(stepdata.Started{By: startedBy(ctx)})
 	if err != nil {
 		return err
 	}
-	if err := a.d.Steps.PutStepData(ctx, execID, r.step.ID, contract.DataStarted, raw); err != nil {
+	if err := a.d.Steps.PutStepDataBatch(ctx, execID, contract.DataStarted, map[string][]byte{r.step.ID: raw}); err != nil {
 		return err
 	}
 	r.marked = true

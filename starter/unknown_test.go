@@ -24,11 +24,12 @@ import (
 // taken as done and never runs again. Either way the apply completes.
 func TestCommandKilledBeforeItsOutcomeWasRecordedWaits(t *testing.T) {
 	tests := []struct {
-		decision model.Decision
-		wantRuns string
+		decision    model.Decision
+		wantRuns    string
+		wantSummary string
 	}{
-		{decision: model.DecisionRetry, wantRuns: "ran\nran\n"},
-		{decision: model.DecisionSkip, wantRuns: "ran\n"},
+		{decision: model.DecisionRetry, wantRuns: "ran\nran\n", wantSummary: "(exec/migrate run again: its outcome was unknown)"},
+		{decision: model.DecisionSkip, wantRuns: "ran\n", wantSummary: "(exec/migrate taken as done: its outcome was unknown)"},
 	}
 	for _, tt := range tests {
 		t.Run(string(tt.decision), func(t *testing.T) {
@@ -87,6 +88,7 @@ dependsOn: [Exec/migrate]
 			assert.Equal(t, tt.wantRuns, string(b))
 			assert.FileExists(t, filepath.Join(root, "after"))
 			assert.Len(t, h.getStack(s.ID).Resources, 2)
+			assert.True(t, historyHolds(t, h, done, tt.wantSummary), "the Temporal UI's summary of the activity after the decision")
 		})
 	}
 }

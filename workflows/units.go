@@ -70,7 +70,11 @@ func (e *Executor) start(actCtx, loopCtx workflow.Context, i int) {
 		// complete holds a unit with a step whose outcome is unknown.
 		HoldsUnknown: true,
 	}
-	fut := workflow.ExecuteActivity(workflow.WithActivityOptions(actCtx, e.opts.stepActivityOptions(u)), name, in)
+	ao := e.opts.stepActivityOptions(u)
+	if id, ok := unknownStep(st.results); ok {
+		ao.Summary = unknownSummary(u.Summary, id, in.Skip)
+	}
+	fut := workflow.ExecuteActivity(workflow.WithActivityOptions(actCtx, ao), name, in)
 	workflow.Go(loopCtx, func(c workflow.Context) {
 		var res contract.UnitResult
 		err := fut.Get(c, &res)

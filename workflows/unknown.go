@@ -1,6 +1,8 @@
 package workflows
 
 import (
+	"slices"
+
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/cairn-io/cairn/contract"
@@ -52,6 +54,16 @@ func unknownStep(results []contract.StepResult) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// unknownSummary is the Temporal UI's summary of the activity that runs a
+// unit again after a decision on step id, whose outcome was unknown: skip
+// takes it as done, retry runs it again.
+func unknownSummary(summary, id string, skip []string) string {
+	if slices.Contains(skip, id) {
+		return summary + " (" + id + " taken as done: its outcome was unknown)"
+	}
+	return summary + " (" + id + " run again: its outcome was unknown)"
 }
 
 // waitingLabel is how the current details name waiting unit i: its
