@@ -105,7 +105,10 @@ func (a *Activities) ApplyBatch(ctx context.Context, in contract.UnitInput) (*co
 // Durability: a before-state is in the store before its change is made;
 // a command (an action that runs something) has its outcome recorded as
 // soon as it ran, so a retried attempt resumes after it and never runs it
-// twice; every other step's outcome is recorded once at the end. When
+// twice; every other step's outcome is recorded once at the end. A
+// command that is not safe to repeat also has a start marker in the store
+// before it runs (one more write): a retried attempt that finds it without
+// an outcome reports the step unknown instead of running it (unknown.go). When
 // the worker stops, no step starts any more: the steps running finish
 // (within the drain, see liveness.Interceptor), commands among them are recorded, and
 // the unit returns errHandBack so another worker resumes it; a step the
