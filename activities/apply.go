@@ -116,6 +116,8 @@ func (a *Activities) ApplyBatch(ctx context.Context, in contract.UnitInput) (*co
 // deferSync the steps' writes skip their own fsyncs and are made durable
 // together before those outcomes are recorded or returned.
 func (a *Activities) converge(ctx context.Context, in contract.UnitInput, steps []*planner.StoredStep, deferSync bool) ([]*stepRun, error) {
+	// No command outlives the attempt's ownership (see liveness.Fence).
+	ctx = providers.WithKillBy(ctx, liveness.OwnedUntil(ctx))
 	u := newUnitRun(steps)
 	u.refreshFrom(in)
 	// A retried attempt (or an operator's retry) may find steps an earlier
@@ -225,8 +227,11 @@ func (a *Activities) runWave(ctx, applyCtx context.Context, in contract.UnitInpu
 	}
 	// A command that ran is recorded even when the activity is being
 	// cancelled or handed back: its retry must find it done, not run it
-	// again.
-	recordCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), commandRecordTimeout)
+	// again. Not once the attempt is fenced off: it may be another's by
+	// then (liveness.Owned).
+	owned, release := liveness.Owned(ctx)
+	defer release()
+	recordCtx, cancel := context.WithTimeout(owned, commandRecordTimeout)
 	defer cancel()
 	if err := a.recordOutputs(recordCtx, in.ExecutionID, commands); err != nil {
 		return err

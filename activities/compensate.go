@@ -24,6 +24,8 @@ func (a *Activities) Compensate(ctx context.Context, in contract.CompensateInput
 	if err := a.checkPlacement(in.Cluster, in.Unit, nil); err != nil {
 		return nil, err
 	}
+	// No command outlives the attempt's ownership (see liveness.Fence).
+	ctx = providers.WithKillBy(ctx, liveness.OwnedUntil(ctx))
 	steps, err := a.unitSteps(ctx, in.ExecutionID, in.Unit)
 	if err != nil {
 		return nil, err

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/cairn-io/cairn/internal/testenv"
 	"github.com/cairn-io/cairn/model"
 )
 
@@ -21,7 +22,7 @@ func checkYAMLParts(t *testing.T, data []byte, size int, parts []Part) {
 	var joined []byte
 	for _, p := range parts {
 		start := len(joined)
-		require.Equal(t, yamlLine(data[:start]), p.Line, "part at byte %d", start)
+		require.Equal(t, testenv.YAMLLines(data[:start]), p.Line, "part at byte %d", start)
 		if len(p.Data) > size {
 			chunks := 0
 			model.SplitYAML(p.Data, func(model.YAMLChunk) bool { chunks++; return true })
@@ -30,26 +31,6 @@ func checkYAMLParts(t *testing.T, data []byte, size int, parts []Part) {
 		joined = append(joined, p.Data...)
 	}
 	require.Equal(t, string(data), string(joined))
-}
-
-// yamlLine is the line after data, counted as YAML counts lines (LF, CR,
-// CR LF, NEL, LS and PS end a line).
-func yamlLine(data []byte) int {
-	n := 1
-	for i := 0; i < len(data); i++ {
-		switch {
-		case data[i] == '\n':
-			n++
-		case data[i] == '\r':
-			if i+1 < len(data) && data[i+1] == '\n' {
-				i++
-			}
-			n++
-		case bytes.HasPrefix(data[i:], []byte("\u0085")), bytes.HasPrefix(data[i:], []byte("\u2028")), bytes.HasPrefix(data[i:], []byte("\u2029")):
-			n++
-		}
-	}
-	return n
 }
 
 func TestSplitDocumentYAML(t *testing.T) {

@@ -58,6 +58,14 @@ const (
 // because its worker stops: what it cut off runs again elsewhere.
 var ErrWorkerStopping = errors.New("worker stopping")
 
+// ErrLostOwnership is the cause of an activity's context cancelled
+// because Temporal has acknowledged none of its heartbeats for nearly its
+// heartbeat timeout (a partition between the worker and Temporal):
+// Temporal times the attempt out and may start the next one elsewhere, so
+// whatever the attempt still runs is killed at once and nothing more of
+// it is recorded.
+var ErrLostOwnership = errors.New("lost ownership of the attempt: no heartbeat acknowledged within its heartbeat timeout")
+
 // Step data kinds kept in the store per (execution, step).
 const (
 	DataStep    = "step"    // the full step as prepared (storedStep JSON)

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"gopkg.in/yaml.v3"
 
+	"github.com/cairn-io/cairn/internal/testenv"
 	"github.com/cairn-io/cairn/model"
 )
 
@@ -44,7 +45,7 @@ func checkFuzzResult(t *testing.T, name string, data []byte, docs *Documents, er
 	var es Errors
 	require.ErrorAs(t, err, &es, "error is %T, want non-empty Errors: %v", err, err)
 	require.NotEmpty(t, es, "error is %T, want non-empty Errors: %v", err, err)
-	lines := yamlLines(data)
+	lines := testenv.YAMLLines(data)
 	for _, e := range es {
 		require.Equal(t, name, e.Pos.Source, "error without source or message: %#v", e)
 		require.NotEmpty(t, e.Message, "error without source or message: %#v", e)
@@ -52,26 +53,6 @@ func checkFuzzResult(t *testing.T, name string, data []byte, docs *Documents, er
 		require.LessOrEqual(t, e.Pos.Line, lines+1, "error outside the document (%d lines): %#v", lines, e)
 		require.GreaterOrEqual(t, e.Pos.Column, 0, "error outside the document (%d lines): %#v", lines, e)
 	}
-}
-
-// yamlLines counts lines as YAML does: CR, LF and CRLF end a line, and
-// so do NEL, LS and PS.
-func yamlLines(data []byte) int {
-	n := 1
-	for i := 0; i < len(data); i++ {
-		switch {
-		case data[i] == '\n':
-			n++
-		case data[i] == '\r':
-			if i+1 < len(data) && data[i+1] == '\n' {
-				i++
-			}
-			n++
-		case bytes.HasPrefix(data[i:], []byte("\u0085")), bytes.HasPrefix(data[i:], []byte("\u2028")), bytes.HasPrefix(data[i:], []byte("\u2029")):
-			n++
-		}
-	}
-	return n
 }
 
 func FuzzReadYAML(f *testing.F) {
@@ -218,7 +199,7 @@ func FuzzSplitYAML(f *testing.F) {
 		ok := true
 		model.SplitYAML(data, func(ch model.YAMLChunk) bool {
 			require.Equal(t, len(joined), ch.Offset)
-			require.Equal(t, yamlLines(data[:ch.Offset]), ch.Line)
+			require.Equal(t, testenv.YAMLLines(data[:ch.Offset]), ch.Line)
 			joined = append(joined, ch.Data...)
 			dec := yaml.NewDecoder(bytes.NewReader(ch.Data))
 			for ok {

@@ -9,6 +9,8 @@ import (
 	"os/exec"
 	"syscall"
 	"time"
+
+	"github.com/cairn-io/cairn/contract"
 )
 
 // command is one process to run: exec's commands and guards, external
@@ -45,11 +47,12 @@ const killGrace = 5 * time.Second
 var errTimeout = errors.New("timed out")
 
 // runCommand runs c in its own process group and stops the whole group on
-// timeout or cancellation (SIGTERM, then SIGKILL after killGrace), so a
-// shell's children do not outlive it. Memory is bounded: of each stream
-// only a head and a tail are kept. A non-zero exit is not an error: it is
-// reported in ExitCode. A command killed by cancellation returns an error
-// wrapping the context's cause.
+// timeout or cancellation (SIGTERM, then SIGKILL after killGrace, or
+// sooner: by the time WithKillBy gives, at once when the attempt lost
+// ownership), so a shell's children do not outlive it. Memory is bounded:
+// of each stream only a head and a tail are kept. A non-zero exit is not
+// an error: it is reported in ExitCode. A command killed by cancellation
+// returns an error wrapping the context's cause.
 func runCommand(ctx context.Context, c command) (commandResult, error) {
 	if len(c.Argv) == 0 {
 		return commandResult{}, errors.New("empty command")
@@ -83,7 +86,12 @@ func runCommand(ctx context.Context, c command) (commandResult, error) {
 	select {
 	case waitErr = <-done:
 	case <-ctx.Done():
-		stopGroup(cmd.Process.Pid, done, cmp.Or(c.KillGrace, killGrace))
+		grace := killGraceFor(ctx, cmp.Or(c.KillGrace, killGrace))
+		if errors.Is(context.Cause(ctx), contract.ErrLostOwnership) {
+			// The attempt may be another worker's already: no grace.
+			grace = 0
+		}
+		stopGroup(cmd.Process.Pid, done, grace)
 		res := captured(-1, stdout, stderr)
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 			if c.Timeout > 0 {

@@ -6,12 +6,14 @@ import (
 	"log/slog"
 
 	"go.temporal.io/sdk/client"
+	"google.golang.org/grpc"
 
 	"github.com/cairn-io/cairn/expr"
 	"github.com/cairn-io/cairn/graphs"
 	"github.com/cairn-io/cairn/internal/codec"
 	"github.com/cairn-io/cairn/internal/config"
 	"github.com/cairn-io/cairn/internal/fetch"
+	"github.com/cairn-io/cairn/internal/liveness"
 	"github.com/cairn-io/cairn/internal/temporalclient"
 	"github.com/cairn-io/cairn/providers"
 	"github.com/cairn-io/cairn/worker"
@@ -39,7 +41,11 @@ func NewRuntime(cfg *config.Config, log *slog.Logger) (*Runtime, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	rt := &Runtime{cfg: cfg, Temporal: temporalclient.Params{Logger: log.With("component", "temporal")}}
+	// The fence watches the heartbeats of the client Dial makes, for the
+	// workers built from Deps (server's and agent's alike).
+	fence := liveness.NewFence()
+	rt := &Runtime{cfg: cfg, Temporal: temporalclient.Params{Logger: log.With("component", "temporal"),
+		Interceptors: []grpc.UnaryClientInterceptor{fence.Interceptor}}}
 	if cfg.CodecKey != "" {
 		key, err := codec.ParseKey(cfg.CodecKey)
 		if err != nil {
@@ -82,6 +88,7 @@ func NewRuntime(cfg *config.Config, log *slog.Logger) (*Runtime, error) {
 		Fetch:             fetch.New(fetch.Options{Schemes: cfg.FetchSchemes, Dir: cfg.FetchDir}),
 		Jsonnet:           graphs.JsonnetProcess{},
 		HooksAllowPrivate: cfg.HooksAllowPrivate,
+		Fence:             fence,
 	}
 	return rt, nil
 }

@@ -19,7 +19,7 @@ import (
 // queues.
 func RegisterGraph(w sdkworker.Registry, d Deps, o Options) {
 	d, o = d.withDefaults(), o.withDefaults()
-	w.RegisterWorkflowWithOptions(workflows.GraphExecutionWorkflow, workflow.RegisterOptions{})
+	RegisterGraphWorkflows(w)
 	p := d.Graphs
 	if p == nil {
 		p = prepare.NewPreparer(d.Store, d.Catalogue, prepare.Files{Dir: o.FilesDir, Limit: o.FilesLimit})
@@ -30,4 +30,19 @@ func RegisterGraph(w sdkworker.Registry, d Deps, o Options) {
 	}), p)
 	w.RegisterActivityWithOptions(g.PrepareGraph, activity.RegisterOptions{Name: contract.PrepareGraphName})
 	w.RegisterActivityWithOptions(g.RecordGraphRuns, activity.RegisterOptions{Name: contract.RecordGraphRunsName})
+}
+
+// RegisterGraphWorkflows registers the workflow of graph executions,
+// GraphExecutionWorkflow, by its function name (RegisterGraph calls it).
+func RegisterGraphWorkflows(r sdkworker.WorkflowRegistry) {
+	r.RegisterWorkflowWithOptions(workflows.GraphExecutionWorkflow, workflow.RegisterOptions{})
+}
+
+// RegisterAllWorkflows registers every workflow the control plane of
+// `cairn server` runs: those New registers (RegisterWorkflows) and those
+// RegisterGraph adds (RegisterGraphWorkflows). A replay of recorded
+// histories registers them with it, so it replays what a server runs.
+func RegisterAllWorkflows(r sdkworker.WorkflowRegistry) {
+	RegisterWorkflows(r)
+	RegisterGraphWorkflows(r)
 }

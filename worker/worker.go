@@ -77,6 +77,10 @@ type Deps struct {
 	// HooksAllowPrivate lets webhooks reach loopback, private and
 	// link-local addresses (CAIRN_HOOKS_ALLOW_PRIVATE).
 	HooksAllowPrivate bool
+	// Fence fences off attempts whose heartbeats Temporal no longer
+	// acknowledges (liveness.Fence); nil fences nothing. Its Interceptor
+	// must be on the workers' Temporal client.
+	Fence *liveness.Fence
 }
 
 // Options size a worker.
@@ -188,7 +192,7 @@ func New(c client.Client, d Deps, o Options) (sdkworker.Worker, error) {
 		return nil, fmt.Errorf("worker: a store is required")
 	}
 	d, o = d.withDefaults(), o.withDefaults()
-	w := sdkworker.New(c, o.TaskQueue, workerOptions(o))
+	w := sdkworker.New(c, o.TaskQueue, workerOptions(o, d.Fence))
 	RegisterWorkflows(w)
 	RegisterActivities(w, activities.New(activities.Deps{
 		Store: d.Store, Steps: d.Steps, Registry: d.Registry, Packages: d.Packages, Secrets: d.Secrets, Env: d.Env,
@@ -211,7 +215,7 @@ func NewNodeWorker(c client.Client, d Deps, cluster string, node providers.Node,
 		return nil, fmt.Errorf("node worker: a node name is required")
 	}
 	d, o = d.withDefaults(), o.withDefaults()
-	w := sdkworker.New(c, workflows.NodeTaskQueue(cluster, node.Name), nodeWorkerOptions(o))
+	w := sdkworker.New(c, workflows.NodeTaskQueue(cluster, node.Name), nodeWorkerOptions(o, d.Fence))
 	RegisterActivities(w, activities.New(activities.Deps{
 		Store: d.Store, Steps: d.Steps, Registry: d.Registry, Secrets: d.Secrets, Env: d.Env, Node: node, Cluster: cluster,
 		Logger: d.Logger.With("cluster", cluster, "node", node.Name), StepConcurrency: o.StepConcurrency,
@@ -225,9 +229,9 @@ func NewNodeWorker(c client.Client, d Deps, cluster string, node providers.Node,
 // few seconds (the SDK's default throttle is 80% of the timeout).
 const maxHeartbeatThrottle = time.Second
 
-func workerOptions(o Options) sdkworker.Options {
+func workerOptions(o Options, fence *liveness.Fence) sdkworker.Options {
 	return sdkworker.Options{
-		Interceptors:                           []interceptor.WorkerInterceptor{&liveness.Interceptor{Drain: o.Drain}},
+		Interceptors:                           []interceptor.WorkerInterceptor{&liveness.Interceptor{Drain: o.Drain, Fence: fence}},
 		WorkerStopTimeout:                      liveness.StopTimeout(o.Drain),
 		MaxHeartbeatThrottleInterval:           maxHeartbeatThrottle,
 		MaxConcurrentActivityExecutionSize:     o.Concurrency,
@@ -244,8 +248,8 @@ func workerOptions(o Options) sdkworker.Options {
 // the SDK (v1.50) starts workflow task pollers on a worker's queue unless
 // DisableWorkflowWorker is set: without it every node would hold
 // o.Pollers idle workflow polls (and a sticky queue's) on the frontend.
-func nodeWorkerOptions(o Options) sdkworker.Options {
-	w := workerOptions(o)
+func nodeWorkerOptions(o Options, fence *liveness.Fence) sdkworker.Options {
+	w := workerOptions(o, fence)
 	w.DisableWorkflowWorker = true
 	w.MaxConcurrentWorkflowTaskPollers = 0
 	w.MaxConcurrentWorkflowTaskExecutionSize = 0

@@ -57,7 +57,9 @@ func shortKind(kind string) bool {
 // bytes comes first, so the name splits back into one (cluster, node) pair
 // whatever characters the ids hold, and no two nodes share a queue (cluster
 // "a" node "b-c" is cairn-node-1-a-b-c, cluster "a-b" node "c" is
-// cairn-node-3-a-b-c).
+// cairn-node-3-a-b-c). The name must not change between releases: a step
+// of an open execution stays on the queue it was scheduled on (see
+// docs/operating.md, Changing workflows; workflows/replay checks it).
 func NodeTaskQueue(cluster, node string) string {
 	return "cairn-node-" + strconv.Itoa(len(cluster)) + "-" + cluster + "-" + node
 }

@@ -44,7 +44,8 @@ type Client struct {
 
 // NewClient returns a client of the server at baseURL (http or https)
 // presenting token; httpClient nil means one with a 2-minute timeout
-// whose idle connections close after IdleConnTimeout.
+// whose idle connections close after IdleConnTimeout, and that never
+// delivers a request it gave up on (fenceTransport).
 func NewClient(baseURL, token string, httpClient *http.Client) (*Client, error) {
 	u, err := url.Parse(baseURL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
@@ -56,6 +57,7 @@ func NewClient(baseURL, token string, httpClient *http.Client) (*Client, error) 
 	if httpClient == nil {
 		tr := http.DefaultTransport.(*http.Transport).Clone()
 		tr.IdleConnTimeout = IdleConnTimeout
+		fenceTransport(tr)
 		httpClient = &http.Client{Timeout: 2 * time.Minute, Transport: tr}
 	}
 	return &Client{base: strings.TrimRight(baseURL, "/"), token: token, http: httpClient}, nil
@@ -132,7 +134,10 @@ func (c *Client) do(ctx context.Context, method, path string, q url.Values, body
 	if len(q) > 0 {
 		u += "?" + q.Encode()
 	}
+	// Retries included, a request takes at most RetryFor.
 	deadline := time.Now().Add(RetryFor)
+	ctx, cancel := context.WithDeadline(ctx, deadline)
+	defer cancel()
 	wait := retryFirstWait
 	for {
 		out, retry, err := c.once(ctx, method, u, body)

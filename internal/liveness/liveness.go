@@ -39,6 +39,9 @@ const handoverRetryDelay = 50 * time.Millisecond
 //     another worker at once, and the count of such handovers rides on
 //     the heartbeat details, so the next attempt knows which of its
 //     attempts were handovers rather than failures (see Attempt);
+//   - fences off an attempt whose heartbeats Temporal no longer
+//     acknowledges (Fence): its context is cancelled before Temporal
+//     times it out, and what that cut is handed back;
 //   - treats an attempt the SDK gave up on as cut off too (see
 //     LostContact): a heartbeat Temporal answered too late, an attempt it
 //     no longer knows, a pause or a reset cancel the activity's context
@@ -52,6 +55,10 @@ type Interceptor struct {
 	// Drain bounds the in-flight work of a stopping worker (0 =
 	// DefaultDrain).
 	Drain time.Duration
+	// Fence, when set, fences off attempts whose heartbeats Temporal no
+	// longer acknowledges (see Fence); its Interceptor must be on the
+	// workers' Temporal client.
+	Fence *Fence
 }
 
 // StopTimeout is the worker's WorkerStopTimeout for a drain bound: the
@@ -69,7 +76,7 @@ func (l *Interceptor) InterceptActivity(ctx context.Context, next interceptor.Ac
 	if drain <= 0 {
 		drain = DefaultDrain
 	}
-	i := &livenessInbound{drain: drain}
+	i := &livenessInbound{drain: drain, fence: l.Fence}
 	i.Next = next
 	return i
 }
@@ -77,6 +84,7 @@ func (l *Interceptor) InterceptActivity(ctx context.Context, next interceptor.Ac
 type livenessInbound struct {
 	interceptor.ActivityInboundInterceptorBase
 	drain time.Duration
+	fence *Fence
 }
 
 // handovers is what an activity's heartbeats carry from one attempt to the
@@ -98,6 +106,10 @@ func (i *livenessInbound) ExecuteActivity(ctx context.Context, in *interceptor.E
 	}
 	outer := ctx
 	ctx = context.WithValue(ctx, attemptKey{}, outer)
+	ctx, unfence := context.WithCancelCause(ctx)
+	defer unfence(nil)
+	ctx, stopFence := i.fence.watch(ctx, unfence, prior)
+	defer stopFence()
 	ctx, stopDrain := drainContext(context.WithValue(ctx, handoversKey{}, prior.Handovers), i.drain)
 	defer stopDrain()
 	stopBeat := heartbeat(ctx, prior)
@@ -109,7 +121,10 @@ func (i *livenessInbound) ExecuteActivity(ctx context.Context, in *interceptor.E
 	// The next attempt may run elsewhere and must not count this one.
 	activity.RecordHeartbeat(outer, handovers{Handovers: prior.Handovers + 1})
 	msg := "handed back by a stopping worker"
-	if LostContact(ctx) {
+	switch {
+	case Fenced(ctx):
+		msg = "handed back: " + contract.ErrLostOwnership.Error()
+	case LostContact(ctx):
 		msg = "handed back: the attempt lost contact with Temporal (" + context.Cause(outer).Error() + ")"
 	}
 	activity.GetLogger(outer).Info(msg, "error", err.Error())
@@ -147,7 +162,8 @@ func cutByStop(ctx context.Context, err error) bool {
 		return false
 	}
 	cause := context.Cause(ctx)
-	return errors.Is(cause, contract.ErrWorkerStopping) || errors.Is(cause, sdkworker.ErrWorkerShutdown) || LostContact(ctx)
+	return errors.Is(cause, contract.ErrWorkerStopping) || errors.Is(cause, sdkworker.ErrWorkerShutdown) ||
+		errors.Is(cause, contract.ErrLostOwnership) || LostContact(ctx)
 }
 
 // drainContext is ctx, cancelled with cause contract.ErrWorkerStopping
@@ -177,8 +193,9 @@ func drainContext(ctx context.Context, drain time.Duration) (context.Context, fu
 }
 
 // Stopping reports whether the worker running the activity is stopping,
-// or the attempt lost contact with Temporal (LostContact): no new step
-// starts then, and what is cut off is handed back.
+// or the attempt lost contact with Temporal (LostContact), or was fenced
+// off (Fenced): no new step starts then, and what is cut off is handed
+// back.
 func Stopping(ctx context.Context) bool {
 	if !activity.IsActivity(ctx) {
 		return false
@@ -187,7 +204,7 @@ func Stopping(ctx context.Context) bool {
 	case <-activity.GetWorkerStopChannel(ctx):
 		return true
 	default:
-		return LostContact(ctx)
+		return LostContact(ctx) || Fenced(ctx)
 	}
 }
 

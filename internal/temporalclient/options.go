@@ -14,6 +14,7 @@ import (
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/converter"
 	sdklog "go.temporal.io/sdk/log"
+	"google.golang.org/grpc"
 
 	"github.com/cairn-io/cairn/internal/config"
 )
@@ -26,6 +27,9 @@ type Params struct {
 	Logger         *slog.Logger
 	MetricsHandler client.MetricsHandler
 	DataConverter  converter.DataConverter
+	// Interceptors see every unary call of the client (a worker's
+	// liveness.Fence watches heartbeats through one).
+	Interceptors []grpc.UnaryClientInterceptor
 }
 
 // Options are the SDK's client options for cfg: address, namespace and the
@@ -44,6 +48,9 @@ func Options(cfg *config.Config, p Params) (client.Options, error) {
 		Logger:         sdklog.NewStructuredLogger(log),
 		MetricsHandler: p.MetricsHandler,
 		DataConverter:  p.DataConverter,
+	}
+	if len(p.Interceptors) > 0 {
+		o.ConnectionOptions.DialOptions = append(o.ConnectionOptions.DialOptions, grpc.WithChainUnaryInterceptor(p.Interceptors...))
 	}
 	sec := cfg.Temporal
 	key, err := apiKey(sec)
