@@ -254,6 +254,8 @@ func rollingUpgrade(t *testing.T, oldBin, newBin, temporal, database string) {
 
 	// The apply goes on where it was, on the new servers.
 	require.NoError(t, os.WriteFile(filepath.Join(target, "gate"), nil, 0o644))
+	require.Eventually(t, func() bool { return retryUnknown(ctx, c, apply.ID) }, 2*time.Minute, 100*time.Millisecond,
+		"the apply did not finish")
 	done := waitFinished(ctx, t, c, apply.ID)
 	require.Equal(t, model.ExecCompleted, done.Status, done.Error)
 	lines := readLines(filepath.Join(target, "lines"))
@@ -266,7 +268,7 @@ func rollingUpgrade(t *testing.T, oldBin, newBin, temporal, database string) {
 	// was handed back to its node's queue when the old agent stopped),
 	// and the paused step, its cause fixed, is retried on the new agent.
 	require.NoError(t, os.WriteFile(gate4, nil, 0o644))
-	require.Eventually(t, func() bool { return len(readLines(a2order)) == 3 }, time.Minute, 50*time.Millisecond,
+	require.Eventually(t, func() bool { retryUnknown(ctx, c, graph.ID); return len(readLines(a2order)) == 3 }, time.Minute, 50*time.Millisecond,
 		"t4, handed back to node a2's queue when its old agent stopped, did not end on the new agent: does the new build poll another queue name for the node (workflows.NodeTaskQueue)?")
 	require.NoError(t, os.WriteFile(flag, nil, 0o644))
 	_, err = c.Decide(ctx, graph.ID, model.DecisionRequest{Action: model.DecisionRetry, All: true})
@@ -288,6 +290,23 @@ func rollingUpgrade(t *testing.T, oldBin, newBin, temporal, database string) {
 	check := lastCheck(ctx, t, api, driftStack.ID, upgraded)
 	assert.False(t, check.Drifted, "%+v", check)
 	require.NoError(t, c.DeleteDrift(ctx, driftStack.ID))
+}
+
+// retryUnknown retries each step of execution id whose outcome is unknown
+// (a command a stop cut off, on a build that keeps start markers, waits
+// for a decision: docs/executions.md), as an operator would, and reports
+// whether the execution finished.
+func retryUnknown(ctx context.Context, c *client.Client, id string) bool {
+	e, err := c.GetExecution(ctx, id)
+	if err != nil {
+		return false
+	}
+	for _, s := range e.Steps {
+		if e.Status == model.ExecWaiting && s.Status == model.StatusUnknown {
+			_, _ = c.Decide(ctx, id, model.DecisionRequest{Action: model.DecisionRetry, Step: s.ID})
+		}
+	}
+	return e.Finished()
 }
 
 func waitStatus(ctx context.Context, t *testing.T, api func() *client.Client, id string, want model.ExecutionStatus) {
