@@ -44,6 +44,11 @@ func (a *Activities) ApplyStep(ctx context.Context, in contract.UnitInput) (*con
 	n := liveness.Attempt(ctx)
 	if r.res.Outcome == model.OutcomeFailed && !in.Noop {
 		details := contract.FailureDetails{StepID: step.ID, Attempt: n, NothingToUndo: r.nothingToUndo()}
+		if r.unknown {
+			// An executor that does not hold unknown steps: failed, and
+			// never retried (a retry would find it unknown again).
+			return nil, temporal.NewNonRetryableApplicationError(r.res.Error, contract.StepFailedType, nil, details)
+		}
 		if providers.IsConfigError(r.err) || isConfig(r.err) {
 			return nil, configError(r.res.Error, details)
 		}
@@ -100,7 +105,10 @@ func (a *Activities) ApplyBatch(ctx context.Context, in contract.UnitInput) (*co
 // Durability: a before-state is in the store before its change is made;
 // a command (an action that runs something) has its outcome recorded as
 // soon as it ran, so a retried attempt resumes after it and never runs it
-// twice; every other step's outcome is recorded once at the end. When
+// twice; every other step's outcome is recorded once at the end. A
+// command that is not safe to repeat also has a start marker in the store
+// before it runs (one more write): a retried attempt that finds it without
+// an outcome reports the step unknown instead of running it (unknown.go). When
 // the worker stops, no step starts any more: the steps running finish
 // (within the drain, see liveness.Interceptor), commands among them are recorded, and
 // the unit returns errHandBack so another worker resumes it; a step the
@@ -118,6 +126,7 @@ func (a *Activities) converge(ctx context.Context, in contract.UnitInput, steps 
 		if err := a.recall(ctx, in.ExecutionID, u.runs); err != nil {
 			return nil, err
 		}
+		u.settleUnknown(startedBy(ctx), in.Skip, in.HoldsUnknown)
 	}
 	u.skip(in.Skip)
 	applyCtx := ctx
@@ -192,6 +201,8 @@ func (a *Activities) runWave(ctx, applyCtx context.Context, in contract.UnitInpu
 		return err
 	}
 	var cut atomic.Bool
+	var markErr error
+	var markOnce sync.Once
 	a.each(wave, func(r *stepRun) {
 		if r.done {
 			return
@@ -199,6 +210,12 @@ func (a *Activities) runWave(ctx, applyCtx context.Context, in contract.UnitInpu
 		if liveness.Stopping(ctx) {
 			cut.Store(true) // not started: it runs on the next worker
 			return
+		}
+		if a.repeatUnsafe(r) {
+			if err := a.markStarted(ctx, in.ExecutionID, r); err != nil {
+				markOnce.Do(func() { markErr = err })
+				return // not started: the attempt fails and a retry runs it
+			}
 		}
 		a.apply(applyCtx, r)
 	})
@@ -220,8 +237,16 @@ func (a *Activities) runWave(ctx, applyCtx context.Context, in contract.UnitInpu
 		return err
 	}
 	if cut.Load() || (liveness.Stopping(ctx) && applyCtx.Err() != nil) {
-		// Steps left out, or cancelled by the stop and failed for it.
+		// Steps left out, or cancelled by the stop and failed for it: a
+		// command the stop cut off keeps its start marker without an
+		// outcome, and is unknown on the next worker.
 		return errHandBack
+	}
+	if markErr != nil {
+		return markErr
+	}
+	if err := a.endStarted(recordCtx, in.ExecutionID, wave); err != nil {
+		return err
 	}
 	u.finish(wave)
 	return nil

@@ -25,6 +25,9 @@ func (a *Activities) recall(ctx context.Context, execID string, runs []*stepRun)
 		case !notFound(err):
 			return err
 		}
+		if err := a.recallStarted(ctx, execID, r); err != nil {
+			return err
+		}
 		var before stepdata.Before
 		err = a.loadJSON(ctx, execID, r.step.ID, contract.DataBefore, &before)
 		switch {
@@ -67,7 +70,7 @@ func (a *Activities) keepBefores(ctx context.Context, execID string, runs []*ste
 func (a *Activities) recordOutputs(ctx context.Context, execID string, runs []*stepRun) error {
 	outputs := map[string][]byte{}
 	for _, r := range runs {
-		if r.recalled || r.recorded || r.res.Outcome == model.OutcomeFailed || r.res.Outcome == model.OutcomeSkipped || r.req.Noop {
+		if r.recalled || r.recorded || r.unknown || r.res.Outcome == model.OutcomeFailed || r.res.Outcome == model.OutcomeSkipped || r.req.Noop {
 			continue
 		}
 		raw, err := json.Marshal(r.outputs())

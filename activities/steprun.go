@@ -32,6 +32,11 @@ type stepRun struct {
 	// planned: read and diffed; beforeKept: its before-state is stored;
 	// applied: its change was attempted.
 	planned, beforeKept, applied bool
+	// started is the start marker an earlier attempt left (see
+	// unknown.go); marked says this attempt wrote one; unknown, that the
+	// step's command may or may not have run and was not run again.
+	started         *stepdata.Started
+	marked, unknown bool
 }
 
 // outputs is what r leaves for the stack record and its dependents, with
@@ -55,6 +60,9 @@ func (r *stepRun) redactedOutputs() map[string]any {
 // to undo: no before-state was recorded (it failed before changing
 // anything), or it is a command, which failing did not complete.
 func (r *stepRun) nothingToUndo() bool {
+	if r.unknown {
+		return false // the command may have run to its end
+	}
 	if r.prior == nil && !r.beforeKept {
 		return true
 	}

@@ -137,7 +137,7 @@ func (u *unitRun) finish(runs []*stepRun) {
 	for _, r := range runs {
 		i, _ := u.order.Index(r.step.ID)
 		switch r.res.Outcome {
-		case model.OutcomeFailed:
+		case model.OutcomeFailed, model.OutcomeUnknown:
 			u.order.Fail(i)
 			continue
 		case model.OutcomeSkipped:

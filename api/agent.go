@@ -37,6 +37,7 @@ var agentReads = map[string]func(g *grantSet, key string) bool{
 	contract.DataBefore:      func(g *grantSet, k string) bool { return g.steps[k] },
 	contract.DataPlan:        func(g *grantSet, k string) bool { return g.steps[k] },
 	contract.DataCompensated: func(g *grantSet, k string) bool { return g.steps[k] },
+	contract.DataStarted:     func(g *grantSet, k string) bool { return g.steps[k] },
 	contract.DataOutputs:     func(g *grantSet, k string) bool { return g.steps[k] || g.deps[k] },
 	contract.DataParams:      func(g *grantSet, k string) bool { return k == contract.ParamsKey && len(g.steps) > 0 },
 }
@@ -44,6 +45,7 @@ var agentReads = map[string]func(g *grantSet, key string) bool{
 // agentWrites are the kinds a node may write, for its own steps only.
 var agentWrites = map[string]bool{
 	contract.DataBefore: true, contract.DataOutputs: true, contract.DataPlan: true, contract.DataCompensated: true,
+	contract.DataStarted: true,
 }
 
 func (s *server) registerAgent(e *echo.Echo) {

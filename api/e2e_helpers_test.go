@@ -54,6 +54,9 @@ type cairnOptions struct {
 	sealKey []byte
 	// shardUnits, when set, runs plans of more units than this in shards.
 	shardUnits int
+	// steps, when set, is what the step activities read and write step
+	// data through, over the store.
+	steps func(store.Store) store.Store
 }
 
 const testUIURL = "http://ui.example:8233"
@@ -87,6 +90,9 @@ func newCairn(t *testing.T, o cairnOptions) *cairn {
 	// Webhook receivers are httptest servers on loopback.
 	h.graphs = prepare.NewPreparer(st, cat, prepare.Files{})
 	wdeps := worker.Deps{Store: st, Catalogue: cat, Env: h.lookupEnv, Fetch: fetcher, Jsonnet: graphs.JsonnetProcess{}, HooksAllowPrivate: true, Graphs: h.graphs}
+	if o.steps != nil {
+		wdeps.Steps = o.steps(st)
+	}
 	wopts := worker.Options{TaskQueue: queue}
 	w, err := worker.New(dev.Client, wdeps, wopts)
 	require.NoError(t, err)

@@ -95,6 +95,9 @@ func resourceDocument(r *model.Resource) object {
 		if m.Noop {
 			meta.add("noop", true)
 		}
+		if m.Idempotent {
+			meta.add("idempotent", true)
+		}
 		doc.add("meta", meta)
 	}
 	return doc

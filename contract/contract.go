@@ -82,6 +82,9 @@ const (
 	DataPlanSummary = "plan-summary"
 	// DataCompensated marks a step whose change was undone.
 	DataCompensated = "compensated"
+	// DataStarted marks a step whose effect started (stepdata.Started),
+	// written just before a command that is not safe to repeat runs.
+	DataStarted = "started"
 	// DataNodeGrant holds, under the node's id, the NodeGrant of one agent
 	// node in the execution.
 	DataNodeGrant = "node-grant"
@@ -318,6 +321,11 @@ type UnitInput struct {
 	// Refresh lists steps of the unit a step in another unit refreshes
 	// (it changed, or in a dry-run would): see Unit.Subscriptions.
 	Refresh []string `json:"refresh,omitempty"`
+	// HoldsUnknown says the executor pauses a step reported with outcome
+	// unknown (model.OutcomeUnknown) for a decision. An executor of an
+	// older build does not set it: such a step is then reported failed,
+	// and not retried.
+	HoldsUnknown bool `json:"holdsUnknown,omitempty"`
 }
 
 // StepResult is one step's own result. Changes values are truncated and

@@ -118,6 +118,16 @@ func (s *Scheduler) Fail(v int, hold bool) (tolerated bool) {
 	return tolerated
 }
 
+// Hold makes running vertex v wait for a decision whatever its
+// tolerance group allows, without counting it as a failure of the group:
+// a vertex whose outcome is unknown, neither failed nor succeeded.
+func (s *Scheduler) Hold(v int) {
+	s.must(v, "Hold", Running)
+	s.stopped(v)
+	s.set(v, Held)
+	s.held = append(s.held, v)
+}
+
 // Abandon ends running or held vertex v as failed without counting it
 // against its tolerance group, for a vertex interrupted, or given up by a
 // decision, rather than failing on its own. Its dependents are

@@ -214,6 +214,9 @@ func mergeMeta(dst *model.Meta, src model.Meta) {
 	if src.Noop {
 		dst.Noop = true
 	}
+	if src.Idempotent {
+		dst.Idempotent = true
+	}
 }
 
 // clearTaskField removes a top-level field set to null. Names are the

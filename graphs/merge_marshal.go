@@ -194,6 +194,9 @@ func outTask(t *model.Task) (outObject, error) {
 		if t.Meta.Noop {
 			m.add("noop", true)
 		}
+		if t.Meta.Idempotent {
+			m.add("idempotent", true)
+		}
 		o.add("meta", m)
 	}
 	for _, k := range slices.Sorted(maps.Keys(t.Extra)) {

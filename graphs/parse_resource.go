@@ -288,9 +288,9 @@ func (p *parser) target(d *document, n *yaml.Node) *model.Target {
 	return t
 }
 
-var metaFields = []string{"retry", "delay", "timeout", "noop"}
+var metaFields = []string{"retry", "delay", "timeout", "noop", "idempotent"}
 
-// meta reads execution settings {retry, delay, timeout, noop}. Durations
+// meta reads execution settings {retry, delay, timeout, noop, idempotent}. Durations
 // are Go duration strings or seconds; they are stored as duration strings.
 func (p *parser) meta(d *document, n *yaml.Node, path string) model.Meta {
 	var m model.Meta
@@ -298,7 +298,7 @@ func (p *parser) meta(d *document, n *yaml.Node, path string) model.Meta {
 		return m
 	}
 	if n.Kind != yaml.MappingNode {
-		p.c.add(d.pos(n), path, "expected an object {retry, delay, timeout, noop}, got %s", describe(n))
+		p.c.add(d.pos(n), path, "expected an object {retry, delay, timeout, noop, idempotent}, got %s", describe(n))
 		return m
 	}
 	fields(n, func(key string, k, v *yaml.Node) {
@@ -317,6 +317,8 @@ func (p *parser) meta(d *document, n *yaml.Node, path string) model.Meta {
 			m.Timeout = p.duration(d, v, fp)
 		case "noop":
 			m.Noop, _ = p.boolean(d, v, fp)
+		case "idempotent":
+			m.Idempotent, _ = p.boolean(d, v, fp)
 		default:
 			p.unknownField(d, k, path, key, metaFields)
 		}

@@ -24,6 +24,10 @@ const (
 	StatusDepFailed  Status = "dep_failed"
 	StatusRolledBack Status = "rolled_back"
 	StatusCanceled   Status = "canceled"
+	// StatusUnknown is a step whose effect may or may not have happened:
+	// it started, its worker died before its outcome was recorded, and
+	// running it again is not known to be safe. It waits for a decision.
+	StatusUnknown Status = "unknown"
 )
 
 // Outcome is a Puppet-style result class of one resource.
@@ -36,7 +40,13 @@ const (
 	OutcomeUnchanged Outcome = "unchanged"
 	OutcomeFailed    Outcome = "failed"
 	OutcomeSkipped   Outcome = "skipped"
+	// OutcomeUnknown: the step's command may or may not have run (see
+	// StatusUnknown).
+	OutcomeUnknown Outcome = "unknown"
 )
+
+// UnknownMessage is what a step whose outcome is unknown says.
+const UnknownMessage = "unknown: the command may or may not have run (its worker stopped after starting it and before recording its outcome)"
 
 // AttrChange is one attribute's old and new value.
 type AttrChange struct {
@@ -117,6 +127,10 @@ type Report struct {
 	Unchanged int `json:"unchanged" yaml:"unchanged"`
 	Failed    int `json:"failed" yaml:"failed"`
 	Skipped   int `json:"skipped" yaml:"skipped"`
+	// Unknown counts the steps whose outcome stayed unknown (the run
+	// ended without a decision to run them again or take them as done);
+	// each is also among the failures.
+	Unknown int `json:"unknown,omitempty" yaml:"unknown,omitempty"`
 	// Refreshed counts the steps that were refreshed (a resource they
 	// subscribe to changed) and reacted; each is counted by its outcome
 	// too (an exec that ran is updated).
@@ -143,6 +157,8 @@ func (r *Report) Count(o Outcome) {
 		r.Failed++
 	case OutcomeSkipped:
 		r.Skipped++
+	case OutcomeUnknown:
+		r.Unknown++
 	}
 }
 

@@ -75,6 +75,11 @@ type Meta struct {
 	Delay   string `json:"delay,omitempty" yaml:"delay,omitempty"`     // initial retry interval
 	Timeout string `json:"timeout,omitempty" yaml:"timeout,omitempty"` // per attempt
 	Noop    bool   `json:"noop,omitempty" yaml:"noop,omitempty"`       // read and diff, never change
+	// Idempotent declares the resource's change safe to repeat: a command
+	// cut off by a crash before its outcome was recorded runs again
+	// instead of waiting for a decision as a step whose outcome is
+	// unknown (see docs/security.md).
+	Idempotent bool `json:"idempotent,omitempty" yaml:"idempotent,omitempty"`
 }
 
 // Package is a parsed, validated set of resources: one or more documents

@@ -40,7 +40,7 @@ const MaxNamedSteps = 20000
 // time, dependencies on other steps of the unit — can share a unit.
 func alone(s *StoredStep) bool {
 	meta := s.Meta
-	meta.Noop = false
+	meta.Noop, meta.Idempotent = false, false
 	if meta != (model.Meta{}) || s.Strategy != 0 || len(s.AnyOf) > 0 || !s.FailsOnError() {
 		return true
 	}

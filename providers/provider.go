@@ -309,3 +309,15 @@ func observeSync(ctx context.Context, path string) {
 		fn(path)
 	}
 }
+
+// Effect is implemented by kinds whose change is an effect no read can
+// see afterwards (a command run): making it twice is not making it once.
+// A kind without it converges to a state it reads back (a file's bytes, an
+// http object found by its intent), so repeating its change is safe.
+type Effect interface {
+	// RepeatUnsafe reports whether making the change want asks for again,
+	// after an attempt that may have made it, could make it twice: false
+	// when a guard decides again whether it runs (an exec's creates,
+	// unless or onlyif).
+	RepeatUnsafe(want model.Spec) bool
+}

@@ -10,6 +10,7 @@ import (
 
 	"go.temporal.io/sdk/client"
 
+	"github.com/cairn-io/cairn/contract"
 	"github.com/cairn-io/cairn/store"
 	"github.com/cairn-io/cairn/worker"
 )
@@ -22,6 +23,9 @@ const (
 	workerDBEnv    = "CAIRN_E2E_DB"
 	workerQueueEnv = "CAIRN_E2E_QUEUE"
 	workerDrainEnv = "CAIRN_E2E_DRAIN"
+	// workerOutcomeDelayEnv widens the window between a step's end and
+	// the record of its outcome (see outcomeDelay).
+	workerOutcomeDelayEnv = "CAIRN_E2E_OUTCOME_DELAY"
 )
 
 func runWorkerProcess() int {
@@ -39,7 +43,11 @@ func runWorkerProcess() int {
 	}
 	defer st.Close()
 	drain, _ := time.ParseDuration(os.Getenv(workerDrainEnv)) // 0: the default
-	w, err := worker.New(c, worker.Deps{Store: st, Logger: testLogger()}, worker.Options{TaskQueue: os.Getenv(workerQueueEnv), Drain: drain})
+	deps := worker.Deps{Store: st, Logger: testLogger()}
+	if d, _ := time.ParseDuration(os.Getenv(workerOutcomeDelayEnv)); d > 0 {
+		deps.Steps = outcomeDelay{Store: st, delay: d}
+	}
+	w, err := worker.New(c, deps, worker.Options{TaskQueue: os.Getenv(workerQueueEnv), Drain: drain})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "worker:", err)
 		return 1
@@ -54,4 +62,43 @@ func runWorkerProcess() int {
 	<-sig
 	w.Stop()
 	return 0
+}
+
+// outcomeDelay holds every write of step outputs (a step's outcome) for
+// delay before making it: a worker killed meanwhile has run a step whose
+// outcome it never recorded.
+type outcomeDelay struct {
+	store.Store
+	delay time.Duration
+}
+
+func (o outcomeDelay) wait(ctx context.Context, kind string) error {
+	if kind != contract.DataOutputs {
+		return nil
+	}
+	t := time.NewTimer(o.delay)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (o outcomeDelay) PutStepData(ctx context.Context, execID, stepID, kind string, data []byte) error {
+	if err := o.wait(ctx, kind); err != nil {
+		return err
+	}
+	return o.Store.PutStepData(ctx, execID, stepID, kind, data)
+}
+
+func (o outcomeDelay) PutStepDataBatch(ctx context.Context, execID, kind string, data map[string][]byte) error {
+	if len(data) == 0 {
+		return nil
+	}
+	if err := o.wait(ctx, kind); err != nil {
+		return err
+	}
+	return o.Store.PutStepDataBatch(ctx, execID, kind, data)
 }

@@ -69,3 +69,16 @@ func OutcomeOf(action model.Action) model.Outcome {
 	}
 	return model.OutcomeUpdated
 }
+
+// Started is what a step keeps just before it runs a command that is not
+// safe to repeat (kind contract.DataStarted): with no outputs record
+// beside it, the command may or may not have run. By names the activity
+// that started it (its workflow run and activity id): a later attempt of
+// the same activity that finds it did not see the outcome and must not
+// run the command again; an operator's retry is another activity and
+// does. Ended marks a command that ended with a known outcome not kept
+// as outputs (it failed), which a retry runs again.
+type Started struct {
+	By    string `json:"by"`
+	Ended bool   `json:"ended,omitempty"`
+}

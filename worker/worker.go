@@ -195,7 +195,7 @@ func New(c client.Client, d Deps, o Options) (sdkworker.Worker, error) {
 	w := sdkworker.New(c, o.TaskQueue, workerOptions(o, d.Fence))
 	RegisterWorkflows(w)
 	RegisterActivities(w, activities.New(activities.Deps{
-		Store: d.Store, Registry: d.Registry, Packages: d.Packages, Secrets: d.Secrets, Env: d.Env,
+		Store: d.Store, Steps: d.Steps, Registry: d.Registry, Packages: d.Packages, Secrets: d.Secrets, Env: d.Env,
 		Node: providers.Node{Root: o.Root}, Logger: d.Logger, StepConcurrency: o.StepConcurrency,
 		Fetch: d.Fetch, Catalogue: d.Catalogue, Jsonnet: d.Jsonnet, BeforeStateLimit: o.BeforeStateLimit,
 		Schedules: c.ScheduleClient(), HooksAllowPrivate: d.HooksAllowPrivate,

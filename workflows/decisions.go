@@ -70,10 +70,11 @@ func (e *Executor) Decide(ctx workflow.Context, req model.DecisionRequest) (mode
 }
 
 // waitingStep names the step waiting unit i waits on: its first failed
-// step, or the unit's own step when it failed as a whole.
+// step (or one whose outcome is unknown), or the unit's own step when it
+// failed as a whole.
 func (e *Executor) waitingStep(i int) string {
 	for _, r := range e.state[i].results {
-		if r.Outcome == model.OutcomeFailed {
+		if r.Outcome == model.OutcomeFailed || r.Outcome == model.OutcomeUnknown {
 			return r.StepID
 		}
 	}
@@ -236,7 +237,9 @@ func (e *Executor) decideUnit(i int, action model.Decision) (stopped bool) {
 // stepsToSkip returns the failed steps of waiting unit i when its last
 // run left some of its other steps unrun (blocked by a failed step, or
 // missing from the results): skipping then means running the unit again
-// without them. It returns nil when skipping means skipping the unit.
+// without them. A step whose outcome is unknown is skipped the same way,
+// always: the unit's next run records it as done. It returns nil when
+// skipping means skipping the unit.
 func (e *Executor) stepsToSkip(i int) []string {
 	results := e.state[i].results
 	if len(results) == 0 {
@@ -248,8 +251,12 @@ func (e *Executor) stepsToSkip(i int) []string {
 		if r.Blocked != "" {
 			unrun = true
 		}
-		if r.Outcome == model.OutcomeFailed {
+		switch r.Outcome {
+		case model.OutcomeFailed:
 			failed = append(failed, r.StepID)
+		case model.OutcomeUnknown:
+			failed = append(failed, r.StepID)
+			unrun = true
 		}
 	}
 	if !unrun {

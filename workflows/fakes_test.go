@@ -64,6 +64,12 @@ type fakeActivities struct {
 	// single-step unit's UnitInput.Refresh as the executor sent it.
 	unchanged map[string]bool
 	refreshIn map[string][]string
+	// unknown: step id → how many runs end with the step's outcome
+	// unknown (its command may have run), as the real activity reports
+	// it to an executor that holds such steps; takenAsDone: steps a
+	// skip decision took as done.
+	unknown     map[string]int
+	takenAsDone []string
 }
 
 func newFake(units ...contract.Unit) *fakeActivities {
@@ -83,6 +89,7 @@ func newFake(units ...contract.Unit) *fakeActivities {
 		queues:     map[string]string{},
 		unchanged:  map[string]bool{},
 		refreshIn:  map[string][]string{},
+		unknown:    map[string]int{},
 	}
 }
 
@@ -178,9 +185,26 @@ func (f *fakeActivities) ApplyStep(ctx context.Context, in contract.UnitInput) (
 	if f.configErrs[in.Unit.Step] {
 		return nil, temporal.NewNonRetryableApplicationError("spec.mode: invalid", contract.ConfigErrorType, nil)
 	}
+	if slices.Contains(in.Skip, in.Unit.Step) {
+		// Skipped by a decision on its unknown outcome: taken as done.
+		f.mu.Lock()
+		f.takenAsDone = append(f.takenAsDone, in.Unit.Step)
+		f.mu.Unlock()
+		return &contract.UnitResult{Attempt: 1, Steps: []contract.StepResult{{
+			StepID: in.Unit.Step, Action: model.ActionRun, Outcome: model.OutcomeUpdated,
+		}}}, nil
+	}
 	if f.failing(in.Unit.Step) {
 		return nil, temporal.NewNonRetryableApplicationError("boom in "+in.Unit.Step, contract.StepFailedType, nil,
 			contract.FailureDetails{StepID: in.Unit.Step, Attempt: 1, NothingToUndo: f.untouched[in.Unit.Step]})
+	}
+	f.mu.Lock()
+	unknown := in.HoldsUnknown && f.runs[in.Unit.Step] <= f.unknown[in.Unit.Step]
+	f.mu.Unlock()
+	if unknown {
+		return &contract.UnitResult{Attempt: 2, Steps: []contract.StepResult{{
+			StepID: in.Unit.Step, Action: model.ActionRun, Outcome: model.OutcomeUnknown, Error: model.UnknownMessage,
+		}}}, nil
 	}
 	action, outcome := model.ActionCreate, model.OutcomeCreated
 	f.mu.Lock()

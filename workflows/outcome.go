@@ -78,7 +78,7 @@ func (e *Executor) outcome() *Outcome {
 					outcome = model.OutcomeSkipped // fail_on_error: false
 				}
 				o.Report.Count(outcome)
-				if outcome == model.OutcomeFailed {
+				if outcome == model.OutcomeFailed || outcome == model.OutcomeUnknown {
 					f := model.StepError{Step: r.StepID, Error: r.Error}
 					o.Report.Failures = append(o.Report.Failures, f)
 					if st.tolerated {
@@ -86,7 +86,7 @@ func (e *Executor) outcome() *Outcome {
 						tolerated++
 					}
 				}
-				if r.Action != "" && outcome != model.OutcomeFailed {
+				if r.Action != "" && outcome != model.OutcomeFailed && outcome != model.OutcomeUnknown {
 					o.Plan.Add(r.Action)
 					if r.Refreshed {
 						o.Plan.Refresh++
@@ -128,7 +128,7 @@ func (e *Executor) outcome() *Outcome {
 	}
 	o.Report.CompensationFailures = e.compFailures
 	o.Report.RolledBack = rolledBack
-	o.Failed = o.Report.Failed > tolerated || e.halt.cancelled || e.halt.aborted
+	o.Failed = o.Report.Failed > tolerated || o.Report.Unknown > 0 || e.halt.cancelled || e.halt.aborted
 	o.MissingEnv = slices.Sorted(maps.Keys(env))
 	o.MissingSecrets = slices.Sorted(maps.Keys(secrets))
 	return o

@@ -176,6 +176,8 @@ func (e *Executor) stepStatus(i int, unit model.Status, r contract.StepResult) m
 		return unit // running again, or about to: the results are the last run's
 	case e.state[i].undone[r.StepID]:
 		return model.StatusRolledBack
+	case r.Outcome == model.OutcomeUnknown:
+		return model.StatusUnknown // waiting for a decision, or left so
 	case r.Outcome == model.OutcomeFailed:
 		switch unit {
 		case model.StatusWaiting, model.StatusSkipped:
@@ -214,7 +216,7 @@ func (e *Executor) updateDetails(ctx workflow.Context) {
 	if held := e.sched.Held(); len(held) > 0 {
 		var names []string
 		for _, i := range held {
-			names = append(names, e.waitingStep(i))
+			names = append(names, e.waitingLabel(i))
 		}
 		line += "; waiting for decision on " + strings.Join(names, ", ")
 	}

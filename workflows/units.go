@@ -67,8 +67,14 @@ func (e *Executor) start(actCtx, loopCtx workflow.Context, i int) {
 		Rerun:       st.runs > 1,
 		Skip:        st.skip,
 		Refresh:     e.refreshed(u),
+		// complete holds a unit with a step whose outcome is unknown.
+		HoldsUnknown: true,
 	}
-	fut := workflow.ExecuteActivity(workflow.WithActivityOptions(actCtx, e.opts.stepActivityOptions(u)), name, in)
+	ao := e.opts.stepActivityOptions(u)
+	if id, ok := unknownStep(st.results); ok {
+		ao.Summary = unknownSummary(u.Summary, id, in.Skip)
+	}
+	fut := workflow.ExecuteActivity(workflow.WithActivityOptions(actCtx, ao), name, in)
 	workflow.Go(loopCtx, func(c workflow.Context) {
 		var res contract.UnitResult
 		err := fut.Get(c, &res)
@@ -137,6 +143,9 @@ func (e *Executor) complete(ctx workflow.Context, c completion) {
 			st.err = stepError(r.StepID, r.Error)
 			break
 		}
+	}
+	if e.holdUnknown(ctx, i) {
+		return
 	}
 	switch {
 	case st.err != "":

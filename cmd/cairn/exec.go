@@ -149,6 +149,9 @@ func executionDetails(w io.Writer, ex *model.Execution) error {
 	if r := ex.Report; r != nil {
 		line := fmt.Sprintf("%d created, %d updated, %d deleted, %d unchanged, %d failed, %d skipped",
 			r.Created, r.Updated, r.Deleted, r.Unchanged, r.Failed, r.Skipped)
+		if r.Unknown > 0 {
+			line += fmt.Sprintf(", %d unknown", r.Unknown)
+		}
 		if r.Refreshed > 0 {
 			line += fmt.Sprintf(" (%d refreshed)", r.Refreshed)
 		}
@@ -177,8 +180,23 @@ func executionDetails(w io.Writer, ex *model.Execution) error {
 	if err := st.flush(); err != nil {
 		return err
 	}
+	printUnknownSteps(w, ex)
 	printStepOutputs(w, ex.Steps)
 	return nil
+}
+
+// printUnknownSteps explains each step whose outcome is unknown and, while
+// the execution waits, the decisions it takes.
+func printUnknownSteps(w io.Writer, ex *model.Execution) {
+	for _, s := range ex.Steps {
+		if s.Status != model.StatusUnknown {
+			continue
+		}
+		fmt.Fprintf(w, "\n%s is unknown: the command may or may not have run (its worker stopped before recording the outcome).\n", s.ID)
+		if ex.Status == model.ExecWaiting {
+			fmt.Fprintf(w, "  retry runs it again, skip takes it as done, rollback or abort stop:\n  cairn exec decide %s --step %s --action retry|skip|rollback|abort\n", ex.ID, s.ID)
+		}
+	}
 }
 
 // printStepOutputs prints what each step's program printed (its output

@@ -201,3 +201,35 @@ func TestExecShowStepOutput(t *testing.T) {
 	assert.Contains(t, b.String(), "\nOutput of external/www-vm:\n  [create]\n  creating www-vm\n")
 	assert.NotContains(t, b.String(), "Output of file/motd")
 }
+
+// TestExecShowUnknownStep: exec show says a step's outcome is unknown
+// and, while the execution waits, how to decide.
+func TestExecShowUnknownStep(t *testing.T) {
+	tests := []struct {
+		status   model.ExecutionStatus
+		wantHint bool
+	}{
+		{status: model.ExecWaiting, wantHint: true},
+		{status: model.ExecFailed},
+	}
+	for _, tt := range tests {
+		t.Run(string(tt.status), func(t *testing.T) {
+			ex := &model.Execution{ID: "e1", Kind: model.ExecApply, Status: tt.status, Steps: []model.StepProgress{
+				{ID: "exec/migrate", Kind: "exec", Name: "migrate", Action: model.ActionRun, Status: model.StatusUnknown, Error: model.UnknownMessage},
+				{ID: "file/motd", Kind: "file", Name: "motd", Status: model.StatusSucceeded},
+			}}
+			if tt.status == model.ExecFailed {
+				ex.Report = &model.Report{Created: 1, Unknown: 1, Failures: []model.StepError{{Step: "exec/migrate", Error: model.UnknownMessage}}}
+			}
+			var b strings.Builder
+			require.NoError(t, executionDetails(&b, ex))
+			out := b.String()
+			assert.Contains(t, out, "exec/migrate is unknown: the command may or may not have run")
+			assert.NotContains(t, out, "file/motd is unknown")
+			assert.Equal(t, tt.wantHint, strings.Contains(out, "cairn exec decide e1 --step exec/migrate --action retry|skip|rollback|abort"), out)
+			if tt.status == model.ExecFailed {
+				assert.Contains(t, out, "1 unknown")
+			}
+		})
+	}
+}

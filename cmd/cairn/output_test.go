@@ -112,3 +112,16 @@ func TestPayloadDetailNames(t *testing.T) {
 		assert.Equal(t, tt.want, got, "detailNames(%+v) = %+v, want %+v", tt.in, got, tt.want)
 	}
 }
+
+// TestProgressLineUnknown: a step whose outcome is unknown says so, with
+// the decisions it takes.
+func TestProgressLineUnknown(t *testing.T) {
+	var buf bytes.Buffer
+	p := newProgress(&buf, false, palette{}, "ex-1")
+	p.status(&model.Execution{Progress: &model.Progress{Total: 2}})
+	p.step(model.StepProgress{ID: "exec/migrate", Action: model.ActionRun, Status: model.StatusUnknown, Error: model.UnknownMessage})
+	want := "[                        ] 0/2 unknown exec/migrate: the command may or may not have run\n" +
+		"  decide with: cairn exec decide ex-1 --step exec/migrate --action retry|skip|rollback|abort (retry runs it again, skip takes it as done)"
+	assert.Equal(t, want, strings.TrimSpace(buf.String()))
+	assert.True(t, p.waiting["exec/migrate"], "an unknown step waits for a decision")
+}

@@ -202,7 +202,7 @@ func (p *progress) step(st model.StepProgress) {
 	if finished(st.Status) {
 		p.done[st.ID] = true
 	}
-	if st.Status == model.StatusWaiting {
+	if st.Status == model.StatusWaiting || st.Status == model.StatusUnknown {
 		p.waiting[st.ID] = true
 	} else {
 		delete(p.waiting, st.ID)
@@ -262,6 +262,9 @@ func (p *progress) stepLine(st model.StepProgress) string {
 		return p.pal.yellow("rolled back") + " " + name
 	case model.StatusCanceled:
 		return p.pal.dim("canceled") + " " + name
+	case model.StatusUnknown:
+		return p.pal.yellow("unknown") + " " + name + ": the command may or may not have run" +
+			fmt.Sprintf("\n  decide with: cairn exec decide %s --step %s --action retry|skip|rollback|abort (retry runs it again, skip takes it as done)", p.id, st.ID)
 	case model.StatusWaiting:
 		msg := p.pal.yellow("waiting") + " " + name
 		if st.Error != "" {

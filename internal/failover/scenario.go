@@ -90,6 +90,9 @@ type Run struct {
 	Exec    *model.Execution
 	A, B    string
 	AExited bool
+	// Retried counts the steps left unknown by the stop that the scenario
+	// retried (an operator would decide the same).
+	Retried int
 }
 
 // RunFailover runs the scenario on env: server A alone takes the apply,
@@ -124,6 +127,12 @@ func RunFailover(t *testing.T, env Env, sig syscall.Signal) Run {
 	var done *model.Execution
 	require.Eventually(t, func() bool {
 		e, err := b.Client.GetExecution(ctx, started.ID)
+		if err == nil && e.Status == model.ExecWaiting {
+			// The command the stop cut off waits, its outcome unknown.
+			if _, err := b.Client.Decide(ctx, started.ID, model.DecisionRequest{Action: model.DecisionRetry}); err == nil {
+				run.Retried++
+			}
+		}
 		if err == nil && e.Finished() {
 			done = e
 		}

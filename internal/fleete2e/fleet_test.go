@@ -78,7 +78,8 @@ type fleet struct {
 // graph (every command a record of itself) through the API of a `cairn
 // server` with its defaults, on 200 nodes: 50 served by `cairn agent`
 // processes, 150 by the server. One agent is killed with SIGKILL in the
-// middle of a step and started again: the execution completes, every
+// middle of a step and started again: the step cut off waits, unknown,
+// for a decision and is retried; the execution completes, every
 // step succeeded or skipped by its condition, alike on every node of a
 // role whoever serves it, each node's steps in their order, none twice,
 // no workflow history above 10,000 events. Then the server restarts
@@ -156,6 +157,18 @@ func TestFuelReleaseOnAgentsAndLocalNodes(t *testing.T) {
 	f.agents[restartedNode], err = f.specs[restartedNode].Start()
 	require.NoError(t, err)
 	phase("agent restarted")
+	// The command the kill cut off may or may not have done its work: it
+	// waits, unknown, for a decision, which runs it again.
+	cut := restartedTask + "@" + restartedNode
+	waiting, err := f.c.WaitFor(ctx, ex.ID, 500*time.Millisecond, func(e *model.Execution) bool {
+		return e.Finished() || e.Status == model.ExecWaiting
+	})
+	require.NoError(t, err)
+	require.Equal(t, model.ExecWaiting, waiting.Status, "execution %s: %s", waiting.ID, waiting.Error)
+	decided, err := f.c.Decide(ctx, ex.ID, model.DecisionRequest{Action: model.DecisionRetry, Step: cut})
+	require.NoError(t, err)
+	require.Equal(t, cut, decided.Step)
+	phase(fmt.Sprintf("%s unknown, retried", cut))
 	done, err := f.c.Wait(ctx, ex.ID, 500*time.Millisecond)
 	require.NoError(t, err)
 	phase(fmt.Sprintf("execution %s", done.Status))

@@ -14,7 +14,8 @@ import (
 )
 
 // Three local nodes and one agent node, whose agent is killed with SIGKILL
-// in the middle of a step and started again: the execution finishes and no
+// in the middle of a step and started again: the step cut off waits,
+// unknown, for a decision; retried, it runs, the execution finishes and no
 // step ran twice.
 func TestAgentKilledMidRunAndRestarted(t *testing.T) {
 	nodes := append(localNodes(), model.Node{ID: "n4", Name: "n4", Roles: []string{"compute"}, Mode: model.NodeAgent})
@@ -50,6 +51,9 @@ func TestAgentKilledMidRunAndRestarted(t *testing.T) {
 	s := h.waitFor(e.ID, "progress", func(*starter.Execution) bool { return true })
 	require.False(t, s.Finished(), "the execution finished without its agent: %s", s.Status)
 	h.startAgent("n4", agentRoot)
+	waiting := h.waitFor(e.ID, "a decision", func(e *starter.Execution) bool { return e.Status == model.ExecWaiting })
+	require.Equal(t, model.StatusUnknown, stepStatus(waiting, "slow@n4"))
+	h.decide(e.ID, model.DecisionRetry)
 
 	done := h.await(e.ID)
 	mustStatus(t, done, model.ExecCompleted)

@@ -45,7 +45,9 @@ func lateHeartbeats(t *testing.T, dev *testenv.DevServer, late *atomic.Int32) cl
 
 // A heartbeat that does not reach Temporal in time makes the SDK give the attempt up and
 // cancel it, though no one cancelled the step: the command it cut off is
-// handed back, not failed, and the next attempt runs it to the end, once.
+// handed back, not failed, and the next attempt runs it to the end, once
+// (it is declared safe to repeat: one that is not would wait, unknown,
+// for a decision).
 func TestLateHeartbeatHandsTheStepBack(t *testing.T) {
 	dev := testenv.Temporal(t)
 	var late atomic.Int32
@@ -55,6 +57,7 @@ func TestLateHeartbeatHandsTheStepBack(t *testing.T) {
   type: shell
   roles: ["*"]
   parameters: {cmd: "echo started >> runs.log; sleep 5; echo done >> runs.log"}
+  meta: {idempotent: true}
 `)
 	e := h.run(contract.GraphRequest{})
 	require.Equal(t, int32(1), late.Load(), "no heartbeat was late")

@@ -40,7 +40,10 @@ func stackPackage(ipBin, events string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "---\napiVersion: cairn/v1\nkind: Exec\nmetadata: {name: first}\ntarget: {roles: [web]}\nspec: {command: '%s; %s'}\n",
 		mark("start first"), mark("done first"))
-	fmt.Fprintf(&b, "---\napiVersion: cairn/v1\nkind: Exec\nmetadata: {name: slow}\ntarget: {roles: [web]}\ndependsOn: [Exec/first]\n"+
+	// The slow step is declared safe to repeat, so its retry runs it again
+	// (one that is not would wait, unknown, for a decision: see
+	// starter/unknown_test.go).
+	fmt.Fprintf(&b, "---\napiVersion: cairn/v1\nkind: Exec\nmetadata: {name: slow}\ntarget: {roles: [web]}\ndependsOn: [Exec/first]\nmeta: {idempotent: true}\n"+
 		"spec: {command: 'trap \"\" TERM; %s; i=0; while [ $i -lt %d ]; do %s; sleep %s; i=$((i+1)); done; %s'}\n",
 		mark("start slow"), slowTicks, mark("tick slow"), strconv.FormatFloat(tickEvery.Seconds(), 'f', -1, 64), mark("done slow"))
 	fmt.Fprintf(&b, "---\napiVersion: cairn/v1\nkind: Exec\nmetadata: {name: last}\ntarget: {roles: [web]}\ndependsOn: [Exec/slow]\nspec: {command: '%s; %s'}\n",

@@ -38,6 +38,11 @@ export function renderDetail(box, opts) {
     row('Started', when(st.startedAt)),
     row('Ended', when(st.endedAt)),
     row('Note', st.note)));
+  if (st.status === 'unknown') {
+    parts.push(el('p', { class: 'unknown-note' }, 'unknown: the command may or may not have run. ' +
+      'Its worker stopped after starting it and before recording its outcome, so it was not run again. ' +
+      'Retry runs it again; skip takes it as done; rollback or abort stop the execution.'));
+  }
   if (st.error) parts.push(el('h3', {}, 'Last error'), el('pre', { class: 'error-text' }, st.error));
   if (opts.decisions) {
     parts.push(el('div', { class: 'decisions' }, 'Decide: ', decisions.map((a) => el('button', {

@@ -49,7 +49,7 @@ function waitingOn(stepID) {
   if (!ex || ex.status !== 'waiting') return false;
   const waiting = (ex.progress && ex.progress.waiting) || [];
   const st = page.steps.get(stepID);
-  return waiting.includes(stepID) || (!!st && st.status === 'waiting');
+  return waiting.includes(stepID) || (!!st && (st.status === 'waiting' || st.status === 'unknown'));
 }
 
 function showDetail() {
@@ -184,7 +184,8 @@ function renderPlanReport(ex) {
     report.hidden = false;
     const r = ex.report;
     document.getElementById('report-body').replaceChildren(
-      el('p', {}, ['created', 'updated', 'deleted', 'unchanged', 'failed', 'skipped'].map((k) => k + ' ' + (r[k] || 0)).join(' · ')),
+      el('p', {}, ['created', 'updated', 'deleted', 'unchanged', 'failed', 'skipped', 'unknown'].filter((k) => k !== 'unknown' || r[k])
+        .map((k) => k + ' ' + (r[k] || 0)).join(' · ')),
       el('ul', {}, (r.failures || []).map((f) => el('li', {}, (f.step || '') + ': ' + (f.error || '')))));
   }
 }

@@ -17,11 +17,11 @@ export const collapseAt = 400;
 const groupMax = 400;
 const maxBoxes = 150;
 
-export const states = ['pending', 'running', 'waiting', 'succeeded', 'failed', 'dep_failed', 'skipped',
+export const states = ['pending', 'running', 'waiting', 'unknown', 'succeeded', 'failed', 'dep_failed', 'skipped',
   'rolled_back', 'canceled'];
 
 const colors = {
-  pending: '#d9dde3', running: '#4c8dff', waiting: '#f5a524', succeeded: '#3fb56b', failed: '#e5484d',
+  pending: '#d9dde3', running: '#4c8dff', waiting: '#f5a524', unknown: '#c2410c', succeeded: '#3fb56b', failed: '#e5484d',
   dep_failed: '#a63a3d', skipped: '#b8bcc4', rolled_back: '#8e6bd8', canceled: '#6b7079',
 };
 
@@ -64,7 +64,7 @@ function levels(steps) {
 
 // groupState is the colour a group shows: the most urgent state in it.
 function groupState(counts, size) {
-  for (const s of ['failed', 'waiting', 'running', 'dep_failed', 'rolled_back', 'canceled']) {
+  for (const s of ['unknown', 'failed', 'waiting', 'running', 'dep_failed', 'rolled_back', 'canceled']) {
     if (counts[s]) return s;
   }
   if ((counts.succeeded || 0) + (counts.skipped || 0) === size) return counts.succeeded ? 'succeeded' : 'skipped';
