@@ -9,6 +9,8 @@ import (
 	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/activity"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 
 	"github.com/cairn-io/cairn/contract"
 )
@@ -42,15 +44,16 @@ var heartbeatMethod = "/" + workflowservice.WorkflowService_ServiceDesc.ServiceN
 // activities it fences, or no acknowledgement is seen; a Fence whose
 // interceptor has seen no call fences nothing.
 type Fence struct {
-	active atomic.Bool
-	mu     sync.Mutex
-	acked  map[string]time.Time // task token → when its last acknowledged heartbeat was sent
+	active  atomic.Bool
+	mu      sync.Mutex
+	acked   map[string]time.Time     // task token → when its last acknowledged heartbeat was sent
+	refused map[string]chan struct{} // task token → closed once Temporal answered a heartbeat with NotFound
 }
 
 // NewFence returns a fence; put Interceptor on the Temporal client's
 // connection and the fence on the Interceptor of its workers.
 func NewFence() *Fence {
-	return &Fence{acked: map[string]time.Time{}}
+	return &Fence{acked: map[string]time.Time{}, refused: map[string]chan struct{}{}}
 }
 
 // FenceAfter is how long an attempt lives without an acknowledged
@@ -76,10 +79,31 @@ func (f *Fence) Interceptor(ctx context.Context, method string, req, reply any, 
 	}
 	sent := time.Now()
 	err := invoker(ctx, method, req, reply, cc, opts...)
-	if r, ok := req.(*workflowservice.RecordActivityTaskHeartbeatRequest); ok && err == nil {
-		f.ack(string(r.GetTaskToken()), sent)
+	if r, ok := req.(*workflowservice.RecordActivityTaskHeartbeatRequest); ok {
+		switch {
+		case err == nil:
+			f.ack(string(r.GetTaskToken()), sent)
+		case status.Code(err) == codes.NotFound:
+			// Temporal no longer knows the attempt (it timed out, or its
+			// workflow ended): it is someone else's, or no one's.
+			f.refuse(string(r.GetTaskToken()))
+		}
 	}
 	return err
+}
+
+// refuse marks the attempt as one Temporal no longer knows, if it watches
+// it.
+func (f *Fence) refuse(token string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if ch, ok := f.refused[token]; ok {
+		select {
+		case <-ch:
+		default:
+			close(ch)
+		}
+	}
 }
 
 // ack moves the attempt's last acknowledgement to sent, if it watches it.
@@ -100,8 +124,9 @@ func (f *Fence) last(token string) time.Time {
 // fenced is what an attempt's context carries of its fence: closed once
 // it is fenced off.
 type fenced struct {
-	done  chan struct{}
-	until func() time.Time
+	done    chan struct{}
+	until   func() time.Time
+	refused chan struct{} // closed once Temporal answered a heartbeat: no such attempt
 }
 
 type fencedKey struct{}
@@ -123,15 +148,18 @@ func (f *Fence) watch(ctx context.Context, cancel context.CancelCauseFunc, prior
 	if late {
 		ref = info.StartedTime
 	}
+	refused := make(chan struct{})
 	f.mu.Lock()
 	f.acked[token] = ref
+	f.refused[token] = refused
 	f.mu.Unlock()
 	if late {
 		// Synchronous in the SDK: its acknowledgement moves ref, and an
 		// attempt Temporal no longer knows is cancelled (LostContact).
 		activity.RecordHeartbeat(ctx, prior)
 	}
-	st := &fenced{done: make(chan struct{}), until: func() time.Time { return f.last(token).Add(after) }}
+	st := &fenced{done: make(chan struct{}), until: func() time.Time { return f.last(token).Add(after) },
+		refused: refused}
 	stop := make(chan struct{})
 	go func() {
 		t := time.NewTimer(0)
@@ -156,8 +184,35 @@ func (f *Fence) watch(ctx context.Context, cancel context.CancelCauseFunc, prior
 		close(stop)
 		f.mu.Lock()
 		delete(f.acked, token)
+		delete(f.refused, token)
 		f.mu.Unlock()
 	}
+}
+
+// heldThroughOutage reports whether the attempt of ctx, which the SDK gave
+// up for lost contact, is still its worker's until the fence says
+// otherwise: a fence watches it and Temporal has not said it no longer
+// knows it.
+func heldThroughOutage(ctx context.Context) bool {
+	st, ok := ctx.Value(fencedKey{}).(*fenced)
+	if !ok {
+		return false
+	}
+	select {
+	case <-st.refused:
+		return false
+	default:
+		return true
+	}
+}
+
+// refusedOf is closed once Temporal answered that it no longer knows the
+// attempt of ctx (nil outside a fenced attempt: never).
+func refusedOf(ctx context.Context) <-chan struct{} {
+	if st, ok := ctx.Value(fencedKey{}).(*fenced); ok {
+		return st.refused
+	}
+	return nil
 }
 
 // OwnedUntil is when the attempt of ctx stops being its worker's unless

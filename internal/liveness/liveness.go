@@ -106,10 +106,18 @@ func (i *livenessInbound) ExecuteActivity(ctx context.Context, in *interceptor.E
 	}
 	outer := ctx
 	ctx = context.WithValue(ctx, attemptKey{}, outer)
-	ctx, unfence := context.WithCancelCause(ctx)
+	ctx, unfence := context.WithCancelCause(context.WithoutCancel(ctx))
 	defer unfence(nil)
+	if d, ok := outer.Deadline(); ok {
+		// The attempt's own deadline (a step's timeout) stays the deadline.
+		var cancelDeadline context.CancelFunc
+		ctx, cancelDeadline = context.WithDeadline(ctx, d)
+		defer cancelDeadline()
+	}
 	ctx, stopFence := i.fence.watch(ctx, unfence, prior)
 	defer stopFence()
+	stopFollow := followAttempt(ctx, outer, unfence)
+	defer stopFollow()
 	ctx, stopDrain := drainContext(context.WithValue(ctx, handoversKey{}, prior.Handovers), i.drain)
 	defer stopDrain()
 	stopBeat := heartbeat(ctx, prior)
@@ -130,6 +138,46 @@ func (i *livenessInbound) ExecuteActivity(ctx context.Context, in *interceptor.E
 	activity.GetLogger(outer).Info(msg, "error", err.Error())
 	return nil, temporal.NewApplicationErrorWithOptions(msg, contract.WorkerStoppingType,
 		temporal.ApplicationErrorOptions{NextRetryDelay: handoverRetryDelay, Category: temporal.ApplicationErrorCategoryBenign})
+}
+
+// followAttempt ends ctx (through cancel) when the SDK's context of the
+// attempt, outer, ends — at once, unless the SDK gave the attempt up for
+// lost contact (LostContact) while a fence watches it and Temporal has
+// not answered that it no longer knows the attempt (NotFound): then the
+// attempt is still its worker's until the fence says otherwise
+// (OwnedUntil), so
+// the step in flight may finish and be recorded (its next attempt then
+// resumes after it rather than finding its outcome unknown), no new step
+// starts (Stopping), and the fence cuts what is still running when the
+// attempt may be another's. A short outage of Temporal (a history host
+// killed, a frontend restarted) thus costs no step. It returns a stop
+// function.
+func followAttempt(ctx, outer context.Context, cancel context.CancelCauseFunc) func() {
+	end := func() {
+		if !LostContact(ctx) || !heldThroughOutage(ctx) {
+			cancel(context.Cause(outer))
+		}
+	}
+	if outer.Err() != nil {
+		end() // at once, so the activity sees it from its start
+		return func() {}
+	}
+	done := make(chan struct{})
+	go func() {
+		select {
+		case <-done:
+			return
+		case <-outer.Done():
+			end()
+		}
+		// Held through an outage: until Temporal says the attempt is gone.
+		select {
+		case <-done:
+		case <-refusedOf(ctx):
+			cancel(context.Cause(outer))
+		}
+	}()
+	return func() { close(done) }
 }
 
 // LostContact reports whether the SDK cancelled the activity's attempt
