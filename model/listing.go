@@ -14,11 +14,17 @@ type ListQuery struct {
 	// Spec configures kinds that need it to list anything (which program
 	// an external kind runs, which API an http kind talks to).
 	Spec Spec `json:"spec,omitempty"`
+	// IDs, when given, keep only the objects of these platform ids
+	// (Listed.ID); ids no object has are left out.
+	IDs []string `json:"ids,omitempty"`
 }
 
 // Listed is one existing object in the form of a resource: a name and the
 // spec that would reproduce it.
 type Listed struct {
 	Name string `json:"name"`
+	// ID is the object's id on its platform, for kinds whose objects have
+	// one (an http object's id, an external instance's id or name).
+	ID   string `json:"id,omitempty"`
 	Spec Spec   `json:"spec"`
 }

@@ -52,7 +52,10 @@ var httpAttrs = map[string]kinds.AttrKind{
 	"url": kinds.Parameter, "path": kinds.Parameter, "listPath": kinds.Parameter,
 	"readPath": kinds.Parameter, "updatePath": kinds.Parameter, "deletePath": kinds.Parameter,
 	"headers": kinds.Parameter, "updateMethod": kinds.Parameter, "expect": kinds.Parameter,
-	"listPointer": kinds.Parameter, "idPointer": kinds.Parameter, "id": kinds.ReadOnly,
+	"listPointer": kinds.Parameter, "idPointer": kinds.Parameter,
+	// id names an existing object to manage (adopted, not created): an
+	// exported object carries its own.
+	"id":   kinds.Parameter,
 	"body": kinds.Property, "links": kinds.Property,
 }
 
@@ -460,7 +463,8 @@ func (p *httpProvider) List(ctx context.Context, env Env, q ListQuery) ([]Listed
 // object as a resource whose spec reproduces it: the spec's addressing
 // without headers, the object's id, and a body of the named fields (all but
 // "id" when fields is empty). An object is named by its "name" field, else
-// its id.
+// its id; Listed.ID is its id. The spec's id makes a resource of it adopt
+// the object (Read finds it by that id) rather than create another.
 func (p *httpProvider) ListObjects(ctx context.Context, env Env, spec model.Spec, fields []string) ([]Listed, error) {
 	s, err := parseHTTPSpec(spec)
 	if err != nil {
@@ -507,7 +511,7 @@ func (p *httpProvider) ListObjects(ctx context.Context, env Env, spec model.Spec
 		ls := copyMap(base)
 		ls["id"], ls["body"] = id, NormalizeValue(body)
 		name, _ := obj["name"].(string)
-		out = append(out, Listed{Name: cmp.Or(name, id), Spec: ls})
+		out = append(out, Listed{Name: cmp.Or(name, id), ID: id, Spec: ls})
 	}
 	return out, nil
 }

@@ -1,0 +1,67 @@
+package api
+
+import (
+	"fmt"
+
+	"github.com/cairn-io/cairn/expr"
+	"github.com/cairn-io/cairn/kinds"
+	"github.com/cairn-io/cairn/model"
+)
+
+// listQuery is the providers' query of an export by kinds: where to list
+// (the selector's spec, its references resolved from the request's own
+// envRefs and secrets, never the server's), by name and by platform id.
+// Errors never hold a secret's value.
+func listQuery(sel *model.ExportSelector) (model.ListQuery, []model.ErrorDetail) {
+	if sel == nil {
+		return model.ListQuery{}, nil
+	}
+	q := model.ListQuery{Dir: sel.Dir, Names: sel.Names, Recursive: sel.Recursive, IDs: sel.IDs}
+	if len(sel.Spec) == 0 {
+		return q, nil
+	}
+	env := func(k string) (string, bool) { v, ok := sel.EnvRefs[k]; return v, ok }
+	secret := func(k string) (string, bool) { v, ok := sel.Secrets[k]; return v, ok }
+	spec, missing, err := expr.Resolve(sel.Spec, expr.Context{Env: env, Secret: secret})
+	var details []model.ErrorDetail
+	if err != nil {
+		details = append(details, model.ErrorDetail{Document: requestSource, Path: "selector.spec", Message: err.Error()})
+	}
+	for _, k := range missing.Env {
+		details = append(details, model.ErrorDetail{Document: requestSource, Path: "selector.envRefs." + k, Message: "missing: the spec refers to it"})
+	}
+	for _, k := range missing.Secrets {
+		details = append(details, model.ErrorDetail{Document: requestSource, Path: "selector.secrets." + k, Message: "missing: the spec refers to it"})
+	}
+	q.Spec = spec
+	return q, details
+}
+
+// keepParameters adds to a listed object's spec the parameters of the
+// request's spec it lacks (an http kind's headers, an external kind's env
+// and timeout), as written: references stay references, so the exported
+// resource reaches the platform as the listing did without holding a
+// secret.
+func keepParameters(cat *kinds.Catalogue, kind string, listed, asked model.Spec) {
+	for k, v := range asked {
+		if _, ok := listed[k]; ok {
+			continue
+		}
+		if cat.AttrKind(kind, k) == kinds.Parameter {
+			listed[k] = v
+		}
+	}
+}
+
+// missingIDs are the details of the ids asked for that no listed object
+// of kind has.
+func missingIDs(kind string, ids []string, found map[string]bool) []model.ErrorDetail {
+	var out []model.ErrorDetail
+	for i, id := range ids {
+		if !found[id] {
+			out = append(out, model.ErrorDetail{Document: requestSource, Path: fmt.Sprintf("selector.ids[%d]", i),
+				Message: fmt.Sprintf("no %s object has id %q", kind, id)})
+		}
+	}
+	return out
+}
