@@ -37,14 +37,15 @@ func listQuery(sel *model.ExportSelector) (model.ListQuery, []model.ErrorDetail)
 	return q, details
 }
 
-// keepParameters adds to a listed object's spec the parameters of the
-// request's spec it lacks (an http kind's headers, an external kind's env
-// and timeout), as written: references stay references, so the exported
-// resource reaches the platform as the listing did without holding a
-// secret.
+// keepParameters puts into a listed object's spec the parameters of the
+// request's spec as written: those the listing leaves out (an http kind's
+// headers, an external kind's env and timeout) and those given as
+// references (a url from an envRef), so the exported resource reaches the
+// platform as the listing did, without holding a secret or a value of the
+// environment the export ran in.
 func keepParameters(cat *kinds.Catalogue, kind string, listed, asked model.Spec) {
 	for k, v := range asked {
-		if _, ok := listed[k]; ok {
+		if _, ok := listed[k]; ok && !expr.HasDynamic(v) {
 			continue
 		}
 		if cat.AttrKind(kind, k) == kinds.Parameter {
