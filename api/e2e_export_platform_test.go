@@ -21,19 +21,21 @@ import (
 )
 
 // dashboardAPI is a platform's REST collection of dashboards behind a
-// bearer token, counting the requests that write.
+// bearer token, each linked to labels (GET /api/dashboards/ID/labels),
+// recording the requests that write.
 type dashboardAPI struct {
 	*httptest.Server
 	token string
 
 	mu     sync.Mutex
 	objs   map[string]map[string]any
+	labels map[string][]string // dashboard id → label ids
 	next   int
 	writes []string
 }
 
 func newDashboardAPI(t *testing.T, token string) *dashboardAPI {
-	a := &dashboardAPI{token: token, objs: map[string]map[string]any{}, next: 40}
+	a := &dashboardAPI{token: token, objs: map[string]map[string]any{}, labels: map[string][]string{}, next: 40}
 	a.Server = httptest.NewServer(http.HandlerFunc(a.serve))
 	t.Cleanup(a.Close)
 	return a
@@ -47,6 +49,14 @@ func (a *dashboardAPI) serve(w http.ResponseWriter, r *http.Request) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	id, one := strings.CutPrefix(r.URL.Path, "/api/dashboards/")
+	if obj, ok := strings.CutSuffix(id, "/labels"); ok && one && r.Method == http.MethodGet {
+		list := []any{}
+		for _, l := range a.labels[obj] {
+			list = append(list, map[string]any{"id": l})
+		}
+		_ = json.NewEncoder(w).Encode(map[string]any{"labels": list})
+		return
+	}
 	switch {
 	case r.URL.Path == "/api/dashboards" && r.Method == http.MethodGet:
 		list := []any{}
@@ -93,6 +103,13 @@ func (a *dashboardAPI) create(t *testing.T, body string) string {
 	var obj map[string]any
 	require.NoError(t, json.NewDecoder(resp.Body).Decode(&obj))
 	return obj["id"].(string)
+}
+
+// label links a dashboard to a label, by hand.
+func (a *dashboardAPI) label(id, label string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.labels[id] = append(a.labels[id], label)
 }
 
 func (a *dashboardAPI) state() (int, []string) {
@@ -185,6 +202,26 @@ func TestE2EExportPlatformObjectsByID(t *testing.T) {
 		yamlPkg, err := h.client.Export(ctx, req, "yaml")
 		require.NoError(t, err)
 		adoptNoop(t, h, "dashboards", yamlPkg, model.ApplyParams{Secrets: map[string]string{"API_TOKEN": token}})
+
+		t.Run("by label, with the links", func(t *testing.T) {
+			api.label(id, "team-sales")
+			api.label(id, "prod")
+			api.label(other, "prod")
+			byLabel := model.ExportRequest{Kinds: []string{"http"}, Selector: &model.ExportSelector{
+				Spec: model.Spec{"url": api.URL, "path": "/api/dashboards", "listPointer": "/dashboards", "headers": spec["headers"],
+					"links": map[string]any{"path": "/labels", "field": "labelID", "ids": []any{}}},
+				Labels: []string{"team-sales"}, Secrets: map[string]string{"API_TOKEN": token}}}
+			raw, err := h.client.Export(ctx, byLabel, "json")
+			require.NoError(t, err)
+			var docs []exportedDoc
+			require.NoError(t, json.Unmarshal(raw, &docs))
+			require.Len(t, docs, 1, "only the dashboard linked to the label: %s", raw)
+			assert.Equal(t, id, docs[0].Spec["id"])
+			assert.Equal(t, map[string]any{"path": "/labels", "field": "labelID", "ids": []any{"prod", "team-sales"}}, docs[0].Spec["links"])
+			yamlPkg, err := h.client.Export(ctx, byLabel, "yaml")
+			require.NoError(t, err)
+			adoptNoop(t, h, "dashboards-by-label", yamlPkg, model.ApplyParams{Secrets: map[string]string{"API_TOKEN": token}})
+		})
 		n, writes := api.state()
 		assert.Equal(t, 2, n, "no dashboard added beside %s and %s", other, id)
 		assert.Equal(t, []string{"POST " + other, "POST " + id}, writes, "only the two creates made by hand")

@@ -16,7 +16,7 @@ func listQuery(sel *model.ExportSelector) (model.ListQuery, []model.ErrorDetail)
 	if sel == nil {
 		return model.ListQuery{}, nil
 	}
-	q := model.ListQuery{Dir: sel.Dir, Names: sel.Names, Recursive: sel.Recursive, IDs: sel.IDs}
+	q := model.ListQuery{Dir: sel.Dir, Names: sel.Names, Recursive: sel.Recursive, IDs: sel.IDs, Labels: sel.Labels}
 	if len(sel.Spec) == 0 {
 		return q, nil
 	}

@@ -29,6 +29,10 @@ type ExportSelector struct {
 	// http object's id, an external instance's id); an id no object has
 	// is an error.
 	IDs []string `json:"ids,omitempty"`
+	// Labels, when given, keep only the objects linked to one of these
+	// labels of the platform, by the platform's label id (for http, the
+	// ids the spec's links read).
+	Labels []string `json:"labels,omitempty"`
 	// EnvRefs and Secrets are the values of Spec's references. They are
 	// used for this request only, never stored.
 	EnvRefs map[string]string `json:"envRefs,omitempty"`

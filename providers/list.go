@@ -40,6 +40,11 @@ func (r *Registry) List(ctx context.Context, kind string, node Node, q ListQuery
 	if len(q.IDs) > 0 {
 		items = slices.DeleteFunc(items, func(l Listed) bool { return l.ID == "" || !slices.Contains(q.IDs, l.ID) })
 	}
+	if len(q.Labels) > 0 {
+		items = slices.DeleteFunc(items, func(l Listed) bool {
+			return !slices.ContainsFunc(l.Labels, func(lid string) bool { return slices.Contains(q.Labels, lid) })
+		})
+	}
 	slices.SortFunc(items, func(a, b Listed) int { return strings.Compare(a.Name, b.Name) })
 	return items, nil
 }

@@ -50,6 +50,10 @@ func newExportCmd(a *app) *cobra.Command {
 		if err := where.apply(&req, &sel); err != nil {
 			return err
 		}
+		if len(req.Kinds) > 0 && stackRef == "" && !req.All && len(req.Resources) == 0 {
+			// With kinds, labels filter the listing: the platform's labels.
+			sel.Labels, req.Labels = req.Labels, nil
+		}
 		fromStacks := stackRef != "" || req.All || len(req.Labels) > 0 || len(req.Resources) > 0
 		if fromStacks == (len(req.Kinds) > 0) {
 			return fmt.Errorf("give --stack, --label, --resource or --all, or --kind with a selector")
@@ -60,7 +64,7 @@ func newExportCmd(a *app) *cobra.Command {
 				return apiFailure(a, err, nil)
 			}
 			req.StackID = st.ID
-		} else if sel.Dir != "" || len(sel.Names) > 0 || sel.Recursive || len(sel.Spec) > 0 || len(sel.IDs) > 0 {
+		} else if sel.Dir != "" || len(sel.Names) > 0 || sel.Recursive || len(sel.Spec) > 0 || len(sel.IDs) > 0 || len(sel.Labels) > 0 {
 			req.Selector = &sel
 		}
 		format := r.out.format
@@ -86,7 +90,7 @@ func newExportCmd(a *app) *cobra.Command {
 	}
 	f := cmd.Flags()
 	f.StringVar(&stackRef, "stack", "", "export the resources of this stack (id or name)")
-	f.StringArrayVar(&req.Labels, "label", nil, "export the resources associated with this `LABEL` (its name or metadata.name); repeatable")
+	f.StringArrayVar(&req.Labels, "label", nil, "export the resources associated with this `LABEL` (its name or metadata.name); with --kind, the objects linked to this label of the platform (its id); repeatable")
 	f.StringArrayVar(&req.Resources, "resource", nil, "export this resource, `KIND/NAME`; repeatable")
 	f.BoolVar(&req.All, "all", false, "export every stack's resources")
 	f.StringArrayVar(&req.Kinds, "kind", nil, "export the objects of this `KIND`; repeatable")

@@ -15,12 +15,13 @@ import (
 // platformFlags say where an export by kinds lists objects no stack
 // manages, and which of them by platform id.
 type platformFlags struct {
-	ids                  []string
-	url, path, specFile  string
-	program              []string
-	headers, config      []string
-	env, secrets         []string
-	envFile, secretsFile string
+	ids                   []string
+	url, path, specFile   string
+	linksPath, linksField string
+	program               []string
+	headers, config       []string
+	env, secrets          []string
+	envFile, secretsFile  string
 }
 
 func (p *platformFlags) register(f *pflag.FlagSet) {
@@ -28,6 +29,8 @@ func (p *platformFlags) register(f *pflag.FlagSet) {
 	f.StringVar(&p.url, "url", "", "http: the API's base URL to list in")
 	f.StringVar(&p.path, "path", "", "http: the collection path to list (GET URL+PATH)")
 	f.StringArrayVar(&p.headers, "header", nil, "http: `NAME=VALUE` header of the listing, kept in the exported resources (a value may be {{ secret \"K\" }} or {{ env \"K\" }}); repeatable")
+	f.StringVar(&p.linksPath, "links-path", "", "http: where each object lists its labels (e.g. /labels): exports the links, and --label filters by them")
+	f.StringVar(&p.linksField, "links-field", "labelID", "http: with --links-path, the field a link is posted with")
 	f.StringArrayVar(&p.program, "program", nil, "external: the program (then its arguments, one flag each) whose list operation lists instances")
 	f.StringArrayVar(&p.config, "config", nil, "external: `KEY=VALUE` of the config sent to the program's list operation; repeatable")
 	f.StringVar(&p.specFile, "spec-file", "", "YAML or JSON spec saying where to list (any kind's attributes, refs allowed); flags above override its fields")
@@ -69,6 +72,9 @@ func (p *platformFlags) apply(req *model.ExportRequest, sel *model.ExportSelecto
 	}
 	if p.path != "" {
 		spec["path"] = p.path
+	}
+	if p.linksPath != "" {
+		spec["links"] = map[string]any{"path": p.linksPath, "field": p.linksField, "ids": []any{}}
 	}
 	if len(p.program) > 0 {
 		argv := make([]any, len(p.program))

@@ -11,11 +11,23 @@ import (
 )
 
 // thingsAPI serves a collection of two objects at /api/things to requests
-// carrying the bearer token.
+// carrying the bearer token; thing 7 is linked to the label red-team.
 func thingsAPI(t *testing.T, token string) *httptest.Server {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Header.Get("Authorization") != "Bearer "+token || r.URL.Path != "/api/things" || r.Method != http.MethodGet {
+		if r.Header.Get("Authorization") != "Bearer "+token || r.Method != http.MethodGet {
 			http.Error(w, "no", http.StatusUnauthorized)
+			return
+		}
+		switch r.URL.Path {
+		case "/api/things":
+		case "/api/things/7/labels":
+			_ = json.NewEncoder(w).Encode([]any{map[string]any{"id": "red-team"}})
+			return
+		case "/api/things/8/labels":
+			_ = json.NewEncoder(w).Encode([]any{})
+			return
+		default:
+			http.NotFound(w, r)
 			return
 		}
 		_ = json.NewEncoder(w).Encode([]any{
@@ -77,6 +89,13 @@ func TestExportByPlatformID(t *testing.T) {
 		assert.Equal(t, "7", docs[0].Spec["id"])
 		assert.Equal(t, map[string]any{"color": "red", "name": "alpha"}, docs[0].Spec["body"])
 		assert.Equal(t, map[string]any{"envRef": map[string]any{"key": "THINGS_URL"}}, docs[0].Spec["url"], "the url as written")
+	})
+	t.Run("by label of the platform", func(t *testing.T) {
+		docs := exported(t, "--kind", "http", "--label", "red-team", "--links-path", "/labels", "--url", api.URL, "--path", "/api/things",
+			"--header", header, "--secrets-file", secrets)
+		require.Len(t, docs, 1)
+		assert.Equal(t, "alpha", docs[0].Metadata.Name)
+		assert.Equal(t, map[string]any{"path": "/labels", "field": "labelID", "ids": []any{"red-team"}}, docs[0].Spec["links"])
 	})
 	t.Run("refused", func(t *testing.T) {
 		s.run("export", "--id", "http:9", "--url", api.URL, "--path", "/api/things", "--header", header, "--secrets-file", secrets).
