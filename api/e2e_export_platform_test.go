@@ -233,7 +233,7 @@ func TestE2EExportPlatformObjectsByID(t *testing.T) {
 		require.NoError(t, err, "building the plugin: %s", out)
 		dir := t.TempDir()
 		// Made directly in the plugin's platform, by hand.
-		for _, obj := range []string{`{"id": "a17", "name": "cache", "size": 3}`, `{"id": "b42", "name": "queue", "size": 8}`} {
+		for _, obj := range []string{`{"id": "a17", "name": "cache", "size": 3}`, `{"id": "b42", "name": "queue", "size": 8, "labels": ["hot"]}`} {
 			var o struct{ ID string }
 			require.NoError(t, json.Unmarshal([]byte(obj), &o))
 			require.NoError(t, os.WriteFile(filepath.Join(dir, o.ID+".json"), []byte(obj), 0o644))
@@ -248,6 +248,18 @@ func TestE2EExportPlatformObjectsByID(t *testing.T) {
 		assert.Equal(t, "queue", docs[0].Metadata.Name)
 		assert.Equal(t, map[string]any{"dir": dir, "id": "b42", "name": "queue", "size": float64(8)}, docs[0].Spec["config"])
 
+		t.Run("by label", func(t *testing.T) {
+			byLabel := req
+			sel := *req.Selector
+			sel.IDs, sel.Labels = nil, []string{"hot"}
+			byLabel.Selector = &sel
+			raw, err := h.client.Export(ctx, byLabel, "json")
+			require.NoError(t, err)
+			var docs []exportedDoc
+			require.NoError(t, json.Unmarshal(raw, &docs))
+			require.Len(t, docs, 1, "only the instance with the label: %s", raw)
+			assert.Equal(t, "queue", docs[0].Metadata.Name)
+		})
 		t.Run("a plugin without a list operation cannot list", func(t *testing.T) {
 			old := req
 			sel := *req.Selector

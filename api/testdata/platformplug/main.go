@@ -3,7 +3,8 @@
 // an id the platform picks, as an API's would be. The state action finds
 // the object by config.id, else by name; create and update append a line
 // to DIR/writes.log, so a test sees every write the plugin made. Its list
-// action answers every object with its id and a config naming that id.
+// action answers every object with its id, its labels and a config naming
+// that id.
 // With --no-list it declares no list action, as an older plugin.
 package main
 
@@ -25,9 +26,10 @@ type request struct {
 }
 
 type object struct {
-	ID   string `json:"id"`
-	Name string `json:"name"`
-	Size any    `json:"size,omitempty"`
+	ID     string   `json:"id"`
+	Name   string   `json:"name"`
+	Size   any      `json:"size,omitempty"`
+	Labels []string `json:"labels,omitempty"`
 }
 
 func main() {
@@ -82,7 +84,7 @@ func main() {
 	case "list":
 		var instances []any
 		for _, obj := range all(dir) {
-			instances = append(instances, map[string]any{"name": obj.Name, "id": obj.ID,
+			instances = append(instances, map[string]any{"name": obj.Name, "id": obj.ID, "labels": append([]string{}, obj.Labels...),
 				"config": map[string]any{"dir": dir, "id": obj.ID, "name": obj.Name, "size": obj.Size}})
 		}
 		emit(map[string]any{"instances": instances})
