@@ -151,6 +151,8 @@ func (s *server) exportKinds(ctx context.Context, req model.ExportRequest) ([]*m
 		asked = req.Selector.Spec
 	}
 	var out []*model.Resource
+	found := map[string]bool{} // platform ids listed, of any kind
+	var listedKinds []string
 	for i, kind := range req.Kinds {
 		at := fmt.Sprintf("kinds[%d]", i)
 		k, ok := s.catalogue.Lookup(kind)
@@ -164,14 +166,16 @@ func (s *server) exportKinds(ctx context.Context, req model.ExportRequest) ([]*m
 			details = append(details, model.ErrorDetail{Document: requestSource, Path: at, Message: err.Error()})
 			continue
 		}
+		listedKinds = append(listedKinds, k.Name)
 		names := map[string]int{}
-		found := map[string]bool{}
 		for _, it := range items {
 			found[it.ID] = true
 			keepParameters(s.catalogue, k.Name, it.Spec, asked)
 			out = append(out, &model.Resource{APIVersion: model.APIVersion, Kind: k.Name, Name: exportName(it.Name, names), Spec: it.Spec})
 		}
-		details = append(details, missingIDs(k.Name, q.IDs, found)...)
+	}
+	if len(details) == 0 {
+		details = missingIDs(listedKinds, q.IDs, found)
 	}
 	if len(details) > 0 {
 		return nil, invalid("cannot export", details)

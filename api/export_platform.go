@@ -2,6 +2,7 @@ package api
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/cairn-io/cairn/expr"
 	"github.com/cairn-io/cairn/kinds"
@@ -55,13 +56,13 @@ func keepParameters(cat *kinds.Catalogue, kind string, listed, asked model.Spec)
 }
 
 // missingIDs are the details of the ids asked for that no listed object
-// of kind has.
-func missingIDs(kind string, ids []string, found map[string]bool) []model.ErrorDetail {
+// of the kinds has (ids apply to every kind of the request).
+func missingIDs(kinds []string, ids []string, found map[string]bool) []model.ErrorDetail {
 	var out []model.ErrorDetail
 	for i, id := range ids {
 		if !found[id] {
 			out = append(out, model.ErrorDetail{Document: requestSource, Path: fmt.Sprintf("selector.ids[%d]", i),
-				Message: fmt.Sprintf("no %s object has id %q", kind, id)})
+				Message: fmt.Sprintf("no %s object has id %q", strings.Join(kinds, " or "), id)})
 		}
 	}
 	return out

@@ -26,8 +26,8 @@ type ExportSelector struct {
 	// written.
 	Spec Spec `json:"spec,omitempty"`
 	// IDs, when given, keep only the objects of these platform ids (an
-	// http object's id, an external instance's id); an id no object has
-	// is an error.
+	// http object's id, an external instance's id), whichever of the
+	// kinds has them; an id no object has is an error.
 	IDs []string `json:"ids,omitempty"`
 	// Labels, when given, keep only the objects linked to one of these
 	// labels of the platform, by the platform's label id (for http, the
