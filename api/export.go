@@ -134,17 +134,25 @@ func (s *server) currentSpec(ctx context.Context, r *model.Resource) (model.Spec
 var contentField = map[string]bool{"content": true, "contentBase64": true, "template": true}
 
 // exportKinds lists the objects of each kind the selector picks on the
-// control plane.
+// control plane or on the platform its spec names (an http API, an
+// external kind's program), by name or by platform id. Exported objects
+// carry their platform ids in their specs, so that a stack applying them
+// adopts the objects instead of creating others.
 func (s *server) exportKinds(ctx context.Context, req model.ExportRequest) ([]*model.Resource, error) {
 	if s.registry == nil {
 		return nil, newError(http.StatusServiceUnavailable, "export by kinds is unavailable: the server has no providers")
 	}
-	var details []model.ErrorDetail
-	var q model.ListQuery
+	q, details := listQuery(req.Selector)
+	if len(details) > 0 {
+		return nil, invalid("cannot export", details)
+	}
+	var asked model.Spec
 	if req.Selector != nil {
-		q = model.ListQuery{Dir: req.Selector.Dir, Names: req.Selector.Names, Recursive: req.Selector.Recursive}
+		asked = req.Selector.Spec
 	}
 	var out []*model.Resource
+	found := map[string]bool{} // platform ids listed, of any kind
+	var listedKinds []string
 	for i, kind := range req.Kinds {
 		at := fmt.Sprintf("kinds[%d]", i)
 		k, ok := s.catalogue.Lookup(kind)
@@ -158,10 +166,16 @@ func (s *server) exportKinds(ctx context.Context, req model.ExportRequest) ([]*m
 			details = append(details, model.ErrorDetail{Document: requestSource, Path: at, Message: err.Error()})
 			continue
 		}
+		listedKinds = append(listedKinds, k.Name)
 		names := map[string]int{}
 		for _, it := range items {
+			found[it.ID] = true
+			keepParameters(s.catalogue, k.Name, it.Spec, asked)
 			out = append(out, &model.Resource{APIVersion: model.APIVersion, Kind: k.Name, Name: exportName(it.Name, names), Spec: it.Spec})
 		}
+	}
+	if len(details) == 0 {
+		details = missingIDs(listedKinds, q.IDs, found)
 	}
 	if len(details) > 0 {
 		return nil, invalid("cannot export", details)

@@ -105,7 +105,7 @@ func buildBuiltin() (*Catalogue, error) {
 				"body": Property, "links": Property,
 				"url": Parameter, "path": Parameter, "readPath": Parameter, "updatePath": Parameter, "deletePath": Parameter,
 				"headers": Parameter, "updateMethod": Parameter, "expect": Parameter, "listPath": Parameter, "listPointer": Parameter,
-				"idPointer": Parameter, "id": ReadOnly,
+				"idPointer": Parameter, "id": Parameter,
 			},
 		}, "http.json", nil},
 		{Kind{

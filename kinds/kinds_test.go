@@ -153,9 +153,7 @@ func TestBuiltinInvalidSpecs(t *testing.T) {
 			{"spec.updateMethod", `must be one of "PUT", "PATCH", got "POST"`},
 			{"spec.url", `"ftp://x" does not match the pattern ^https?://`},
 		}},
-		{"http read-only id", "http", map[string]any{"url": "http://x", "path": "/a", "id": "1"}, []SpecError{
-			{"spec.id", `"id" is read-only: it is reported by the system and cannot be set`},
-		}},
+		{"http id of an object to adopt", "http", map[string]any{"url": "http://x", "path": "/a", "id": "1"}, nil},
 		{"external neither", "external", map[string]any{"config": map[string]any{}}, []SpecError{
 			{"spec", `one of "program", "image" is required`},
 		}},
@@ -313,7 +311,7 @@ func TestAttrKind(t *testing.T) {
 		{"http", "url", Parameter},
 		{"http", "headers", Parameter},
 		{"http", "idPointer", Parameter},
-		{"http", "id", ReadOnly},
+		{"http", "id", Parameter},
 		{"external", "config", Property},
 		{"external", "program", Parameter},
 		{"file", "undeclared", Property},

@@ -14,11 +14,23 @@ type ListQuery struct {
 	// Spec configures kinds that need it to list anything (which program
 	// an external kind runs, which API an http kind talks to).
 	Spec Spec `json:"spec,omitempty"`
+	// IDs, when given, keep only the objects of these platform ids
+	// (Listed.ID); ids no object has are left out.
+	IDs []string `json:"ids,omitempty"`
+	// Labels, when given, keep only the objects linked to one of these
+	// platform labels (Listed.Labels).
+	Labels []string `json:"labels,omitempty"`
 }
 
 // Listed is one existing object in the form of a resource: a name and the
 // spec that would reproduce it.
 type Listed struct {
 	Name string `json:"name"`
-	Spec Spec   `json:"spec"`
+	// ID is the object's id on its platform, for kinds whose objects have
+	// one (an http object's id, an external instance's id or name).
+	ID string `json:"id,omitempty"`
+	// Labels are the ids of the platform's labels the object is linked
+	// to, for kinds that know them (an http object's links).
+	Labels []string `json:"labels,omitempty"`
+	Spec   Spec     `json:"spec"`
 }

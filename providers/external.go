@@ -374,7 +374,11 @@ func (p *externalProvider) List(ctx context.Context, env Env, q ListQuery) ([]Li
 }
 
 // ListInstances runs the program's list_action and returns each instance
-// as a resource: the spec's program (or image) with the instance's config.
+// as a resource: the spec's program (or image) with the instance's config,
+// its platform id the instance's id (its name when it gives none). A
+// program whose init answer declares no list_action cannot be listed (a
+// ConfigError saying so). The config must be what the program's state
+// action finds the same object by, so that the resource adopts it.
 func (p *externalProvider) ListInstances(ctx context.Context, env Env, spec model.Spec) ([]Listed, error) {
 	r, in, err := p.started(ctx, env, spec)
 	if err != nil {
@@ -399,7 +403,7 @@ func (p *externalProvider) ListInstances(ctx context.Context, env Env, spec mode
 		} else {
 			ls["image"] = r.spec.Image
 		}
-		out = append(out, Listed{Name: inst.Name, Spec: ls})
+		out = append(out, Listed{Name: inst.Name, ID: cmp.Or(inst.ID, inst.Name), Labels: inst.Labels, Spec: ls})
 	}
 	return out, nil
 }

@@ -29,7 +29,11 @@ import (
 //   - delete_action and restore_action (Cairn's additions): the state
 //     message plus "state", the state to remove or to bring back
 //   - list_action (Cairn's addition): the state message (its config
-//     says where to look) → {instances: [{name, config, state?}]}
+//     says where to look) → {instances: [{name, id?, labels?, config,
+//     state?}]}:
+//     id is the instance's own id on its platform, config what the state
+//     action finds that same instance by. A program that declares no
+//     list_action cannot be listed (an older program: the message says so).
 //
 // Every message in both directions is checked against the JSON Schemas
 // below, so a program that misbehaves is named with the field at fault.
@@ -92,7 +96,12 @@ type extListResponse struct {
 }
 
 type extInstance struct {
-	Name   string         `json:"name"`
+	Name string `json:"name"`
+	// ID is the instance's id on its platform, when it has one besides
+	// its name.
+	ID string `json:"id,omitempty"`
+	// Labels are the ids of the platform labels the instance carries.
+	Labels []string       `json:"labels,omitempty"`
 	Config map[string]any `json:"config"`
 	State  map[string]any `json:"state,omitempty"`
 }
@@ -213,6 +222,8 @@ var extSchemas = map[string]string{
         "type": "object",
         "properties": {
           "name": {"type": "string", "minLength": 1},
+          "id": {"type": "string", "minLength": 1},
+          "labels": {"type": "array", "items": {"type": "string"}},
           "config": {"type": "object"},
           "state": {"type": "object"}
         },

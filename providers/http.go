@@ -52,7 +52,10 @@ var httpAttrs = map[string]kinds.AttrKind{
 	"url": kinds.Parameter, "path": kinds.Parameter, "listPath": kinds.Parameter,
 	"readPath": kinds.Parameter, "updatePath": kinds.Parameter, "deletePath": kinds.Parameter,
 	"headers": kinds.Parameter, "updateMethod": kinds.Parameter, "expect": kinds.Parameter,
-	"listPointer": kinds.Parameter, "idPointer": kinds.Parameter, "id": kinds.ReadOnly,
+	"listPointer": kinds.Parameter, "idPointer": kinds.Parameter,
+	// id names an existing object to manage (adopted, not created): an
+	// exported object carries its own.
+	"id":   kinds.Parameter,
 	"body": kinds.Property, "links": kinds.Property,
 }
 
@@ -60,6 +63,10 @@ func (*httpProvider) Attributes() map[string]kinds.AttrKind { return httpAttrs }
 
 // httpMaxResponse bounds how much of a response is read.
 const httpMaxResponse = 10 << 20
+
+// httpMaxListed bounds the objects one listing describes (a response is
+// bounded in bytes too, by httpMaxResponse).
+const httpMaxListed = 10000
 
 // httpSnippet bounds the part of a response body an error message quotes.
 const httpSnippet = 512
@@ -445,6 +452,9 @@ func (p *httpProvider) List(ctx context.Context, env Env, q ListQuery) ([]Listed
 	if q.Spec["url"] == nil {
 		return nil, configErrorf("url", "listing http objects needs a spec with url and path")
 	}
+	if len(q.Labels) > 0 && q.Spec["links"] == nil {
+		return nil, configErrorf("links", "listing http objects by label needs the spec's links (path and field): how objects link to labels")
+	}
 	var fields []string
 	if body, ok := q.Spec["body"].(map[string]any); ok {
 		fields = slices.Sorted(maps.Keys(body))
@@ -460,7 +470,11 @@ func (p *httpProvider) List(ctx context.Context, env Env, q ListQuery) ([]Listed
 // object as a resource whose spec reproduces it: the spec's addressing
 // without headers, the object's id, and a body of the named fields (all but
 // "id" when fields is empty). An object is named by its "name" field, else
-// its id.
+// its id; Listed.ID is its id. The spec's id makes a resource of it adopt
+// the object (Read finds it by that id) rather than create another. When
+// the spec has links, each object's links are read too (one GET each) and
+// exported, and are its Listed.Labels. A collection of more than
+// httpMaxListed objects is refused.
 func (p *httpProvider) ListObjects(ctx context.Context, env Env, spec model.Spec, fields []string) ([]Listed, error) {
 	s, err := parseHTTPSpec(spec)
 	if err != nil {
@@ -480,6 +494,9 @@ func (p *httpProvider) ListObjects(ctx context.Context, env Env, spec model.Spec
 	delete(base, "body")
 	delete(base, "links")
 	delete(base, "id")
+	if len(items) > httpMaxListed {
+		return nil, fmt.Errorf("GET %s: %d objects, more than the %d a listing reads", redactURL(target), len(items), httpMaxListed)
+	}
 	var out []Listed
 	for i, item := range items {
 		obj, ok := item.(map[string]any)
@@ -506,8 +523,16 @@ func (p *httpProvider) ListObjects(ctx context.Context, env Env, spec model.Spec
 		}
 		ls := copyMap(base)
 		ls["id"], ls["body"] = id, NormalizeValue(body)
+		var labels []string
+		if s.Links != nil {
+			// One request per object: the links live under each.
+			if labels, err = p.linkIDs(ctx, s, id); err != nil {
+				return nil, err
+			}
+			ls["links"] = s.Links.attr(labels)
+		}
 		name, _ := obj["name"].(string)
-		out = append(out, Listed{Name: cmp.Or(name, id), Spec: ls})
+		out = append(out, Listed{Name: cmp.Or(name, id), ID: id, Labels: labels, Spec: ls})
 	}
 	return out, nil
 }

@@ -16,27 +16,11 @@ import (
 )
 
 // ListQuery selects the objects an export lists (Puppet's get, whole or
-// filtered by name).
-type ListQuery struct {
-	// Dir is the directory listed by the file and directory kinds, as a
-	// spec would write it (inside the node's root on a local node).
-	Dir string `json:"dir,omitempty"`
-	// Names, when given, are the only objects wanted: paths relative to
-	// Dir. Names that do not exist are left out, as Puppet's get does.
-	Names []string `json:"names,omitempty"`
-	// Recursive descends into subdirectories.
-	Recursive bool `json:"recursive,omitempty"`
-	// Spec configures kinds that need it to list anything (which program
-	// an external kind runs, which API an http kind talks to).
-	Spec model.Spec `json:"spec,omitempty"`
-}
+// filtered by name or platform id).
+type ListQuery = model.ListQuery
 
-// Listed is one existing object in the form of a resource: a name and the
-// spec that would reproduce it.
-type Listed struct {
-	Name string     `json:"name"`
-	Spec model.Spec `json:"spec"`
-}
+// Listed is one existing object in the form of a resource.
+type Listed = model.Listed
 
 // List enumerates the existing objects of kind on node, sorted by name.
 // Kinds that hold no enumerable state (exec) refuse with a ConfigError.
@@ -52,6 +36,14 @@ func (r *Registry) List(ctx context.Context, kind string, node Node, q ListQuery
 	items, err := l.List(ctx, Env{Node: node}, q)
 	if err != nil {
 		return nil, fmt.Errorf("list %s: %w", p.Kind(), err)
+	}
+	if len(q.IDs) > 0 {
+		items = slices.DeleteFunc(items, func(l Listed) bool { return l.ID == "" || !slices.Contains(q.IDs, l.ID) })
+	}
+	if len(q.Labels) > 0 {
+		items = slices.DeleteFunc(items, func(l Listed) bool {
+			return !slices.ContainsFunc(l.Labels, func(lid string) bool { return slices.Contains(q.Labels, lid) })
+		})
 	}
 	slices.SortFunc(items, func(a, b Listed) int { return strings.Compare(a.Name, b.Name) })
 	return items, nil

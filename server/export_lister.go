@@ -23,13 +23,5 @@ func NewExportLister(reg *providers.Registry) api.Lister {
 
 // List implements api.Lister.
 func (l exportLister) List(ctx context.Context, kind string, q model.ListQuery) ([]model.Listed, error) {
-	items, err := l.reg.List(ctx, kind, providers.Node{}, providers.ListQuery(q))
-	if err != nil {
-		return nil, err
-	}
-	out := make([]model.Listed, len(items))
-	for i, it := range items {
-		out[i] = model.Listed(it)
-	}
-	return out, nil
+	return l.reg.List(ctx, kind, providers.Node{}, q)
 }
