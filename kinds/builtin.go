@@ -117,6 +117,8 @@ func buildBuiltin() (*Catalogue, error) {
 			},
 			Aliases: true,
 		}, "external.json", externalRules},
+		userKind,
+		unixGroupKind,
 		{Kind{Name: KindGroup, Description: "a Fuel group: orders its member tasks, changes nothing", Structural: true}, "structural.json", nil},
 		{Kind{Name: KindStage, Description: "a Fuel stage: an ordering point, changes nothing", Structural: true}, "structural.json", nil},
 		{Kind{Name: KindSkipped, Description: "a disabled task: keeps its edges, runs nothing", Structural: true}, "structural.json", nil},

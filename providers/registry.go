@@ -93,6 +93,8 @@ func LocalProviders() []Provider {
 		NewSync(),
 		NewCopyFiles(),
 		NewReboot(""),
+		NewUser(),
+		NewUnixGroup(),
 		NewStructural("group"),
 		NewStructural("stage"),
 		NewStructural("skipped"),
