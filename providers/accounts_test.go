@@ -261,7 +261,7 @@ func TestAccountsListExportRoundTrip(t *testing.T) {
 		require.NoError(t, err)
 	}
 	_, err := r.Converge(ctx, Request{Kind: "user", Name: "erin", Node: node,
-		Spec: model.Spec{"gid": "devs", "groups": []any{"ops", "users"}, "home": "/srv/erin", "shell": "/bin/bash", "comment": "Erin", "password": hashOne},
+		Spec:    model.Spec{"gid": "devs", "groups": []any{"ops", "users"}, "home": "/srv/erin", "shell": "/bin/bash", "comment": "Erin", "password": hashOne},
 		Secrets: []string{hashOne}})
 	require.NoError(t, err)
 
