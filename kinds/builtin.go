@@ -119,6 +119,7 @@ func buildBuiltin() (*Catalogue, error) {
 		}, "external.json", externalRules},
 		userKind,
 		unixGroupKind,
+		serviceKind,
 		{Kind{Name: KindGroup, Description: "a Fuel group: orders its member tasks, changes nothing", Structural: true}, "structural.json", nil},
 		{Kind{Name: KindStage, Description: "a Fuel stage: an ordering point, changes nothing", Structural: true}, "structural.json", nil},
 		{Kind{Name: KindSkipped, Description: "a disabled task: keeps its edges, runs nothing", Structural: true}, "structural.json", nil},

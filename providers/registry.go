@@ -95,6 +95,7 @@ func LocalProviders() []Provider {
 		NewReboot(""),
 		NewUser(),
 		NewUnixGroup(),
+		NewService(""),
 		NewStructural("group"),
 		NewStructural("stage"),
 		NewStructural("skipped"),
