@@ -189,11 +189,19 @@ func (a accountFiles) passwordHash(name string) (string, error) {
 // must not hold a secret unless secret says which value to hide: a
 // failure's message never repeats it.
 func accountTool(ctx context.Context, env Env, tool string, args []string, secret string) error {
+	return accountToolInput(ctx, env, tool, args, "", secret)
+}
+
+// accountToolInput is accountTool with input on the tool's standard input.
+func accountToolInput(ctx context.Context, env Env, tool string, args []string, input, secret string) error {
 	if env.Node.Root != "" {
 		args = append([]string{"--root", env.Node.Root}, args...)
 	}
 	cmd := exec.CommandContext(ctx, tool, args...)
 	cmd.Env = []string{"PATH=/usr/sbin:/usr/bin:/sbin:/bin", "LC_ALL=C"}
+	if input != "" {
+		cmd.Stdin = strings.NewReader(input)
+	}
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		msg := strings.TrimSpace(string(out))

@@ -248,12 +248,9 @@ func (userProvider) Apply(ctx context.Context, env Env, want model.Spec, have St
 	}
 	pw, _ := want["password"].(string)
 	homeCreated := false
-	var pwArgs []string
-	if pw != "" && (!have.Exists || !EqualValues(have.Attrs["password"], passwordFingerprint(env, pw))) {
-		pwArgs = []string{"--password", pw}
-	}
+	setPassword := pw != "" && (!have.Exists || !EqualValues(have.Attrs["password"], passwordFingerprint(env, pw)))
 	if !have.Exists {
-		args := append(userArgs(want, nil), pwArgs...)
+		args := userArgs(want, nil)
 		if want["system"] == true {
 			args = append(args, "--system")
 		}
@@ -271,17 +268,22 @@ func (userProvider) Apply(ctx context.Context, env Env, want model.Spec, have St
 		if args, err = numericGID(env, args); err != nil {
 			return State{}, err
 		}
-		if err := accountTool(ctx, env, "useradd", append(args, "--", name), pw); err != nil {
+		if err := accountTool(ctx, env, "useradd", append(args, "--", name), ""); err != nil {
 			return State{}, err
 		}
-	} else if args := append(userArgs(want, have.Attrs), pwArgs...); len(args) > 0 {
+	} else if args := userArgs(want, have.Attrs); len(args) > 0 {
 		if want["managehome"] == true && slices.Contains(args, "--home") {
 			args = append(args, "--move-home")
 		}
 		if args, err = numericGID(env, args); err != nil {
 			return State{}, err
 		}
-		if err := accountTool(ctx, env, "usermod", append(args, "--", name), pw); err != nil {
+		if err := accountTool(ctx, env, "usermod", append(args, "--", name), ""); err != nil {
+			return State{}, err
+		}
+	}
+	if setPassword {
+		if err := setPasswordHash(ctx, env, name, pw); err != nil {
 			return State{}, err
 		}
 	}
@@ -447,29 +449,38 @@ func (p userProvider) Compensate(ctx context.Context, env Env, want model.Spec, 
 		}
 	}
 	if current == nil {
-		args := userArgs(restore, nil)
-		if before.Hash != "" {
-			args = append(args, "--password", before.Hash)
+		args, err := numericGID(env, userArgs(restore, nil))
+		if err != nil {
+			return err
+		}
+		if err := accountTool(ctx, env, "useradd", append(append(args, "--no-create-home"), "--", name), ""); err != nil {
+			return err
+		}
+	} else {
+		args := userArgs(restore, map[string]any{})
+		if want["managehome"] == true && ch.After.Outputs["home"] != nil && !EqualValues(ch.After.Outputs["home"], restore["home"]) {
+			args = append(args, "--move-home")
 		}
 		if args, err = numericGID(env, args); err != nil {
 			return err
 		}
-		return accountTool(ctx, env, "useradd", append(append(args, "--no-create-home"), "--", name), before.Hash)
+		if len(args) > 0 {
+			if err := accountTool(ctx, env, "usermod", append(args, "--", name), ""); err != nil {
+				return err
+			}
+		}
 	}
-	args := userArgs(restore, map[string]any{})
-	if want["managehome"] == true && ch.After.Outputs["home"] != nil && !EqualValues(ch.After.Outputs["home"], restore["home"]) {
-		args = append(args, "--move-home")
-	}
-	if before.Hash != "" {
-		args = append(args, "--password", before.Hash)
-	}
-	if len(args) == 0 {
+	if before.Hash == "" {
 		return nil
 	}
-	if args, err = numericGID(env, args); err != nil {
-		return err
-	}
-	return accountTool(ctx, env, "usermod", append(args, "--", name), before.Hash)
+	return setPasswordHash(ctx, env, name, before.Hash)
+}
+
+// setPasswordHash sets the user's hash with chpasswd --encrypted, given on
+// its standard input: never on a command line, where any local process
+// could read it.
+func setPasswordHash(ctx context.Context, env Env, name, hash string) error {
+	return accountToolInput(ctx, env, "chpasswd", []string{"--encrypted"}, name+":"+hash+"\n", hash)
 }
 
 // List lists the users with a uid of at least 1000 (people, not system
