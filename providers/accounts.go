@@ -18,8 +18,8 @@ import (
 )
 
 // The user and unix_group kinds drive the shadow tools (useradd, usermod,
-// userdel, groupadd, groupmod, groupdel) and read the account files they
-// write. On a node with a Root the tools get --root Root (they chroot into
+// userdel, chpasswd, groupadd, groupmod, groupdel) and read the account
+// files they write. On a node with a Root the tools get --root Root (they chroot into
 // it before touching a file), so they work on Root/etc/passwd,
 // Root/etc/group and Root/etc/shadow and make homes under Root: a local
 // node's accounts live inside it, as its files do. (--prefix would do the

@@ -19,7 +19,7 @@ import (
 )
 
 // userProvider manages one user of the node's account files with useradd,
-// usermod and userdel (see accounts.go), with the attributes of Puppet's
+// usermod, userdel and chpasswd (see accounts.go), with the attributes of Puppet's
 // user type: name (the title when not given), ensure, uid, gid (a number
 // or a group's name), groups (the supplementary groups, exactly), home,
 // managehome, shell, comment, system and password.
