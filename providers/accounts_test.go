@@ -184,7 +184,9 @@ func TestAccountsApplyReapplyChangeRollback(t *testing.T) {
 	require.NoError(t, r.Compensate(ctx, Request{Kind: "unix_group", Name: "devs", Node: node, Spec: model.Spec{"gid": 2001}}, stored(t, devs)))
 	assert.Empty(t, accountLine(t, node, "group", "devs"))
 	assert.NotEmpty(t, accountLine(t, node, "group", "ops"))
-	assert.NotEqual(t, initial, accountSnap(t, node))
+	opsLine := accountLine(t, node, "group", "ops")
+	assert.Equal(t, initial["group"]+opsLine+"\n", accountSnap(t, node)["group"], "only the group left in place remains")
+	assert.Equal(t, initial["passwd"], accountSnap(t, node)["passwd"])
 }
 
 func TestUserHomeKeptWhenNotCreatedByApply(t *testing.T) {
