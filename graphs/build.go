@@ -216,25 +216,29 @@ func (b *packageBuild) linkRefs(r *model.Resource, k *kinds.Kind) {
 func (b *packageBuild) linkAuto(r *model.Resource, k *kinds.Kind) {
 	own := b.byKey[strings.ToLower(k.Name)+"/"+r.Name]
 	for _, ae := range k.AutoEdges {
-		from, ok := literalString(r.Spec[ae.From])
-		if !ok {
-			continue
+		for _, from := range literalStrings(r.Spec[ae.From]) {
+			b.linkAutoValue(own, ae, from)
 		}
-		index := b.attrValues(ae.Kind, ae.Attr)
-		for _, s := range own {
-			for _, t := range autoEdgeTargets(index[s.Node], from, ae.Match) {
-				later, earlier := s, t
-				if ae.Before() {
-					later, earlier = t, s
-				}
-				if t.Kind+"/"+t.Name == s.Kind+"/"+s.Name || b.deps.has(earlier, later) {
-					continue
-				}
-				if ae.Notify {
-					b.deps.subscribe(later, earlier)
-				} else {
-					b.deps.add(later, earlier)
-				}
+	}
+}
+
+// linkAutoValue adds the edges of one auto-edge for one value of its From
+// attribute.
+func (b *packageBuild) linkAutoValue(own []*model.Step, ae kinds.AutoEdge, from string) {
+	index := b.attrValues(ae.Kind, ae.Attr)
+	for _, s := range own {
+		for _, t := range autoEdgeTargets(index[s.Node], from, ae.Match) {
+			later, earlier := s, t
+			if ae.Before() {
+				later, earlier = t, s
+			}
+			if t.Kind+"/"+t.Name == s.Kind+"/"+s.Name || b.deps.has(earlier, later) {
+				continue
+			}
+			if ae.Notify {
+				b.deps.subscribe(later, earlier)
+			} else {
+				b.deps.add(later, earlier)
 			}
 		}
 	}
@@ -262,8 +266,10 @@ func (b *packageBuild) attrValues(kind, attr string) map[string]map[string]*mode
 		return idx
 	}
 	want := strings.ToLower(kind)
+	namevar := false
 	if k, ok := b.kinds.lookup(kind); ok {
 		want = strings.ToLower(k.Name)
+		namevar = k.Attributes[attr] == kinds.Namevar
 	}
 	idx := map[string]map[string]*model.Step{}
 	for _, s := range b.steps {
@@ -271,6 +277,9 @@ func (b *packageBuild) attrValues(kind, attr string) map[string]map[string]*mode
 			continue
 		}
 		v, ok := literalString(s.Spec[attr])
+		if _, given := s.Spec[attr]; !given && namevar {
+			v, ok = s.Name, s.Name != "" // a namevar not given is the resource's name
+		}
 		if !ok {
 			continue
 		}
@@ -321,6 +330,24 @@ func literalString(v any) (string, bool) {
 		return "", false
 	}
 	return s, true
+}
+
+// literalStrings are the literal strings of a value that is one string or
+// a list of them (a user's groups).
+func literalStrings(v any) []string {
+	if list, ok := v.([]any); ok {
+		var out []string
+		for _, e := range list {
+			if s, ok := literalString(e); ok {
+				out = append(out, s)
+			}
+		}
+		return out
+	}
+	if s, ok := literalString(v); ok {
+		return []string{s}
+	}
+	return nil
 }
 
 // stepEdges records the dependencies of steps, each once, in Step.Deps and

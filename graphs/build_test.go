@@ -121,6 +121,17 @@ func TestBuildPackageDeps(t *testing.T) {
 			want: map[string][]string{"file/f@n1": {"directory/d@n1"}, "file/f@n2": {"directory/d@n2"}},
 		},
 		{
+			name: "a user after its primary and supplementary groups, named by spec or by resource name",
+			res: []*model.Resource{
+				res("user", "alice", map[string]any{"gid": "devs", "groups": []any{"ops", "users", `{{ env "G" }}`}}),
+				res("user", "bob", map[string]any{"gid": 2001}),
+				res("unix_group", "devs", map[string]any{}),
+				res("unix_group", "operators", map[string]any{"name": "ops"}),
+				res("unix_group", "wheel", map[string]any{}),
+			},
+			want: map[string][]string{"user/alice": {"unix_group/devs", "unix_group/operators"}},
+		},
+		{
 			name: "dependency on a targeted resource: the same node's copy, else every copy",
 			res: []*model.Resource{
 				res("exec", "prep", map[string]any{"command": "true"}, targetRoles("controller")),

@@ -65,7 +65,7 @@ spec:
 `
 
 const serviceJSON = `[
-  {"apiVersion": "cairn/v1", "kind": "Kind", "metadata": {"name": "Service"},
+  {"apiVersion": "cairn/v1", "kind": "Kind", "metadata": {"name": "Svc"},
    "spec": {"base": "external", "wrap": "config", "defaults": {"program": ["/usr/local/bin/svc"]},
             "attributes": {"name": "namevar", "state": "read_only"}}}
 ]`
@@ -96,7 +96,7 @@ func derivedCatalogue(t *testing.T) *Catalogue {
 	for _, k := range ks {
 		names = append(names, k.Name)
 	}
-	want := []string{"Bucket", "Motd", "Label", "Service"}
+	want := []string{"Bucket", "Motd", "Label", "Svc"}
 	require.Equal(t, want, names, "loaded %v, want %v (files in name order, documents in file order)", names, want)
 	c := Builtin().Clone()
 	require.NoError(t, c.AddAll(ks), "AddAll")
@@ -105,7 +105,7 @@ func derivedCatalogue(t *testing.T) *Catalogue {
 
 func TestDerivedKindsFromFiles(t *testing.T) {
 	c := derivedCatalogue(t)
-	require.Equal(t, []string{"Bucket", "Label", "Motd", "Service", "copy_files", "directory", "exec", "external", "file", "group", "hook", "http", "reboot", "skipped", "stage", "sync"}, c.Names(), "Names")
+	require.Equal(t, []string{"Bucket", "Label", "Motd", "Svc", "copy_files", "directory", "exec", "external", "file", "group", "hook", "http", "reboot", "service", "skipped", "stage", "sync", "unix_group", "user"}, c.Names(), "Names")
 	label, ok := c.Lookup("label")
 	require.True(t, ok, "Lookup(label) = %+v, %v", label, ok)
 	require.Equal(t, "Label", label.Name, "Lookup(label) = %+v, %v", label, ok)
@@ -117,8 +117,8 @@ func TestDerivedKindsFromFiles(t *testing.T) {
 	require.Equal(t, LinkSpec{Path: "/labels", Field: "labelID"}, *bucket.Associations, "bucket = %+v", bucket)
 	got := c.AttrKind("Label", "name")
 	assert.Equal(t, Property, got, "AttrKind(Label, name)")
-	got = c.AttrKind("Service", "state")
-	assert.Equal(t, ReadOnly, got, "AttrKind(Service, state)")
+	got = c.AttrKind("Svc", "state")
+	assert.Equal(t, ReadOnly, got, "AttrKind(Svc, state)")
 	assert.Equal(t, "Label", c.Suggest("Lable"), "Suggest(Lable)")
 
 	tests := []struct {
@@ -142,8 +142,8 @@ func TestDerivedKindsFromFiles(t *testing.T) {
 		{"motd base errors keep spec paths", "motd", map[string]any{"contnet": "hello"}, []SpecError{
 			{"spec.contnet", `unknown field "contnet"; did you mean "content"?`},
 		}},
-		{"service without schema wraps config", "Service", map[string]any{"size": "200gb", "zone": "{{ .deps.disk.zone }}"}, nil},
-		{"service read-only attribute", "Service", map[string]any{"state": "up"}, []SpecError{
+		{"service without schema wraps config", "Svc", map[string]any{"size": "200gb", "zone": "{{ .deps.disk.zone }}"}, nil},
+		{"service read-only attribute", "Svc", map[string]any{"state": "up"}, []SpecError{
 			{"spec.state", `"state" is read-only: it is reported by the system and cannot be set`},
 		}},
 	}
@@ -192,7 +192,7 @@ func TestBaseSpecOfDerivedKinds(t *testing.T) {
 		{"merged without wrap", "Motd", map[string]any{"content": "hi", "mode": "0600"}, nil, "file", map[string]any{
 			"path": "/etc/motd", "mode": "0600", "content": "hi",
 		}},
-		{"wrapped into config", "Service", map[string]any{"size": 1}, nil, "external", map[string]any{
+		{"wrapped into config", "Svc", map[string]any{"size": 1}, nil, "external", map[string]any{
 			"program": []any{"/usr/local/bin/svc"}, "config": map[string]any{"size": 1},
 		}},
 	}

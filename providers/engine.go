@@ -334,12 +334,16 @@ func (r *Registry) restoreSpec(p Provider, kind string, before State) (model.Spe
 
 // diff compares the attributes want sets with have's. Read-only and
 // parameter attributes are ignored (they are not state the spec controls),
-// as are the namevar (it chose the object) and ensure (existence decides
-// create or delete). An init-only attribute that differs is an error.
+// as are the namevar (it chose the object) and an ensure of present or
+// absent (existence decides create or delete); an ensure of the kind's own
+// values (a service's running or stopped) is compared like a property. An
+// init-only attribute that differs is an error.
 func (r *Registry) diff(p Provider, env Env, kind string, want model.Spec, have State) ([]model.AttrChange, error) {
 	var changes []model.AttrChange
 	for _, k := range slices.Sorted(maps.Keys(want)) {
-		if k == "ensure" {
+		if k == "ensure" && (want[k] == "present" || want[k] == "absent") {
+			// Presence decides the action; an ensure of other values
+			// (a service's running or stopped) is a property.
 			continue
 		}
 		ak := r.attrKind(p, kind, k)

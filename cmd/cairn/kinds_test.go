@@ -30,6 +30,12 @@ func TestKindsCommands(t *testing.T) {
 			"Refresh: ignored"}, nil},
 		{"describe exec documents its refresh", []string{"kinds", "describe", "exec"}, 0, []string{
 			"refreshOnly", "boolean", "run only when refreshed", "Refresh: runs its refresh command"}, nil},
+		{"describe user", []string{"kinds", "describe", "user"}, 0, []string{
+			"user (kind)", "useradd", "password", "keyed fingerprint", "managehome", "parameter",
+			"runs after unix_group whose name is equal to its gid", "runs after unix_group whose name is equal to its groups"}, nil},
+		{"describe unix_group", []string{"kinds", "describe", "unix_group"}, 0, []string{"unix_group (kind)", "groupadd", "gid ", "system"}, nil},
+		{"describe service", []string{"kinds", "describe", "service"}, 0, []string{
+			"service (kind)", "D-Bus", "enable ", "one of running, stopped | boolean", "Refresh: restarts the service once"}, nil},
 		{"describe a task type", []string{"kinds", "describe", "puppet"}, 0, []string{
 			"puppet (task type on exec)", "--detailed-exitcodes", "puppet_manifest", "yes", "the manifest puppet apply runs"}, nil},
 		{"describe exec documents its exit codes", []string{"kinds", "describe", "EXEC"}, 0, []string{"unchangedReturns", "array of integer", "[0]"}, nil},
