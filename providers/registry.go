@@ -96,6 +96,7 @@ func LocalProviders() []Provider {
 		NewUser(),
 		NewUnixGroup(),
 		NewService(""),
+		NewFileLine(),
 		NewStructural("group"),
 		NewStructural("stage"),
 		NewStructural("skipped"),
