@@ -27,7 +27,10 @@ func hostKinds() []kindDef {
 				"undo removes what the apply installed and reinstalls a version it changed (from the configured sources); " +
 				"listed for export by dpkg-query",
 			Attributes: map[string]AttrKind{
-				"name": Namevar, "ensure": Property, "version": ReadOnly,
+				"name": Namevar, "ensure": Property,
+				// version is ensure's version (or latest) in canonical
+				// form, compared with the installed one; not set directly.
+				"version": Property,
 			},
 		}, "package.json", nil},
 	}

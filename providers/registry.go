@@ -97,6 +97,7 @@ func LocalProviders() []Provider {
 		NewUnixGroup(),
 		NewService(""),
 		NewFileLine(),
+		NewPackage(PackageOptions{}),
 		NewStructural("group"),
 		NewStructural("stage"),
 		NewStructural("skipped"),
