@@ -1,5 +1,12 @@
 package kinds
 
+import (
+	"regexp"
+
+	"github.com/cairn-io/cairn/expr"
+	"github.com/cairn-io/cairn/internal/nested"
+)
+
 // Host kinds: what a Puppet manifest manages on a host besides files.
 const (
 	KindFileLine = "file_line"
@@ -32,7 +39,7 @@ func hostKinds() []kindDef {
 				// form, compared with the installed one; not set directly.
 				"version": Property,
 			},
-		}, "package.json", nil},
+		}, "package.json", packageRules},
 	}
 }
 
@@ -46,4 +53,27 @@ func fileLineRules(spec map[string]any, root string) []SpecError {
 		return nil
 	}
 	return []SpecError{{Path: root, Message: `"line" is required unless ensure is absent, match_for_absence is true and match is given`}}
+}
+
+// debianVersion is the form of a Debian version ([epoch:]upstream[-revision]).
+var debianVersion = regexp.MustCompile(`^([0-9]+:)?[0-9][A-Za-z0-9.+~-]*$`)
+
+// packageRules: a version is given as ensure, as in Puppet.
+func packageRules(spec map[string]any, root string) []SpecError {
+	var errs []SpecError
+	if set(spec, "version") {
+		errs = append(errs, SpecError{Path: nested.Key(root, "version"), Message: `a version is given as ensure (ensure: "1.2-3")`})
+	}
+	e, ok := spec["ensure"].(string)
+	if !ok || expr.IsDynamic(e) {
+		return errs
+	}
+	switch e {
+	case "present", "installed", "absent", "latest":
+	default:
+		if !debianVersion.MatchString(e) {
+			errs = append(errs, SpecError{Path: nested.Key(root, "ensure"), Message: "want present, installed, absent, latest or a Debian version, got " + e})
+		}
+	}
+	return errs
 }

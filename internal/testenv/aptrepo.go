@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -124,8 +125,27 @@ func PackageName(t testing.TB, tag string) string {
 	var b [4]byte
 	_, _ = rand.Read(b[:])
 	name := "cairn-test-" + hex.EncodeToString(b[:]) + "-" + tag
-	t.Cleanup(func() { _ = exec.Command("dpkg", "--purge", name).Run() })
+	t.Cleanup(func() { purge(t, name) })
 	return name
+}
+
+// purge removes name from the dpkg database, waiting (up to two
+// minutes) while another dpkg or apt holds its lock.
+func purge(t testing.TB, name string) {
+	var out []byte
+	for range 120 {
+		var err error
+		if out, err = exec.Command("dpkg", "--purge", name).CombinedOutput(); err == nil {
+			return
+		}
+		if !strings.Contains(string(out), "lock") {
+			break
+		}
+		time.Sleep(time.Second)
+	}
+	if Installed(t, name) != "" {
+		t.Errorf("purge test package %s: %s", name, out)
+	}
 }
 
 // Installed is dpkg's installed version of name, "" when it is not
