@@ -7,7 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"regexp"
+	"sync"
 
 	"github.com/cairn-io/cairn/kinds"
 	"github.com/cairn-io/cairn/model"
@@ -28,10 +30,14 @@ import (
 // mode; undo puts the file's previous bytes back exactly. Cost: one read
 // of the file per plan and one atomic write per change, the file held in
 // memory (bounded by readRegular's limits).
-type fileLineProvider struct{}
+//
+// Several file_line resources may edit one file in the same wave: each
+// change re-reads the file and is written under a lock of its path, so
+// none is lost (the plan's read decides only whether a change is due).
+type fileLineProvider struct{ locks *pathLocks }
 
 // NewFileLine returns the provider of kind file_line.
-func NewFileLine() Provider { return fileLineProvider{} }
+func NewFileLine() Provider { return fileLineProvider{locks: newPathLocks()} }
 
 func (fileLineProvider) Kind() string { return kinds.KindFileLine }
 
@@ -352,17 +358,31 @@ func (p fileLineProvider) DeleteSpec(ctx context.Context, env Env, want model.Sp
 // Delete is never reached (DeleteSpec is); it changes nothing.
 func (fileLineProvider) Delete(context.Context, Env, State) error { return nil }
 
-func (fileLineProvider) rewrite(ctx context.Context, env Env, want model.Spec, have State,
+// rewrite edits the file's current bytes with edit and writes them back
+// when they changed, holding the lock of the file's path throughout.
+func (p fileLineProvider) rewrite(ctx context.Context, env Env, want model.Spec, _ State,
 	edit func(fileLineSpec, string, [][]byte) ([]byte, error)) (State, error) {
-	loc, fi, err := locateStat(env, want)
+	loc, err := locate(env, want)
 	if err != nil {
 		return State{}, err
 	}
-	if fi == nil {
+	unlock := p.locks.lock(loc.target)
+	defer unlock()
+	fi, err := os.Stat(loc.target)
+	if errors.Is(err, fs.ErrNotExist) {
 		return State{}, fmt.Errorf("%s does not exist: declare a file resource for it (file_line only edits an existing file)", loc.id)
 	}
+	if err != nil {
+		return State{}, err
+	}
+	if !fi.Mode().IsRegular() {
+		return State{}, fmt.Errorf("%s is not a regular file", loc.id)
+	}
+	data, err := readRegular(loc.target, fi.Size())
+	if err != nil {
+		return State{}, err
+	}
 	s := parseFileLine(want)
-	data := have.Private
 	next, err := edit(s, loc.id, splitLines(data))
 	if err != nil {
 		return State{}, err
@@ -390,14 +410,20 @@ func (fileLineProvider) Reversible(model.Spec) bool { return true }
 
 // Compensate restores the bytes the file had before the change, byte for
 // byte, keeping its current mode. A file removed since is left removed.
-func (fileLineProvider) Compensate(ctx context.Context, env Env, want model.Spec, ch Change) error {
+func (p fileLineProvider) Compensate(ctx context.Context, env Env, want model.Spec, ch Change) error {
 	spec := model.Spec{"path": cmp.Or(ch.Before.ID, env.ObjectID)}
-	loc, fi, err := locateStat(env, spec)
+	loc, err := locate(env, spec)
 	if err != nil {
 		return err
 	}
-	if fi == nil {
+	unlock := p.locks.lock(loc.target)
+	defer unlock()
+	fi, err := os.Stat(loc.target)
+	if errors.Is(err, fs.ErrNotExist) {
 		return nil
+	}
+	if err != nil {
+		return err
 	}
 	if err := writeAtomic(ctx, loc, ch.Before.Private, unixMode(fi.Mode()), true); err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
@@ -406,4 +432,39 @@ func (fileLineProvider) Compensate(ctx context.Context, env Env, want model.Spec
 		return fmt.Errorf("restore %s: %w", loc.id, err)
 	}
 	return nil
+}
+
+// pathLocks serialize the edits of one file; an entry lives while it is
+// held or awaited, so the map never outgrows the edits in flight.
+type pathLocks struct {
+	mu sync.Mutex
+	m  map[string]*pathLock
+}
+
+type pathLock struct {
+	mu   sync.Mutex
+	refs int
+}
+
+func newPathLocks() *pathLocks { return &pathLocks{m: map[string]*pathLock{}} }
+
+// lock takes path's lock and returns its release.
+func (l *pathLocks) lock(path string) func() {
+	l.mu.Lock()
+	e := l.m[path]
+	if e == nil {
+		e = &pathLock{}
+		l.m[path] = e
+	}
+	e.refs++
+	l.mu.Unlock()
+	e.mu.Lock()
+	return func() {
+		e.mu.Unlock()
+		l.mu.Lock()
+		if e.refs--; e.refs == 0 {
+			delete(l.m, path)
+		}
+		l.mu.Unlock()
+	}
 }

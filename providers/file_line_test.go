@@ -2,8 +2,11 @@ package providers
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -172,4 +175,49 @@ func TestFileLineNoopMissingFile(t *testing.T) {
 	assert.Equal(t, model.ActionCreate, ch.Action)
 	_, err = os.Stat(filepath.Join(node.Root, "later"))
 	assert.True(t, os.IsNotExist(err))
+}
+
+// TestFileLineSameFileOneWave: file_lines of one file planned together
+// and applied at once (one wave of a unit) lose none of their lines, and
+// undone they leave the original bytes.
+func TestFileLineSameFileOneWave(t *testing.T) {
+	ctx := context.Background()
+	r, node := localRegistry(t), localNode(t)
+	path := filepath.Join(node.Root, "conf")
+	mustWrite(t, path, []byte("# conf\n"), 0o644)
+	const n = 8
+	reqs := make([]Request, n)
+	plans := make([]Change, n)
+	for i := range reqs {
+		reqs[i] = Request{Kind: "file_line", Name: fmt.Sprint("l", i), Node: node,
+			Spec: model.Spec{"path": "/conf", "line": fmt.Sprintf("key%d = %d", i, i), "match": fmt.Sprintf("^key%d ", i)}}
+		noop := reqs[i]
+		noop.Noop = true
+		var err error
+		plans[i], err = r.Converge(ctx, noop)
+		require.NoError(t, err)
+	}
+	changes := make([]Change, n)
+	var wg sync.WaitGroup
+	for i := range reqs {
+		wg.Go(func() {
+			req := reqs[i]
+			req.Have = &plans[i].Before
+			var err error
+			changes[i], err = r.Converge(ctx, req)
+			assert.NoError(t, err)
+		})
+	}
+	wg.Wait()
+	got, err := os.ReadFile(path)
+	require.NoError(t, err)
+	for i := range n {
+		assert.Contains(t, string(got), fmt.Sprintf("key%d = %d\n", i, i))
+	}
+	assert.Len(t, strings.Split(strings.TrimSuffix(string(got), "\n"), "\n"), n+1)
+	for i := n - 1; i >= 0; i-- {
+		require.NoError(t, r.Compensate(ctx, reqs[i], changes[i]))
+	}
+	got, _ = os.ReadFile(path)
+	assert.Equal(t, "# conf\n", string(got))
 }
