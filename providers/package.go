@@ -284,6 +284,24 @@ func (p packageProvider) Delete(ctx context.Context, _ Env, have State) error {
 // whether they still offer it is known only then (see Compensate).
 func (packageProvider) Reversible(model.Spec) bool { return true }
 
+// UndoNote says what a rollback of the change cannot promise: a
+// reinstall needs the sources to offer the old version still, and the
+// packages apt pulls in as dependencies stay.
+func (packageProvider) UndoNote(want model.Spec, have State, action model.Action) string {
+	name, _ := want["name"].(string)
+	name = cmpStr(name, have.ID)
+	old, _ := have.Outputs["version"].(string)
+	switch {
+	case action == model.ActionCreate && have.Outputs["status"] == "config-files":
+		return "removes " + name + " (its configuration files were there before); packages apt installs with it stay"
+	case action == model.ActionCreate:
+		return "purges " + name + "; packages apt installs with it stay"
+	case old != "" && (action == model.ActionUpdate || action == model.ActionDelete):
+		return "installs " + name + " " + old + " again, only while the sources still offer it"
+	}
+	return ""
+}
+
 // Compensate puts back the package state before the change: a package
 // the change installed is purged (removed, when dpkg still held its
 // configuration files before), a version it replaced or removed is

@@ -38,6 +38,7 @@ func TestPackageLifecycle(t *testing.T) {
 	plan, err := r.Converge(ctx, Request{Kind: "package", Name: a, Node: node, Spec: model.Spec{"name": a}, Noop: true})
 	require.NoError(t, err)
 	assert.Equal(t, model.ActionCreate, plan.Action)
+	assert.Contains(t, plan.Changes, model.AttrChange{Path: "undo", New: "purges " + a + "; packages apt installs with it stay"})
 	assert.Empty(t, testenv.Installed(t, a))
 
 	// Apply: both packages in one apt-get transaction, then each step
@@ -69,7 +70,12 @@ func TestPackageLifecycle(t *testing.T) {
 	plan, err = r.Converge(ctx, Request{Kind: "package", Name: a, Node: node, Spec: latest.Spec, Noop: true})
 	require.NoError(t, err)
 	require.Equal(t, model.ActionUpdate, plan.Action)
-	assert.Equal(t, []model.AttrChange{{Path: "version", Old: "1.0-1", New: "latest"}}, plan.Changes)
+	// The plan says what a rollback cannot promise.
+	assert.Equal(t, []model.AttrChange{
+		{Path: "version", Old: "1.0-1", New: "latest"},
+		{Path: "undo", New: "installs " + a + " 1.0-1 again, only while the sources still offer it"},
+	}, plan.Changes)
+	assert.NotContains(t, plan.Report, "undo")
 	up, err := r.Converge(ctx, latest)
 	require.NoError(t, err)
 	assert.Equal(t, model.OutcomeUpdated, up.Outcome)
