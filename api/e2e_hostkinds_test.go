@@ -102,4 +102,11 @@ dependsOn: [package/a, file_line/banner]
 	require.NoError(t, err)
 	mustStatus(t, ex, model.ExecCompleted)
 	wantReport(t, ex.Report, model.Report{Unchanged: 2})
+
+	// A package that leaves its stack is removed.
+	ex = h.applyWait(other.ID, fmt.Sprintf("kind: package\nmetadata: {name: %[1]s}\nspec: {name: %[1]s, ensure: 1.0-1}\n", a), client.ApplyOptions{})
+	mustStatus(t, ex, model.ExecCompleted)
+	wantReport(t, ex.Report, model.Report{Unchanged: 1, Deleted: 1})
+	assert.Empty(t, testenv.Installed(t, b))
+	assert.Equal(t, "1.0-1", testenv.Installed(t, a))
 }

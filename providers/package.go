@@ -339,6 +339,11 @@ func (p packageProvider) Compensate(ctx context.Context, env Env, _ model.Spec, 
 // List lists the installed packages by name (Puppet's `puppet resource
 // package`): each exported with its installed version as ensure.
 func (p packageProvider) List(ctx context.Context, _ Env, q ListQuery) ([]Listed, error) {
+	for _, n := range q.Names {
+		if !packageName.MatchString(n) {
+			return nil, configErrorf("names", "want Debian package names, got %q", n)
+		}
+	}
 	argv := []string{p.o.DpkgQuery, "-W", "-f", "${binary:Package}\t${db:Status-Status}\t${Version}\n"}
 	argv = append(argv, q.Names...)
 	res, err := runCommand(ctx, command{Argv: argv, Env: aptEnv(), Timeout: time.Minute,

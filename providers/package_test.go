@@ -106,6 +106,9 @@ func TestPackageLifecycle(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, all, Listed{Name: a, Spec: model.Spec{"name": a, "ensure": "1.0-1"}})
 	assert.Contains(t, all, Listed{Name: "dpkg", Spec: model.Spec{"name": "dpkg", "ensure": testenv.Installed(t, "dpkg")}})
+	_, err = r.List(ctx, "package", node, ListQuery{Names: []string{"--admindir=/tmp"}})
+	require.Error(t, err, "an option given as a name")
+	assert.True(t, IsConfigError(err))
 	// The exported spec applied again is a no-op.
 	exp, err := r.Converge(ctx, Request{Kind: "package", Name: a, Node: node, Spec: model.Spec{"name": a, "ensure": "1.0-1"}})
 	require.NoError(t, err)
