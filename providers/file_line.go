@@ -383,9 +383,14 @@ func (p fileLineProvider) rewrite(ctx context.Context, env Env, want model.Spec,
 		return State{}, err
 	}
 	s := parseFileLine(want)
-	next, err := edit(s, loc.id, splitLines(data))
-	if err != nil {
-		return State{}, err
+	lines := splitLines(data)
+	var next []byte
+	// The file may have changed since the plan read it: edit only when
+	// stdlib's rule still says there is something to do.
+	if s.exists(lines) == s.absent {
+		if next, err = edit(s, loc.id, lines); err != nil {
+			return State{}, err
+		}
 	}
 	after := State{ID: loc.id, Private: data, Outputs: map[string]any{"path": loc.id, "mode": formatMode(unixMode(fi.Mode()))}}
 	if next != nil && !bytes.Equal(next, data) {

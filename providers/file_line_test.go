@@ -221,3 +221,25 @@ func TestFileLineSameFileOneWave(t *testing.T) {
 	got, _ = os.ReadFile(path)
 	assert.Equal(t, "# conf\n", string(got))
 }
+
+// TestFileLineChangedSincePlan: the line appeared between the plan and
+// the apply (another resource, or a hand): the apply does not add it
+// twice.
+func TestFileLineChangedSincePlan(t *testing.T) {
+	ctx := context.Background()
+	r, node := localRegistry(t), localNode(t)
+	path := filepath.Join(node.Root, "conf")
+	mustWrite(t, path, []byte("a\n"), 0o644)
+	req := Request{Kind: "file_line", Name: "b", Node: node, Spec: model.Spec{"path": "/conf", "line": "b"}}
+	noop := req
+	noop.Noop = true
+	plan, err := r.Converge(ctx, noop)
+	require.NoError(t, err)
+	require.Equal(t, model.ActionCreate, plan.Action)
+	mustWrite(t, path, []byte("a\nb\n"), 0o644)
+	req.Have = &plan.Before
+	_, err = r.Converge(ctx, req)
+	require.NoError(t, err)
+	got, _ := os.ReadFile(path)
+	assert.Equal(t, "a\nb\n", string(got))
+}
