@@ -256,7 +256,7 @@ func (p packageProvider) Apply(ctx context.Context, _ Env, want model.Spec, _ St
 		return State{}, err
 	}
 	if !satisfied(want, after) {
-		return State{}, fmt.Errorf("apt-get left %s at %s, not %v", name, cmpStr(after.Outputs["version"], "nothing installed"), want["version"])
+		return State{}, fmt.Errorf("apt-get left %s at %s, not %s", name, cmpStr(after.Outputs["version"], "nothing installed"), cmpStr(want["version"], "installed"))
 	}
 	after.Log = log
 	return after, nil
