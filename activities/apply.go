@@ -200,6 +200,7 @@ func (a *Activities) runWave(ctx, applyCtx context.Context, in contract.UnitInpu
 	if err := a.keepBefores(ctx, in.ExecutionID, wave); err != nil {
 		return err
 	}
+	a.applyBatches(applyCtx, wave)
 	var cut atomic.Bool
 	var markErr error
 	var markOnce sync.Once

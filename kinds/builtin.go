@@ -125,6 +125,7 @@ func buildBuiltin() (*Catalogue, error) {
 		{Kind{Name: KindSkipped, Description: "a disabled task: keeps its edges, runs nothing", Structural: true}, "structural.json", nil},
 	}
 	defs = append(defs, fuelKinds()...)
+	defs = append(defs, hostKinds()...)
 	for _, d := range defs {
 		schema, err := schemaFiles.ReadFile("schemas/" + d.file)
 		if err != nil {

@@ -105,7 +105,7 @@ func derivedCatalogue(t *testing.T) *Catalogue {
 
 func TestDerivedKindsFromFiles(t *testing.T) {
 	c := derivedCatalogue(t)
-	require.Equal(t, []string{"Bucket", "Label", "Motd", "Svc", "copy_files", "directory", "exec", "external", "file", "group", "hook", "http", "reboot", "service", "skipped", "stage", "sync", "unix_group", "user"}, c.Names(), "Names")
+	require.Equal(t, []string{"Bucket", "Label", "Motd", "Svc", "copy_files", "directory", "exec", "external", "file", "file_line", "group", "hook", "http", "package", "reboot", "service", "skipped", "stage", "sync", "unix_group", "user"}, c.Names(), "Names")
 	label, ok := c.Lookup("label")
 	require.True(t, ok, "Lookup(label) = %+v, %v", label, ok)
 	require.Equal(t, "Label", label.Name, "Lookup(label) = %+v, %v", label, ok)

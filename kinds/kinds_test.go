@@ -252,7 +252,7 @@ func TestLookup(t *testing.T) {
 			assert.Equal(t, tt.wantKind, k.Name, "Lookup(%q) = %v, %v; want %q, %v", tt.name, k, ok, tt.wantKind, tt.ok)
 		}
 	}
-	want := []string{"copy_files", "directory", "exec", "external", "file", "group", "hook", "http", "reboot", "service", "skipped", "stage", "sync", "unix_group", "user"}
+	want := []string{"copy_files", "directory", "exec", "external", "file", "file_line", "group", "hook", "http", "package", "reboot", "service", "skipped", "stage", "sync", "unix_group", "user"}
 	assert.Equal(t, want, c.Names(), "Names")
 	want = []string{"cobbler_sync", "erase_node", "master_shell", "move_to_bootstrap", "puppet", "shell", "upload_file"}
 	assert.Equal(t, want, c.TaskTypes(), "TaskTypes")

@@ -162,6 +162,7 @@ func (r *Registry) Converge(ctx context.Context, req Request) (Change, error) {
 	if c, ok := p.(Compensator); ok && !c.Reversible(want) {
 		ch.Irreversible = true
 	}
+	ch.Changes = append(ch.Changes, undoNote(p, want, have, ch.Action)...)
 	if req.Noop {
 		ch.Outcome = model.OutcomeUnchanged
 		ch.Report = report(title, ch)
@@ -436,6 +437,9 @@ func report(title string, ch Change) string {
 		}
 	case model.ActionUpdate:
 		for i, c := range ch.Changes {
+			if c.Path == undoNotePath {
+				continue
+			}
 			if i > 0 {
 				b.WriteString(", ")
 			}

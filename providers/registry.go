@@ -96,6 +96,8 @@ func LocalProviders() []Provider {
 		NewUser(),
 		NewUnixGroup(),
 		NewService(""),
+		NewFileLine(),
+		NewPackage(PackageOptions{}),
 		NewStructural("group"),
 		NewStructural("stage"),
 		NewStructural("skipped"),
