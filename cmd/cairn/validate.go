@@ -45,6 +45,11 @@ func newValidateCmd(a *app) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if docs.docs.Deployster {
+				if params.Vars, err = withDeploysterAutoVars(params.Vars); err != nil {
+					return err
+				}
+			}
 			fmt.Fprintln(a.stdout, summary(docs))
 			env, _ := docs.docs.RequiredRefs()
 			env = slices.DeleteFunc(env, func(k string) bool { _, ok := params.EnvRefs[k]; return ok })
