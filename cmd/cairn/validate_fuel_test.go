@@ -8,6 +8,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/cairn-io/cairn/model"
 )
 
 const deletionGraph = `- id: deletion_start
@@ -96,4 +98,26 @@ func TestValidateCrossDependsNamingNoTask(t *testing.T) {
 `+file+`:8:29: [2].cross_depended_by.name: cross dependency "z": no such task in graph "default"
 2 errors in 1 file
 `, stderr)
+}
+
+// TestFuelLibraryHookOfflineWarningServerError: the deletion graph that
+// validates offline with warnings is refused where it executes, by a
+// server that has no command for its hooks, naming the settings.
+func TestFuelLibraryHookOfflineWarningServerError(t *testing.T) {
+	for _, h := range []string{"CAIRN_HOOK_MOVE_TO_BOOTSTRAP", "CAIRN_HOOK_ERASE_NODE", "CAIRN_HOOK_COBBLER_SYNC"} {
+		t.Setenv(h, "")
+	}
+	file := "../../../shared/testdata/fuel-library/graphs_deletion_tasks.yaml"
+	if _, err := os.Stat(file); err != nil {
+		if os.Getenv("CAIRN_REQUIRE_ALL") != "" {
+			t.Fatalf("fuel-library files: %v", err)
+		}
+		t.Skipf("fuel-library files: %v", err)
+	}
+	runCairn(t, "validate", file).expect(t, 0)
+	s := newAPIServer(t, apiServerOptions{temporal: true})
+	cluster := s.cluster(model.Node{ID: "n1", Name: "n1", Roles: []string{"controller"}})
+	s.run("graph", "upload", "--cluster", cluster, "--type", "deletion", "--file", file).expect(t, 0)
+	s.run("graph", "execute", "--cluster", cluster, "--type", "deletion").expect(t, 1).
+		hasErr(t, "set CAIRN_HOOK_MOVE_TO_BOOTSTRAP on the server", "set CAIRN_HOOK_ERASE_NODE on the server")
 }
