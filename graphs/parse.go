@@ -77,6 +77,10 @@ type Documents struct {
 	// Index holds the index entry of each resource, in package order: what
 	// CheckIndex needs of it.
 	Index []IndexEntry
+	// Deployster reports that a document was a Deployster manifest
+	// (resources: {NAME: {type, config, dependencies}}), whose readers
+	// also read Deployster's auto-variables files.
+	Deployster bool
 }
 
 // Parse reads and validates sources that together make one package
@@ -172,6 +176,8 @@ type parser struct {
 	types    map[string]bool  // task types the catalogue knows
 	// memo remembers the lookups of cat (renewed when cat changes).
 	memo *kindMemo
+	// deployster: a document was a Deployster manifest.
+	deployster bool
 }
 
 func newParser(opts Options) *parser {
@@ -183,7 +189,7 @@ func newParser(opts Options) *parser {
 }
 
 func (p *parser) result() *Documents {
-	out := &Documents{Package: p.pkg, Catalogue: p.cat, Kinds: p.kinds, Index: p.index()}
+	out := &Documents{Package: p.pkg, Catalogue: p.cat, Kinds: p.kinds, Index: p.index(), Deployster: p.deployster}
 	p.pkg.Resources = make([]*model.Resource, 0, len(p.resources))
 	for _, e := range p.resources {
 		p.pkg.Resources = append(p.pkg.Resources, e.r)
@@ -242,6 +248,10 @@ type waiting struct {
 // (its tree then dropped), and anything else waits for finish, so that a
 // package may use a kind it defines in any of its documents.
 func (p *parser) document(d *document) {
+	if isDeploysterManifest(d.root) {
+		p.deploysterManifest(d)
+		return
+	}
 	switch shapeOf(d.root) {
 	case shapeKind:
 		p.kindDefinition(d)

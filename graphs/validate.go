@@ -229,6 +229,8 @@ func checkGraph(cat *kinds.Catalogue, ge *graphEntry, partial bool, c *collector
 			ref(t.RequiredFor, "required_for", "required for", func(other string) { g.Connect(other, t.ID) })
 			ref(t.Tasks, "tasks", "group member", nil)
 			ref(t.Groups, "groups", "group", nil)
+			crossRefs(e, ge.g.Type, byID, "cross_depends", t.CrossDepends, c)
+			crossRefs(e, ge.g.Type, byID, "cross_depended_by", t.CrossDependedBy, c)
 		}
 		for _, cycle := range g.Cycles() {
 			first := byID[cycle[0]]
@@ -271,6 +273,9 @@ func checkGraph(cat *kinds.Catalogue, ge *graphEntry, partial bool, c *collector
 		params := t.Parameters
 		if params == nil {
 			params = map[string]any{}
+		}
+		if msg := cat.HookWarning(t.Type); msg != "" {
+			c.warn(e.pos("parameters", false), e.path+".parameters", "%s", msg)
 		}
 		for _, se := range cat.ValidateAt(t.Type, "parameters", params) {
 			if underAny(se.Path, yaqlParams) {

@@ -25,6 +25,9 @@ type Catalogue struct {
 	kinds map[string]*entry    // lower-cased kind name → entry
 	tasks map[string]*taskType // lower-cased task type → mapping
 	hooks map[string]bool      // provisioning hooks with a command configured
+	// hooksElsewhere: hooks are configured where graphs execute, not here
+	// (WithHooksElsewhere).
+	hooksElsewhere bool
 }
 
 // entry is one kind with its compiled schema.
@@ -74,6 +77,8 @@ func (c *Catalogue) Clone() *Catalogue {
 	out := &Catalogue{
 		kinds: make(map[string]*entry, len(c.kinds)),
 		tasks: make(map[string]*taskType, len(c.tasks)),
+
+		hooksElsewhere: c.hooksElsewhere,
 	}
 	for k, v := range c.kinds {
 		out.kinds[k] = v

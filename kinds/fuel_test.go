@@ -149,3 +149,20 @@ func TestUnknownTaskTypeDidYouMean(t *testing.T) {
 	_, ok := cat.Lookup("format_disk")
 	assert.False(t, ok)
 }
+
+func TestHooksConfiguredElsewhereWarn(t *testing.T) {
+	offline := Builtin().WithHooksElsewhere()
+	for _, hook := range Hooks() {
+		t.Run(hook, func(t *testing.T) {
+			assert.Empty(t, offline.ValidateAt(hook, "parameters", map[string]any{"timeout": 180}), "offline, a hook with no command is no error")
+			assert.Equal(t, "no command is configured here for the provisioning hook "+hook+": the server that executes this graph must set CAIRN_HOOK_"+strings.ToUpper(hook)+", or refuses it", offline.HookWarning(hook))
+			assert.Empty(t, Builtin().HookWarning(hook), "the server's catalogue reports an error, not a warning")
+		})
+	}
+	configured, err := offline.WithHooks(TaskEraseNode)
+	require.NoError(t, err)
+	assert.Empty(t, configured.HookWarning(TaskEraseNode), "configured here: nothing to warn of")
+	assert.NotEmpty(t, configured.HookWarning(TaskCobblerSync), "WithHooks keeps the catalogue's mode")
+	assert.NotEmpty(t, offline.ValidateAt(TaskEraseNode, "parameters", map[string]any{"timeout": -1}), "other rules still apply")
+	assert.Empty(t, offline.HookWarning(TaskMasterShell))
+}

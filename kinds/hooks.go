@@ -25,9 +25,34 @@ func (c *Catalogue) WithHooks(configured ...string) (*Catalogue, error) {
 	return out, nil
 }
 
-// hookError is the validation error of a task whose hook has no command.
+// WithHooksElsewhere returns a copy of c for checking documents away from
+// the server that executes them (cairn validate on a laptop): a task of a
+// hook not configured here (WithHooks) passes ValidateAt, and HookWarning
+// says what the server must have, since only the server's CAIRN_HOOK_*
+// settings decide. The server's own catalogue never sets this, so there
+// the same task stays an error. Cost: one clone of the catalogue's maps.
+func (c *Catalogue) WithHooksElsewhere() *Catalogue {
+	out := c.Clone()
+	out.hooksElsewhere = true
+	return out
+}
+
+// HookWarning is the warning for a task of taskType in a catalogue made by
+// WithHooksElsewhere when its provisioning hook has no command configured
+// here; "" otherwise (another type, a configured hook, or a catalogue
+// that reports the missing command as an error).
+func (c *Catalogue) HookWarning(taskType string) string {
+	t, ok := c.tasks[strings.ToLower(taskType)]
+	if !ok || !c.hooksElsewhere || t.hook == "" || c.hooks[t.hook] {
+		return ""
+	}
+	return fmt.Sprintf("no command is configured here for the provisioning hook %s: the server that executes this graph must set %s, or refuses it", t.hook, HookSetting(t.hook))
+}
+
+// hookError is the validation error of a task whose hook has no command
+// (none when hooks are configured elsewhere: see HookWarning).
 func (c *Catalogue) hookError(t *taskType, root string) []SpecError {
-	if t.hook == "" || c.hooks[t.hook] {
+	if t.hook == "" || c.hooks[t.hook] || c.hooksElsewhere {
 		return nil
 	}
 	return []SpecError{{Path: root, Message: fmt.Sprintf("no command is configured for the provisioning hook %s: set %s on the server", t.hook, HookSetting(t.hook))}}

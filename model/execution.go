@@ -62,6 +62,11 @@ type StepProgress struct {
 	Changes   []AttrChange `json:"changes,omitempty"`
 	StartedAt *Time        `json:"startedAt,omitempty"`
 	EndedAt   *Time        `json:"endedAt,omitempty"`
+	// Noop marks a step that only reported what it would change (a
+	// dry-run, graph execute --noop, or the resource's meta.noop).
+	Noop bool `json:"noop,omitempty"`
+	// Log is the step's messages with Puppet's levels (StepLog).
+	Log []LogMessage `json:"log,omitempty"`
 }
 
 // StepDeps is one step of an execution's graph: what it is and the steps

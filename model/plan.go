@@ -140,6 +140,9 @@ type Report struct {
 	Failures             []StepError `json:"failures,omitempty" yaml:"failures,omitempty"`
 	CompensationFailures []StepError `json:"compensationFailures,omitempty" yaml:"compensationFailures,omitempty"`
 	RolledBack           bool        `json:"rolledBack,omitempty" yaml:"rolledBack,omitempty"`
+	// Log counts the messages of the steps' logs by level (StepLog);
+	// each step's own messages are in its result.
+	Log map[LogLevel]int `json:"log,omitempty" yaml:"log,omitempty"`
 }
 
 // Count adds one outcome.

@@ -128,6 +128,7 @@ func (e *Executor) outcome() *Outcome {
 	}
 	o.Report.CompensationFailures = e.compFailures
 	o.Report.RolledBack = rolledBack
+	o.Report.Log = e.logCounts()
 	o.Failed = o.Report.Failed > tolerated || o.Report.Unknown > 0 || e.halt.cancelled || e.halt.aborted
 	o.MissingEnv = slices.Sorted(maps.Keys(env))
 	o.MissingSecrets = slices.Sorted(maps.Keys(secrets))
@@ -181,4 +182,21 @@ func (o *Outcome) Status() model.ExecutionStatus {
 		return model.ExecFailed
 	}
 	return model.ExecCompleted
+}
+
+// logCounts counts the messages of every step's log by level (nil when
+// there are none). Cost: one pass over the steps, when the run ends.
+func (e *Executor) logCounts() map[model.LogLevel]int {
+	var counts map[model.LogLevel]int
+	for i := range e.units {
+		e.unitEntries(i, func(sp model.StepProgress) {
+			for _, m := range model.StepLog(&sp) {
+				if counts == nil {
+					counts = map[model.LogLevel]int{}
+				}
+				counts[m.Level]++
+			}
+		})
+	}
+	return counts
 }

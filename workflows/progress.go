@@ -37,6 +37,9 @@ func approxSize(sp *model.StepProgress) int {
 	for _, c := range sp.Changes {
 		n += 40 + len(c.Path) + len(fmt.Sprint(c.Old)) + len(fmt.Sprint(c.New))
 	}
+	for _, m := range sp.Log {
+		n += 30 + len(m.Message)
+	}
 	return n
 }
 
@@ -52,6 +55,7 @@ func (e *Executor) Progress(offset, limit int) *model.ProgressPage {
 	entry, size := 0, 0
 	add := func(sp model.StepProgress) {
 		if entry >= offset && len(p.Steps) < limit && size < maxProgressBytes {
+			sp.Log = model.StepLog(&sp)
 			p.Steps = append(p.Steps, sp)
 			size += approxSize(&sp)
 		}
@@ -97,6 +101,7 @@ func (e *Executor) unitEntries(i int, add func(model.StepProgress)) {
 	base := model.StepProgress{
 		Kind: u.Kind, Node: u.Node, Status: status, Attempts: st.attempts,
 		Error: e.unitError(i), StartedAt: st.startedAt, EndedAt: st.endedAt,
+		Noop: e.opts.Mode == contract.ModeDryRun || u.Meta.Noop,
 	}
 	e.stepEntries(i, status, base, add)
 }

@@ -210,6 +210,14 @@ func (s *shardRun) merge(out *Outcome) {
 	r.Failed += out.Report.Failed
 	r.Skipped += out.Report.Skipped
 	r.Refreshed += out.Report.Refreshed
+	for _, l := range model.LogLevels {
+		if n := out.Report.Log[l]; n > 0 {
+			if r.Log == nil {
+				r.Log = map[model.LogLevel]int{}
+			}
+			r.Log[l] += n
+		}
+	}
 	r.Failures = append(r.Failures, out.Report.Failures...)
 	r.CompensationFailures = append(r.CompensationFailures, out.Report.CompensationFailures...)
 	m.Plan.Create += out.Plan.Create

@@ -77,6 +77,9 @@ func newApplyCmd(a *app) *cobra.Command {
 		if err != nil {
 			return err
 		}
+		if params.Vars, err = pl.deploysterVars(params.Vars); err != nil {
+			return err
+		}
 		params.Verbose = verbose
 		ex, err := c.Apply(ctx, st.ID, pl.document(), client.ApplyOptions{OnFailure: model.OnFailure(run.onFailure), Parallelism: run.parallelism, Cluster: cluster,
 			Params: params, ApproveRequired: approval.required, ApprovalTimeout: approval.timeout})

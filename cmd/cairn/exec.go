@@ -113,8 +113,19 @@ func newExecShowCmd(a *app) *cobra.Command {
 		Args:  cobra.ExactArgs(1),
 	}
 	r := newRemote(a, cmd, formatTable)
+	var level string
+	cmd.Flags().StringVar(&level, "log-level", string(model.LevelNotice), "show the steps' messages at this level and above: debug, info, notice, warning or err")
 	cmd.RunE = showVerb(r, func(ctx context.Context, c *client.Client, args []string) (*model.Execution, error) {
-		return c.GetExecution(ctx, args[0])
+		min, err := model.ParseLogLevel(level)
+		if err != nil {
+			return nil, fmt.Errorf("--log-level: %w", err)
+		}
+		ex, err := c.GetExecution(ctx, args[0])
+		if err != nil {
+			return nil, err
+		}
+		filterStepLogs(ex.Steps, min)
+		return ex, nil
 	}, executionDetails)
 	return cmd
 }
@@ -156,6 +167,9 @@ func executionDetails(w io.Writer, ex *model.Execution) error {
 			line += fmt.Sprintf(" (%d refreshed)", r.Refreshed)
 		}
 		t.row("Report:", line)
+		if msgs := logCounts(r.Log); msgs != "" {
+			t.row("Messages:", msgs)
+		}
 	}
 	if p := ex.Plan; p != nil {
 		s := p.Summary
@@ -182,6 +196,7 @@ func executionDetails(w io.Writer, ex *model.Execution) error {
 	}
 	printUnknownSteps(w, ex)
 	printStepOutputs(w, ex.Steps)
+	printStepLogs(w, ex.Steps)
 	return nil
 }
 

@@ -37,8 +37,8 @@ func TestFuelShapedGraphValidates(t *testing.T) {
 
 	t.Setenv("CAIRN_HOOK_ERASE_NODE", "")
 	code, _, stderr = runCLI(t, "validate", fuelShapedGraph)
-	assert.Equal(t, 1, code)
-	assert.Contains(t, stderr, "set CAIRN_HOOK_ERASE_NODE on the server")
+	assert.Equal(t, 0, code, "the hook is the server's setting: offline, a warning")
+	assert.Contains(t, stderr, "warning: "+fuelShapedGraph+":222:3: [28].parameters: no command is configured here for the provisioning hook erase_node: the server that executes this graph must set CAIRN_HOOK_ERASE_NODE")
 }
 
 // graph show expands the graph onto the cluster: each node gets the tasks

@@ -49,6 +49,9 @@ func newPlanCmd(a *app) *cobra.Command {
 		if opts.Params, err = pf.params(); err != nil {
 			return err
 		}
+		if opts.Params.Vars, err = pl.deploysterVars(opts.Params.Vars); err != nil {
+			return err
+		}
 		plan, err := dryRun(ctx, c, st.ID, pl.document(), opts, r.poll)
 		if err != nil {
 			return apiFailure(a, err, pl.detailNames)

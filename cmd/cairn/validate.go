@@ -45,6 +45,11 @@ func newValidateCmd(a *app) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if docs.docs.Deployster {
+				if params.Vars, err = withDeploysterAutoVars(params.Vars); err != nil {
+					return err
+				}
+			}
 			fmt.Fprintln(a.stdout, summary(docs))
 			env, _ := docs.docs.RequiredRefs()
 			env = slices.DeleteFunc(env, func(k string) bool { _, ok := params.EnvRefs[k]; return ok })
@@ -153,8 +158,9 @@ func (f *documentFlags) parse(a *app, paths []string) (*parsedDocuments, error) 
 		return nil, err
 	}
 	// Documents validate as the server would read them: with the kinds
-	// defined in the kinds directory and the provisioning hooks the
-	// environment configures (CAIRN_HOOK_*).
+	// defined in the kinds directory. Provisioning hooks (CAIRN_HOOK_*) are
+	// the server's settings: one not configured here is a warning, since
+	// the server that executes the graph decides (and refuses it there).
 	cat, err := server.Catalogue(f.kindsDir)
 	if err != nil {
 		return nil, err
@@ -163,6 +169,7 @@ func (f *documentFlags) parse(a *app, paths []string) (*parsedDocuments, error) 
 	if err != nil {
 		return nil, err
 	}
+	cat = cat.WithHooksElsewhere()
 	warn := func(e graphs.Error) { fmt.Fprintf(a.stderr, "warning: %s\n", e) }
 	opts := graphs.Options{ExtVars: ext, Partial: f.partial, Jsonnet: fileJsonnet{next: graphs.InProcessJsonnet{}}, Catalogue: cat, Warn: warn,
 		MaxBytes: graphs.DefaultMaxFileBytes, MaxTotalBytes: graphs.DefaultMaxFileBytes}
