@@ -209,6 +209,7 @@ func (s *shardRun) merge(out *Outcome) {
 	r.Unchanged += out.Report.Unchanged
 	r.Failed += out.Report.Failed
 	r.Skipped += out.Report.Skipped
+	r.Unknown += out.Report.Unknown
 	r.Refreshed += out.Report.Refreshed
 	for _, l := range model.LogLevels {
 		if n := out.Report.Log[l]; n > 0 {
