@@ -58,7 +58,8 @@ type WatchOptions struct {
 // and starts a drift check limited to the resources that changed (with
 // repair, a repair of those alone, under the stack's lock). The stacks
 // watched are the store's: read at start (so watchers outlive a restart),
-// on Changed and every Resync. Memory: O(watched paths), at most MaxPaths;
+// on Changed and every Resync; a stack newly armed has all its watched
+// resources checked once, for what changed while no one watched. Memory: O(watched paths), at most MaxPaths;
 // one inotify watch per distinct parent directory; one goroutine per
 // watched stack.
 type Watcher struct {
@@ -266,6 +267,14 @@ func (w *Watcher) resync(ctx context.Context, id string) {
 	w.watch(s, targets)
 	w.unwatch(s, old)
 	s.targets = targets
+	if old == nil {
+		// Newly armed (at start, or watching just asked for): what
+		// changed while no one watched is checked now.
+		for _, t := range targets {
+			s.pending[t.key] = true
+		}
+		s.signal()
+	}
 }
 
 // watch adds targets of s to the path index and the kernel's watches (on
@@ -365,13 +374,16 @@ func (w *Watcher) checkLoop(ctx context.Context, s *watchedStack) {
 // waitIdle waits while an apply or destroy of the stack runs; false when
 // ctx ended.
 func (w *Watcher) waitIdle(ctx context.Context, stackID string) bool {
-	for {
+	for waited := false; ; waited = true {
 		busy, err := w.checks.StackBusy(ctx, stackID)
 		if err != nil {
 			w.log.Warn("watch: stack lock", "stack", stackID, "err", err)
 		}
 		if err != nil || !busy {
 			return ctx.Err() == nil
+		}
+		if !waited {
+			w.log.Info("watch: waiting for the stack's apply or destroy to end", "stack", stackID)
 		}
 		if !sleep(ctx, watchBusyPoll) {
 			return false
