@@ -31,6 +31,9 @@ const (
 	// watchBusyPoll is how often a watcher asks whether an apply or
 	// destroy of a stack still runs before checking it.
 	watchBusyPoll = 100 * time.Millisecond
+	// watchRetry is how long a watcher waits to start a check again
+	// after Temporal refused one.
+	watchRetry = time.Second
 	// watchEvents is the kernel events a watcher buffers.
 	watchEvents = 4096
 )
@@ -334,6 +337,16 @@ func (w *Watcher) take(s *watchedStack) []string {
 	return keys
 }
 
+// requeue marks keys of s as changed again and wakes s's loop.
+func (w *Watcher) requeue(s *watchedStack, keys []string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, k := range keys {
+		s.pending[k] = true
+	}
+	s.signal()
+}
+
 // checkLoop checks s's changed resources, one check at a time: changes
 // arriving during a check are checked next. It waits for an apply or
 // destroy of the stack to end first (its changes are the stack's own, and
@@ -355,7 +368,12 @@ func (w *Watcher) checkLoop(ctx context.Context, s *watchedStack) {
 		t0 := time.Now()
 		chk, err := w.checks.StartDriftCheck(ctx, s.id, keys)
 		if err != nil {
+			// Temporal is away: the changes wait for the next try.
 			w.log.Warn("watch: start drift check", "stack", s.id, "err", err)
+			w.requeue(s, keys)
+			if !sleep(ctx, watchRetry) {
+				return
+			}
 			continue
 		}
 		res, err := chk.Wait(ctx)

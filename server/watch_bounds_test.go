@@ -100,3 +100,43 @@ func otherOf(x, a, b string) string {
 	}
 	return a
 }
+
+// A stack's watched resources are its files and directories on this
+// server: the control plane's under its root, a local node's under the
+// node's directory; those on agent nodes are counted, not watched.
+func TestStackTargetsAreWhereTheResourcesLive(t *testing.T) {
+	ctx := context.Background()
+	st, err := store.Open(ctx, store.DefaultURL(t.TempDir()))
+	require.NoError(t, err)
+	defer st.Close()
+	require.NoError(t, st.PutCluster(ctx, &model.Cluster{ID: "c1", Name: "c1", Nodes: []model.Node{
+		{ID: "web", Name: "web", Mode: model.NodeLocal}, {ID: "db", Name: "db", Mode: model.NodeAgent},
+	}}))
+	s := &model.Stack{Name: "s"}
+	require.NoError(t, st.CreateStack(ctx, s))
+	_, err = st.WriteStackRecord(ctx, s.ID, "stack-"+s.ID+".r", []model.StackResource{
+		{Kind: "File", PkgName: "motd", ID: "/etc/motd"},
+		{Kind: "Directory", PkgName: "www", ID: "/srv/www", Node: "web"},
+		{Kind: "File", PkgName: "conf", ID: "/etc/db.conf", Node: "db"},
+		{Kind: "Exec", PkgName: "reload", ID: "reload", Node: "web"},
+	}, "hash", "c1", true)
+	require.NoError(t, err)
+	nodeRoot := func(cluster, node string) string { return filepath.Join("/data/nodes", cluster, node) }
+	root := t.TempDir()
+
+	_, _, ok, err := stackTargets(ctx, st, root, nodeRoot, s.ID)
+	require.NoError(t, err)
+	require.False(t, ok, "a stack without drift settings is watched")
+	require.NoError(t, st.PutDriftSettings(ctx, s.ID, true, true))
+	targets, skipped, ok, err := stackTargets(ctx, st, root, nodeRoot, s.ID)
+	require.NoError(t, err)
+	require.True(t, ok)
+	require.Equal(t, []watchTarget{
+		{path: filepath.Join(root, "etc/motd"), key: "file/motd@"},
+		{path: "/data/nodes/c1/web/srv/www", key: "directory/www@web"},
+	}, targets)
+	require.Equal(t, 1, skipped, "the agent node's file")
+	_, _, ok, err = stackTargets(ctx, st, root, nodeRoot, "no-such-stack")
+	require.NoError(t, err)
+	require.False(t, ok)
+}
