@@ -220,8 +220,6 @@ type server struct {
 	store     store.Store
 	exec      Executions
 	drift     DriftSchedules
-	// driftChanged is Deps.DriftChanged (never nil).
-	driftChanged func(stackID string)
 	catalogue *kinds.Catalogue
 	registry  Lister
 	graphs    *prepare.Preparer
@@ -236,6 +234,8 @@ type server struct {
 	hub *hub
 	// parts bounds the upload parts read at once (each is parsed whole).
 	parts chan struct{}
+	// driftChanged is Deps.DriftChanged (never nil).
+	driftChanged func(stackID string)
 }
 
 // New builds the API. The returned echo has its http.Server timeouts set
