@@ -24,7 +24,7 @@ func (a *Activities) WriteStackRecord(ctx context.Context, in contract.WriteStac
 	if err != nil {
 		return nil, err
 	}
-	run := stepdata.StackRun{Destroy: in.Destroy, SnapshotHash: in.SnapshotHash, ClusterID: in.ClusterID}
+	run := stepdata.StackRun{Destroy: in.Destroy, SnapshotHash: in.SnapshotHash, ClusterID: in.ClusterID, Partial: in.Partial}
 	if run.Steps, err = prepare.StepIndex(ctx, a.d.Store, in.ExecutionID); err != nil {
 		return nil, err
 	}

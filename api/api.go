@@ -172,6 +172,10 @@ type Deps struct {
 	// Drift keeps stacks' drift schedules; without it the drift routes
 	// answer 503.
 	Drift DriftSchedules
+	// DriftChanged, when set, is told a stack's drift settings changed
+	// or went (the watchers re-read them at once rather than at their
+	// next sweep).
+	DriftChanged func(stackID string)
 	// Catalogue knows the kinds documents may use (the built-in kinds plus
 	// those loaded from the kinds directory); nil means kinds.Builtin().
 	Catalogue *kinds.Catalogue
@@ -230,6 +234,8 @@ type server struct {
 	hub *hub
 	// parts bounds the upload parts read at once (each is parsed whole).
 	parts chan struct{}
+	// driftChanged is Deps.DriftChanged (never nil).
+	driftChanged func(stackID string)
 }
 
 // New builds the API. The returned echo has its http.Server timeouts set
@@ -258,7 +264,7 @@ func New(cfg Config, deps Deps) (*echo.Echo, error) {
 	if jsonnet == nil {
 		jsonnet = graphs.JsonnetProcess{}
 	}
-	s := &server{cfg: cfg, store: deps.Store, exec: deps.Executions, drift: deps.Drift, catalogue: cat, registry: deps.Registry,
+	s := &server{cfg: cfg, store: deps.Store, exec: deps.Executions, drift: deps.Drift, driftChanged: orNoop(deps.DriftChanged), catalogue: cat, registry: deps.Registry,
 		jsonnet: jsonnet, log: logger, ready: deps.Ready, fetch: f, env: deps.Env, secrets: deps.Secrets,
 		parts: make(chan struct{}, maxPartsAtOnce)}
 	if s.env == nil {

@@ -33,7 +33,7 @@ func (s *server) needDrift(h echo.HandlerFunc) echo.HandlerFunc {
 }
 
 // putDrift creates or replaces a stack's drift schedule:
-// PUT /v1/stacks/{id}/drift {"every": "10m", "repair": false}.
+// PUT /v1/stacks/{id}/drift {"every": "10m", "repair": false, "watch": false}.
 func (s *server) putDrift(c echo.Context) error {
 	var in model.DriftSettings
 	if err := decodeJSON(c, &in, false); err != nil {
@@ -56,7 +56,7 @@ func (s *server) patchDrift(c echo.Context) error {
 	}
 	set := cur.DriftSettings
 	if rec, err := s.store.GetDrift(c.Request().Context(), id); err == nil {
-		set.Repair = rec.Repair
+		set.Repair, set.Watch = rec.Repair, rec.Watch
 	}
 	if p.Every != nil {
 		set.Every = *p.Every
@@ -69,6 +69,9 @@ func (s *server) patchDrift(c echo.Context) error {
 	}
 	if p.Overlap != nil {
 		set.Overlap = *p.Overlap
+	}
+	if p.Watch != nil {
+		set.Watch = *p.Watch
 	}
 	return s.setDrift(c, set)
 }
@@ -85,12 +88,13 @@ func (s *server) setDrift(c echo.Context, set model.DriftSettings) error {
 	}
 	set.Every = every.String() // as Temporal will show it
 
-	if err := s.store.PutDriftSettings(ctx, id, set.Repair); err != nil {
+	if err := s.store.PutDriftSettings(ctx, id, set.Repair, set.Watch); err != nil {
 		return storeError(err, fmt.Sprintf("stack %q", id))
 	}
 	if err := s.drift.SetDrift(ctx, id, set); err != nil {
 		return driftError(err, id)
 	}
+	s.driftChanged(id)
 	return s.answerDrift(c, id, &set)
 }
 
@@ -124,7 +128,7 @@ func (s *server) answerDrift(c echo.Context, id string, set *model.DriftSettings
 	rec, err := s.store.GetDrift(ctx, id)
 	switch {
 	case err == nil:
-		d.Repair = rec.Repair
+		d.Repair, d.Watch = rec.Repair, rec.Watch
 		if d.LastCheck, err = rec.Check(); err != nil {
 			return internalError(fmt.Errorf("stack %s: %w", id, err))
 		}
@@ -144,7 +148,16 @@ func (s *server) deleteDrift(c echo.Context) error {
 	if err := s.store.DeleteDrift(ctx, id); err != nil {
 		return storeError(err, "drift record")
 	}
+	s.driftChanged(id)
 	return c.NoContent(http.StatusNoContent)
+}
+
+// orNoop is f, or a function doing nothing when f is nil.
+func orNoop(f func(string)) func(string) {
+	if f == nil {
+		return func(string) {}
+	}
+	return f
 }
 
 // driftError maps a schedule failure to an answer.

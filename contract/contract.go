@@ -198,6 +198,10 @@ type PrepareInput struct {
 	// Params names the execution's parameters in the store (see
 	// ParamsExecution): the workflow carries the name, never the values.
 	Params string `json:"params,omitempty"`
+	// Only limits a stack's apply or dry-run to these resources
+	// (planner.RecordKey) and what they depend on; nothing is deleted.
+	// Empty: the whole package.
+	Only []string `json:"only,omitempty"`
 }
 
 // Unit is one schedulable piece of a plan: a single step, or a batch of
@@ -478,6 +482,9 @@ type WriteStackRecordInput struct {
 	ClusterID string `json:"clusterId,omitempty"`
 	Destroy   bool   `json:"destroy,omitempty"`
 	Changed   bool   `json:"changed"`
+	// Partial says the run covered some of the stack's resources
+	// (PrepareInput.Only): the others keep their entries.
+	Partial bool `json:"partial,omitempty"`
 }
 
 // StackRecordResult is a compact account of the record written.

@@ -10,6 +10,11 @@ type DriftSettings struct {
 	Repair  bool   `json:"repair"`
 	Paused  bool   `json:"paused"`
 	Overlap string `json:"overlap,omitempty"`
+	// Watch has the server watch the stack's files and directories on
+	// its own nodes (inotify) and check, and with Repair repair, the
+	// resources that changed within about a second of the change; the
+	// schedule keeps checking the whole stack.
+	Watch bool `json:"watch,omitempty"`
 }
 
 // DriftPatch changes some of a drift schedule's settings (PATCH); absent
@@ -19,6 +24,7 @@ type DriftPatch struct {
 	Repair  *bool   `json:"repair,omitempty"`
 	Paused  *bool   `json:"paused,omitempty"`
 	Overlap *string `json:"overlap,omitempty"`
+	Watch   *bool   `json:"watch,omitempty"`
 }
 
 // Drift is a stack's drift schedule as Temporal keeps it, with the last

@@ -30,6 +30,9 @@ type PackageRun struct {
 	SnapshotHash string
 	// BatchSize bounds a unit's steps (0: planner.DefaultUnitSize).
 	BatchSize int
+	// Only limits the run to these resources (planner.RecordKey) and
+	// what they depend on, with no deletes (see LimitSteps); empty: all.
+	Only []string
 }
 
 // PackagePlan is a package run planned into units.
@@ -84,7 +87,11 @@ func Package(ctx context.Context, st PackageStore, snaps *Snapshots, run Package
 			return nil, err
 		}
 		out.Current.settle()
-		if err := b.AddCurrent(out.Current.Steps, out.Current.Catalogue, stack); err != nil {
+		steps := out.Current.Steps
+		if len(run.Only) > 0 {
+			steps = LimitSteps(steps, run.Only)
+		}
+		if err := b.AddCurrent(steps, out.Current.Catalogue, stack); err != nil {
 			return nil, packageError(err.Error())
 		}
 		// A large package is its caller's alone (Snapshots keeps small
@@ -93,7 +100,7 @@ func Package(ctx context.Context, st PackageStore, snaps *Snapshots, run Package
 		out.Current.release()
 		out.Current.settle()
 	}
-	if stack != nil {
+	if stack != nil && len(run.Only) == 0 {
 		if err := addDeletes(ctx, b, snaps, stack, run.SnapshotHash, out, log); err != nil {
 			return nil, err
 		}

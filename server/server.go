@@ -168,6 +168,18 @@ func Run(ctx context.Context, cfg *config.Config, log *slog.Logger, o Options) e
 	})
 	defer stopWorkers()
 	go func() { _ = nodes.Run(ctx, 5*time.Second) }()
+	// Watchers of the stacks whose drift settings say watch, re-armed
+	// from the store now and kept in step with it.
+	watcher := NewWatcher(st, st0, WatchOptions{ControlRoot: cfg.ControlRoot, NodeRoot: nodes.NodeRoot}, log)
+	watchCtx, stopWatch := context.WithCancel(ctx)
+	watched := make(chan struct{})
+	go func() {
+		defer close(watched)
+		if err := watcher.Run(watchCtx); err != nil {
+			log.Error("watchers stopped", "err", err)
+		}
+	}()
+	defer func() { stopWatch(); <-watched }()
 	log.Info("worker polling", "queue", cfg.TaskQueue, "temporal", cfg.TemporalAddress)
 	if cfg.DebugAddr != "" {
 		if _, err := serveDebug(ctx, cfg.DebugAddr, log); err != nil {
@@ -203,7 +215,7 @@ func Run(ctx context.Context, cfg *config.Config, log *slog.Logger, o Options) e
 		CodecKeyID: keyID, TLSFingerprint: fingerprint,
 		UploadMaxBytes: cfg.UploadMaxBytes, UploadQuota: cfg.UploadQuota, UploadTTL: cfg.UploadTTL,
 	}, api.Deps{
-		Store: st, Executions: st0, Drift: st0, Catalogue: cat, Registry: NewExportLister(registry), Graphs: deps.Graphs, Logger: log,
+		Store: st, Executions: st0, Drift: st0, DriftChanged: watcher.Changed, Catalogue: cat, Registry: NewExportLister(registry), Graphs: deps.Graphs, Logger: log,
 		Ready: func(ctx context.Context) error {
 			_, err := c.CheckHealth(ctx, &client.CheckHealthRequest{})
 			return err

@@ -24,6 +24,9 @@ type StackRun struct {
 	Destroy      bool
 	SnapshotHash string
 	ClusterID    string
+	// Partial says the run covered some of the stack's resources: the
+	// others keep their entries, where they were.
+	Partial bool
 }
 
 // StackRecord is the record run leaves on stack, in package order: each
@@ -79,6 +82,9 @@ func StackRecord(stack *model.Stack, run StackRun) (resources []model.StackResou
 			resources = append(resources, previous(old, s.ID))
 		}
 	}
+	if run.Partial {
+		resources = keepOthers(stack.Resources, resources, run.Steps)
+	}
 	hash, cluster = run.SnapshotHash, run.ClusterID
 	if len(run.Undone) > 0 && !run.Destroy {
 		// Rolled back: the previous package stands where it was.
@@ -91,6 +97,36 @@ func StackRecord(stack *model.Stack, run StackRun) (resources []model.StackResou
 		}
 	}
 	return resources, hash, cluster
+}
+
+// keepOthers is the record of a partial run: the stack's entries in
+// their order, those of the run's resources replaced by what the run
+// left (dropped when it left none), then the run's new resources.
+func keepOthers(before, ran []model.StackResource, steps []prepare.IndexEntry) []model.StackResource {
+	inRun := make(map[string]bool, len(steps))
+	for _, s := range steps {
+		inRun[planner.RecordKey(s.Kind, s.Name, s.Node)] = true
+	}
+	left := make(map[string]model.StackResource, len(ran))
+	for _, r := range ran {
+		left[planner.RecordKey(r.Kind, r.PkgName, r.Node)] = r
+	}
+	out := make([]model.StackResource, 0, len(before)+len(ran))
+	for _, r := range before {
+		k := planner.RecordKey(r.Kind, r.PkgName, r.Node)
+		if !inRun[k] {
+			out = append(out, r)
+		} else if n, ok := left[k]; ok {
+			out = append(out, n)
+			delete(left, k)
+		}
+	}
+	for _, r := range ran {
+		if _, ok := left[planner.RecordKey(r.Kind, r.PkgName, r.Node)]; ok {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // associations is the record of a resource's associations: nil when it

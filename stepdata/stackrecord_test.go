@@ -52,3 +52,40 @@ func TestStackRecord(t *testing.T) {
 	assert.Empty(t, hash, "a destroy that left nothing clears the snapshot")
 	assert.Empty(t, cluster)
 }
+
+// A partial run (a watched change's repair) rewrites the entries of the
+// resources it ran and keeps every other entry where it was.
+func TestStackRecordOfAPartialRun(t *testing.T) {
+	stack := &model.Stack{SnapshotHash: "h", Resources: []model.StackResource{
+		{Kind: "File", PkgName: "a", ID: "/a"},
+		{Kind: "File", PkgName: "b", ID: "/b"},
+		{Kind: "Directory", PkgName: "d", ID: "/d"},
+		{Kind: "File", PkgName: "c", ID: "/c"},
+	}}
+	tests := []struct {
+		name      string
+		steps     []prepare.IndexEntry
+		converged map[string]Converged
+		want      []model.StackResource
+	}{
+		{"one resource repaired", []prepare.IndexEntry{{ID: "file/b", Kind: "file", RecordKind: "File", Name: "b"}},
+			map[string]Converged{"file/b": {ID: "/b2"}},
+			[]model.StackResource{{Kind: "File", PkgName: "a", ID: "/a"}, {Kind: "File", PkgName: "b", ID: "/b2"},
+				{Kind: "Directory", PkgName: "d", ID: "/d"}, {Kind: "File", PkgName: "c", ID: "/c"}}},
+		{"a repair that failed keeps its entry", []prepare.IndexEntry{{ID: "file/c", Kind: "file", RecordKind: "File", Name: "c"}},
+			nil, stack.Resources},
+		{"a resource and its directory", []prepare.IndexEntry{
+			{ID: "directory/d", Kind: "directory", RecordKind: "Directory", Name: "d"},
+			{ID: "file/a", Kind: "file", RecordKind: "File", Name: "a"}},
+			map[string]Converged{"directory/d": {ID: "/d"}, "file/a": {ID: "/a"}}, stack.Resources},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			resources, hash, _ := StackRecord(stack, StackRun{Steps: tt.steps, Converged: tt.converged, SnapshotHash: "h", Partial: true})
+			assert.Equal(t, tt.want, resources)
+			assert.Equal(t, "h", hash)
+		})
+	}
+	resources, _, _ := StackRecord(stack, StackRun{Steps: tests[0].steps, Converged: tests[0].converged, SnapshotHash: "h"})
+	assert.Len(t, resources, 1, "a whole run records only what it ran")
+}

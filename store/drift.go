@@ -15,6 +15,8 @@ import (
 // Temporal.
 type DriftRecord struct {
 	Repair bool
+	// Watch says the stack's resources are watched (model.DriftSettings).
+	Watch bool
 	// LastCheck is the JSON of the last model.DriftCheck (nil before the
 	// first); a sealing store keeps it sealed, as its diffs may show what
 	// a resource holds.
@@ -45,18 +47,18 @@ func SaveDriftCheck(ctx context.Context, s Store, stackID string, check model.Dr
 }
 
 // PutDriftSettings records whether the stack's drift checks repair what
-// they find, creating the stack's drift record (ErrNotFound without the
+// they find and whether its resources are watched, creating the stack's drift record (ErrNotFound without the
 // stack). The last check stays. One write.
-func (s *sqlStore) PutDriftSettings(ctx context.Context, stackID string, repair bool) error {
+func (s *sqlStore) PutDriftSettings(ctx context.Context, stackID string, repair, watch bool) error {
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
 		if ok, err := exists(ctx, tx, "stacks", stackID); err != nil {
 			return err
 		} else if !ok {
 			return fmt.Errorf("stack %q: %w", stackID, ErrNotFound)
 		}
-		_, err := tx.ExecContext(ctx, `INSERT INTO stack_drift (stack_id, repair, updated_at) VALUES ($1, $2, $3)
-			ON CONFLICT (stack_id) DO UPDATE SET repair = excluded.repair, updated_at = excluded.updated_at`,
-			stackID, boolInt(repair), s.d.timeArg(now()))
+		_, err := tx.ExecContext(ctx, `INSERT INTO stack_drift (stack_id, repair, watch, updated_at) VALUES ($1, $2, $3, $4)
+			ON CONFLICT (stack_id) DO UPDATE SET repair = excluded.repair, watch = excluded.watch, updated_at = excluded.updated_at`,
+			stackID, boolInt(repair), boolInt(watch), s.d.timeArg(now()))
 		return err
 	})
 	if err != nil && !errors.Is(err, ErrNotFound) {
@@ -67,13 +69,35 @@ func (s *sqlStore) PutDriftSettings(ctx context.Context, stackID string, repair 
 
 // GetDrift returns the stack's drift record (ErrNotFound when it has none).
 func (s *sqlStore) GetDrift(ctx context.Context, stackID string) (*DriftRecord, error) {
-	var repair int
+	var repair, watch int
 	var last []byte
-	err := s.r.QueryRowContext(ctx, `SELECT repair, last_check FROM stack_drift WHERE stack_id = $1`, stackID).Scan(&repair, &last)
+	err := s.r.QueryRowContext(ctx, `SELECT repair, watch, last_check FROM stack_drift WHERE stack_id = $1`, stackID).Scan(&repair, &watch, &last)
 	if err != nil {
 		return nil, rowError(fmt.Sprintf("drift of stack %q", stackID), err)
 	}
-	return &DriftRecord{Repair: repair != 0, LastCheck: last}, nil
+	return &DriftRecord{Repair: repair != 0, Watch: watch != 0, LastCheck: last}, nil
+}
+
+// WatchedStacks lists the ids of the stacks whose drift settings ask for
+// watching, in id order. One read; an id a row.
+func (s *sqlStore) WatchedStacks(ctx context.Context) ([]string, error) {
+	rows, err := s.r.QueryContext(ctx, `SELECT stack_id FROM stack_drift WHERE watch <> 0 ORDER BY stack_id`)
+	if err != nil {
+		return nil, fmt.Errorf("list watched stacks: %w", err)
+	}
+	defer rows.Close()
+	var ids []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, fmt.Errorf("list watched stacks: %w", err)
+		}
+		ids = append(ids, id)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("list watched stacks: %w", err)
+	}
+	return ids, nil
 }
 
 // PutDriftCheck replaces the stack's last drift check, as given (see

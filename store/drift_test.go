@@ -27,7 +27,7 @@ func TestDriftRecordKeepsTheLastCheckAndGoesWithItsStack(t *testing.T) {
 		st := &model.Stack{Name: "d"}
 		require.NoError(t, s.CreateStack(ctx, st))
 		require.ErrorIs(t, SaveDriftCheck(ctx, s, st.ID, driftCheckWithSecret()), ErrNotFound, "a check without a drift record")
-		require.NoError(t, s.PutDriftSettings(ctx, st.ID, true))
+		require.NoError(t, s.PutDriftSettings(ctx, st.ID, true, false))
 		rec, err := s.GetDrift(ctx, st.ID)
 		require.NoError(t, err)
 		last, err := rec.Check()
@@ -59,6 +59,38 @@ func TestDriftRecordKeepsTheLastCheckAndGoesWithItsStack(t *testing.T) {
 	})
 }
 
+// Watching is a drift setting the store lists for a server to re-arm its
+// watchers at start; it goes with the drift record and with the stack.
+func TestWatchedStacksAreListedUntilTheSettingOrTheStackGoes(t *testing.T) {
+	eachBackend(t, func(t *testing.T, be testBackend) {
+		ctx := context.Background()
+		s := freshStore(t, be)
+		a, b, c := &model.Stack{Name: "a"}, &model.Stack{Name: "b"}, &model.Stack{Name: "c"}
+		for _, st := range []*model.Stack{a, b, c} {
+			require.NoError(t, s.CreateStack(ctx, st))
+		}
+		ids, err := s.WatchedStacks(ctx)
+		require.NoError(t, err)
+		assert.Empty(t, ids)
+		require.NoError(t, s.PutDriftSettings(ctx, a.ID, false, true))
+		require.NoError(t, s.PutDriftSettings(ctx, b.ID, true, true))
+		require.NoError(t, s.PutDriftSettings(ctx, c.ID, true, false))
+		rec, err := s.GetDrift(ctx, b.ID)
+		require.NoError(t, err)
+		assert.True(t, rec.Watch)
+		assert.True(t, rec.Repair)
+		ids, err = s.WatchedStacks(ctx)
+		require.NoError(t, err)
+		assert.ElementsMatch(t, []string{a.ID, b.ID}, ids)
+
+		require.NoError(t, s.PutDriftSettings(ctx, a.ID, false, false))
+		require.NoError(t, s.DeleteStack(ctx, b.ID))
+		ids, err = s.WatchedStacks(ctx)
+		require.NoError(t, err)
+		assert.Empty(t, ids, "a stack no longer watching or deleted is still listed")
+	})
+}
+
 func TestSealerSealsDriftChecks(t *testing.T) {
 	eachBackend(t, func(t *testing.T, be testBackend) {
 		ctx := context.Background()
@@ -68,7 +100,7 @@ func TestSealerSealsDriftChecks(t *testing.T) {
 		require.NoError(t, err)
 		st := &model.Stack{Name: "d"}
 		require.NoError(t, s.CreateStack(ctx, st))
-		require.NoError(t, s.PutDriftSettings(ctx, st.ID, false))
+		require.NoError(t, s.PutDriftSettings(ctx, st.ID, false, false))
 		require.NoError(t, SaveDriftCheck(ctx, s, st.ID, driftCheckWithSecret()))
 
 		rec, err := s.GetDrift(ctx, st.ID)

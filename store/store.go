@@ -40,8 +40,10 @@ type Store interface {
 
 	// Drift: whether a stack's drift checks repair, and the last check
 	// (the schedule is Temporal's). The record goes with its stack.
-	PutDriftSettings(ctx context.Context, stackID string, repair bool) error
+	PutDriftSettings(ctx context.Context, stackID string, repair, watch bool) error
 	GetDrift(ctx context.Context, stackID string) (*DriftRecord, error)
+	// WatchedStacks lists the stacks whose drift settings watch.
+	WatchedStacks(ctx context.Context) ([]string, error)
 	// PutDriftCheck takes the check's JSON (see SaveDriftCheck).
 	PutDriftCheck(ctx context.Context, stackID string, check []byte) error
 	DeleteDrift(ctx context.Context, stackID string) error

@@ -80,7 +80,7 @@ func apply(ctx workflow.Context, in ApplyInput) (*ApplyResult, error) {
 	case !out.RolledBack && !out.Cancelled:
 		err := writeRecord(ctx, opts, contract.WriteStackRecordInput{
 			ExecutionID: opts.ExecutionID, StackID: in.StackID, SnapshotHash: in.SnapshotHash,
-			ClusterID: plan.ClusterID, Changed: out.Report.Changed(),
+			ClusterID: plan.ClusterID, Changed: out.Report.Changed(), Partial: len(in.Only) > 0,
 		})
 		if err != nil {
 			return nil, err
@@ -90,7 +90,7 @@ func apply(ctx workflow.Context, in ApplyInput) (*ApplyResult, error) {
 		// record keeps the previous state but must name them, or the next
 		// apply would create duplicates. Nothing the stack declares changed.
 		err := writeRecord(ctx, opts, contract.WriteStackRecordInput{
-			ExecutionID: opts.ExecutionID, StackID: in.StackID, SnapshotHash: in.SnapshotHash,
+			ExecutionID: opts.ExecutionID, StackID: in.StackID, SnapshotHash: in.SnapshotHash, Partial: len(in.Only) > 0,
 		})
 		if err != nil {
 			return nil, err

@@ -23,6 +23,10 @@ const DriftCheckFailedType = "DriftCheckFailed"
 // repair are read from the store.
 type DriftInput struct {
 	StackID string `json:"stackId"`
+	// Resources limits the check, and its repair, to these resources
+	// (planner.RecordKey: "kind/name@node") and what they depend on: a
+	// watcher's check of what changed. Empty: the whole stack.
+	Resources []string `json:"resources,omitempty"`
 }
 
 // DriftResult is a finished drift check. The drifted resources' diffs are
@@ -66,13 +70,13 @@ func DriftCheckWorkflow(ctx workflow.Context, in DriftInput) (*DriftResult, erro
 	}
 	var res *DriftResult
 	if err == nil {
-		res, err = driftCheck(ctx, queue, in.StackID, execID, target)
+		res, err = driftCheck(ctx, queue, in.StackID, execID, in.Resources, target)
 	}
 	notifyEnd(ctx, in.StackID, execID, model.ExecDrift, err)
 	return res, err
 }
 
-func driftCheck(ctx workflow.Context, queue, stackID, execID string, target contract.LoadDriftTargetResult) (*DriftResult, error) {
+func driftCheck(ctx workflow.Context, queue, stackID, execID string, only []string, target contract.LoadDriftTargetResult) (*DriftResult, error) {
 	res := &DriftResult{ExecutionID: execID}
 	rec := contract.RecordDriftInput{StackID: stackID, ExecutionID: execID, CheckedAt: workflow.Now(ctx).UTC()}
 	var dryRunErr error
@@ -84,7 +88,7 @@ func driftCheck(ctx workflow.Context, queue, stackID, execID string, target cont
 		// that is not there.
 		rec.Error = target.Error
 	default:
-		res.PlanExecutionID, dryRunErr = driftDryRun(ctx, queue, stackID, target)
+		res.PlanExecutionID, dryRunErr = driftDryRun(ctx, queue, stackID, only, target)
 		rec.PlanExecutionID = res.PlanExecutionID
 		if dryRunErr != nil {
 			rec.Error = "dry-run failed: " + dryRunErr.Error()
@@ -108,7 +112,7 @@ func driftCheck(ctx workflow.Context, queue, stackID, execID string, target cont
 	notify(ctx, model.HookEvent{Type: model.EventDriftDetected, StackID: stackID, ExecutionID: execID,
 		Kind: model.ExecDrift, Drifted: res.Resources}, false)
 	if target.Repair {
-		res.Repair = repairDrift(ctx, queue, stackID, target)
+		res.Repair = repairDrift(ctx, queue, stackID, only, target)
 		err := workflow.ExecuteActivity(rctx, contract.RecordDriftRepairName, contract.RecordDriftRepairInput{
 			StackID: stackID, ExecutionID: execID, Repair: *res.Repair,
 		}).Get(ctx, nil)
@@ -122,7 +126,7 @@ func driftCheck(ctx workflow.Context, queue, stackID, execID string, target cont
 // driftDryRun plans the package against the stack as a child dry-run, on
 // the cluster the stack recorded, and returns the dry-run's id, under
 // which its plan is stored.
-func driftDryRun(ctx workflow.Context, queue, stackID string, target contract.LoadDriftTargetResult) (string, error) {
+func driftDryRun(ctx workflow.Context, queue, stackID string, only []string, target contract.LoadDriftTargetResult) (string, error) {
 	var nonce string
 	if err := workflow.SideEffect(ctx, func(workflow.Context) any { return uuid.NewString() }).Get(&nonce); err != nil {
 		return "", err
@@ -133,7 +137,7 @@ func driftDryRun(ctx workflow.Context, queue, stackID string, target contract.Lo
 		TypedSearchAttributes: temporal.NewSearchAttributes(driftChildAttrs(model.ExecDryRun, stackID, target)...),
 		StaticSummary:         "drift check of stack " + stackID,
 	})
-	in := DryRunInput{Settings: Settings{ExecutionID: id, ControlQueue: queue, ClusterID: target.ClusterID},
+	in := DryRunInput{Settings: Settings{ExecutionID: id, ControlQueue: queue, ClusterID: target.ClusterID, Only: only},
 		StackID: stackID, SnapshotHash: target.SnapshotHash, Params: target.Params}
 	return id, workflow.ExecuteChildWorkflow(cctx, DryRunWorkflow, in).Get(ctx, nil)
 }
@@ -152,7 +156,7 @@ func driftChildAttrs(kind model.ExecutionKind, stackID string, target contract.L
 // stack's lock id, on the cluster the stack recorded, and waits for it. It never runs next to another apply
 // or destroy: when one holds the lock the repair is skipped. The child is
 // abandoned, not terminated, should the check end first.
-func repairDrift(ctx workflow.Context, queue, stackID string, target contract.LoadDriftTargetResult) *model.DriftRepair {
+func repairDrift(ctx workflow.Context, queue, stackID string, only []string, target contract.LoadDriftTargetResult) *model.DriftRepair {
 	cctx := workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{
 		WorkflowID: StackWorkflowID(stackID), TaskQueue: queue,
 		WorkflowIDReusePolicy: enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE,
@@ -161,7 +165,7 @@ func repairDrift(ctx workflow.Context, queue, stackID string, target contract.Lo
 		StaticSummary:         "repair the drift of stack " + stackID,
 	})
 	f := workflow.ExecuteChildWorkflow(cctx, ApplyWorkflow, ApplyInput{
-		Settings: Settings{ControlQueue: queue, ClusterID: target.ClusterID},
+		Settings: Settings{ControlQueue: queue, ClusterID: target.ClusterID, Only: only},
 		StackID:  stackID, SnapshotHash: target.SnapshotHash, Params: target.Params,
 	})
 	var we workflow.Execution

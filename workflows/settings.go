@@ -26,6 +26,11 @@ type Settings struct {
 	HeartbeatTimeout time.Duration `json:"heartbeatTimeout,omitempty"`
 	// RunGuards has a dry-run run exec guard commands (see ExecOptions).
 	RunGuards bool `json:"runGuards,omitempty"`
+	// Only limits a stack's apply or dry-run to these resources
+	// (planner.RecordKey: "kind/name@node") and what they depend on:
+	// nothing is deleted and the stack record keeps the other
+	// resources' entries. A watched change's check and repair use it.
+	Only []string `json:"only,omitempty"`
 }
 
 // prepareInput is the Prepare activity's input for execution execID of
@@ -36,7 +41,7 @@ func (s Settings) prepareInput(execID string, mode contract.Mode, stackID, snaps
 	return contract.PrepareInput{
 		ExecutionID: execID, Mode: mode, StackID: stackID,
 		SnapshotHash: snapshotHash, ClusterID: s.ClusterID, BatchSize: s.BatchSize, ShardUnits: s.ShardUnits,
-		Params: params,
+		Params: params, Only: s.Only,
 	}
 }
 

@@ -24,10 +24,11 @@ func newStackDriftCmd(a *app) *cobra.Command {
 func newDriftSetCmd(a *app) *cobra.Command {
 	var set model.DriftSettings
 	cmd := &cobra.Command{
-		Use:   "set STACK --every DURATION [--repair] [--pause] [--overlap POLICY]",
+		Use:   "set STACK --every DURATION [--repair] [--watch] [--pause] [--overlap POLICY]",
 		Short: "Create or replace a stack's drift schedule (a Temporal Schedule)",
 		Long: "Set checks the stack every DURATION for drift: what its last applied package would change now.\n" +
-			"With --repair a drift is applied away, unless another apply or destroy holds the stack.",
+			"With --repair a drift is applied away, unless another apply or destroy holds the stack.\n" +
+			"With --watch the server also watches the stack's files and directories and checks those that change at once.",
 		Example: "  cairn stack drift set web --every 10m --repair",
 		Args:    cobra.ExactArgs(1),
 	}
@@ -37,6 +38,7 @@ func newDriftSetCmd(a *app) *cobra.Command {
 	}), driftDetails)
 	cmd.Flags().StringVar(&set.Every, "every", "", "`DURATION` between checks, such as 10m (required)")
 	cmd.Flags().BoolVar(&set.Repair, "repair", false, "apply the last package again when the stack drifted")
+	cmd.Flags().BoolVar(&set.Watch, "watch", false, "also watch the stack's files and directories and check (and repair) those that change within a second")
 	cmd.Flags().BoolVar(&set.Paused, "pause", false, "create or leave the schedule paused")
 	cmd.Flags().StringVar(&set.Overlap, "overlap", "", "Temporal overlap `POLICY` (skip by default, buffer_one, buffer_all, cancel_other, terminate_other, allow_all)")
 	_ = cmd.MarkFlagRequired("every")
@@ -95,6 +97,7 @@ func driftDetails(w io.Writer, d *model.Drift) error {
 	}
 	t.row("Checks:", state)
 	t.row("Repair:", fmt.Sprint(d.Repair))
+	t.row("Watch:", fmt.Sprint(d.Watch))
 	t.row("Overlap:", d.Overlap)
 	if d.NextCheckAt != nil {
 		t.row("Next check:", formatTime(*d.NextCheckAt))

@@ -1,0 +1,204 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/fsnotify/fsnotify"
+
+	"github.com/cairn-io/cairn/starter"
+)
+
+// Defaults of WatchOptions.
+const (
+	// DefaultWatchMaxPaths bounds the resources one server watches: a
+	// stack that would take it past the bound is not watched (its
+	// schedule still checks it) and the log says so.
+	DefaultWatchMaxPaths = 10000
+	// DefaultWatchDebounce is how long a watcher gathers changes of a
+	// stack before it checks them: an editor's save or a tar extraction
+	// is one check, not one per event.
+	DefaultWatchDebounce = 50 * time.Millisecond
+	// DefaultWatchResync is how often a watcher re-reads the watched
+	// stacks from the store besides when the API says a stack's drift
+	// settings changed: new resources after an apply, a stack deleted.
+	DefaultWatchResync = 10 * time.Second
+	// watchBusyPoll is how often a watcher asks whether an apply or
+	// destroy of a stack still runs before checking it.
+	watchBusyPoll = 100 * time.Millisecond
+	// watchRetry is how long a watcher waits to start a check again
+	// after Temporal refused one.
+	watchRetry = time.Second
+	// watchEvents is the kernel events a watcher buffers.
+	watchEvents = 4096
+)
+
+// DriftChecks starts drift checks limited to resources (the starter).
+type DriftChecks interface {
+	StartDriftCheck(ctx context.Context, stackID string, resources []string) (*starter.DriftCheck, error)
+	StackBusy(ctx context.Context, stackID string) (bool, error)
+}
+
+// WatchOptions are a Watcher's settings; zero values take the defaults.
+type WatchOptions struct {
+	MaxPaths int
+	Debounce time.Duration
+	Resync   time.Duration
+	// ControlRoot is the control plane's root (config CAIRN_CONTROL_ROOT)
+	// and NodeRoot the directory of a local node.
+	ControlRoot string
+	NodeRoot    func(cluster, node string) string
+}
+
+// Watcher watches the files and directories of the stacks whose drift
+// settings say watch, where they live on this server (the control plane
+// and local nodes), with inotify. A change to one is debounced per stack
+// and starts a drift check limited to the resources that changed (with
+// repair, a repair of those alone, under the stack's lock). The stacks
+// watched are the store's: read at start (so watchers outlive a restart),
+// on Changed and every Resync; a stack newly armed has all its watched
+// resources checked once, for what changed while no one watched. Memory: O(watched paths), at most MaxPaths;
+// one inotify watch per distinct parent directory; one goroutine per
+// watched stack.
+type Watcher struct {
+	st     WatchStore
+	checks DriftChecks
+	o      WatchOptions
+	log    *slog.Logger
+	nudges chan string
+
+	mu     sync.Mutex
+	fs     *fsnotify.Watcher
+	stacks map[string]*watchedStack
+	byPath map[string][]pathOwner
+	dirs   map[string]int // parent directory -> targets in it
+	paths  int
+}
+
+// watchedStack is one watched stack: its targets, the keys of those that
+// changed since its last check and the goroutine that checks them.
+type watchedStack struct {
+	id      string
+	targets []watchTarget
+	pending map[string]bool
+	wake    chan struct{}
+	stop    context.CancelFunc
+}
+
+// pathOwner is a watched path's stack and resource key.
+type pathOwner struct {
+	stack *watchedStack
+	key   string
+}
+
+// NewWatcher makes a watcher; Run starts it.
+func NewWatcher(st WatchStore, checks DriftChecks, o WatchOptions, log *slog.Logger) *Watcher {
+	if o.MaxPaths <= 0 {
+		o.MaxPaths = DefaultWatchMaxPaths
+	}
+	if o.Debounce <= 0 {
+		o.Debounce = DefaultWatchDebounce
+	}
+	if o.Resync <= 0 {
+		o.Resync = DefaultWatchResync
+	}
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Watcher{st: st, checks: checks, o: o, log: log, nudges: make(chan string, 64),
+		stacks: map[string]*watchedStack{}, byPath: map[string][]pathOwner{}, dirs: map[string]int{}}
+}
+
+// Changed tells the watcher a stack's drift settings changed or went; it
+// re-reads them soon. It never blocks: when many arrive at once the next
+// resync reads the rest.
+func (w *Watcher) Changed(stackID string) {
+	select {
+	case w.nudges <- stackID:
+	default:
+	}
+}
+
+// Watched says how many paths the watcher watches now.
+func (w *Watcher) Watched() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.paths
+}
+
+// Run watches until ctx ends.
+func (w *Watcher) Run(ctx context.Context) error {
+	fsw, err := fsnotify.NewBufferedWatcher(watchEvents)
+	if err != nil {
+		return err
+	}
+	w.mu.Lock()
+	w.fs = fsw
+	w.mu.Unlock()
+	defer func() {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		for _, s := range w.stacks {
+			s.stop()
+		}
+		_ = fsw.Close()
+	}()
+	w.resyncAll(ctx)
+	tick := time.NewTicker(w.o.Resync)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case ev, ok := <-fsw.Events:
+			if !ok {
+				return nil
+			}
+			w.event(ev.Name)
+		case err, ok := <-fsw.Errors:
+			if !ok {
+				return nil
+			}
+			w.log.Warn("watch", "err", err)
+			if errors.Is(err, fsnotify.ErrEventOverflow) {
+				w.all() // events were lost: check everything watched
+			}
+		case id := <-w.nudges:
+			w.resync(ctx, id)
+		case <-tick.C:
+			w.resyncAll(ctx)
+		}
+	}
+}
+
+// event marks the resources at path as changed and wakes their stacks.
+func (w *Watcher) event(path string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, o := range w.byPath[path] {
+		o.stack.pending[o.key] = true
+		o.stack.signal()
+	}
+}
+
+// all marks every watched resource as changed.
+func (w *Watcher) all() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, s := range w.stacks {
+		for _, t := range s.targets {
+			s.pending[t.key] = true
+		}
+		s.signal()
+	}
+}
+
+func (s *watchedStack) signal() {
+	select {
+	case s.wake <- struct{}{}:
+	default:
+	}
+}

@@ -1,0 +1,90 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"strings"
+
+	"github.com/cairn-io/cairn/model"
+	"github.com/cairn-io/cairn/planner"
+	"github.com/cairn-io/cairn/providers"
+	"github.com/cairn-io/cairn/store"
+)
+
+// watchTarget is one watched resource: where it lives on this server's
+// filesystem and the key a drift check limits itself with.
+type watchTarget struct {
+	path string // on the host
+	key  string // planner.RecordKey
+}
+
+// watchedKind says whether a watcher watches a kind's resources.
+func watchedKind(kind string) bool {
+	k := strings.ToLower(kind)
+	return k == "file" || k == "directory"
+}
+
+// WatchStore is what the watcher reads of the store.
+type WatchStore interface {
+	WatchedStacks(ctx context.Context) ([]string, error)
+	GetDrift(ctx context.Context, stackID string) (*store.DriftRecord, error)
+	GetStack(ctx context.Context, id string) (*model.Stack, error)
+	GetCluster(ctx context.Context, id string) (*model.Cluster, error)
+}
+
+// stackTargets lists the watched resources of a stack that live on this
+// server: files and directories on the control plane and on the local
+// nodes of the stack's cluster. Resources on agent nodes are skipped
+// (skipped counts them). A stack whose drift record is gone or no longer
+// watches has none (ok false). Cost: two or three store reads.
+func stackTargets(ctx context.Context, st WatchStore, controlRoot string, nodeRoot func(cluster, node string) string, stackID string) (targets []watchTarget, skipped int, ok bool, err error) {
+	rec, err := st.GetDrift(ctx, stackID)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, 0, false, nil
+	}
+	if err != nil {
+		return nil, 0, false, err
+	}
+	if !rec.Watch {
+		return nil, 0, false, nil
+	}
+	stack, err := st.GetStack(ctx, stackID)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, 0, false, nil
+	}
+	if err != nil {
+		return nil, 0, false, err
+	}
+	local := map[string]bool{}
+	if stack.ClusterID != "" {
+		c, err := st.GetCluster(ctx, stack.ClusterID)
+		if err != nil && !errors.Is(err, store.ErrNotFound) {
+			return nil, 0, false, err
+		}
+		if c != nil {
+			for _, n := range c.Nodes {
+				local[n.ID] = n.Mode == "" || n.Mode == model.NodeLocal
+			}
+		}
+	}
+	for _, r := range stack.Resources {
+		if !watchedKind(r.Kind) || r.ID == "" {
+			continue
+		}
+		node := providers.Node{Root: controlRoot}
+		if r.Node != "" {
+			if !local[r.Node] {
+				skipped++
+				continue
+			}
+			node = providers.Node{Name: r.Node, Root: nodeRoot(stack.ClusterID, r.Node)}
+		}
+		host, err := node.Resolve(r.ID)
+		if err != nil {
+			skipped++ // the path leaves the node's root: the check says so
+			continue
+		}
+		targets = append(targets, watchTarget{path: host, key: planner.RecordKey(r.Kind, r.PkgName, r.Node)})
+	}
+	return targets, skipped, true, nil
+}
