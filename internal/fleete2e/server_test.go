@@ -9,7 +9,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -17,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/cairn-io/cairn/client"
+	"github.com/cairn-io/cairn/internal/testenv"
 )
 
 // serverProc is a `cairn server` process: its data directory and API
@@ -58,7 +58,7 @@ func startServer(t testing.TB, bin, dir, temporal string, vars map[string]string
 	t.Cleanup(func() {
 		s.kill()
 		if t.Failed() {
-			t.Logf("the end of cairn server's log:\n%s", tail(s.logPath(), 40))
+			t.Logf("the end of cairn server's log:\n%s", testenv.Tail(s.logPath(), 40))
 		}
 	})
 	s.start()
@@ -74,7 +74,7 @@ func (s *serverProc) start() {
 	logFile, err := os.Create(logPath)
 	require.NoError(s.t, err)
 	s.cmd = exec.Command(s.bin, "server")
-	s.cmd.Env = processEnv(s.dir, s.vars)
+	s.cmd.Env = testenv.ProcessEnv(s.dir, s.vars)
 	s.cmd.Dir = s.workdir
 	s.cmd.Stdout, s.cmd.Stderr = logFile, logFile
 	s.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
@@ -93,9 +93,9 @@ func (s *serverProc) start() {
 		}
 		select {
 		case <-s.done:
-			s.t.Fatalf("cairn server exited before it was ready: %s\n%s", s.cmd.ProcessState, tail(logPath, 30))
+			s.t.Fatalf("cairn server exited before it was ready: %s\n%s", s.cmd.ProcessState, testenv.Tail(logPath, 30))
 		case <-ctx.Done():
-			s.t.Fatalf("cairn server not ready at %s: %v\n%s", s.addr, err, tail(logPath, 30))
+			s.t.Fatalf("cairn server not ready at %s: %v\n%s", s.addr, err, testenv.Tail(logPath, 30))
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
@@ -133,29 +133,6 @@ func (s *serverProc) kill() {
 // logPath is the log of the server's latest process.
 func (s *serverProc) logPath() string {
 	return filepath.Join(s.dir, fmt.Sprintf("server-%d.log", s.starts))
-}
-
-// processEnv is what a process of the test runs with: no setting of the
-// developer's, a home and a TMPDIR of its own, and vars.
-func processEnv(dir string, vars map[string]string) []string {
-	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "TMPDIR=" + dir}
-	for k, v := range vars {
-		env = append(env, k+"="+v)
-	}
-	return env
-}
-
-// tail is the end of a log file, for failure messages.
-func tail(path string, lines int) string {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return err.Error()
-	}
-	all := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
-	if len(all) > lines {
-		all = all[len(all)-lines:]
-	}
-	return strings.Join(all, "\n")
 }
 
 // freePort is a loopback port nothing listens on.

@@ -41,7 +41,7 @@ func (a AgentSpec) Start() (*Agent, error) {
 		return nil, err
 	}
 	cmd := exec.Command(a.Bin, "agent")
-	cmd.Env = processEnv(filepath.Dir(a.Log), map[string]string{
+	cmd.Env = ProcessEnv(filepath.Dir(a.Log), map[string]string{
 		"CAIRN_SERVER": a.Server, "CAIRN_NODE_TOKEN": a.Token, "CAIRN_NODE_ROOT": a.Root,
 		"CAIRN_TEMPORAL_ADDRESS": a.Temporal, "CAIRN_LOG_FORMAT": "json",
 	})
@@ -75,10 +75,10 @@ func (a AgentSpec) Start() (*Agent, error) {
 	case <-ready:
 		return p, nil
 	case <-p.done:
-		return nil, fmt.Errorf("agent of node %s exited before it polled (%s):\n%s", a.Node, cmd.ProcessState, tail(a.Log, 10))
+		return nil, fmt.Errorf("agent of node %s exited before it polled (%s):\n%s", a.Node, cmd.ProcessState, Tail(a.Log, 10))
 	case <-time.After(agentReadyWait):
 		p.Crash()
-		return nil, fmt.Errorf("agent of node %s did not poll within %s:\n%s", a.Node, agentReadyWait, tail(a.Log, 10))
+		return nil, fmt.Errorf("agent of node %s did not poll within %s:\n%s", a.Node, agentReadyWait, Tail(a.Log, 10))
 	}
 }
 
@@ -128,9 +128,9 @@ func StartAgents(specs []AgentSpec) (map[string]*Agent, error) {
 	return out, nil
 }
 
-// processEnv is what a process of a test runs with: no setting of the
+// ProcessEnv is what a process of a test runs with: no setting of the
 // developer's, a home and a TMPDIR of its own (dir), and vars.
-func processEnv(dir string, vars map[string]string) []string {
+func ProcessEnv(dir string, vars map[string]string) []string {
 	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "TMPDIR=" + dir}
 	for k, v := range vars {
 		env = append(env, k+"="+v)
@@ -138,8 +138,8 @@ func processEnv(dir string, vars map[string]string) []string {
 	return env
 }
 
-// tail is the end of a log file, for error messages.
-func tail(path string, lines int) string {
+// Tail is the last lines of a log file, for failure messages.
+func Tail(path string, lines int) string {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return err.Error()

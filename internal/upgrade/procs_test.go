@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/cairn-io/cairn/client"
+	"github.com/cairn-io/cairn/internal/testenv"
 )
 
 // proc is one process of the test: `cairn server` or `cairn agent` of
@@ -53,7 +54,7 @@ func startProc(t *testing.T, dir, name, bin string, vars map[string]string, args
 	t.Cleanup(func() {
 		p.kill()
 		if t.Failed() {
-			t.Logf("the end of %s's log:\n%s", name, tail(p.log, 25))
+			t.Logf("the end of %s's log:\n%s", name, testenv.Tail(p.log, 25))
 		}
 	})
 	return p
@@ -68,7 +69,7 @@ func (p *proc) stop(t *testing.T) {
 	select {
 	case <-p.done:
 	case <-time.After(time.Minute):
-		t.Fatalf("%s did not stop within a minute of SIGTERM:\n%s", p.name, tail(p.log, 20))
+		t.Fatalf("%s did not stop within a minute of SIGTERM:\n%s", p.name, testenv.Tail(p.log, 20))
 	}
 }
 
@@ -94,11 +95,11 @@ func (p *proc) waitLog(t *testing.T, want string) {
 		}
 		select {
 		case <-p.done:
-			t.Fatalf("%s exited before %q (%s):\n%s", p.name, want, p.cmd.ProcessState, tail(p.log, 20))
+			t.Fatalf("%s exited before %q (%s):\n%s", p.name, want, p.cmd.ProcessState, testenv.Tail(p.log, 20))
 		case <-time.After(100 * time.Millisecond):
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("%s: no %q within two minutes:\n%s", p.name, want, tail(p.log, 20))
+			t.Fatalf("%s: no %q within two minutes:\n%s", p.name, want, testenv.Tail(p.log, 20))
 		}
 	}
 }
@@ -139,9 +140,9 @@ func (s *server) start(t *testing.T, dir, build, bin string) {
 	for s.client.Ready(ctx) != nil {
 		select {
 		case <-s.proc.done:
-			t.Fatalf("%s exited before it was ready (%s):\n%s", s.proc.name, s.proc.cmd.ProcessState, tail(s.proc.log, 30))
+			t.Fatalf("%s exited before it was ready (%s):\n%s", s.proc.name, s.proc.cmd.ProcessState, testenv.Tail(s.proc.log, 30))
 		case <-ctx.Done():
-			t.Fatalf("%s not ready within two minutes:\n%s", s.proc.name, tail(s.proc.log, 30))
+			t.Fatalf("%s not ready within two minutes:\n%s", s.proc.name, testenv.Tail(s.proc.log, 30))
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
@@ -168,17 +169,4 @@ func freePort(t *testing.T) string {
 	require.NoError(t, err)
 	defer ln.Close()
 	return strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
-}
-
-// tail is the end of a log file, for failure messages.
-func tail(path string, n int) string {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return err.Error()
-	}
-	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return strings.Join(lines, "\n")
 }
