@@ -16,7 +16,7 @@ import (
 // describe, the parent's query and the running shard's.
 
 // queryProgress asks workflow wfID's progress query (run runID, "" the
-// latest) and counts the question.
+// latest), counts the question and gives each step its log.
 func (s *Starter) queryProgress(ctx context.Context, wfID, runID string, offset, limit int, since *workflows.ProgressSince) (*model.ProgressPage, error) {
 	s.progressQueries.Add(1)
 	args := []any{offset, limit}
@@ -30,6 +30,11 @@ func (s *Starter) queryProgress(ctx context.Context, wfID, runID string, offset,
 	var p model.ProgressPage
 	if err := v.Get(&p); err != nil {
 		return nil, fmt.Errorf("progress of %s: %w", wfID, err)
+	}
+	// A step's log is derived from its state (model.StepLog): made here,
+	// where every answer passes, rather than carried in the query's.
+	for i := range p.Steps {
+		p.Steps[i].Log = model.StepLog(&p.Steps[i])
 	}
 	return &p, nil
 }

@@ -95,7 +95,6 @@ func (e *Executor) Changes(since int64, limit int) *model.ProgressPage {
 	})
 	size := 0
 	add := func(sp model.StepProgress) {
-		sp.Log = model.StepLog(&sp)
 		p.Steps = append(p.Steps, sp)
 		size += approxSize(&sp)
 	}

@@ -37,9 +37,6 @@ func approxSize(sp *model.StepProgress) int {
 	for _, c := range sp.Changes {
 		n += 40 + len(c.Path) + len(fmt.Sprint(c.Old)) + len(fmt.Sprint(c.New))
 	}
-	for _, m := range sp.Log {
-		n += 30 + len(m.Message)
-	}
 	return n
 }
 
@@ -55,7 +52,6 @@ func (e *Executor) Progress(offset, limit int) *model.ProgressPage {
 	entry, size := 0, 0
 	add := func(sp model.StepProgress) {
 		if entry >= offset && len(p.Steps) < limit && size < maxProgressBytes {
-			sp.Log = model.StepLog(&sp)
 			p.Steps = append(p.Steps, sp)
 			size += approxSize(&sp)
 		}
