@@ -23,7 +23,7 @@ func (a *Activities) applyBatches(ctx context.Context, wave []*stepRun) {
 		if r.done || r.step.Meta.Noop {
 			continue
 		}
-		if r.plan.Action != model.ActionCreate && r.plan.Action != model.ActionUpdate {
+		if r.plan.Action != model.ActionCreate && r.plan.Action != model.ActionUpdate || !a.d.Registry.Batches(r.req.Kind) {
 			continue
 		}
 		req := r.req

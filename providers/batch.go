@@ -20,6 +20,17 @@ type Batcher interface {
 	ApplyBatch(ctx context.Context, env Env, wants []model.Spec) error
 }
 
+// Batches reports whether kind's changes are made in batches (its
+// provider is a Batcher), so callers gather only those requests.
+func (r *Registry) Batches(kind string) bool {
+	p, ok := r.Get(kind)
+	if !ok {
+		return false
+	}
+	_, ok = p.(Batcher)
+	return ok
+}
+
 // ApplyBatches gives the requests of each Batcher kind and node to one
 // ApplyBatch call (when there are two or more: one change needs no
 // batch). reqs are changes planned to create or update; a request whose
