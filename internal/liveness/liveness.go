@@ -186,8 +186,9 @@ func followAttempt(ctx, outer context.Context, cancel context.CancelCauseFunc) f
 // takes the attempt for timed out), an attempt Temporal no longer knows
 // (it timed out; another follows), a pause or a reset. Such an attempt
 // starts no step and hands back what the cancellation cut off, as a
-// stopping worker does (Stopping is true), rather than failing it; it
-// stops at once, since another attempt may already be under way. A
+// stopping worker does (Stopping is true), rather than failing it; the
+// step in flight ends at once, or, under a fence, when the fence says the
+// attempt may be another's (see followAttempt). A
 // cancellation Temporal asked for (the execution's) and the activity's
 // own deadline are not lost contact.
 func LostContact(ctx context.Context) bool {
