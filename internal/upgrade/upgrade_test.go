@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -28,27 +29,68 @@ func TestMain(m *testing.M) {
 }
 
 // previous names the builds an upgrade starts from: the last release
-// (the latest tag HEAD descends from) and the parent commit.
+// and the parent commit. The last release is the newest of those whose
+// histories workflows/replay keeps (testdata/<release>/COMMIT names the
+// commit each was recorded at), so a clone without tags finds it too;
+// where tags are present, the latest tag HEAD descends from must be that
+// release (a release tagged without its histories recorded fails here).
 func previous() (map[string]string, error) {
 	root, err := testenv.ModuleRoot()
 	if err != nil {
 		return nil, err
 	}
-	tag, err := gitOutput(root, "describe", "--tags", "--abbrev=0", "HEAD")
+	release, commit, err := lastRelease(root)
 	if err != nil {
-		return nil, fmt.Errorf("the last release's tag: %w", err)
+		return nil, err
 	}
-	out := map[string]string{}
-	for _, rev := range []string{strings.TrimSpace(tag), "HEAD^"} {
-		commit, err := commitOf(rev)
-		if err != nil {
-			return nil, err
+	if tag, err := gitOutput(root, "describe", "--tags", "--abbrev=0", "HEAD"); err == nil {
+		if tag = strings.TrimSpace(tag); tag != release {
+			return nil, fmt.Errorf("the latest tag is %s but the newest histories kept are %s's: record %s's (docs/operating.md, Recording histories at a release)", tag, release, tag)
 		}
-		if _, ok := out[commit]; !ok {
-			out[commit] = rev
-		}
+	}
+	out := map[string]string{commit: release}
+	parent, err := commitOf("HEAD^")
+	if err != nil {
+		return nil, err
+	}
+	if _, ok := out[parent]; !ok {
+		out[parent] = "HEAD^"
 	}
 	return out, nil
+}
+
+// lastRelease returns the release among workflows/replay/testdata/*/COMMIT
+// whose commit is the newest ancestor of HEAD, and that commit.
+func lastRelease(root string) (release, commit string, err error) {
+	files, err := filepath.Glob(filepath.Join(root, "workflows", "replay", "testdata", "*", "COMMIT"))
+	if err != nil {
+		return "", "", err
+	}
+	depth := -1
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			return "", "", err
+		}
+		c, err := commitOf(strings.TrimSpace(string(b)))
+		if err != nil {
+			return "", "", fmt.Errorf("%s: %w", f, err)
+		}
+		if _, err := gitOutput(root, "merge-base", "--is-ancestor", c, "HEAD"); err != nil {
+			continue
+		}
+		n, err := gitOutput(root, "rev-list", "--count", c)
+		if err != nil {
+			return "", "", err
+		}
+		if d, _ := strconv.Atoi(strings.TrimSpace(n)); d > depth {
+			depth, release, commit = d, filepath.Base(filepath.Dir(f)), c
+		}
+	}
+	if commit == "" {
+		return "", "", fmt.Errorf("no release HEAD descends from has its histories kept (workflows/replay/testdata/<release>/COMMIT)")
+	}
+	return release, commit, nil
 }
 
 // TestRollingUpgrade starts, on `cairn server`s and `cairn agent`s of the

@@ -78,6 +78,15 @@ func TestRecordHistories(t *testing.T) {
 		}
 		dir = filepath.Join(historiesDir, name)
 		require.NoError(t, os.RemoveAll(dir))
+		// The commit the histories are of (the release's tag, else HEAD),
+		// so that internal/upgrade finds its build in a clone without tags.
+		commit, err := exec.Command("git", "rev-parse", "--verify", "--quiet", name+"^{commit}").Output()
+		if err != nil {
+			commit, err = exec.Command("git", "rev-parse", "--verify", "HEAD^{commit}").Output()
+			require.NoError(t, err)
+		}
+		require.NoError(t, os.MkdirAll(dir, 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(dir, "COMMIT"), commit, 0o644))
 	}
 	write(t, dir, all)
 	checkHistories(t, load(t, filepath.Dir(dir)))
