@@ -196,7 +196,7 @@ func ClientConfig(serverURL string, o ClientOptions) (*tls.Config, error) {
 			return nil, fmt.Errorf("server URL %s is plain HTTP but a server fingerprint or CA is set: use https://", serverURL)
 		}
 		if !IsLoopback(u.Hostname()) && !o.AllowPlainHTTP {
-			return nil, fmt.Errorf("refusing plain HTTP to %s, beyond loopback: the node token and step data would travel in clear; use https:// (with CAIRN_SERVER_FINGERPRINT or CAIRN_SERVER_CA), or set CAIRN_INSECURE_HTTP=true on a network you trust", u.Host)
+			return nil, fmt.Errorf("refusing plain HTTP to %s, beyond loopback: tokens and step data would travel in clear; use https:// (with CAIRN_SERVER_FINGERPRINT or CAIRN_SERVER_CA), or set CAIRN_INSECURE_HTTP=true on a network you trust", u.Host)
 		}
 		return nil, nil
 	case "https":

@@ -32,7 +32,7 @@ var apiTLSVars = []Var{
 	{"CAIRN_API_TLS", "api-tls", "auto", "serve the API over TLS: auto (beyond loopback, or when a certificate is given), true or false"},
 	{"CAIRN_API_TLS_CERT", "api-tls-cert", "", "PEM certificate the API is served with (default: a self-signed one made once in the data dir, pinned by agents)"},
 	{"CAIRN_API_TLS_KEY", "api-tls-key", "", "PEM private key of CAIRN_API_TLS_CERT"},
-	{"CAIRN_INSECURE_HTTP", "insecure-http", "false", "true allows plain HTTP beyond loopback (server and agent): node and API tokens, step data and secrets then travel in clear"},
+	{"CAIRN_INSECURE_HTTP", "insecure-http", "false", "true allows plain HTTP beyond loopback (server, agent and client verbs): node and API tokens, step data and secrets then travel in clear"},
 	{"CAIRN_SERVER_FINGERPRINT", "server-fingerprint", "", "CLI and agent: SHA-256 fingerprint of the API's certificate to pin (sha256:<hex>, as `cairn node token` prints it)"},
 	{"CAIRN_SERVER_CA", "server-ca", "", "CLI and agent: PEM file of the CAs that sign the API's certificate (default: the system's)"},
 }
