@@ -36,7 +36,7 @@ func (a *Activities) LoadDriftTarget(ctx context.Context, in contract.LoadDriftT
 	if err != nil {
 		return nil, err
 	}
-	out := &contract.LoadDriftTargetResult{SnapshotHash: st.SnapshotHash, ClusterID: st.ClusterID, Repair: rec.Repair}
+	out := &contract.LoadDriftTargetResult{SnapshotHash: st.SnapshotHash, Base: st.LastExecutionID, ClusterID: st.ClusterID, Repair: rec.Repair}
 	if st.SnapshotHash == "" {
 		return out, nil
 	}

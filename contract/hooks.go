@@ -55,11 +55,14 @@ type LoadDriftTargetInput struct {
 // cannot compare (the package needs parameters that are no longer kept).
 type LoadDriftTargetResult struct {
 	SnapshotHash string `json:"snapshotHash"`
-	ClusterID    string `json:"clusterId,omitempty"`
-	Params       string `json:"params,omitempty"`
-	Repair       bool   `json:"repair"`
-	Gone         bool   `json:"gone,omitempty"`
-	Error        string `json:"error,omitempty"`
+	// Base is the stack's last execution when the target was read: a
+	// repair applies SnapshotHash only if the stack is still there.
+	Base      string `json:"base,omitempty"`
+	ClusterID string `json:"clusterId,omitempty"`
+	Params    string `json:"params,omitempty"`
+	Repair    bool   `json:"repair"`
+	Gone      bool   `json:"gone,omitempty"`
+	Error     string `json:"error,omitempty"`
 }
 
 // RecordDriftInput records a drift check: the plan of dry-run

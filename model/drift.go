@@ -60,7 +60,7 @@ type DriftCheck struct {
 const (
 	RepairApplied = "applied" // the apply ran and completed
 	RepairFailed  = "failed"  // the apply ran and failed
-	RepairSkipped = "skipped" // another apply or destroy held the stack
+	RepairSkipped = "skipped" // another apply or destroy held the stack, or one landed since the check
 )
 
 // DriftRepair is what a drift check with repair on did about the drift.

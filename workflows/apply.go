@@ -22,6 +22,11 @@ type ApplyInput struct {
 	// Approved, when set, is the plan this apply carries out: it runs
 	// only if the stack's record is still the plan's base.
 	Approved *ApprovedPlan `json:"approved,omitempty"`
+	// Base, when set, is the stack's last execution the apply was decided
+	// against (a drift check's repair): it runs only if the stack's record
+	// still names it, so a repair never brings back an older package that
+	// an apply landing after the check replaced.
+	Base string `json:"base,omitempty"`
 }
 
 // ApplyResult is a finished apply or destroy.
@@ -54,10 +59,10 @@ func apply(ctx workflow.Context, in ApplyInput) (*ApplyResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	if in.Approved != nil {
+	if base, ok := in.base(); ok {
 		// Under the lock now: nothing can land between this check and
 		// the changes.
-		res, err := checkPlan(ctx, opts, contract.CheckPlanInput{StackID: in.StackID, Base: in.Approved.Base})
+		res, err := checkPlan(ctx, opts, contract.CheckPlanInput{StackID: in.StackID, Base: base})
 		if err != nil {
 			return nil, err
 		}
@@ -101,6 +106,16 @@ func apply(ctx workflow.Context, in ApplyInput) (*ApplyResult, error) {
 		return nil, err
 	}
 	return &ApplyResult{ExecutionID: opts.ExecutionID, Report: out.Report, Changed: out.Report.Changed()}, nil
+}
+
+// base is the stack's last execution the apply must find on the stack's
+// record before it changes anything, if any: an approved plan's base,
+// else Base.
+func (in ApplyInput) base() (string, bool) {
+	if in.Approved != nil {
+		return in.Approved.Base, true
+	}
+	return in.Base, in.Base != ""
 }
 
 // packageHash is the package snapshot a run plans: hash when the run names

@@ -154,7 +154,9 @@ func driftChildAttrs(kind model.ExecutionKind, stackID string, target contract.L
 
 // repairDrift applies the package again as a child apply holding the
 // stack's lock id, on the cluster the stack recorded, and waits for it. It never runs next to another apply
-// or destroy: when one holds the lock the repair is skipped. The child is
+// or destroy: when one holds the lock the repair is skipped, and so it is
+// when one landed since the check read the stack (the apply finds another
+// execution on the stack's record and changes nothing). The child is
 // abandoned, not terminated, should the check end first.
 func repairDrift(ctx workflow.Context, queue, stackID string, only []string, target contract.LoadDriftTargetResult) *model.DriftRepair {
 	cctx := workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{
@@ -166,7 +168,7 @@ func repairDrift(ctx workflow.Context, queue, stackID string, only []string, tar
 	})
 	f := workflow.ExecuteChildWorkflow(cctx, ApplyWorkflow, ApplyInput{
 		Settings: Settings{ControlQueue: queue, ClusterID: target.ClusterID, Only: only},
-		StackID:  stackID, SnapshotHash: target.SnapshotHash, Params: target.Params,
+		StackID:  stackID, SnapshotHash: target.SnapshotHash, Params: target.Params, Base: target.Base,
 	})
 	var we workflow.Execution
 	if err := f.GetChildWorkflowExecution().Get(ctx, &we); err != nil {
@@ -179,6 +181,12 @@ func repairDrift(ctx workflow.Context, queue, stackID string, only []string, tar
 	repair := &model.DriftRepair{Status: model.RepairApplied, ExecutionID: we.ID + "." + we.RunID}
 	if err := f.Get(ctx, nil); err != nil {
 		repair.Status, repair.Reason = model.RepairFailed, err.Error()
+		var app *temporal.ApplicationError
+		if errors.As(err, &app) && app.Type() == contract.PlanMovedType {
+			// Applied since the check: the drift it saw is the new
+			// package's business, and the next check's.
+			repair.Status, repair.Reason = model.RepairSkipped, "the stack was applied since the check: "+app.Error()
+		}
 	}
 	return repair
 }
