@@ -236,6 +236,13 @@ type server struct {
 	parts chan struct{}
 	// driftChanged is Deps.DriftChanged (never nil).
 	driftChanged func(stackID string)
+	// bearers are the environment's tokens (admins), tokens the store's
+	// (cached), owners the executions' stacks and clusters (cached).
+	bearers []bearer
+	tokens  *tokenCache
+	owners  ownerCache
+	// audit appends the audit trail.
+	audit *auditor
 }
 
 // New builds the API. The returned echo has its http.Server timeouts set
@@ -270,6 +277,9 @@ func New(cfg Config, deps Deps) (*echo.Echo, error) {
 	if s.env == nil {
 		s.env = os.LookupEnv
 	}
+	s.bearers = envBearers(cfg.Token, cfg.Tokens)
+	s.tokens = newTokenCache(deps.Store, logger)
+	s.audit = newAuditor(deps.Store, logger)
 	if s.graphs = deps.Graphs; s.graphs == nil {
 		s.graphs = prepare.NewPreparer(deps.Store, cat, prepare.Files{})
 	}
@@ -318,12 +328,10 @@ func New(cfg Config, deps Deps) (*echo.Echo, error) {
 	e.Server.IdleTimeout = cfg.IdleTimeout
 	e.Server.MaxHeaderBytes = 1 << 20
 
-	e.Use(observe(logger, metrics), recoverPanics(logger))
+	e.Use(observe(logger, metrics), recoverPanics(logger), s.auditTrail)
 	auth := cfg.Token != "" || len(cfg.Tokens) > 0
 	e.Use(guardBrowsers(&browserPolicy{loopbackOnly: !auth, api: apiOrigins, codec: codecOrigins}))
-	if auth {
-		e.Use(bearerAuth(cfg.Token, cfg.Tokens))
-	}
+	e.Use(s.access(auth, authzRules()))
 	e.Use(limitBody(cfg.BodyLimit, cfg.CodecBodyLimit), requireBodyType())
 
 	s.register(e, metricsHandler)
@@ -401,6 +409,10 @@ func (s *server) register(e *echo.Echo, metrics http.Handler) {
 
 	// Agents and their node tokens.
 	s.registerAgent(e)
+
+	// Principals, tokens, labels and the audit trail.
+	s.registerTeams(e)
+	s.registerLabels(e)
 
 	// The live pages (static, no data without the token).
 	registerUI(e)

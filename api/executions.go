@@ -186,7 +186,14 @@ func (s *server) listExecutions(c echo.Context) error {
 		return s.executionError(err, "")
 	}
 	out := model.ExecutionList{Executions: make([]model.Execution, 0, len(list)), NextPageToken: encodePageToken(next)}
+	visible, err := s.visibleExecutions(c)
+	if err != nil {
+		return err
+	}
 	for _, e := range list {
+		if !visible(e) {
+			continue
+		}
 		out.Executions = append(out.Executions, *s.present(fromStarter(e)))
 	}
 	return c.JSON(http.StatusOK, out)

@@ -23,6 +23,9 @@ func (s *server) export(c echo.Context) error {
 	if err := decodeJSON(c, &req, false); err != nil {
 		return err
 	}
+	if err := s.mayExport(c, req); err != nil {
+		return err
+	}
 	format, err := negotiate(c, "yaml")
 	if err != nil {
 		return err

@@ -43,6 +43,9 @@ func (s *server) listAllGraphs(c echo.Context) error {
 	if err != nil {
 		return storeError(err, "clusters")
 	}
+	if list, err = s.visibleGraphs(c, list); err != nil {
+		return err
+	}
 	for i := range list {
 		g := &list[i]
 		g.UsedBy = []string{}

@@ -3,14 +3,11 @@ package api
 import (
 	"crypto/rand"
 	"crypto/sha256"
-	"crypto/subtle"
 	"encoding/hex"
 	"fmt"
 	"log/slog"
-	"maps"
 	"net/http"
 	"runtime/debug"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -18,7 +15,6 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/cairn-io/cairn/internal/agentapi"
 )
 
 // RequestIDHeader carries the request id in both directions.
@@ -140,70 +136,22 @@ func recoverPanics(base *slog.Logger) echo.MiddlewareFunc {
 	}
 }
 
-// principalKey holds the name of the named token a request used.
+// principalKey holds the name of the principal a request acts as.
 const principalKey = "cairn.principal"
 
-// principal is the name of the named token the request used; "" for the
-// anonymous token or none.
+// principal is the name of the principal the request acts as: a store
+// token's principal or a named token's name; "" for the anonymous token
+// or none.
 func principal(c echo.Context) string {
 	name, _ := c.Get(principalKey).(string)
 	return name
 }
 
-// bearer is one accepted token: its hash, and its name ("" for the
-// anonymous token).
+// bearer is one of the environment's tokens: its hash, and its name (""
+// for the anonymous token).
 type bearer struct {
 	name string
 	sum  [sha256.Size]byte
-}
-
-// bearerAuth requires "Authorization: Bearer <token>" on every route but the
-// probes, the live pages' static shell (/ui) and the agent API (which
-// requires a node token instead): token
-// (anonymous) or one of named, whose name the request then carries
-// (principal). Both sides are hashed before the constant-time compares,
-// and every accepted token is compared, so neither a token's bytes, its
-// length nor which one matched leak through timing.
-func bearerAuth(token string, named map[string]string) echo.MiddlewareFunc {
-	var want []bearer
-	if token != "" {
-		want = append(want, bearer{sum: sha256.Sum256([]byte(token))})
-	}
-	for _, name := range slices.Sorted(maps.Keys(named)) {
-		want = append(want, bearer{name: name, sum: sha256.Sum256([]byte(named[name]))})
-	}
-	return func(next echo.HandlerFunc) echo.HandlerFunc {
-		return func(c echo.Context) error {
-			if openPaths[c.Request().URL.Path] || strings.HasPrefix(c.Path(), agentapi.Prefix) {
-				// The agent API's routes authenticate node tokens themselves.
-				return next(c)
-			}
-			if uiPath(c.Request().URL.Path) && !strings.HasPrefix(c.Path(), "/v1/") {
-				// The live pages' shell carries no data; what they show
-				// they fetch from /v1 with the token.
-				return next(c)
-			}
-			header := c.Request().Header.Get(echo.HeaderAuthorization)
-			scheme, given, ok := strings.Cut(header, " ")
-			if !ok || !strings.EqualFold(scheme, "Bearer") {
-				return newError(http.StatusUnauthorized, "missing bearer token")
-			}
-			got := sha256.Sum256([]byte(strings.TrimSpace(given)))
-			match := -1
-			for i := range want {
-				if subtle.ConstantTimeCompare(got[:], want[i].sum[:]) == 1 {
-					match = i
-				}
-			}
-			if match < 0 {
-				return newError(http.StatusUnauthorized, "invalid bearer token")
-			}
-			if name := want[match].name; name != "" {
-				c.Set(principalKey, name)
-			}
-			return next(c)
-		}
-	}
 }
 
 // limitBody refuses a declared length over the limit at once and caps what

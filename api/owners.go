@@ -41,7 +41,15 @@ func (s *server) createOwner(o owner) echo.HandlerFunc {
 				return storeError(err, o.name)
 			}
 		}
+		if _, labels := ownerLabels(v); labels != nil {
+			if err := labelsProblem(*labels); err != nil {
+				return err
+			}
+		}
 		if err := s.putOwner(ctx, o, v); err != nil {
+			return err
+		}
+		if err := s.saveOwnerLabels(ctx, v); err != nil {
 			return err
 		}
 		c.Response().Header().Set(echo.HeaderLocation, "/v1/"+o.collection+"/"+ownerID(v))
@@ -60,7 +68,15 @@ func (s *server) updateOwner(o owner) echo.HandlerFunc {
 		if err != nil {
 			return err
 		}
+		if _, labels := ownerLabels(v); labels != nil {
+			if err := labelsProblem(*labels); err != nil {
+				return err
+			}
+		}
 		if err := s.putOwner(ctx, o, v); err != nil {
+			return err
+		}
+		if err := s.saveOwnerLabels(ctx, v); err != nil {
 			return err
 		}
 		return c.JSON(http.StatusOK, v)
@@ -73,6 +89,9 @@ func (s *server) getOwner(o owner) echo.HandlerFunc {
 		v, err := s.getOwnerRecord(c.Request().Context(), o, id)
 		if err != nil {
 			return storeError(err, fmt.Sprintf("%s %q", o.name, id))
+		}
+		if err := s.fillOwnerLabels(c.Request().Context(), v); err != nil {
+			return err
 		}
 		return c.JSON(http.StatusOK, v)
 	}
@@ -89,6 +108,9 @@ func (s *server) listOwners(o owner) echo.HandlerFunc {
 		case model.LayerRelease:
 			var l model.ReleaseList
 			l.Releases, err = s.store.ListReleases(ctx)
+			if err == nil {
+				l.Releases, err = labelledVisible(s, c, model.ScopeRelease, l.Releases, func(r *model.Release) (string, *map[string]string) { return r.ID, &r.Labels })
+			}
 			answer = l
 		case model.LayerPlugin:
 			var l model.PluginList
@@ -97,6 +119,9 @@ func (s *server) listOwners(o owner) echo.HandlerFunc {
 		default:
 			var l model.ClusterList
 			l.Clusters, err = s.store.ListClusters(ctx)
+			if err == nil {
+				l.Clusters, err = labelledVisible(s, c, model.ScopeCluster, l.Clusters, func(r *model.Cluster) (string, *map[string]string) { return r.ID, &r.Labels })
+			}
 			answer = l
 		}
 		if err != nil {
@@ -125,6 +150,11 @@ func (s *server) deleteOwner(o owner) echo.HandlerFunc {
 			return &Error{Status: http.StatusConflict, Message: err.Error(), Cause: err}
 		case err != nil:
 			return storeError(err, fmt.Sprintf("%s %q", o.name, id))
+		}
+		if kind := o.scope(); kind != "" {
+			if err := s.store.SetLabels(ctx, kind, id, nil); err != nil {
+				return storeError(err, fmt.Sprintf("labels of %s %q", o.name, id))
+			}
 		}
 		return c.NoContent(http.StatusNoContent)
 	}

@@ -39,8 +39,14 @@ func (s *server) createStack(c echo.Context) error {
 			details = append(details, model.ErrorDetail{Document: "request", Path: fmt.Sprintf("urls[%d]", i), Message: err.Error()})
 		}
 	}
+	if err := model.CheckLabels(in.Labels); err != nil {
+		details = append(details, model.ErrorDetail{Document: "request", Path: "labels", Message: err.Error()})
+	}
 	if len(details) > 0 {
 		return invalid("invalid stack", details)
+	}
+	if err := s.mayCreateStack(c, in.Labels); err != nil {
+		return err
 	}
 	st := &model.Stack{Name: in.Name, Description: in.Description, URLs: in.URLs}
 	if st.URLs == nil {
@@ -49,8 +55,13 @@ func (s *server) createStack(c echo.Context) error {
 	if err := s.store.CreateStack(c.Request().Context(), st); err != nil {
 		return storeError(err, "stack")
 	}
+	if err := s.store.SetLabels(c.Request().Context(), model.ScopeStack, st.ID, in.Labels); err != nil {
+		return storeError(err, "stack labels")
+	}
 	c.Response().Header().Set(echo.HeaderLocation, "/v1/stacks/"+st.ID)
-	return c.JSON(http.StatusCreated, stackRecord(st))
+	r := stackRecord(st)
+	r.Labels = in.Labels
+	return c.JSON(http.StatusCreated, r)
 }
 
 // listStacks lists every stack, or with ?name= those of that name.
@@ -68,9 +79,22 @@ func (s *server) listStacks(c echo.Context) error {
 	if err != nil {
 		return storeError(err, "stacks")
 	}
+	labels, err := s.store.AllLabels(ctx, model.ScopeStack)
+	if err != nil {
+		return storeError(err, "stack labels")
+	}
+	visible, err := s.visibleFilter(c, model.ScopeStack)
+	if err != nil {
+		return err
+	}
 	out := make([]model.StackRecord, 0, len(list))
 	for _, st := range list {
-		out = append(out, stackRecord(st))
+		if !visible(st.ID) {
+			continue
+		}
+		r := stackRecord(st)
+		r.Labels = labels[st.ID]
+		out = append(out, r)
 	}
 	return c.JSON(http.StatusOK, model.StackList{Stacks: out})
 }
@@ -81,5 +105,9 @@ func (s *server) getStack(c echo.Context) error {
 	if err != nil {
 		return storeError(err, fmt.Sprintf("stack %q", id))
 	}
-	return c.JSON(http.StatusOK, stackRecord(st))
+	r := stackRecord(st)
+	if r.Labels, err = s.store.Labels(c.Request().Context(), model.ScopeStack, id); err != nil {
+		return storeError(err, "stack labels")
+	}
+	return c.JSON(http.StatusOK, r)
 }

@@ -36,8 +36,10 @@ type Release struct {
 	// the value of the {OPENSTACK_VERSION} placeholder.
 	Version     string `json:"version,omitempty" yaml:"version,omitempty"`
 	Description string `json:"description,omitempty" yaml:"description,omitempty"`
-	CreatedAt   Time   `json:"createdAt" yaml:"createdAt"`
-	UpdatedAt   Time   `json:"updatedAt" yaml:"updatedAt"`
+	// Labels are key=value pairs token scopes select by (see Grant).
+	Labels    map[string]string `json:"labels,omitempty" yaml:"labels,omitempty"`
+	CreatedAt Time              `json:"createdAt" yaml:"createdAt"`
+	UpdatedAt Time              `json:"updatedAt" yaml:"updatedAt"`
 }
 
 // Plugin owns plugin-level graphs.
@@ -60,9 +62,11 @@ type Cluster struct {
 	// Settings is the cluster's settings tree (Fuel's editable attributes):
 	// the target of legacy `settings:a.b.value` conditions and the base of
 	// every node's deployment data.
-	Settings  map[string]any `json:"settings,omitempty" yaml:"settings,omitempty"`
-	CreatedAt Time           `json:"createdAt" yaml:"createdAt"`
-	UpdatedAt Time           `json:"updatedAt" yaml:"updatedAt"`
+	Settings map[string]any `json:"settings,omitempty" yaml:"settings,omitempty"`
+	// Labels are key=value pairs token scopes select by (see Grant).
+	Labels    map[string]string `json:"labels,omitempty" yaml:"labels,omitempty"`
+	CreatedAt Time              `json:"createdAt" yaml:"createdAt"`
+	UpdatedAt Time              `json:"updatedAt" yaml:"updatedAt"`
 }
 
 // Node returns the node with the given id or name.

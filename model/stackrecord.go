@@ -5,6 +5,8 @@ type StackInput struct {
 	Name        string   `json:"name"`
 	Description string   `json:"description,omitempty"`
 	URLs        []string `json:"urls,omitempty"`
+	// Labels are key=value pairs token scopes select by (see Grant).
+	Labels map[string]string `json:"labels,omitempty" yaml:"labels,omitempty"`
 }
 
 // StackRecord is a stack as the HTTP API shows it: pkger's stack record,
@@ -28,4 +30,6 @@ type StackRecord struct {
 	// ClusterID is the cluster the last successful apply ran on; its
 	// nodes hold the stack's targeted resources.
 	ClusterID string `json:"clusterId,omitempty"`
+	// Labels are key=value pairs token scopes select by (see Grant).
+	Labels map[string]string `json:"labels,omitempty"`
 }

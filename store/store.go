@@ -139,4 +139,7 @@ type Store interface {
 	// PruneDeploymentData drops the data no task run refers to, but
 	// execution keep's.
 	PruneDeploymentData(ctx context.Context, clusterID, keep string) (int, error)
+
+	// Principals, API tokens, labels and the audit trail (teams.go).
+	Teams
 }
