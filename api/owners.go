@@ -215,7 +215,7 @@ func (s *server) readOwner(c echo.Context, o owner, pathID string) (any, error) 
 			return nil, err
 		}
 		requireName(in.Name)
-		out = &model.Release{ID: checkID(in.ID), Name: in.Name, Version: in.Version, Description: in.Description}
+		out = &model.Release{ID: checkID(in.ID), Name: in.Name, Version: in.Version, Description: in.Description, Labels: in.Labels}
 	case model.LayerPlugin:
 		var in model.PluginInput
 		if err := decodeJSON(c, &in, false); err != nil {
@@ -229,7 +229,7 @@ func (s *server) readOwner(c echo.Context, o owner, pathID string) (any, error) 
 			return nil, err
 		}
 		requireName(in.Name)
-		cl := &model.Cluster{ID: checkID(in.ID), Name: in.Name, ReleaseID: in.ReleaseID, PluginIDs: in.PluginIDs, Nodes: in.Nodes, Settings: in.Settings}
+		cl := &model.Cluster{ID: checkID(in.ID), Name: in.Name, ReleaseID: in.ReleaseID, PluginIDs: in.PluginIDs, Nodes: in.Nodes, Settings: in.Settings, Labels: in.Labels}
 		details = append(details, checkSettings(in.Settings, "settings")...)
 		if cl.Nodes == nil {
 			cl.Nodes = []model.Node{}

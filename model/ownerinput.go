@@ -8,6 +8,8 @@ type ReleaseInput struct {
 	// of the {OPENSTACK_VERSION} placeholder.
 	Version     string `json:"version,omitempty"`
 	Description string `json:"description,omitempty"`
+	// Labels replace the release's when given (nil keeps them).
+	Labels map[string]string `json:"labels,omitempty"`
 }
 
 // PluginInput is the body of POST /v1/plugins and PUT /v1/plugins/{id}.
@@ -29,4 +31,6 @@ type ClusterInput struct {
 	PluginIDs []string       `json:"pluginIds,omitempty"`
 	Nodes     []Node         `json:"nodes,omitempty"`
 	Settings  map[string]any `json:"settings,omitempty"`
+	// Labels replace the cluster's when given (nil keeps them).
+	Labels map[string]string `json:"labels,omitempty"`
 }
