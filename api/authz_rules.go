@@ -3,6 +3,7 @@ package api
 import (
 	"net/http"
 
+	"github.com/cairn-io/cairn/internal/agentapi"
 	"github.com/cairn-io/cairn/model"
 )
 
@@ -135,9 +136,10 @@ func authzRules() map[string]rule {
 	add(post, "/v1/executions/:id/reject", approver, tExecution)
 
 	// Agents: the agent API takes node tokens; issuing them is admin's.
-	add(get, "/v1/agent/node", "", tNode)
-	add(get, "/v1/agent/data", "", tNode)
-	add(post, "/v1/agent/data", "", tNode)
+	add(get, agentapi.PathNode, "", tNode)
+	add(get, agentapi.PathData, "", tNode)
+	add(post, agentapi.PathData, "", tNode)
+	add(post, agentapi.PathFacts, "", tNode)
 	add(post, "/v1/clusters/:id/nodes/:node/token", admin, tCluster)
 	add(post, "/v1/clusters/:id/nodes/:node/token/rotate", admin, tCluster)
 	add(del, "/v1/clusters/:id/nodes/:node/token", admin, tCluster)
