@@ -30,6 +30,10 @@ import (
 // closed, unless told otherwise.
 const DefaultRetention = 7 * 24 * time.Hour
 
+// DefaultAuditRetention is how long audit entries are kept unless told
+// otherwise.
+const DefaultAuditRetention = 365 * 24 * time.Hour
+
 // pageSize is how many executions one store query lists.
 const pageSize = 500
 
@@ -51,6 +55,8 @@ type Sweeper struct {
 	// unknown: execution id → when a sweep first found Temporal did not
 	// know it.
 	unknown map[string]time.Time
+	// audit is how long audit entries are kept.
+	audit time.Duration
 }
 
 // New returns a sweeper; retention <= 0 means DefaultRetention, a nil
@@ -62,7 +68,24 @@ func New(st store.Store, t Describer, retention time.Duration, log *slog.Logger)
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Sweeper{store: st, temporal: t, retention: retention, log: log, now: time.Now, unknown: map[string]time.Time{}}
+	return &Sweeper{store: st, temporal: t, retention: retention, log: log, now: time.Now, unknown: map[string]time.Time{},
+		audit: DefaultAuditRetention}
+}
+
+// WithAudit sets how long audit entries are kept (<= 0:
+// DefaultAuditRetention) and returns s.
+func (s *Sweeper) WithAudit(keep time.Duration) *Sweeper {
+	if keep <= 0 {
+		keep = DefaultAuditRetention
+	}
+	s.audit = keep
+	return s
+}
+
+// PruneAudit deletes the audit entries older than the audit retention
+// and answers how many.
+func (s *Sweeper) PruneAudit(ctx context.Context) (int, error) {
+	return s.store.PruneAudit(ctx, s.now().Add(-s.audit))
 }
 
 // Interval is how often Run sweeps: a quarter of the retention, between
@@ -81,6 +104,11 @@ func (s *Sweeper) Run(ctx context.Context) {
 			s.log.Warn("step data retention sweep failed", "deleted", n, "error", err)
 		} else if n > 0 {
 			s.log.Info("step data past retention deleted", "executions", n, "retention", s.retention)
+		}
+		if n, err := s.PruneAudit(ctx); err != nil && ctx.Err() == nil {
+			s.log.Warn("audit retention sweep failed", "error", err)
+		} else if n > 0 {
+			s.log.Info("audit entries past retention deleted", "entries", n, "retention", s.audit)
 		}
 		select {
 		case <-ctx.Done():

@@ -151,7 +151,7 @@ func Run(ctx context.Context, cfg *config.Config, log *slog.Logger, o Options) e
 	swept := make(chan struct{})
 	go func() {
 		defer close(swept)
-		retention.New(st, c, cfg.StepDataRetention, log).Run(sweepCtx)
+		retention.New(st, c, cfg.StepDataRetention, log).WithAudit(cfg.AuditRetention).Run(sweepCtx)
 	}()
 	defer func() { stopSweep(); <-swept }()
 	nodes := worker.NewLocalNodes(c, deps, cfg.DataDir, wopts)

@@ -65,6 +65,7 @@ var Vars = append([]Var{
 	{"CAIRN_HOOK_COBBLER_SYNC", "hook-cobbler-sync", "", "command (sh -c, on the control plane) run for each node of a cobbler_sync task"},
 	{"CAIRN_BEFORE_STATE_LIMIT", "before-state-limit", "8MiB", "largest before-state of one step kept for rollback; a larger one is not kept and the step has no byte-exact rollback"},
 	{"CAIRN_STEP_DATA_RETENTION", "step-data-retention", "7d", "how long an execution's step data (before-states, outputs, plans) is kept after it closed"},
+	{"CAIRN_AUDIT_RETENTION", "audit-retention", "365d", "how long entries of the audit trail (GET /v1/audit) are kept"},
 	{"CAIRN_PARALLELISM", "parallelism", strconv.Itoa(contract.DefaultParallelism), "default units (activities) in flight per execution"},
 	{"CAIRN_WORKER_POLLERS", "worker-pollers", "8", "workflow and activity task pollers of the control plane's worker"},
 	{"CAIRN_NODE_POLLERS", "node-pollers", "1", "activity task pollers per node worker (each local node, each agent): a fleet holds nodes × this many long polls"},
@@ -134,6 +135,8 @@ type Config struct {
 	// command.
 	Hooks             map[string]string
 	StepDataRetention time.Duration
+	// AuditRetention is how long audit entries are kept.
+	AuditRetention time.Duration
 	WorkerPollers     int
 	NodePollers       int
 	NodeWait          time.Duration
@@ -237,6 +240,9 @@ func Load(vals map[string]string) (*Config, error) {
 	}
 	if c.StepDataRetention, err = ParseDays(vals["CAIRN_STEP_DATA_RETENTION"]); err != nil {
 		return nil, fmt.Errorf("CAIRN_STEP_DATA_RETENTION: %w", err)
+	}
+	if c.AuditRetention, err = ParseDays(vals["CAIRN_AUDIT_RETENTION"]); err != nil {
+		return nil, fmt.Errorf("CAIRN_AUDIT_RETENTION: %w", err)
 	}
 	if c.Parallelism, err = positive(vals["CAIRN_PARALLELISM"]); err != nil {
 		return nil, fmt.Errorf("CAIRN_PARALLELISM: %w", err)
