@@ -243,6 +243,8 @@ type server struct {
 	owners  ownerCache
 	// audit appends the audit trail.
 	audit *auditor
+	// rules are the routes' permission rules (authzRules).
+	rules map[string]rule
 }
 
 // New builds the API. The returned echo has its http.Server timeouts set
@@ -331,7 +333,8 @@ func New(cfg Config, deps Deps) (*echo.Echo, error) {
 	e.Use(observe(logger, metrics), recoverPanics(logger), s.auditTrail)
 	auth := cfg.Token != "" || len(cfg.Tokens) > 0
 	e.Use(guardBrowsers(&browserPolicy{loopbackOnly: !auth, api: apiOrigins, codec: codecOrigins}))
-	e.Use(s.access(auth, authzRules()))
+	s.rules = authzRules()
+	e.Use(s.access(auth, s.rules))
 	e.Use(limitBody(cfg.BodyLimit, cfg.CodecBodyLimit), requireBodyType())
 
 	s.register(e, metricsHandler)

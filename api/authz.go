@@ -86,6 +86,9 @@ func (s *server) access(required bool, rules map[string]rule) echo.MiddlewareFun
 			if known && (r.target == tOpen || r.target == tNode) {
 				return next(c)
 			}
+			if !known && uiPath(c.Request().URL.Path) && !routed(c) {
+				return next(c) // the live pages' 404s carry nothing
+			}
 			id, err := s.signIn(c, required)
 			if err != nil {
 				return err
@@ -126,7 +129,10 @@ func routed(c echo.Context) bool {
 // signIn reads the bearer token.
 func (s *server) signIn(c echo.Context, required bool) (*identity, error) {
 	header := c.Request().Header.Get(echo.HeaderAuthorization)
-	if header == "" && !required {
+	if !required && !strings.Contains(header, apiTokenPrefix) {
+		// No token configured: every request acts as admin (the server
+		// answers loopback only), and only a store token presented is
+		// held to its grants.
 		return &identity{grants: adminGrants}, nil
 	}
 	scheme, given, ok := strings.Cut(header, " ")
@@ -376,4 +382,20 @@ func (s *server) visibleFilter(c echo.Context, kind model.ScopeKind) (func(resID
 		}
 		return false
 	}, nil
+}
+
+// requireRouteRoleOn holds the request to its route's role on one more
+// resource ("" for none): a stack's run that goes to a cluster needs the
+// role on the cluster too, whose nodes run the stack's resources.
+func (s *server) requireRouteRoleOn(c echo.Context, kind model.ScopeKind, resID string) error {
+	id := identityOf(c)
+	if resID == "" || id == nil {
+		return nil
+	}
+	r, ok := s.rules[routeKey(c.Request().Method, c.Path())]
+	if !ok {
+		return &Error{Status: http.StatusForbidden, Message: "route has no permission rule: refused"}
+	}
+	setTarget(c, kind, resID)
+	return s.require(c, id, r.role, kind, resID)
 }

@@ -71,6 +71,13 @@ func TestTeamsEndToEnd(t *testing.T) {
 		assert.Contains(t, ae.Message, "deployer")
 		assert.Contains(t, ae.Message, db.ID)
 
+		// The stack's resources would run on cluster prod's nodes: the
+		// role must hold there too.
+		_, err = ci.Apply(ctx, web.ID, pkg("web"), client.ApplyOptions{Wait: true, Cluster: "prod"})
+		require.Equal(t, http.StatusForbidden, apiStatus(err), "apply web onto prod: %v", err)
+		require.ErrorAs(t, err, &ae)
+		assert.Contains(t, ae.Message, `cluster "prod"`)
+
 		_, err = ci.PutGraph(ctx, model.LayerCluster, "prod", "deploy", client.Document{Format: "yaml", Data: []byte("tasks: []\n")})
 		require.Equal(t, http.StatusForbidden, apiStatus(err), "upload a graph: %v", err)
 
@@ -112,6 +119,7 @@ func TestTeamsEndToEnd(t *testing.T) {
 			}
 			assert.True(t, has("ci", "POST", "/v1/stacks/:id/apply", web.ID, http.StatusOK), "the apply of web")
 			assert.True(t, has("ci", "POST", "/v1/stacks/:id/apply", db.ID, http.StatusForbidden), "the refused apply of db")
+			assert.True(t, has("ci", "POST", "/v1/stacks/:id/apply", web.ID, http.StatusForbidden), "the refused apply onto prod")
 			assert.True(t, has("ci", "PUT", "/v1/clusters/:id/graphs/:type", "", http.StatusForbidden), "the refused graph")
 			assert.True(t, has("ci", "POST", "/v1/executions/:id/approve", web.ID, http.StatusForbidden), "the refused approval")
 			assert.True(t, has("dev", "GET", "/v1/stacks/:id", db.ID, http.StatusForbidden), "the refused read")

@@ -173,6 +173,9 @@ func (s *server) stackRun(c echo.Context, withSummary, allowEmpty bool) (*model.
 	if err != nil {
 		return nil, "", stackBody{}, err
 	}
+	if err := s.requireRouteRoleOn(c, model.ScopeCluster, clusterID); err != nil {
+		return nil, "", stackBody{}, err
+	}
 	body, err := s.stackPackage(c, st, withSummary, allowEmpty)
 	if err != nil {
 		return nil, "", stackBody{}, err
