@@ -56,7 +56,8 @@ function decided(a) {
 // renderApproval fills box for the execution ex (hidden when it has
 // nothing to do with an approval). opts: {onDecide(approve, comment) →
 // Promise of {approval} or {error, moved: [lines]}, refusal: the last
-// such refusal, shown with the outcome}.
+// such refusal, shown with the outcome, mayApprove: whether the token may
+// approve or reject (without, the panel shows the plan and no buttons)}.
 export function renderApproval(box, ex, opts) {
   const a = ex.approval;
   if (!a && ex.awaiting !== 'approval') {
@@ -83,15 +84,18 @@ export function renderApproval(box, ex, opts) {
     const shown = document.getElementById('approval-result') || result;
     shown.replaceChildren(...(out.error ? refused(out) : decided(out.approval)));
   };
-  buttons.push(el('button', { type: 'button', id: 'approve', class: 'decision', dataset: { action: 'approve' },
-    onclick: () => decide(true) }, 'Approve'));
-  buttons.push(el('button', { type: 'button', id: 'reject', class: 'decision', dataset: { action: 'reject' },
-    onclick: () => decide(false) }, 'Reject'));
+  if (opts.mayApprove) {
+    buttons.push(el('button', { type: 'button', id: 'approve', class: 'decision', dataset: { action: 'approve' },
+      onclick: () => decide(true) }, 'Approve'));
+    buttons.push(el('button', { type: 'button', id: 'reject', class: 'decision', dataset: { action: 'reject' },
+      onclick: () => decide(false) }, 'Reject'));
+  }
   box.replaceChildren(
     el('h2', {}, 'This plan awaits approval'),
     el('p', {}, 'Plan: ', el('strong', { id: 'approval-summary' }, summaryLine(plan.summary)),
       a && a.deadline ? ' · until ' + when(a.deadline) : ''),
     ...planSteps(plan),
-    el('div', { class: 'decisions' }, comment, ...buttons),
+    opts.mayApprove ? el('div', { class: 'decisions' }, comment, ...buttons)
+      : el('p', { id: 'approval-not-yours' }, 'This token may not approve or reject this plan.'),
     result);
 }

@@ -32,6 +32,9 @@ const page = {
   approval: null, // the answer of this page's approve or reject
   refusal: null, // its refusal: {error, moved}
   approvalKey: '',
+  // What the token may do here (GET /v1/whoami?execution=): the page
+  // shows only those buttons; the API refuses the others anyway.
+  can: new Set(),
 };
 
 // Steps beyond the first page come pageSize at a time, fetchers at a time.
@@ -59,7 +62,7 @@ function showDetail() {
     id: page.selected,
     step: page.steps.get(page.selected) || { id: page.selected, kind: node && node.kind, node: node && node.node },
     dependsOn: node ? node.deps : [],
-    decisions: waitingOn(page.selected),
+    decisions: waitingOn(page.selected) && page.can.has('decide'),
     onGo: (dep) => page.graph.select(dep),
     onDecide: decide,
   });
@@ -89,7 +92,7 @@ async function send(body) {
 // allControls offers retry and skip of every waiting step at once when
 // more than one waits.
 function allControls(waiting) {
-  if (waiting.length < 2) return [];
+  if (waiting.length < 2 || !page.can.has('decide')) return [];
   const buttons = ['retry', 'skip'].map((a) => el('button', {
     type: 'button', class: 'decision decide-all', dataset: { action: a },
     onclick: () => {
@@ -132,10 +135,11 @@ function renderApprovalOf(ex) {
   if (!a.applyExecutionId && page.approval) a.applyExecutionId = page.approval.applyExecutionId;
   const shown = { ...ex, approval: ex.approval || page.approval ? a : undefined };
   const key = JSON.stringify([shown.awaiting || '', a.status || '', a.applyExecutionId || '', a.reason || '', !!ex.plan,
-    !!page.refusal]);
+    !!page.refusal, page.can.has('approve')]);
   if (key === page.approvalKey) return;
   page.approvalKey = key;
-  renderApproval(document.getElementById('approval'), shown, { onDecide: approve, refusal: page.refusal });
+  renderApproval(document.getElementById('approval'), shown, { onDecide: approve, refusal: page.refusal,
+    mayApprove: page.can.has('approve') });
 }
 
 // approve approves or rejects the plan; a refusal carries what moved.
@@ -332,6 +336,8 @@ function nextFrame() {
 async function load() {
   say('Loading…');
   try {
+    const who = await call('/v1/whoami?execution=' + encodeURIComponent(id));
+    page.can = new Set(who.can || []);
     const ex = await call(base);
     // A running execution's states come with the event stream; a
     // finished one's are read once.
