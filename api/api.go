@@ -330,7 +330,7 @@ func New(cfg Config, deps Deps) (*echo.Echo, error) {
 	e.Server.IdleTimeout = cfg.IdleTimeout
 	e.Server.MaxHeaderBytes = 1 << 20
 
-	e.Use(observe(logger, metrics), recoverPanics(logger), s.auditTrail)
+	e.Use(observe(logger, metrics), s.auditTrail, recoverPanics(logger))
 	auth := cfg.Token != "" || len(cfg.Tokens) > 0
 	e.Use(guardBrowsers(&browserPolicy{loopbackOnly: !auth, api: apiOrigins, codec: codecOrigins}))
 	s.rules = authzRules()

@@ -29,7 +29,7 @@ const (
 	sStack     scopeOf = "stack"
 	sCluster   scopeOf = "cluster"
 	sRelease   scopeOf = "release"
-	sExecution scopeOf = "execution" // the execution's stack
+	sExecution scopeOf = "execution"  // the execution's stack
 	sBodyStack scopeOf = "body-stack" // export of one stack, named in the body
 )
 
@@ -51,7 +51,7 @@ var wantPolicy = func() map[string]policy {
 		"PUT /v1/stacks/:id/drift": {d, sStack}, "PATCH /v1/stacks/:id/drift": {d, sStack}, "GET /v1/stacks/:id/drift": {v, sStack},
 		"DELETE /v1/stacks/:id/drift": {d, sStack}, "PUT /v1/stacks/:id/hooks": {ad, sStack}, "GET /v1/stacks/:id/hooks": {ad, sStack},
 		"DELETE /v1/stacks/:id/hooks": {ad, sStack}, "POST /v1/export": {v, sBodyStack}, "GET /v1/kinds": {"", sSignedIn},
-		"GET /v1/kinds/:name": {"", sSignedIn},
+		"GET /v1/kinds/:name":           {"", sSignedIn},
 		"GET /v1/clusters/:id/settings": {v, sCluster}, "PUT /v1/clusters/:id/settings": {g, sCluster}, "PATCH /v1/clusters/:id/settings": {g, sCluster},
 		"PUT /v1/clusters/:id/labels": {ad, sCluster}, "PUT /v1/releases/:id/labels": {ad, sRelease},
 		"GET /v1/graphs": {"", sSignedIn}, "GET /v1/clusters/:id/graphs/:type/merged": {v, sCluster},
@@ -61,10 +61,10 @@ var wantPolicy = func() map[string]policy {
 		"POST /v1/executions/:id/cancel": {d, sExecution}, "POST /v1/executions/:id/retry": {d, sExecution},
 		"POST /v1/executions/:id/decision": {d, sExecution}, "POST /v1/executions/:id/approve": {a, sExecution},
 		"POST /v1/executions/:id/reject": {a, sExecution},
-		"GET /v1/agent/node": {"", sNode}, "GET /v1/agent/data": {"", sNode}, "POST /v1/agent/data": {"", sNode}, "POST /v1/agent/facts": {"", sNode},
+		"GET /v1/agent/node":             {"", sNode}, "GET /v1/agent/data": {"", sNode}, "POST /v1/agent/data": {"", sNode}, "POST /v1/agent/facts": {"", sNode},
 		"POST /v1/clusters/:id/nodes/:node/token": {ad, sCluster}, "POST /v1/clusters/:id/nodes/:node/token/rotate": {ad, sCluster},
 		"DELETE /v1/clusters/:id/nodes/:node/token": {ad, sCluster},
-		"POST /v1/principals": {ad, sGlobal}, "GET /v1/principals": {ad, sGlobal}, "GET /v1/principals/:id": {ad, sGlobal},
+		"POST /v1/principals":                       {ad, sGlobal}, "GET /v1/principals": {ad, sGlobal}, "GET /v1/principals/:id": {ad, sGlobal},
 		"DELETE /v1/principals/:id": {ad, sGlobal}, "POST /v1/tokens": {ad, sGlobal}, "GET /v1/tokens": {ad, sGlobal},
 		"DELETE /v1/tokens/:id": {ad, sGlobal}, "GET /v1/whoami": {"", sSignedIn}, "GET /v1/audit": {"", sSignedIn},
 		"GET /ui": {"", sOpen}, "GET /ui/": {"", sOpen}, "GET /ui/executions/:id": {"", sOpen}, "GET /ui/assets/:file": {"", sOpen},

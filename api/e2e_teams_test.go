@@ -50,6 +50,8 @@ func TestTeamsEndToEnd(t *testing.T) {
 
 		_, err = admin.CreatePrincipal(ctx, model.PrincipalInput{Name: "ci", Kind: model.PrincipalService})
 		require.NoError(t, err)
+		_, err = admin.CreatePrincipal(ctx, model.PrincipalInput{Name: "ci"})
+		require.Equal(t, http.StatusConflict, apiStatus(err), "one principal per name")
 		ciTok, err := admin.CreateToken(ctx, model.TokenInput{Principal: "ci", Roles: []model.Grant{{Role: model.RoleDeployer, Stacks: []string{web.ID}}}})
 		require.NoError(t, err)
 		require.NotContains(t, ciTok.Record.Prefix, ciTok.Token[len(ciTok.Record.Prefix):], "the record keeps only a prefix")
@@ -161,4 +163,13 @@ func TestTeamsEndToEnd(t *testing.T) {
 		require.NoError(t, err)
 		require.Len(t, stacks, 1)
 	})
+}
+
+// A principal cannot take the name of a token of CAIRN_API_TOKENS: the
+// name alone is what approvals and the audit trail record.
+func TestPrincipalNameOfANamedToken(t *testing.T) {
+	s := newTestServer(t, sqliteURL(t), withConfig(func(c *Config) { c.Tokens = map[string]string{"alice": "alice-t0ken"} }))
+	s.Token = "alice-t0ken"
+	s.do(http.MethodPost, "/v1/principals", model.PrincipalInput{Name: "alice"}).expect(t, http.StatusConflict)
+	s.do(http.MethodPost, "/v1/principals", model.PrincipalInput{Name: "bob"}).expect(t, http.StatusCreated)
 }

@@ -51,6 +51,11 @@ func (s *server) createPrincipal(c echo.Context) error {
 	if len(details) > 0 {
 		return invalid("invalid principal", details)
 	}
+	if _, taken := s.cfg.Tokens[in.Name]; taken {
+		// One name, one holder: approvals and the audit trail record the
+		// name alone.
+		return conflict("principal %q already exists: it names a token of CAIRN_API_TOKENS", in.Name)
+	}
 	p := &model.Principal{Name: in.Name, Kind: in.Kind}
 	if err := s.store.CreatePrincipal(c.Request().Context(), p); err != nil {
 		return storeError(err, fmt.Sprintf("principal %q", in.Name))

@@ -137,10 +137,10 @@ type Config struct {
 	StepDataRetention time.Duration
 	// AuditRetention is how long audit entries are kept.
 	AuditRetention time.Duration
-	WorkerPollers     int
-	NodePollers       int
-	NodeWait          time.Duration
-	WorkerDrain       time.Duration
+	WorkerPollers  int
+	NodePollers    int
+	NodeWait       time.Duration
+	WorkerDrain    time.Duration
 	// EventsMaxExecutions and EventsMaxClients bound the event streams.
 	EventsMaxExecutions int
 	EventsMaxClients    int
