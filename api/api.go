@@ -57,6 +57,8 @@ type Config struct {
 	// Tokens are named bearer tokens (name → token), accepted besides
 	// Token; the name of the one used is recorded as who approved a plan.
 	Tokens map[string]string
+	// OIDC, when set, also accepts ID tokens of an issuer (oidc.go).
+	OIDC *OIDCConfig
 	// BodyLimit caps request bodies (413 beyond it), and so each part of
 	// an upload.
 	BodyLimit int64
@@ -245,6 +247,8 @@ type server struct {
 	audit *auditor
 	// rules are the routes' permission rules (authzRules).
 	rules map[string]rule
+	// oidc verifies ID tokens (nil without Config.OIDC).
+	oidc *oidcAuth
 }
 
 // New builds the API. The returned echo has its http.Server timeouts set
@@ -281,6 +285,11 @@ func New(cfg Config, deps Deps) (*echo.Echo, error) {
 	}
 	s.bearers = envBearers(cfg.Token, cfg.Tokens)
 	s.tokens = newTokenCache(deps.Store, logger)
+	oa, err := newOIDCAuth(cfg.OIDC)
+	if err != nil {
+		return nil, err
+	}
+	s.oidc = oa
 	s.audit = newAuditor(deps.Store, logger)
 	if s.graphs = deps.Graphs; s.graphs == nil {
 		s.graphs = prepare.NewPreparer(deps.Store, cat, prepare.Files{})
@@ -331,7 +340,7 @@ func New(cfg Config, deps Deps) (*echo.Echo, error) {
 	e.Server.MaxHeaderBytes = 1 << 20
 
 	e.Use(observe(logger, metrics), s.auditTrail, recoverPanics(logger))
-	auth := cfg.Token != "" || len(cfg.Tokens) > 0
+	auth := cfg.Token != "" || len(cfg.Tokens) > 0 || cfg.OIDC != nil
 	e.Use(guardBrowsers(&browserPolicy{loopbackOnly: !auth, api: apiOrigins, codec: codecOrigins}))
 	s.rules = authzRules()
 	e.Use(s.access(auth, s.rules))

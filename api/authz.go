@@ -55,6 +55,9 @@ func envBearers(token string, named map[string]string) []bearer {
 // constant time on its SHA-256 so neither a token's bytes nor which one
 // matched leak through timing.
 func (s *server) authenticate(ctx context.Context, token string) (*identity, error) {
+	if s.oidc != nil && looksLikeJWT(token) {
+		return s.oidc.authenticate(ctx, token)
+	}
 	if _, ok := splitAPIToken(token); ok {
 		tok, err := s.tokens.lookup(ctx, token)
 		if err != nil {

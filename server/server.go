@@ -57,7 +57,7 @@ func Run(ctx context.Context, cfg *config.Config, log *slog.Logger, o Options) e
 	var tlsConfig *tls.Config
 	fingerprint := ""
 	if o.API {
-		if err := api.CheckListen(cfg.APIAddr, cfg.APIToken != "" || len(cfg.APITokens) > 0); err != nil {
+		if err := api.CheckListen(cfg.APIAddr, cfg.APIToken != "" || len(cfg.APITokens) > 0 || cfg.OIDC != nil); err != nil {
 			return err
 		}
 		var err error
@@ -207,8 +207,12 @@ func Run(ctx context.Context, cfg *config.Config, log *slog.Logger, o Options) e
 			return err
 		}
 	}
+	var oidcCfg *api.OIDCConfig
+	if o := cfg.OIDC; o != nil {
+		oidcCfg = &api.OIDCConfig{Issuer: o.Issuer, Audience: o.Audience, NameClaim: o.NameClaim, GroupsClaim: o.GroupsClaim, Groups: o.Groups}
+	}
 	e, err := api.New(api.Config{
-		Token: cfg.APIToken, Tokens: cfg.APITokens, BodyLimit: cfg.BodyLimit, TemporalUIURL: cfg.TemporalUIURL,
+		OIDC: oidcCfg, Token: cfg.APIToken, Tokens: cfg.APITokens, BodyLimit: cfg.BodyLimit, TemporalUIURL: cfg.TemporalUIURL,
 		TemporalNamespace: cfg.TemporalNamespace, AllowedURLSchemes: cfg.FetchSchemes, FetchDir: cfg.FetchDir,
 		AllowedOrigins: cfg.AllowedOrigins, CodecOrigins: cfg.CodecOrigins, CodecBodyLimit: cfg.CodecBodyLimit,
 		EventsMaxExecutions: cfg.EventsMaxExecutions, EventsMaxClients: cfg.EventsMaxClients,
@@ -237,7 +241,7 @@ func Run(ctx context.Context, cfg *config.Config, log *slog.Logger, o Options) e
 	srv.Handler = e
 	serveDone := make(chan error, 1)
 	go func() { serveDone <- srv.Serve(ln) }()
-	log.Info("API listening", "addr", ln.Addr().String(), "auth", cfg.APIToken != "" || len(cfg.APITokens) > 0,
+	log.Info("API listening", "addr", ln.Addr().String(), "auth", cfg.APIToken != "" || len(cfg.APITokens) > 0 || cfg.OIDC != nil,
 		"tls", tlsConfig != nil, "fingerprint", fingerprint)
 	if o.Ready != nil {
 		o.Ready(ln.Addr().String())

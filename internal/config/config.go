@@ -66,6 +66,11 @@ var Vars = append([]Var{
 	{"CAIRN_BEFORE_STATE_LIMIT", "before-state-limit", "8MiB", "largest before-state of one step kept for rollback; a larger one is not kept and the step has no byte-exact rollback"},
 	{"CAIRN_STEP_DATA_RETENTION", "step-data-retention", "7d", "how long an execution's step data (before-states, outputs, plans) is kept after it closed"},
 	{"CAIRN_AUDIT_RETENTION", "audit-retention", "365d", "how long entries of the audit trail (GET /v1/audit) are kept"},
+	{"CAIRN_OIDC_ISSUER", "oidc-issuer", "", "an OIDC issuer URL whose ID tokens the API accepts as bearer tokens (empty: none)"},
+	{"CAIRN_OIDC_AUDIENCE", "oidc-audience", "", "the client id the issuer's ID tokens must be issued for"},
+	{"CAIRN_OIDC_GROUPS", "oidc-groups", "", "JSON map of an ID token's groups to grants: {\"ops\": [{\"role\": \"deployer\", \"selector\": \"env=prod\"}]}"},
+	{"CAIRN_OIDC_NAME_CLAIM", "oidc-name-claim", "email", "the ID token claim naming the principal (oidc:NAME; sub when absent)"},
+	{"CAIRN_OIDC_GROUPS_CLAIM", "oidc-groups-claim", "groups", "the ID token claim listing its groups"},
 	{"CAIRN_PARALLELISM", "parallelism", strconv.Itoa(contract.DefaultParallelism), "default units (activities) in flight per execution"},
 	{"CAIRN_WORKER_POLLERS", "worker-pollers", "8", "workflow and activity task pollers of the control plane's worker"},
 	{"CAIRN_NODE_POLLERS", "node-pollers", "1", "activity task pollers per node worker (each local node, each agent): a fleet holds nodes × this many long polls"},
@@ -105,6 +110,9 @@ type Config struct {
 	APIToken          string
 	// APITokens are named bearer tokens, by name (CAIRN_API_TOKENS).
 	APITokens map[string]string
+	// OIDC, when set, is the identity provider whose ID tokens the API
+	// accepts (oidc.go).
+	OIDC      *OIDC
 	BodyLimit int64
 	// UploadMaxBytes, UploadQuota and UploadTTL bound packages sent in
 	// parts.
@@ -211,6 +219,9 @@ func Load(vals map[string]string) (*Config, error) {
 	var err error
 	if c.APITokens, err = ParseNamedTokens(vals["CAIRN_API_TOKENS"]); err != nil {
 		return nil, fmt.Errorf("CAIRN_API_TOKENS: %w", err)
+	}
+	if c.OIDC, err = loadOIDC(vals); err != nil {
+		return nil, err
 	}
 	if c.Temporal, err = loadTemporalSecurity(vals); err != nil {
 		return nil, err
