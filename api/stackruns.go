@@ -324,6 +324,9 @@ func (s *server) deleteStack(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	if err := s.requireRouteRoleOn(c, model.ScopeCluster, clusterID); err != nil {
+		return err
+	}
 	started, err := s.exec.StartDestroy(c.Request().Context(), starter.StackRun{StackID: st.ID, ClusterID: clusterID, RemoveStack: true})
 	if err != nil {
 		return s.executionError(err, "")
