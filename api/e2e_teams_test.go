@@ -102,6 +102,16 @@ func TestTeamsEndToEnd(t *testing.T) {
 		_, err = viewer.Apply(ctx, web.ID, pkg("web"), client.ApplyOptions{})
 		require.Equal(t, http.StatusForbidden, apiStatus(err), "a viewer may not apply")
 
+		// Once an admin applied web onto prod, web's resources are on prod's
+		// nodes: destroying web needs deployer on prod too.
+		onProd, err := admin.Apply(ctx, web.ID, pkg("web"), client.ApplyOptions{Wait: true, Cluster: "prod"})
+		require.NoError(t, err)
+		mustStatus(t, onProd, model.ExecCompleted)
+		_, err = ci.DeleteStack(ctx, web.ID, client.DeleteOptions{})
+		require.Equal(t, http.StatusForbidden, apiStatus(err), "destroy web on prod: %v", err)
+		require.ErrorAs(t, err, &ae)
+		assert.Contains(t, ae.Message, `cluster "prod"`)
+
 		// Revoked: refused at once.
 		require.NoError(t, admin.RevokeToken(ctx, ciTok.ID))
 		_, err = ci.ListStacks(ctx)
