@@ -112,6 +112,19 @@ func TestTeamsEndToEnd(t *testing.T) {
 		require.ErrorAs(t, err, &ae)
 		assert.Contains(t, ae.Message, `cluster "prod"`)
 
+		// Labels move a resource into or out of a selector's scope.
+		_, err = admin.SetLabels(ctx, "stacks", db.ID, map[string]string{"env": "prod"})
+		require.NoError(t, err)
+		stacks, err = viewer.ListStacks(ctx)
+		require.NoError(t, err)
+		assert.Len(t, stacks, 2, "db now carries env=prod")
+		_, err = admin.SetLabels(ctx, "stacks", db.ID, nil)
+		require.NoError(t, err)
+		_, err = viewer.GetStack(ctx, db.ID)
+		require.Equal(t, http.StatusForbidden, apiStatus(err))
+		_, err = viewer.SetLabels(ctx, "stacks", web.ID, nil)
+		require.Equal(t, http.StatusForbidden, apiStatus(err), "labels are admin's")
+
 		// Revoked: refused at once.
 		require.NoError(t, admin.RevokeToken(ctx, ciTok.ID))
 		_, err = ci.ListStacks(ctx)

@@ -10,11 +10,6 @@ import (
 	"github.com/cairn-io/cairn/model"
 )
 
-// LabelsInput is the body (and answer) of PUT /v1/{stacks|clusters|releases}/{id}/labels.
-type labelsBody struct {
-	Labels map[string]string `json:"labels"`
-}
-
 func (s *server) registerLabels(e *echo.Echo) {
 	for _, l := range []struct {
 		collection string
@@ -28,7 +23,7 @@ func (s *server) registerLabels(e *echo.Echo) {
 func (s *server) putLabels(kind model.ScopeKind) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		id := c.Param("id")
-		var in labelsBody
+		var in model.LabelsBody
 		if err := decodeJSON(c, &in, false); err != nil {
 			return err
 		}

@@ -85,3 +85,11 @@ func (c *Client) Audit(ctx context.Context, f model.AuditFilter) (*model.AuditLi
 	_, err := c.do(ctx, http.MethodGet, "/v1/audit", q, nil, &out)
 	return orNil(&out, err)
 }
+
+// SetLabels replaces the labels of a stack, cluster or release (kind
+// "stacks", "clusters" or "releases"); none removes them.
+func (c *Client) SetLabels(ctx context.Context, collection, id string, labels map[string]string) (map[string]string, error) {
+	var out model.LabelsBody
+	_, err := c.do(ctx, http.MethodPut, "/v1/"+esc(collection)+"/"+esc(id)+"/labels", nil, model.LabelsBody{Labels: labels}, &out)
+	return out.Labels, err
+}

@@ -245,3 +245,9 @@ type Whoami struct {
 	// take on it: cancel, retry, decide, approve.
 	Can []string `json:"can,omitempty"`
 }
+
+// LabelsBody is the body and answer of PUT
+// /v1/{stacks|clusters|releases}/{id}/labels: the resource's labels whole.
+type LabelsBody struct {
+	Labels map[string]string `json:"labels"`
+}
