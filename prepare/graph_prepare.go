@@ -39,7 +39,9 @@ type GraphPlan struct {
 // for a barrier step that waits for every step of the type before it, so a
 // failure in one type leaves the rest unrun. Problems of the graphs wrap
 // ErrInvalidGraph; store failures are returned as they are. Cost: one
-// expansion read, history and deployment-data reads per (node, task).
+// expansion read, history and deployment-data reads per (node, task); the
+// expanded steps are held once (each let go of when planned), with their
+// repeated strings shared.
 func (p *Preparer) Prepare(ctx context.Context, execID string, req contract.GraphRequest, batchSize int) (*GraphPlan, error) {
 	c, err := p.st.GetCluster(ctx, req.ClusterID)
 	if err != nil {
@@ -49,6 +51,11 @@ func (p *Preparer) Prepare(ctx context.Context, execID string, req contract.Grap
 	if err != nil {
 		return nil, err
 	}
+	total := 0
+	for _, et := range types {
+		total += len(et.Steps)
+	}
+	collect(total) // the expansion's text and its decoding's garbage
 	hist := newNodeHistory(p.st, c.ID, req.Force)
 	fuel, err := newYAQLEnv(ctx, p.st, c, execID, false, hist)
 	if err != nil {
@@ -69,6 +76,8 @@ func (p *Preparer) Prepare(ctx context.Context, execID string, req contract.Grap
 	out.Result.Snapshots = req.Snapshots
 	b := planner.NewBuilder(mode)
 	multi := len(types) > 1
+	// Read from the expanded steps, which the loop below lets go of.
+	out.Result.Tolerance = tolerances(types, multi)
 	barrier := ""
 	var errs []string
 	for _, et := range types {
@@ -79,7 +88,11 @@ func (p *Preparer) Prepare(ctx context.Context, execID string, req contract.Grap
 			digests[t.ID] = taskDigest(p.cat, t)
 		}
 		var typeSteps []string
-		for _, s := range et.Steps {
+		for i, s := range et.Steps {
+			// The planner keeps its own copy (planner.FromStep): the
+			// expanded step is let go of as soon as it is planned, so
+			// the steps are not held twice until the plan is written.
+			et.Steps[i] = nil
 			t := tasks[s.Task]
 			rec := &TaskRecord{Type: et.Type, Task: s.Task, TaskType: s.Kind, Node: taskNode(s), Digest: digests[s.Task]}
 			if t != nil {
@@ -174,6 +187,7 @@ func (p *Preparer) Prepare(ctx context.Context, execID string, req contract.Grap
 	if len(errs) > 0 {
 		return nil, invalidGraph("%s", strings.Join(errs, "; "))
 	}
+	collect(total) // the expanded steps planned, the expressions' garbage
 	plan, err := b.Plan(batchSize)
 	if err != nil {
 		return nil, invalidGraph("%v", err)
@@ -184,7 +198,6 @@ func (p *Preparer) Prepare(ctx context.Context, execID string, req contract.Grap
 	}
 	out.Result.Steps = b.Len()
 	out.Result.Summary = graphPlanSummary(c.ID, types, b.Len(), out.Result.Done, req)
-	out.Result.Tolerance = tolerances(types, multi)
 	if req.DryRun {
 		out.DryRun = dryRunPlan(plan.Order, out.Records)
 	}

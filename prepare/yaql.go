@@ -18,8 +18,9 @@ import (
 // yaqlEnv evaluates a preparation's Fuel expressions (yaql and legacy
 // conditions, yaql strategy amounts and parameter values) per node: each
 // expression is parsed once, each node's deployment data built once (and
-// kept for later executions when save is set), and the data of a task's
-// last successful run read once per node and execution.
+// kept for later executions when save is set), the data of a task's last
+// successful run read once per node and execution, and what expressions
+// compute from the data nodes share computed once (yaql.Memo).
 type yaqlEnv struct {
 	st      GraphStore
 	cluster *model.Cluster
@@ -28,10 +29,14 @@ type yaqlEnv struct {
 	save    bool
 	hist    *nodeHistory
 	exprs   map[string]*yaql.Expr
-	shared  *yaql.ClusterDeployment // built on first use
-	nodes   map[string]*yaql.Deployment
-	old     map[string]map[string]any // node + "\x00" + execution; nil = none
-	saved   map[string]bool           // nodes whose data is kept
+	// memo is shared by every evaluation of the preparation: what the
+	// nodes' expressions compute from the data they share (the cluster's
+	// part, the last run's) is computed once, not once per node.
+	memo   *yaql.Memo
+	shared *yaql.ClusterDeployment // built on first use
+	nodes  map[string]*yaql.Deployment
+	old    map[string]map[string]any // node + "\x00" + execution; nil = none
+	saved  map[string]bool           // nodes whose data is kept
 	// commonSaved: this execution's common part is kept; oldCommon the
 	// common parts read, by execution (nil: kept whole per node).
 	commonSaved bool
@@ -43,7 +48,7 @@ type yaqlEnv struct {
 func newYAQLEnv(ctx context.Context, st GraphStore, c *model.Cluster, execID string, save bool, hist *nodeHistory) (*yaqlEnv, error) {
 	env := &yaqlEnv{
 		st: st, cluster: c, execID: execID, save: save, hist: hist,
-		exprs: map[string]*yaql.Expr{}, nodes: map[string]*yaql.Deployment{}, old: map[string]map[string]any{}, saved: map[string]bool{},
+		exprs: map[string]*yaql.Expr{}, memo: yaql.NewMemo(), nodes: map[string]*yaql.Deployment{}, old: map[string]map[string]any{}, saved: map[string]bool{},
 		oldCommon: map[string]map[string]any{},
 	}
 	if c.ReleaseID != "" {
@@ -180,7 +185,9 @@ func (y *yaqlEnv) input(ctx context.Context, node, task string) (yaql.Input, err
 			}
 		}
 	}
-	return d.Input(old), nil
+	in := d.Input(old)
+	in.Memo = y.memo
+	return in, nil
 }
 
 // oldData reads the deployment data execution execID kept for a node —

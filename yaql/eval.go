@@ -23,6 +23,9 @@ type Input struct {
 	Models map[string]any
 	// Limits bound the evaluation; zero fields take the defaults.
 	Limits Limits
+	// Memo, when set, is shared by evaluations over the same unchanging
+	// data so that what they compute from it is computed once (see Memo).
+	Memo *Memo
 }
 
 // Limits bound one evaluation.
@@ -57,6 +60,7 @@ func (e *Expr) Eval(in Input) (any, error) {
 	if ev.size <= 0 {
 		ev.size = DefaultSize
 	}
+	ev.memo = useMemo(in.Memo, ev.steps, ev.size)
 	return ev.eval(e.Root, in.New)
 }
 
@@ -76,6 +80,7 @@ type evaluator struct {
 	steps int
 	size  int
 	funcs map[string]funcSpec
+	memo  *Memo // nil: none
 }
 
 // evalError is a run-time error at a node.
@@ -220,20 +225,30 @@ func (ev *evaluator) attr(n *Attr, recv any) (any, error) {
 		}
 		return v, nil
 	case []any:
-		out := make([]any, 0, len(r))
-		for _, e := range r {
-			if err := ev.step(n); err != nil {
-				return nil, err
+		if ev.memo != nil {
+			if k, worth := memoKeyOf(n, opAttr, r); worth {
+				return ev.remember(k, []any{r}, func() (any, error) { return ev.attrEach(n, r) })
 			}
-			v, err := ev.attr(n, e)
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, v)
 		}
-		return out, nil
+		return ev.attrEach(n, r)
 	}
 	return nil, ev.errorf(n, "cannot read .%s of a %s", n.Name, typeName(recv))
+}
+
+// attrEach is `x.name` over a list: name read from each item.
+func (ev *evaluator) attrEach(n *Attr, r []any) (any, error) {
+	out := make([]any, 0, len(r))
+	for _, e := range r {
+		if err := ev.step(n); err != nil {
+			return nil, err
+		}
+		v, err := ev.attr(n, e)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, nil
 }
 
 func (ev *evaluator) index(n *Index, dollar any) (any, error) {

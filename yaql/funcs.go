@@ -94,7 +94,7 @@ func (ev *evaluator) call(c *Call, dollar any) (any, error) {
 		}
 		args[i] = v
 	}
-	return spec.impl(ev, c, dollar, args)
+	return ev.memoCall(c, spec, dollar, args)
 }
 
 // argNodes returns the call's argument nodes with the receiver first.

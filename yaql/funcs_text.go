@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
-	"regexp"
 	"slices"
 	"strings"
 )
@@ -20,7 +19,7 @@ func fnMatches(ev *evaluator, c *Call, _ any, a []any) (any, error) {
 	if !ok {
 		return nil, ev.typeErr(c, "a pattern (a string)", a[1])
 	}
-	re, err := regexp.Compile(pattern)
+	re, err := ev.regexp(pattern)
 	if err != nil {
 		return nil, ev.errorf(c, "matches: invalid pattern %q: %v", pattern, err)
 	}

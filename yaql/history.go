@@ -58,7 +58,7 @@ func (ev *evaluator) changed(n Node) (bool, error) {
 	if ov == undefined {
 		return true, nil
 	}
-	return !equal(nv, ov), nil
+	return !ev.equal(nv, ov), nil
 }
 
 func fnChanged(ev *evaluator, c *Call, _ any, _ []any) (any, error) {
@@ -119,7 +119,7 @@ func fnAdded(ev *evaluator, c *Call, _ any, _ []any) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return ev.difference(c, nv, ov)
+	return ev.memoDifference(c, nv, ov)
 }
 
 func fnDeleted(ev *evaluator, c *Call, _ any, _ []any) (any, error) {
@@ -136,7 +136,17 @@ func fnDeleted(ev *evaluator, c *Call, _ any, _ []any) (any, error) {
 		}
 		return nil, ev.typeErr(c, "a list or a dict", nv)
 	}
-	return ev.difference(c, ov, nv)
+	return ev.memoDifference(c, ov, nv)
+}
+
+// memoDifference is difference through the memo (see Memo).
+func (ev *evaluator) memoDifference(c *Call, a, b any) (any, error) {
+	if ev.memo != nil {
+		if k, worth := memoKeyOf(c, opDiff, a, b); worth {
+			return ev.remember(k, []any{a, b}, func() (any, error) { return ev.difference(c, a, b) })
+		}
+	}
+	return ev.difference(c, a, b)
 }
 
 // difference is what a holds that b does not: keys of a dict, items of a

@@ -263,6 +263,9 @@ func loadAverage() string {
 	return strings.Join(f[:3], " ")
 }
 
+// loadAvg1 is /proc/loadavg's 1 minute figure.
+func loadAvg1() string { return strings.Fields(loadAverage())[0] }
+
 func run(ctx context.Context, o *options) error {
 	tmp, err := os.MkdirTemp(o.dir, "cairn-bench-")
 	if err != nil {

@@ -142,7 +142,7 @@ func hasFleet(rows []row) bool {
 }
 
 // cells is a row's columns; puppet adds the two Puppet columns, fleet the
-// agents' RSS (all of them together), the floor and the two Ansible
+// graph's preparation time, the agents' RSS (all of them together), the floor and the two Ansible
 // columns.
 func (r row) cells(puppet, fleet bool) []string {
 	if r.Err != "" {
@@ -168,7 +168,11 @@ func (r row) cells(puppet, fleet bool) []string {
 		}
 	}
 	if fleet {
-		c = append(c, mib(r.AgentsKiB), secs(r.Floor))
+		prep := ""
+		if r.Prepare > 0 {
+			prep = secs(r.Prepare)
+		}
+		c = append(c, prep, mib(r.AgentsKiB), secs(r.Floor))
 		switch {
 		case r.Ansible > 0 && r.AnsibleOver:
 			c = append(c, "> "+secs(r.Ansible), fmt.Sprintf("> %.1f×", r.Ansible.Seconds()/r.Wall.Seconds()))
@@ -190,7 +194,7 @@ func header(puppet, fleet bool) []string {
 		h = append(h, "puppet", "puppet/cairn")
 	}
 	if fleet {
-		h = append(h, "agents RSS MiB", "floor", "ansible", "ansible/cairn")
+		h = append(h, "prepare", "agents RSS MiB", "floor", "ansible", "ansible/cairn")
 	}
 	return h
 }

@@ -24,11 +24,13 @@ type row struct {
 	Workflow     time.Duration // the execution's own start to close
 	Events       int           // history events, child workflows included
 	Workflows    int
-	Largest      int   // history events of the largest workflow
-	CairnKiB     int64 // peak RSS of `cairn server` during the phase
-	TemporalKiB  int64 // peak RSS of the Temporal dev server during the phase
-	Agents       int   // nodes served by `cairn agent` processes
-	AgentsKiB    int64 // peak RSS of the agents during the phase, together
+	Largest      int           // history events of the largest workflow
+	Prepare      time.Duration // the graph's preparation (PrepareGraph), scheduled to completed
+	Load         string        // the load average (1 min) at the phase's start and end
+	CairnKiB     int64         // peak RSS of `cairn server` during the phase
+	TemporalKiB  int64         // peak RSS of the Temporal dev server during the phase
+	Agents       int           // nodes served by `cairn agent` processes
+	AgentsKiB    int64         // peak RSS of the agents during the phase, together
 	Via          string
 	Note         string // what was verified
 	Puppet       time.Duration
@@ -134,9 +136,11 @@ func (r *runner) phase(ctx context.Context, e *env, rw *row,
 		return errors.New(rw.Err)
 	}
 	_ = e.resetPeaks()
+	load0 := loadAvg1()
 	t0 := time.Now()
 	final, err := start(pctx)
 	rw.Wall = time.Since(t0)
+	rw.Load = load0 + "–" + loadAvg1()
 	if err != nil {
 		return fail(err)
 	}
@@ -155,17 +159,23 @@ func (r *runner) phase(ctx context.Context, e *env, rw *row,
 	case final.Plan != nil:
 		rw.Steps = len(final.Plan.Steps)
 	}
-	if rw.Events, rw.Workflows, rw.Largest, err = historyEvents(pctx, e.tc, final.WorkflowID, final.RunID); err != nil {
+	hs, err := historyEvents(pctx, e.tc, final.WorkflowID, final.RunID)
+	if err != nil {
 		return fail(fmt.Errorf("history of %s: %w", final.ID, err))
 	}
+	rw.Events, rw.Workflows, rw.Largest, rw.Prepare = hs.events, hs.workflows, hs.largest, hs.prepare
 	if final.Status != model.ExecCompleted {
 		return fail(fmt.Errorf("execution %s %s: %s", final.ID, final.Status, final.Error))
 	}
 	if rw.Note, err = check(final); err != nil {
 		return fail(fmt.Errorf("check: %w", err))
 	}
-	r.logf("  %s in %s (workflow %s), %d history events; %s", rw.Phase, rw.Wall.Round(time.Millisecond),
-		rw.Workflow.Round(time.Millisecond), rw.Events, rw.Note)
+	if rw.Prepare > 0 {
+		rw.Note += fmt.Sprintf("; prepared in %s", rw.Prepare.Round(time.Millisecond))
+	}
+	rw.Note += "; load average " + rw.Load
+	r.logf("  %s in %s (workflow %s), %d history events, cairn server peak RSS %d MiB; %s", rw.Phase, rw.Wall.Round(time.Millisecond),
+		rw.Workflow.Round(time.Millisecond), rw.Events, rw.CairnKiB/1024, rw.Note)
 	return nil
 }
 
