@@ -76,12 +76,8 @@ func Persist(ctx context.Context, w PlanWriter, execID string, units []contract.
 		steps = append(steps, m...)
 	}
 	sort.SliceStable(steps, func(i, j int) bool { return steps[i].Ord < steps[j].Ord })
-	entries := make([]IndexEntry, len(steps))
-	for i, s := range steps {
-		entries[i] = IndexEntry{ID: s.ID, Kind: s.Kind, RecordKind: s.RecordKind, Name: s.Name, Node: s.Node, Associations: s.Associations, Delete: s.Delete,
-			Deps: planner.Deps(&s.Step)}
-	}
-	index, err := json.Marshal(entries)
+	collect(n) // the steps' encoding's garbage, before the index's
+	index, err := encodeIndex(steps)
 	if err != nil {
 		return err
 	}
