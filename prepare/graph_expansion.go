@@ -57,8 +57,9 @@ func encodeExpansion(req contract.GraphRequest, types []expandedType) ([]byte, e
 // it): the expansion must have been made for this cluster, these graph
 // types and these node and task subsets, and every step must be on a node
 // the cluster has, so one cluster's steps never run on another's nodes.
-// Cost: one store read, one parse per type, the steps' repeated strings
-// shared (internSteps); neither merge nor expansion.
+// Cost: one store read, one parse per type, the steps decoded one at a
+// time with their repeated strings shared (expansionEntry.UnmarshalJSON);
+// neither merge nor expansion.
 func (p *Preparer) loadExpansion(ctx context.Context, req contract.GraphRequest, c *model.Cluster) ([]expandedType, error) {
 	hash, types := req.Expansion, req.Types
 	if hash == "" {
@@ -101,7 +102,6 @@ func (p *Preparer) loadExpansion(ctx context.Context, req contract.GraphRequest,
 			return nil, invalidGraph("graph %q: %v", e.Type, err)
 		}
 		g.Type = e.Type
-		internSteps(e.Steps)
 		for _, st := range e.Steps {
 			if st.Node != "" && !nodes[st.Node] {
 				return nil, invalidGraph("graph %q: step %s is on node %q, which cluster %q no longer has: execute the graph anew", e.Type, st.ID, st.Node, c.ID)
