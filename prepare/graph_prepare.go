@@ -89,6 +89,12 @@ func (p *Preparer) Prepare(ctx context.Context, execID string, req contract.Grap
 		}
 		var typeSteps []string
 		for i, s := range et.Steps {
+			// An attempt Temporal gave up on (its context ended: no
+			// heartbeat acknowledged, the workflow cancelled) stops here
+			// rather than run on beside its retry.
+			if err := ctx.Err(); err != nil {
+				return nil, context.Cause(ctx)
+			}
 			// The planner keeps its own copy (planner.FromStep): the
 			// expanded step is let go of as soon as it is planned, so
 			// the steps are not held twice until the plan is written.

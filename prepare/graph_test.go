@@ -2,6 +2,7 @@ package prepare
 
 import (
 	"context"
+	"errors"
 	"path/filepath"
 	"testing"
 
@@ -157,4 +158,39 @@ func TestPrepareRefusesAnExpansionMadeForAnotherRequest(t *testing.T) {
 	_, err = p.Prepare(ctx, "e3", req, 0)
 	require.ErrorIs(t, err, ErrInvalidGraph)
 	assert.ErrorContains(t, err, `is on node "n3", which cluster "c1" no longer has`)
+}
+
+// cancelAfterRelease is a store whose GetRelease, the last store read
+// before a preparation without Fuel expressions plans its steps, ends the
+// preparation's context.
+type cancelAfterRelease struct {
+	store.Store
+	cancel context.CancelCauseFunc
+}
+
+func (s cancelAfterRelease) GetRelease(ctx context.Context, id string) (*model.Release, error) {
+	rel, err := s.Store.GetRelease(ctx, id)
+	s.cancel(errAttemptFenced)
+	return rel, err
+}
+
+var errAttemptFenced = errors.New("attempt fenced off")
+
+// A preparation whose context ends while it plans the steps (Temporal gave
+// the attempt up) stops with the context's cause instead of running on.
+func TestPrepareStopsWhenItsContextEnds(t *testing.T) {
+	st := graphFixture(t)
+	checked, err := NewPreparer(st, nil, Files{}).Check(context.Background(), contract.GraphRequest{ClusterID: "c1", Types: []string{"deploy"}})
+	require.NoError(t, err)
+	req, err := NewPreparer(st, nil, Files{}).Pin(context.Background(), checked)
+	require.NoError(t, err)
+
+	plan, err := NewPreparer(st, nil, Files{}).Prepare(context.Background(), "e1", req, 0)
+	require.NoError(t, err, "prepared when nothing ends it")
+	require.NotEmpty(t, plan.Units)
+
+	ctx, cancel := context.WithCancelCause(context.Background())
+	defer cancel(nil)
+	_, err = NewPreparer(cancelAfterRelease{Store: st, cancel: cancel}, nil, Files{}).Prepare(ctx, "e2", req, 0)
+	require.ErrorIs(t, err, errAttemptFenced)
 }
