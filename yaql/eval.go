@@ -53,7 +53,7 @@ func (e *Expr) Eval(in Input) (any, error) {
 	if e == nil || e.Root == nil {
 		return nil, errors.New("no expression to evaluate")
 	}
-	ev := &evaluator{src: e.Source, in: in, steps: in.Limits.Steps, size: in.Limits.Size, funcs: builtins()}
+	ev := &evaluator{src: e.Source, in: in, steps: in.Limits.Steps, size: in.Limits.Size}
 	if ev.steps <= 0 {
 		ev.steps = DefaultSteps
 	}
@@ -61,6 +61,11 @@ func (e *Expr) Eval(in Input) (any, error) {
 		ev.size = DefaultSize
 	}
 	ev.memo = useMemo(in.Memo, ev.steps, ev.size)
+	if in.Memo != nil {
+		ev.funcs = in.Memo.builtins()
+	} else {
+		ev.funcs = builtins()
+	}
 	return ev.eval(e.Root, in.New)
 }
 

@@ -19,15 +19,16 @@ import (
 // remembered only for
 //
 //   - a call of a function whose result depends on its arguments alone
-//     (get, values, keys, items, len, count, where, select, any, all,
-//     first, last, distinct, flatten, toSet, intersect, matches, concat,
+//     and costs in proportion to them (values, keys, items, where,
+//     select, any, all, distinct, flatten, toSet, intersect, concat,
 //     toYaml, toJson), with no key => value pairs, whose lazy arguments
 //     (a where's predicate) read only `$`, so none of $node, $common, a
 //     legacy model or a change function;
 //   - `.name` read over a list;
 //   - the difference added() and deleted() compute;
 //   - the deep comparison of two lists or dicts (changed());
-//   - the compiled pattern of matches(), up to memoPatterns of them.
+//   - the compiled pattern of matches(), up to memoPatterns of them;
+//   - the table of functions, which an evaluation otherwise builds anew.
 //
 // and only when one of those values is a list or dict of at least
 // memoMin items (smaller ones cost less than the memo's own hashing).
@@ -50,6 +51,9 @@ type Memo struct {
 	equals map[[2]ident]bool
 	keep   []any
 	pure   map[*Call]bool
+	// funcs is the function table (builtins), built once for every
+	// evaluation through the memo, whatever its limits.
+	funcs map[string]funcSpec
 	// patterns are matches()'s compiled patterns (at most memoPatterns).
 	patterns map[string]*regexp.Regexp
 	// computed counts the computations remembered (calls, attributes,
@@ -186,12 +190,15 @@ func (ev *evaluator) memoCall(c *Call, spec funcSpec, dollar any, args []any) (a
 }
 
 // memoFunc reports whether a function's result depends on its arguments
-// alone (and on `$` inside its lazy arguments: the items it iterates).
+// alone (and on `$` inside its lazy arguments: the items it iterates) and
+// costs in proportion to their size: get, len, count, first, last and
+// matches cost less than remembering them would (each node's `$` is its
+// own dict, so `$.get(…)` would be remembered once per node and never
+// found again).
 func memoFunc(name string) bool {
 	switch name {
-	case "get", "values", "keys", "items", "len", "count", "where", "select", "any", "all",
-		"first", "last", "distinct", "flatten", "toSet", "intersect", "matches", "concat",
-		"toYaml", "toJson":
+	case "values", "keys", "items", "where", "select", "any", "all", "distinct", "flatten",
+		"toSet", "intersect", "concat", "toYaml", "toJson":
 		return true
 	}
 	return false
@@ -348,4 +355,12 @@ func (ev *evaluator) regexp(pattern string) (*regexp.Regexp, error) {
 		ev.memo.patterns[pattern] = re
 	}
 	return re, err
+}
+
+// builtins is the function table, built on first use.
+func (m *Memo) builtins() map[string]funcSpec {
+	if m.funcs == nil {
+		m.funcs = builtins()
+	}
+	return m.funcs
 }
