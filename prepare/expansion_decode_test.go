@@ -99,3 +99,36 @@ func TestExpansionEntryDecodeErrors(t *testing.T) {
 		})
 	}
 }
+
+// An expansion is encoded as json.Marshal encodes it, byte for byte: the
+// snapshot's hash is its content's.
+func TestExpansionEncodesAsMarshal(t *testing.T) {
+	yes := true
+	steps := []*model.Step{
+		{ID: "a@1", Kind: "shell", Name: "a <&>", Task: "a", Node: "1", Condition: `yaql: $.x = "<b>"`,
+			Spec: model.Spec{"cmd": "echo <&> \u2028", "n": 3, "f": 1.5, "list": []any{"x", nil, true}}, FailOnError: &yes},
+		{ID: "b@1", Kind: "puppet", Name: "b", Deps: []string{"a@1"}, AnyOf: [][]string{{"a@1"}}, Meta: model.Meta{Noop: true}},
+	}
+	tests := []struct {
+		name string
+		doc  expansionDoc
+	}{
+		{"empty", expansionDoc{}},
+		{"no types", expansionDoc{Cluster: "c", Types: []expansionEntry{}}},
+		{"subsets", expansionDoc{Cluster: "c<1>", Nodes: []string{"1", "2"}, Tasks: []string{"a"}, Types: []expansionEntry{
+			{Type: "default", Graph: json.RawMessage(`{ "tasks" : [ {"id": "a<b>"} ] }`), Steps: steps},
+		}}},
+		{"empty subsets, types without steps or graph", expansionDoc{Cluster: "c", Nodes: []string{}, Types: []expansionEntry{
+			{Type: "a", Graph: json.RawMessage(`{}`)}, {Type: "b", Steps: []*model.Step{}}, {Type: "c", Steps: steps[:1]},
+		}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			want, err := json.Marshal(tt.doc)
+			require.NoError(t, err)
+			got, err := tt.doc.encode()
+			require.NoError(t, err)
+			assert.Equal(t, string(want), string(got))
+		})
+	}
+}

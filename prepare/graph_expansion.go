@@ -49,7 +49,7 @@ func encodeExpansion(req contract.GraphRequest, types []expandedType) ([]byte, e
 		}
 		doc.Types[i] = expansionEntry{Type: et.Type, Graph: g, Steps: et.Steps}
 	}
-	return json.Marshal(doc)
+	return doc.encode()
 }
 
 // loadExpansion reads the pinned expansion of req on cluster c. The
