@@ -219,7 +219,7 @@ func Run(ctx context.Context, cfg *config.Config, log *slog.Logger, o Options) e
 		CodecKeyID: keyID, TLSFingerprint: fingerprint,
 		UploadMaxBytes: cfg.UploadMaxBytes, UploadQuota: cfg.UploadQuota, UploadTTL: cfg.UploadTTL,
 	}, api.Deps{
-		Store: st, Executions: st0, Drift: st0, DriftChanged: watcher.Changed, Catalogue: cat, Registry: NewExportLister(registry), Graphs: deps.Graphs, Logger: log,
+		Store: st, Executions: st0, Drift: st0, DriftChanged: watcher.Changed, AgentWatch: watcher, Catalogue: cat, Registry: NewExportLister(registry), Graphs: deps.Graphs, Logger: log,
 		Ready: func(ctx context.Context) error {
 			_, err := c.CheckHealth(ctx, &client.CheckHealthRequest{})
 			return err

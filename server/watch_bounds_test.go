@@ -101,9 +101,9 @@ func otherOf(x, a, b string) string {
 	return a
 }
 
-// A stack's watched resources are its files and directories on this
-// server: the control plane's under its root, a local node's under the
-// node's directory; those on agent nodes are counted, not watched.
+// A stack's watched resources are its files and directories where they
+// live: the control plane's under its root, a local node's under the
+// node's directory, an agent node's by the path its agent resolves.
 func TestStackTargetsAreWhereTheResourcesLive(t *testing.T) {
 	ctx := context.Background()
 	st, err := store.Open(ctx, store.DefaultURL(t.TempDir()))
@@ -134,8 +134,9 @@ func TestStackTargetsAreWhereTheResourcesLive(t *testing.T) {
 	require.Equal(t, []watchTarget{
 		{path: filepath.Join(root, "etc/motd"), key: "file/motd@"},
 		{path: "/data/nodes/c1/web/srv/www", key: "directory/www@web"},
+		{path: "/etc/db.conf", key: "file/conf@db", agent: nodeRef{cluster: "c1", node: "db"}},
 	}, targets)
-	require.Equal(t, 1, skipped, "the agent node's file")
+	require.Zero(t, skipped)
 	_, _, ok, err = stackTargets(ctx, st, root, nodeRoot, "no-such-stack")
 	require.NoError(t, err)
 	require.False(t, ok)

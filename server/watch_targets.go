@@ -14,9 +14,14 @@ import (
 // watchTarget is one watched resource: where it lives on this server's
 // filesystem and the key a drift check limits itself with.
 type watchTarget struct {
-	path string // on the host
+	path string // on this host; on an agent node, as the resource says
 	key  string // planner.RecordKey
+	// agent is the agent node the resource lives on (zero: this server).
+	agent nodeRef
 }
+
+// nodeRef names a node of a cluster.
+type nodeRef struct{ cluster, node string }
 
 // watchedKind says whether a watcher watches a kind's resources.
 func watchedKind(kind string) bool {
@@ -32,10 +37,12 @@ type WatchStore interface {
 	GetCluster(ctx context.Context, id string) (*model.Cluster, error)
 }
 
-// stackTargets lists the watched resources of a stack that live on this
-// server: files and directories on the control plane and on the local
-// nodes of the stack's cluster. Resources on agent nodes are skipped
-// (skipped counts them). A stack whose drift record is gone or no longer
+// stackTargets lists the watched resources of a stack: files and
+// directories on the control plane and on the local nodes of the stack's
+// cluster (by their path on this host), and on its agent nodes (by the
+// path the resource declares: the agent resolves it in its node root).
+// Resources whose path leaves their node's root are skipped (skipped
+// counts them: their check says so). A stack whose drift record is gone or no longer
 // watches has none (ok false). Cost: two or three store reads.
 func stackTargets(ctx context.Context, st WatchStore, controlRoot string, nodeRoot func(cluster, node string) string, stackID string) (targets []watchTarget, skipped int, ok bool, err error) {
 	rec, err := st.GetDrift(ctx, stackID)
@@ -71,10 +78,16 @@ func stackTargets(ctx context.Context, st WatchStore, controlRoot string, nodeRo
 		if !watchedKind(r.Kind) || r.ID == "" {
 			continue
 		}
+		key := planner.RecordKey(r.Kind, r.PkgName, r.Node)
 		node := providers.Node{Root: controlRoot}
 		if r.Node != "" {
-			if !local[r.Node] {
-				skipped++
+			isLocal, known := local[r.Node]
+			if !known {
+				skipped++ // the node left the cluster: the check says so
+				continue
+			}
+			if !isLocal {
+				targets = append(targets, watchTarget{path: r.ID, key: key, agent: nodeRef{cluster: stack.ClusterID, node: r.Node}})
 				continue
 			}
 			node = providers.Node{Name: r.Node, Root: nodeRoot(stack.ClusterID, r.Node)}
@@ -84,7 +97,7 @@ func stackTargets(ctx context.Context, st WatchStore, controlRoot string, nodeRo
 			skipped++ // the path leaves the node's root: the check says so
 			continue
 		}
-		targets = append(targets, watchTarget{path: host, key: planner.RecordKey(r.Kind, r.PkgName, r.Node)})
+		targets = append(targets, watchTarget{path: host, key: key})
 	}
 	return targets, skipped, true, nil
 }
