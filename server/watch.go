@@ -57,7 +57,17 @@ type WatchOptions struct {
 	// and NodeRoot the directory of a local node.
 	ControlRoot string
 	NodeRoot    func(cluster, node string) string
+	// SystemdAddress is the D-Bus address of the systemd manager whose
+	// units service resources are (config CAIRN_SYSTEMD_ADDRESS; "": the
+	// system manager).
+	SystemdAddress string
+	// DpkgStatus is dpkg's status file, which changes whenever a package
+	// is installed, upgraded or removed (default DefaultDpkgStatus).
+	DpkgStatus string
 }
+
+// DefaultDpkgStatus is where dpkg keeps what is installed.
+const DefaultDpkgStatus = "/var/lib/dpkg/status"
 
 // Watcher watches the files and directories of the stacks whose drift
 // settings say watch, where they live: on this server (the control plane
@@ -89,6 +99,11 @@ type Watcher struct {
 	dirs   dirWatches
 	paths  int
 	agents map[nodeRef]*agentWatch
+	// byUnit indexes the service resources watched here by unit; while
+	// there are any, a goroutine follows systemd's signals (stopUnits
+	// stops it).
+	byUnit    map[string][]pathOwner
+	stopUnits context.CancelFunc
 }
 
 // watchedStack is one watched stack: its targets, the keys of those that
@@ -121,13 +136,16 @@ func NewWatcher(st WatchStore, checks DriftChecks, o WatchOptions, log *slog.Log
 	if o.Resync <= 0 {
 		o.Resync = DefaultWatchResync
 	}
+	if o.DpkgStatus == "" {
+		o.DpkgStatus = DefaultDpkgStatus
+	}
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
 	return &Watcher{st: st, checks: checks, o: o, log: log, nudges: make(chan string, 64),
 		epoch: strconv.FormatInt(time.Now().UnixNano(), 36), stopped: make(chan struct{}),
 		stacks: map[string]*watchedStack{}, byPath: map[string][]pathOwner{}, dirs: newDirWatches(nil),
-		agents: map[nodeRef]*agentWatch{}}
+		agents: map[nodeRef]*agentWatch{}, byUnit: map[string][]pathOwner{}}
 }
 
 // Changed tells the watcher a stack's drift settings changed or went; it
@@ -160,6 +178,9 @@ func (w *Watcher) Run(ctx context.Context) error {
 		close(w.stopped)
 		w.mu.Lock()
 		defer w.mu.Unlock()
+		if w.stopUnits != nil {
+			w.stopUnits()
+		}
 		for _, s := range w.stacks {
 			s.stop()
 		}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -29,21 +30,22 @@ import (
 	"github.com/cairn-io/cairn/server"
 )
 
-// runServerAt serves Cairn on dataDir at addr until the returned stop is
-// called (it may be called again: the second call does nothing).
-func runServerAt(t *testing.T, temporal, dataDir, addr string) (stop func()) {
+// runServerAt serves Cairn on dataDir at addr, with the settings extra
+// besides the test's, until the returned stop is called (it may be
+// called again: the second call does nothing).
+func runServerAt(t *testing.T, temporal, dataDir, addr string, extra map[string]string) (stop func()) {
 	t.Helper()
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	cfg, err := config.Load(config.Values(func(k string) string {
-		return map[string]string{
-			"CAIRN_TEMPORAL_ADDRESS":    temporal,
-			"CAIRN_DATA_DIR":            dataDir,
-			"CAIRN_API_ADDR":            addr,
-			"CAIRN_API_TOKEN":           "t0ken",
-			"CAIRN_TASK_QUEUE":          "watch-agent-test",
-			"CAIRN_HOOKS_ALLOW_PRIVATE": "true",
-		}[k]
-	}))
+	vals := map[string]string{
+		"CAIRN_TEMPORAL_ADDRESS":    temporal,
+		"CAIRN_DATA_DIR":            dataDir,
+		"CAIRN_API_ADDR":            addr,
+		"CAIRN_API_TOKEN":           "t0ken",
+		"CAIRN_TASK_QUEUE":          "watch-agent-test",
+		"CAIRN_HOOKS_ALLOW_PRIVATE": "true",
+	}
+	maps.Copy(vals, extra)
+	cfg, err := config.Load(config.Values(func(k string) string { return vals[k] }))
 	require.NoError(t, err)
 	ctx, cancel := context.WithCancel(context.Background())
 	ready := make(chan string, 1)
@@ -132,7 +134,7 @@ func TestWatchOnAnAgentNode(t *testing.T) {
 	dataDir, root, logs := t.TempDir(), t.TempDir(), t.TempDir()
 	require.NoError(t, os.MkdirAll(filepath.Join(root, "etc"), 0o755))
 	addr := loopbackAddr(t)
-	stop := runServerAt(t, dev.HostPort, dataDir, addr)
+	stop := runServerAt(t, dev.HostPort, dataDir, addr, nil)
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 	defer cancel()
 	c, err := client.New("http://"+addr, "t0ken")
@@ -245,7 +247,7 @@ func TestWatchOnAnAgentNode(t *testing.T) {
 		}, time.Minute, 10*time.Millisecond)
 		stop()
 		restarted := time.Now()
-		runServerAt(outer, dev.HostPort, dataDir, addr)
+		runServerAt(outer, dev.HostPort, dataDir, addr, nil)
 		// The restarted server checks the stack whole once: what changes
 		// after that is seen only if the agent watches for it.
 		require.Eventually(t, func() bool {

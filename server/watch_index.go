@@ -31,7 +31,7 @@ func (w *Watcher) resyncAll(ctx context.Context) {
 // resync re-reads one stack's watched resources and watches them, or
 // stops watching the stack when its setting or the stack went.
 func (w *Watcher) resync(ctx context.Context, id string) {
-	targets, skipped, ok, err := stackTargets(ctx, w.st, w.o.ControlRoot, w.o.NodeRoot, id)
+	targets, skipped, ok, err := stackTargets(ctx, w.st, w.o, id)
 	if err != nil {
 		w.log.Warn("watch: read stack", "stack", id, "err", err)
 		return
@@ -52,6 +52,7 @@ func (w *Watcher) resync(ctx context.Context, id string) {
 	}
 	if !ok || len(targets) == 0 {
 		drop()
+		w.followUnits(ctx)
 		if s != nil {
 			w.log.Info("watch: stack no longer watched", "stack", id)
 		}
@@ -59,6 +60,7 @@ func (w *Watcher) resync(ctx context.Context, id string) {
 	}
 	if why := w.overBound(old, targets); why != "" {
 		drop()
+		w.followUnits(ctx)
 		w.log.Warn("watch: stack not watched: too many paths", "stack", id, "paths", len(targets), "where", why)
 		return
 	}
@@ -72,6 +74,7 @@ func (w *Watcher) resync(ctx context.Context, id string) {
 	w.watch(s, targets)
 	w.unwatch(s, old)
 	s.targets = targets
+	w.followUnits(ctx)
 	if old == nil {
 		// Newly armed (at start, or watching just asked for): what
 		// changed while no one watched is checked now.
@@ -122,6 +125,11 @@ func (w *Watcher) watch(s *watchedStack, targets []watchTarget) {
 			w.agentNode(t.agent).add(t.path, pathOwner{stack: s, key: t.key})
 			continue
 		}
+		if t.unit {
+			w.byUnit[t.path] = append(w.byUnit[t.path], pathOwner{stack: s, key: t.key})
+			w.paths++
+			continue
+		}
 		w.byPath[t.path] = append(w.byPath[t.path], pathOwner{stack: s, key: t.key})
 		dir := filepath.Dir(t.path)
 		if err := w.dirs.add(t.path, !added[dir]); err != nil {
@@ -141,16 +149,22 @@ func (w *Watcher) unwatch(s *watchedStack, targets []watchTarget) {
 			w.agentNode(t.agent).remove(t.path, pathOwner{stack: s, key: t.key})
 			continue
 		}
-		owners := w.byPath[t.path]
+		index := w.byPath
+		if t.unit {
+			index = w.byUnit
+		}
+		owners := index[t.path]
 		if i := slices.Index(owners, pathOwner{stack: s, key: t.key}); i >= 0 {
 			owners = slices.Delete(owners, i, i+1)
 		}
 		if len(owners) == 0 {
-			delete(w.byPath, t.path)
+			delete(index, t.path)
 		} else {
-			w.byPath[t.path] = owners
+			index[t.path] = owners
 		}
-		w.dirs.remove(t.path)
+		if !t.unit {
+			w.dirs.remove(t.path)
+		}
 		w.paths--
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 
+	"github.com/cairn-io/cairn/kinds"
 	"github.com/cairn-io/cairn/model"
 	"github.com/cairn-io/cairn/planner"
 	"github.com/cairn-io/cairn/providers"
@@ -18,15 +19,32 @@ type watchTarget struct {
 	key  string // planner.RecordKey
 	// agent is the agent node the resource lives on (zero: this server).
 	agent nodeRef
+	// unit says path is a systemd unit's name, watched on D-Bus.
+	unit bool
 }
 
 // nodeRef names a node of a cluster.
 type nodeRef struct{ cluster, node string }
 
-// watchedKind says whether a watcher watches a kind's resources.
-func watchedKind(kind string) bool {
-	k := strings.ToLower(kind)
-	return k == "file" || k == "directory"
+// How the resources of a kind are watched.
+const (
+	watchNone    = iota
+	watchPath    // the resource's path, on its node
+	watchPackage // dpkg's status file, on its node's host
+	watchUnit    // its systemd unit's signals, on its node's host
+)
+
+// watchedKind says how a watcher watches a kind's resources.
+func watchedKind(kind string) int {
+	switch strings.ToLower(kind) {
+	case kinds.KindFile, kinds.KindDirectory:
+		return watchPath
+	case kinds.KindPackage:
+		return watchPackage
+	case kinds.KindService:
+		return watchUnit
+	}
+	return watchNone
 }
 
 // WatchStore is what the watcher reads of the store.
@@ -40,11 +58,14 @@ type WatchStore interface {
 // stackTargets lists the watched resources of a stack: files and
 // directories on the control plane and on the local nodes of the stack's
 // cluster (by their path on this host), and on its agent nodes (by the
-// path the resource declares: the agent resolves it in its node root).
-// Resources whose path leaves their node's root are skipped (skipped
-// counts them: their check says so). A stack whose drift record is gone or no longer
+// path the resource declares: the agent resolves it in its node root);
+// packages (by dpkg's status file) and services (by unit) of the control
+// plane and local nodes, which are this host's. Resources whose path
+// leaves their node's root, and packages and services of agent nodes,
+// are skipped (skipped counts them: their checks, or the schedule's,
+// say what changed). A stack whose drift record is gone or no longer
 // watches has none (ok false). Cost: two or three store reads.
-func stackTargets(ctx context.Context, st WatchStore, controlRoot string, nodeRoot func(cluster, node string) string, stackID string) (targets []watchTarget, skipped int, ok bool, err error) {
+func stackTargets(ctx context.Context, st WatchStore, o WatchOptions, stackID string) (targets []watchTarget, skipped int, ok bool, err error) {
 	rec, err := st.GetDrift(ctx, stackID)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, 0, false, nil
@@ -75,11 +96,12 @@ func stackTargets(ctx context.Context, st WatchStore, controlRoot string, nodeRo
 		}
 	}
 	for _, r := range stack.Resources {
-		if !watchedKind(r.Kind) || r.ID == "" {
+		how := watchedKind(r.Kind)
+		if how == watchNone || r.ID == "" {
 			continue
 		}
 		key := planner.RecordKey(r.Kind, r.PkgName, r.Node)
-		node := providers.Node{Root: controlRoot}
+		node := providers.Node{Root: o.ControlRoot}
 		if r.Node != "" {
 			isLocal, known := local[r.Node]
 			if !known {
@@ -87,10 +109,22 @@ func stackTargets(ctx context.Context, st WatchStore, controlRoot string, nodeRo
 				continue
 			}
 			if !isLocal {
+				if how != watchPath {
+					skipped++
+					continue
+				}
 				targets = append(targets, watchTarget{path: r.ID, key: key, agent: nodeRef{cluster: stack.ClusterID, node: r.Node}})
 				continue
 			}
-			node = providers.Node{Name: r.Node, Root: nodeRoot(stack.ClusterID, r.Node)}
+			node = providers.Node{Name: r.Node, Root: o.NodeRoot(stack.ClusterID, r.Node)}
+		}
+		switch how {
+		case watchPackage:
+			targets = append(targets, watchTarget{path: o.DpkgStatus, key: key})
+			continue
+		case watchUnit:
+			targets = append(targets, watchTarget{path: r.ID, key: key, unit: true})
+			continue
 		}
 		host, err := node.Resolve(r.ID)
 		if err != nil {
