@@ -70,11 +70,11 @@ func (s *server) agentWatchEvents(c echo.Context) error {
 	if err := dec.Decode(&ev); err != nil {
 		return badRequest("watch events: %v", err)
 	}
-	if len(ev.Paths) > agentapi.MaxWatchPaths {
-		return badRequest("watch events: %d paths, at most %d", len(ev.Paths), agentapi.MaxWatchPaths)
+	if n := len(ev.Paths) + len(ev.Units); n > agentapi.MaxWatchPaths {
+		return badRequest("watch events: %d paths and units, at most %d", n, agentapi.MaxWatchPaths)
 	}
 	marked := s.agentWatch.NodeWatchEvents(id.cluster, id.node, ev)
 	requestLogger(c, s.log).Debug("watch events from an agent", "cluster", id.cluster, "node", id.node,
-		"paths", len(ev.Paths), "overflow", ev.Overflow, "resources", marked)
+		"paths", len(ev.Paths), "units", len(ev.Units), "overflow", ev.Overflow, "resources", marked)
 	return c.NoContent(http.StatusNoContent)
 }

@@ -81,7 +81,7 @@ func ServeAgent(ctx context.Context, cfg *config.Config, log *slog.Logger, ready
 		return err
 	}
 	log.Info("agent polling", "cluster", a.Cluster, "node", a.Node.ID, "queue", a.Queue, "root", a.Root)
-	stopWatch := goWatch(ctx, api, a.Root, log)
+	stopWatch := goWatch(ctx, api, a.Root, cfg.SystemdAddress, log)
 	defer stopWatch()
 	if ready != nil {
 		ready(a)

@@ -33,40 +33,55 @@ type watchAPI interface {
 	ReportWatchEvents(ctx context.Context, ev agentapi.WatchEvents) error
 }
 
-// agentWatcher watches, on an agent's node, the paths the server lists
-// for it (agentapi.PathWatch), with inotify on their directories as the
-// server's Watcher does, and reports those that change
-// (agentapi.PathWatchEvents), gathered per agentWatchFlush. It asks for
-// its list anew whenever the server could not be reached, so an agent
-// that reconnects, or a server that restarted, has the current list.
-// Memory: O(watched paths), at most agentapi.MaxWatchPaths.
+// agentWatcher watches, on an agent's node, what the server lists for it
+// (agentapi.PathWatch): paths with inotify on their directories as the
+// server's Watcher does, units on systemd's D-Bus signals (the manager
+// at address, as the agent's service kind drives), and reports those
+// that change (agentapi.PathWatchEvents), gathered per agentWatchFlush.
+// It asks for its list anew whenever the server could not be reached, so
+// an agent that reconnects, or a server that restarted, has the current
+// list. Memory: O(watched entries), at most agentapi.MaxWatchPaths.
 type agentWatcher struct {
-	api  watchAPI
-	root string
-	log  *slog.Logger
+	api     watchAPI
+	root    string
+	address string
+	log     *slog.Logger
 
 	mu      sync.Mutex
 	dirs    dirWatches
 	byHost  map[string]string // path on the host -> path as listed
-	pending map[string]bool
+	units   map[string]bool
+	pending map[string]bool // paths as listed
+	unitsCh map[string]bool // units changed
 	over    bool
 	wake    chan struct{}
+	// stopUnits stops following systemd's signals (nil: not following).
+	stopUnits context.CancelFunc
+	unitsCtx  context.Context
 }
 
-// runAgentWatch watches the node's listed paths under root until ctx
-// ends.
-func runAgentWatch(ctx context.Context, api watchAPI, root string, log *slog.Logger) error {
+// runAgentWatch watches the node's listed paths under root, and its
+// listed units on the systemd manager at address, until ctx ends.
+func runAgentWatch(ctx context.Context, api watchAPI, root, address string, log *slog.Logger) error {
 	fsw, err := fsnotify.NewBufferedWatcher(watchEvents)
 	if err != nil {
 		return err
 	}
 	defer fsw.Close()
-	a := &agentWatcher{api: api, root: root, log: log, dirs: newDirWatches(fsw),
-		byHost: map[string]string{}, pending: map[string]bool{}, wake: make(chan struct{}, 1)}
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	a := &agentWatcher{api: api, root: root, address: address, log: log, dirs: newDirWatches(fsw),
+		byHost: map[string]string{}, units: map[string]bool{}, pending: map[string]bool{}, unitsCh: map[string]bool{},
+		wake: make(chan struct{}, 1), unitsCtx: ctx}
+	defer func() {
+		a.mu.Lock()
+		defer a.mu.Unlock()
+		if a.stopUnits != nil {
+			a.stopUnits()
+		}
+	}()
 	wg.Go(func() { a.follow(ctx) })
 	wg.Go(func() { a.report(ctx) })
 	for {
@@ -84,12 +99,59 @@ func runAgentWatch(ctx context.Context, api watchAPI, root string, log *slog.Log
 			}
 			log.Warn("watch", "err", err)
 			if errors.Is(err, fsnotify.ErrEventOverflow) {
-				a.mu.Lock()
-				a.over = true
-				a.mu.Unlock()
-				a.signal()
+				a.lost()
 			}
 		}
+	}
+}
+
+// lost says events were dropped: everything watched may have changed.
+func (a *agentWatcher) lost() {
+	a.mu.Lock()
+	a.over = true
+	a.mu.Unlock()
+	a.signal()
+}
+
+// unitChanged marks a watched unit as changed.
+func (a *agentWatcher) unitChanged(unit string) {
+	a.mu.Lock()
+	ok := a.units[unit]
+	if ok {
+		a.unitsCh[unit] = true
+	}
+	a.mu.Unlock()
+	if ok {
+		a.signal()
+	}
+}
+
+// followUnits follows systemd's signals while units are listed, and
+// stops when none are; a connection that fails is made again, and what
+// changed meanwhile is reported as lost. Under a.mu.
+func (a *agentWatcher) followUnits() {
+	switch {
+	case len(a.units) > 0 && a.stopUnits == nil:
+		ctx, stop := context.WithCancel(a.unitsCtx)
+		a.stopUnits = stop
+		go func() {
+			for first := true; ; first = false {
+				if !first {
+					a.lost()
+				}
+				err := providers.WatchUnits(ctx, a.address, a.unitChanged, a.lost)
+				if ctx.Err() != nil {
+					return
+				}
+				a.log.Warn("watch: systemd units", "err", err)
+				if !sleep(ctx, agentWatchRetry) {
+					return
+				}
+			}
+		}()
+	case len(a.units) == 0 && a.stopUnits != nil:
+		a.stopUnits()
+		a.stopUnits = nil
 	}
 }
 
@@ -131,24 +193,31 @@ func (a *agentWatcher) follow(ctx context.Context) {
 			continue
 		}
 		if l.Version != since {
-			a.set(l.Paths)
+			a.set(l)
 			since = l.Version
 		}
 	}
 }
 
-// set watches paths (as listed: each resolved in the node's root) and
-// stops watching the others.
-func (a *agentWatcher) set(paths []string) {
+// set watches what l lists (its paths each resolved in the node's root,
+// its host paths as they are, its units) and stops watching the rest.
+func (a *agentWatcher) set(l *agentapi.WatchList) {
 	node := providers.Node{Root: a.root}
-	want := make(map[string]string, len(paths))
-	for _, p := range paths {
+	want := make(map[string]string, len(l.Paths)+len(l.Host))
+	for _, p := range l.Paths {
 		host, err := node.Resolve(p)
 		if err != nil {
 			a.log.Warn("watch: path not watched", "path", p, "err", err)
 			continue
 		}
 		want[host] = p
+	}
+	for _, p := range l.Host {
+		if !filepath.IsAbs(p) {
+			a.log.Warn("watch: host path not absolute: not watched", "path", p)
+			continue
+		}
+		want[filepath.Clean(p)] = p
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -171,7 +240,17 @@ func (a *agentWatcher) set(paths []string) {
 			a.dirs.remove(host)
 		}
 	}
-	a.log.Info("watch: watching", "paths", len(a.byHost))
+	clear(a.units)
+	for _, u := range l.Units {
+		a.units[u] = true
+	}
+	for u := range a.unitsCh {
+		if !a.units[u] {
+			delete(a.unitsCh, u)
+		}
+	}
+	a.followUnits()
+	a.log.Info("watch: watching", "paths", len(a.byHost), "units", len(a.units))
 }
 
 // report sends what changed, at most once per agentWatchFlush; what a
@@ -191,21 +270,26 @@ func (a *agentWatcher) report(ctx context.Context) {
 		for p := range a.pending {
 			ev.Paths = append(ev.Paths, p)
 		}
+		for u := range a.unitsCh {
+			ev.Units = append(ev.Units, u)
+		}
 		clear(a.pending)
+		clear(a.unitsCh)
 		a.over = false
 		a.mu.Unlock()
 		if ev.Overflow {
-			ev.Paths = nil
+			ev.Paths, ev.Units = nil, nil
 		}
-		if len(ev.Paths) == 0 && !ev.Overflow {
+		if len(ev.Paths) == 0 && len(ev.Units) == 0 && !ev.Overflow {
 			continue
 		}
 		slices.Sort(ev.Paths)
+		slices.Sort(ev.Units)
 		if err := a.api.ReportWatchEvents(ctx, ev); err != nil {
 			if ctx.Err() != nil {
 				return
 			}
-			a.log.Warn("watch: report changes", "paths", len(ev.Paths), "err", err)
+			a.log.Warn("watch: report changes", "paths", len(ev.Paths), "units", len(ev.Units), "err", err)
 			a.requeue(ev)
 			if !sleep(ctx, agentWatchRetry) {
 				return
@@ -228,17 +312,22 @@ func (a *agentWatcher) requeue(ev agentapi.WatchEvents) {
 			a.pending[p] = true
 		}
 	}
+	for _, u := range ev.Units {
+		if a.units[u] {
+			a.unitsCh[u] = true
+		}
+	}
 	a.signal()
 }
 
 // goWatch runs runAgentWatch in a goroutine; the returned func stops it
 // and waits for it to end.
-func goWatch(ctx context.Context, api watchAPI, root string, log *slog.Logger) (stop func()) {
+func goWatch(ctx context.Context, api watchAPI, root, address string, log *slog.Logger) (stop func()) {
 	ctx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		if err := runAgentWatch(ctx, api, root, log); err != nil {
+		if err := runAgentWatch(ctx, api, root, address, log); err != nil {
 			log.Error("watch: not watching this node", "err", err)
 		}
 	}()

@@ -111,7 +111,7 @@ func TestAgentWatcherReportsListedPathsCoalesced(t *testing.T) {
 	require.NoError(t, err)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- runAgentWatch(ctx, api, root, slog.New(slog.DiscardHandler)) }()
+	go func() { done <- runAgentWatch(ctx, api, root, "", slog.New(slog.DiscardHandler)) }()
 	t.Cleanup(func() {
 		cancel()
 		require.NoError(t, <-done)

@@ -2,7 +2,6 @@ package server
 
 import (
 	"context"
-	"maps"
 	"slices"
 	"strconv"
 	"time"
@@ -10,13 +9,31 @@ import (
 	"github.com/cairn-io/cairn/internal/agentapi"
 )
 
+// agentEntry is one thing an agent node watches: a path in its node
+// root, a path of its host, or a systemd unit.
+type agentEntry struct {
+	kind int // watchPath, watchPackage (a host path) or watchUnit
+	name string
+}
+
+// entryOf is the agent entry of a target on an agent node.
+func entryOf(t watchTarget) agentEntry {
+	switch {
+	case t.unit:
+		return agentEntry{kind: watchUnit, name: t.path}
+	case t.host:
+		return agentEntry{kind: watchPackage, name: t.path}
+	}
+	return agentEntry{kind: watchPath, name: t.path}
+}
+
 // agentWatch is what one agent node watches for this server's watched
-// stacks: its paths (as the resources declare them) and their owners,
-// and the list's version, bumped when a path comes or goes; changed is
-// closed then (and replaced) to wake the node's agent waiting for it.
+// stacks: its entries and their owners, and the list's version, bumped
+// when an entry comes or goes; changed is closed then (and replaced) to
+// wake the node's agent waiting for it.
 type agentWatch struct {
-	byPath  map[string][]pathOwner
-	paths   int
+	owners  map[agentEntry][]pathOwner
+	targets int
 	version uint64
 	changed chan struct{}
 }
@@ -27,32 +44,32 @@ type agentWatch struct {
 func (w *Watcher) agentNode(ref nodeRef) *agentWatch {
 	a := w.agents[ref]
 	if a == nil {
-		a = &agentWatch{byPath: map[string][]pathOwner{}, changed: make(chan struct{})}
+		a = &agentWatch{owners: map[agentEntry][]pathOwner{}, changed: make(chan struct{})}
 		w.agents[ref] = a
 	}
 	return a
 }
 
-func (a *agentWatch) add(path string, o pathOwner) {
-	if len(a.byPath[path]) == 0 {
+func (a *agentWatch) add(e agentEntry, o pathOwner) {
+	if len(a.owners[e]) == 0 {
 		a.bump()
 	}
-	a.byPath[path] = append(a.byPath[path], o)
-	a.paths++
+	a.owners[e] = append(a.owners[e], o)
+	a.targets++
 }
 
-func (a *agentWatch) remove(path string, o pathOwner) {
-	owners := a.byPath[path]
+func (a *agentWatch) remove(e agentEntry, o pathOwner) {
+	owners := a.owners[e]
 	if i := slices.Index(owners, o); i >= 0 {
 		owners = slices.Delete(owners, i, i+1)
 	}
 	if len(owners) == 0 {
-		delete(a.byPath, path)
+		delete(a.owners, e)
 		a.bump()
 	} else {
-		a.byPath[path] = owners
+		a.owners[e] = owners
 	}
-	a.paths--
+	a.targets--
 }
 
 // bump makes a new version of the list and wakes those waiting for one.
@@ -62,21 +79,31 @@ func (a *agentWatch) bump() {
 	a.changed = make(chan struct{})
 }
 
-// list is the node's WatchList. Cost: O(n log n) in its paths.
+// list is the node's WatchList. Cost: O(n log n) in its entries.
 func (w *Watcher) list(a *agentWatch) *agentapi.WatchList {
-	return &agentapi.WatchList{
-		Version: w.epoch + "." + strconv.FormatUint(a.version, 10),
-		Paths:   slices.Sorted(maps.Keys(a.byPath)),
+	l := &agentapi.WatchList{Version: w.epoch + "." + strconv.FormatUint(a.version, 10), Paths: []string{}}
+	for e := range a.owners {
+		switch e.kind {
+		case watchUnit:
+			l.Units = append(l.Units, e.name)
+		case watchPackage:
+			l.Host = append(l.Host, e.name)
+		default:
+			l.Paths = append(l.Paths, e.name)
+		}
 	}
+	slices.Sort(l.Paths)
+	slices.Sort(l.Host)
+	slices.Sort(l.Units)
+	return l
 }
 
-// NodeWatchList answers the paths the agent of node (of cluster) is to
-// watch. When since is the current version it waits up to
-// agentapi.WatchWait for a change first (or until ctx ends or the
-// watcher stops), so an agent learns of a new list at once while holding
-// one request open. A version of an earlier server process is never
-// current: an agent that reconnects to a restarted server gets the list
-// at once.
+// NodeWatchList answers what the agent of node (of cluster) is to watch.
+// When since is the current version it waits up to agentapi.WatchWait
+// for a change first (or until ctx ends or the watcher stops), so an
+// agent learns of a new list at once while holding one request open. A
+// version of an earlier server process is never current: an agent that
+// reconnects to a restarted server gets the list at once.
 func (w *Watcher) NodeWatchList(ctx context.Context, cluster, node, since string) (*agentapi.WatchList, error) {
 	ref := nodeRef{cluster: cluster, node: node}
 	w.mu.Lock()
@@ -101,9 +128,9 @@ func (w *Watcher) NodeWatchList(ctx context.Context, cluster, node, since string
 }
 
 // NodeWatchEvents takes what the agent of node saw change: its watched
-// resources at those paths (all of them on overflow) are checked as a
-// change seen here would be. Paths the node does not watch are ignored;
-// it returns how many resources it marked. Cost: O(paths).
+// resources at those paths and units (all of them on overflow) are
+// checked as a change seen here would be. What the node does not watch
+// is ignored; it returns how many resources it marked. Cost: O(events).
 func (w *Watcher) NodeWatchEvents(cluster, node string, ev agentapi.WatchEvents) int {
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -120,13 +147,17 @@ func (w *Watcher) NodeWatchEvents(cluster, node string, ev agentapi.WatchEvents)
 		}
 	}
 	if ev.Overflow {
-		for _, owners := range a.byPath {
+		for _, owners := range a.owners {
 			mark(owners)
 		}
 		return marked
 	}
 	for _, p := range ev.Paths {
-		mark(a.byPath[p])
+		mark(a.owners[agentEntry{kind: watchPath, name: p}])
+		mark(a.owners[agentEntry{kind: watchPackage, name: p}])
+	}
+	for _, u := range ev.Units {
+		mark(a.owners[agentEntry{kind: watchUnit, name: u}])
 	}
 	return marked
 }

@@ -104,8 +104,8 @@ func otherOf(x, a, b string) string {
 // A stack's watched resources are its files and directories where they
 // live: the control plane's under its root, a local node's under the
 // node's directory, an agent node's by the path its agent resolves; its
-// packages by dpkg's status file and its services by unit, on this
-// host (those of agent nodes are counted, not watched).
+// packages by dpkg's status file and its services by unit, on their
+// node's host (an agent node's on the agent's).
 func TestStackTargetsAreWhereTheResourcesLive(t *testing.T) {
 	ctx := context.Background()
 	st, err := store.Open(ctx, store.DefaultURL(t.TempDir()))
@@ -144,8 +144,10 @@ func TestStackTargetsAreWhereTheResourcesLive(t *testing.T) {
 		{path: "/etc/db.conf", key: "file/conf@db", agent: nodeRef{cluster: "c1", node: "db"}},
 		{path: "/var/lib/dpkg/status", key: "package/nginx@"},
 		{path: "nginx.service", key: "service/nginx@web", unit: true},
+		{path: "/var/lib/dpkg/status", key: "package/pg@db", agent: nodeRef{cluster: "c1", node: "db"}, host: true},
+		{path: "postgresql.service", key: "service/pg@db", agent: nodeRef{cluster: "c1", node: "db"}, unit: true},
 	}, targets)
-	require.Equal(t, 2, skipped, "the agent node's package and service")
+	require.Zero(t, skipped)
 	_, _, ok, err = stackTargets(ctx, st, o, "no-such-stack")
 	require.NoError(t, err)
 	require.False(t, ok)

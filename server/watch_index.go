@@ -106,7 +106,7 @@ func (w *Watcher) overBound(old, targets []watchTarget) string {
 		}
 		have := 0
 		if a := w.agents[ref]; a != nil {
-			have = a.paths
+			have = a.targets
 		}
 		if have-was[ref]+n > w.o.MaxNodePaths {
 			return fmt.Sprintf("node %s of cluster %s watches %d paths, at most %d", ref.node, ref.cluster, have, w.o.MaxNodePaths)
@@ -122,7 +122,7 @@ func (w *Watcher) watch(s *watchedStack, targets []watchTarget) {
 	added := map[string]bool{}
 	for _, t := range targets {
 		if t.agent.node != "" {
-			w.agentNode(t.agent).add(t.path, pathOwner{stack: s, key: t.key})
+			w.agentNode(t.agent).add(entryOf(t), pathOwner{stack: s, key: t.key})
 			continue
 		}
 		if t.unit {
@@ -146,7 +146,7 @@ func (w *Watcher) watch(s *watchedStack, targets []watchTarget) {
 func (w *Watcher) unwatch(s *watchedStack, targets []watchTarget) {
 	for _, t := range targets {
 		if t.agent.node != "" {
-			w.agentNode(t.agent).remove(t.path, pathOwner{stack: s, key: t.key})
+			w.agentNode(t.agent).remove(entryOf(t), pathOwner{stack: s, key: t.key})
 			continue
 		}
 		index := w.byPath

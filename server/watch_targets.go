@@ -19,8 +19,10 @@ type watchTarget struct {
 	key  string // planner.RecordKey
 	// agent is the agent node the resource lives on (zero: this server).
 	agent nodeRef
-	// unit says path is a systemd unit's name, watched on D-Bus.
-	unit bool
+	// unit says path is a systemd unit's name, watched on D-Bus; host
+	// that path is its host's own, not in its node's root (an agent
+	// node's dpkg status file).
+	unit, host bool
 }
 
 // nodeRef names a node of a cluster.
@@ -59,11 +61,10 @@ type WatchStore interface {
 // directories on the control plane and on the local nodes of the stack's
 // cluster (by their path on this host), and on its agent nodes (by the
 // path the resource declares: the agent resolves it in its node root);
-// packages (by dpkg's status file) and services (by unit) of the control
-// plane and local nodes, which are this host's. Resources whose path
-// leaves their node's root, and packages and services of agent nodes,
-// are skipped (skipped counts them: their checks, or the schedule's,
-// say what changed). A stack whose drift record is gone or no longer
+// packages (by dpkg's status file) and services (by unit) of their
+// node's host: this one for the control plane and local nodes, the
+// agent's for an agent node. Resources whose path leaves their node's
+// root are skipped (skipped counts them: their checks say so). A stack whose drift record is gone or no longer
 // watches has none (ok false). Cost: two or three store reads.
 func stackTargets(ctx context.Context, st WatchStore, o WatchOptions, stackID string) (targets []watchTarget, skipped int, ok bool, err error) {
 	rec, err := st.GetDrift(ctx, stackID)
@@ -109,11 +110,14 @@ func stackTargets(ctx context.Context, st WatchStore, o WatchOptions, stackID st
 				continue
 			}
 			if !isLocal {
-				if how != watchPath {
-					skipped++
-					continue
+				t := watchTarget{path: r.ID, key: key, agent: nodeRef{cluster: stack.ClusterID, node: r.Node}}
+				switch how {
+				case watchPackage:
+					t.path, t.host = o.DpkgStatus, true
+				case watchUnit:
+					t.unit = true
 				}
-				targets = append(targets, watchTarget{path: r.ID, key: key, agent: nodeRef{cluster: stack.ClusterID, node: r.Node}})
+				targets = append(targets, t)
 				continue
 			}
 			node = providers.Node{Name: r.Node, Root: o.NodeRoot(stack.ClusterID, r.Node)}

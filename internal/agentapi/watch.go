@@ -30,18 +30,28 @@ const (
 	MaxWatchEventsBytes = 4 << 20
 )
 
-// WatchList is what a node watches: paths as its resources declare them
-// (within the agent's node root), and the version of the list.
+// WatchList is what a node watches, and the version of the list: Paths
+// as its resources declare them (the agent resolves them in its node
+// root), Host paths of its host itself (dpkg's status file, for its
+// packages) and systemd Units (for its services, on the manager the
+// agent's CAIRN_SYSTEMD_ADDRESS names). At most MaxWatchPaths in all.
 type WatchList struct {
 	Version string   `json:"version"`
 	Paths   []string `json:"paths"`
+	Host    []string `json:"host,omitempty"`
+	Units   []string `json:"units,omitempty"`
 }
 
-// WatchEvents is what an agent saw change since its last report: paths
-// of its WatchList, each once, or Overflow when the kernel dropped
-// events (every watched path may have changed).
+// Len is how many entries the list holds.
+func (l *WatchList) Len() int { return len(l.Paths) + len(l.Host) + len(l.Units) }
+
+// WatchEvents is what an agent saw change since its last report, each
+// once: Paths of its list's Paths or Host, Units of its Units; or
+// Overflow when events were dropped (everything watched may have
+// changed).
 type WatchEvents struct {
 	Paths    []string `json:"paths,omitempty"`
+	Units    []string `json:"units,omitempty"`
 	Overflow bool     `json:"overflow,omitempty"`
 }
 
@@ -56,8 +66,8 @@ func (c *Client) WatchList(ctx context.Context, since string) (*WatchList, error
 	if err := json.Unmarshal(body, &l); err != nil {
 		return nil, fmt.Errorf("watch list: %w", err)
 	}
-	if len(l.Paths) > MaxWatchPaths {
-		return nil, fmt.Errorf("watch list: %d paths, over the bound of %d", len(l.Paths), MaxWatchPaths)
+	if l.Len() > MaxWatchPaths {
+		return nil, fmt.Errorf("watch list: %d entries, over the bound of %d", l.Len(), MaxWatchPaths)
 	}
 	return &l, nil
 }
@@ -69,7 +79,7 @@ func (c *Client) ReportWatchEvents(ctx context.Context, ev WatchEvents) error {
 		return fmt.Errorf("watch events: %w", err)
 	}
 	if _, err := c.do(ctx, http.MethodPost, PathWatchEvents, nil, raw); err != nil {
-		return fmt.Errorf("report %d watch events: %w", len(ev.Paths), err)
+		return fmt.Errorf("report %d watch events: %w", len(ev.Paths)+len(ev.Units), err)
 	}
 	return nil
 }
