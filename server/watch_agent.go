@@ -36,7 +36,15 @@ type agentWatch struct {
 	targets int
 	version uint64
 	changed chan struct{}
+	// waiting counts the node's requests waiting for a change, at most
+	// maxWatchWaiters.
+	waiting int
 }
+
+// maxWatchWaiters bounds the requests of one node that wait for its list
+// to change: an agent holds one; more (a token holder opening many) are
+// answered at once, so they hold no goroutine of the server's.
+const maxWatchWaiters = 4
 
 // agentNode is the node's entry, made when first asked for. Entries stay
 // for the watcher's life: one per agent node that asked or has watched
@@ -103,16 +111,25 @@ func (w *Watcher) list(a *agentWatch) *agentapi.WatchList {
 // for a change first (or until ctx ends or the watcher stops), so an
 // agent learns of a new list at once while holding one request open. A
 // version of an earlier server process is never current: an agent that
-// reconnects to a restarted server gets the list at once.
+// reconnects to a restarted server gets the list at once. At most
+// maxWatchWaiters requests of a node wait; the others are answered at
+// once.
 func (w *Watcher) NodeWatchList(ctx context.Context, cluster, node, since string) (*agentapi.WatchList, error) {
 	ref := nodeRef{cluster: cluster, node: node}
 	w.mu.Lock()
 	a := w.agentNode(ref)
 	l, changed := w.list(a), a.changed
-	w.mu.Unlock()
-	if l.Version != since {
+	if l.Version != since || a.waiting >= maxWatchWaiters {
+		w.mu.Unlock()
 		return l, nil
 	}
+	a.waiting++
+	w.mu.Unlock()
+	defer func() {
+		w.mu.Lock()
+		a.waiting--
+		w.mu.Unlock()
+	}()
 	t := time.NewTimer(agentapi.WatchWait)
 	defer t.Stop()
 	select {

@@ -113,3 +113,36 @@ func TestAgentNodeWatchListIsBoundedAndFollowsTheStore(t *testing.T) {
 		assert.Less(t, time.Since(t0), agentapi.WatchWait)
 	})
 }
+
+// A node's requests waiting for its list to change are bounded: past
+// maxWatchWaiters, a request is answered at once with the current list.
+func TestAgentNodeWatchWaitersAreBounded(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	w := NewWatcher(nil, nil, WatchOptions{}, nil)
+	l, err := w.NodeWatchList(ctx, "c1", "a1", "")
+	require.NoError(t, err)
+	answered := make(chan struct{}, maxWatchWaiters)
+	for range maxWatchWaiters {
+		go func() {
+			_, _ = w.NodeWatchList(ctx, "c1", "a1", l.Version)
+			answered <- struct{}{}
+		}()
+	}
+	require.Eventually(t, func() bool {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		return w.agents[nodeRef{cluster: "c1", node: "a1"}].waiting == maxWatchWaiters
+	}, time.Minute, time.Millisecond)
+	got, err := w.NodeWatchList(ctx, "c1", "a1", l.Version)
+	require.NoError(t, err, "one more is answered at once")
+	assert.Equal(t, l.Version, got.Version)
+	assert.Len(t, answered, 0, "the waiting ones still wait")
+	cancel()
+	for range maxWatchWaiters {
+		<-answered
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	assert.Zero(t, w.agents[nodeRef{cluster: "c1", node: "a1"}].waiting)
+}
