@@ -57,7 +57,6 @@ type agentWatcher struct {
 	wake    chan struct{}
 	// stopUnits stops following systemd's signals (nil: not following).
 	stopUnits context.CancelFunc
-	unitsCtx  context.Context
 }
 
 // runAgentWatch watches the node's listed paths under root, and its
@@ -74,7 +73,7 @@ func runAgentWatch(ctx context.Context, api watchAPI, root, address string, log 
 	defer cancel()
 	a := &agentWatcher{api: api, root: root, address: address, log: log, dirs: newDirWatches(fsw),
 		byHost: map[string]string{}, units: map[string]bool{}, pending: map[string]bool{}, unitsCh: map[string]bool{},
-		wake: make(chan struct{}, 1), unitsCtx: ctx}
+		wake: make(chan struct{}, 1)}
 	defer func() {
 		a.mu.Lock()
 		defer a.mu.Unlock()
@@ -127,12 +126,12 @@ func (a *agentWatcher) unitChanged(unit string) {
 }
 
 // followUnits follows systemd's signals while units are listed, and
-// stops when none are; a connection that fails is made again, and what
-// changed meanwhile is reported as lost. Under a.mu.
-func (a *agentWatcher) followUnits() {
+// stops when none are (or ctx ends); a connection that fails is made
+// again, and what changed meanwhile is reported as lost. Under a.mu.
+func (a *agentWatcher) followUnits(ctx context.Context) {
 	switch {
 	case len(a.units) > 0 && a.stopUnits == nil:
-		ctx, stop := context.WithCancel(a.unitsCtx)
+		ctx, stop := context.WithCancel(ctx)
 		a.stopUnits = stop
 		go func() {
 			for first := true; ; first = false {
@@ -193,7 +192,7 @@ func (a *agentWatcher) follow(ctx context.Context) {
 			continue
 		}
 		if l.Version != since {
-			a.set(l)
+			a.set(ctx, l)
 			since = l.Version
 		}
 	}
@@ -201,7 +200,7 @@ func (a *agentWatcher) follow(ctx context.Context) {
 
 // set watches what l lists (its paths each resolved in the node's root,
 // its host paths as they are, its units) and stops watching the rest.
-func (a *agentWatcher) set(l *agentapi.WatchList) {
+func (a *agentWatcher) set(ctx context.Context, l *agentapi.WatchList) {
 	node := providers.Node{Root: a.root}
 	want := make(map[string]string, len(l.Paths)+len(l.Host))
 	for _, p := range l.Paths {
@@ -249,7 +248,7 @@ func (a *agentWatcher) set(l *agentapi.WatchList) {
 			delete(a.unitsCh, u)
 		}
 	}
-	a.followUnits()
+	a.followUnits(ctx)
 	a.log.Info("watch: watching", "paths", len(a.byHost), "units", len(a.units))
 }
 
