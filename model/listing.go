@@ -35,5 +35,5 @@ type Listed struct {
 	// selector matches either.
 	Labels     []string `json:"labels,omitempty"`
 	LabelNames []string `json:"labelNames,omitempty"`
-	Spec   Spec     `json:"spec"`
+	Spec       Spec     `json:"spec"`
 }
