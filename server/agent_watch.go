@@ -133,21 +133,7 @@ func (a *agentWatcher) followUnits(ctx context.Context) {
 	case len(a.units) > 0 && a.stopUnits == nil:
 		ctx, stop := context.WithCancel(ctx)
 		a.stopUnits = stop
-		go func() {
-			for first := true; ; first = false {
-				if !first {
-					a.lost()
-				}
-				err := providers.WatchUnits(ctx, a.address, a.unitChanged, a.lost)
-				if ctx.Err() != nil {
-					return
-				}
-				a.log.Warn("watch: systemd units", "err", err)
-				if !sleep(ctx, agentWatchRetry) {
-					return
-				}
-			}
-		}()
+		go followUnitsOf(ctx, a.address, a.unitChanged, a.lost, a.log)
 	case len(a.units) == 0 && a.stopUnits != nil:
 		a.stopUnits()
 		a.stopUnits = nil

@@ -2,6 +2,8 @@ package server
 
 import (
 	"context"
+	"log/slog"
+	"time"
 
 	"github.com/cairn-io/cairn/providers"
 )
@@ -21,21 +23,40 @@ func (w *Watcher) followUnits(ctx context.Context) {
 }
 
 // units watches the units of the manager at SystemdAddress until ctx
-// ends, connecting again when the connection fails; what changed while
-// it was away is checked once it is back.
+// ends (followUnitsOf).
 func (w *Watcher) units(ctx context.Context) {
+	followUnitsOf(ctx, w.o.SystemdAddress, w.unitChanged, w.unitsLost, w.log)
+}
+
+// unitsRetryMax bounds the wait between two attempts to reach a systemd
+// manager that cannot be reached.
+const unitsRetryMax = 30 * time.Second
+
+// followUnitsOf follows the units of the manager at address until ctx
+// ends, connecting again when the connection fails or drops, after a
+// wait that doubles from watchRetry up to unitsRetryMax while attempts
+// keep failing (a host without the manager costs a log line now and
+// then, not one a second); what changed while it was away is reported
+// as lost once it is back.
+func followUnitsOf(ctx context.Context, address string, changed func(string), lost func(), log *slog.Logger) {
+	wait := watchRetry
 	for first := true; ; first = false {
 		if !first {
-			w.unitsLost()
+			lost()
 		}
-		err := providers.WatchUnits(ctx, w.o.SystemdAddress, w.unitChanged, w.unitsLost)
+		t0 := time.Now()
+		err := providers.WatchUnits(ctx, address, changed, lost)
 		if ctx.Err() != nil {
 			return
 		}
-		w.log.Warn("watch: systemd units", "err", err)
-		if !sleep(ctx, watchRetry) {
+		if time.Since(t0) > unitsRetryMax {
+			wait = watchRetry // it was up a while: a new failure
+		}
+		log.Warn("watch: systemd units", "err", err, "retry", wait)
+		if !sleep(ctx, wait) {
 			return
 		}
+		wait = min(2*wait, unitsRetryMax)
 	}
 }
 
