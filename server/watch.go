@@ -69,18 +69,21 @@ type WatchOptions struct {
 // DefaultDpkgStatus is where dpkg keeps what is installed.
 const DefaultDpkgStatus = "/var/lib/dpkg/status"
 
-// Watcher watches the files and directories of the stacks whose drift
-// settings say watch, where they live: on this server (the control plane
-// and local nodes) with inotify, and on agent nodes through their agents
-// (NodeWatchList tells an agent what to watch, NodeWatchEvents takes
-// what it saw). A change to one is debounced per stack
-// and starts a drift check limited to the resources that changed (with
-// repair, a repair of those alone, under the stack's lock). The stacks
-// watched are the store's: read at start (so watchers outlive a restart),
-// on Changed and every Resync; a stack newly armed has all its watched
-// resources checked once, for what changed while no one watched. Memory: O(watched paths), at most MaxPaths
-// here and MaxNodePaths per agent node; one inotify watch per distinct
-// parent directory; one goroutine per watched stack.
+// Watcher watches the resources of the stacks whose drift settings say
+// watch, where they live: on this server (the control plane and local
+// nodes) files and directories with inotify, packages through dpkg's
+// status file and services through systemd's D-Bus signals; on agent
+// nodes through their agents (NodeWatchList tells an agent what to
+// watch, NodeWatchEvents takes what it saw). A change to one is debounced
+// per stack and starts a drift check limited to the resources that
+// changed (with repair, a repair of those alone, under the stack's lock).
+// The stacks watched are the store's: read at start (so watchers outlive
+// a restart), on Changed and every Resync; a stack newly armed has all
+// its watched resources checked once, for what changed while no one
+// watched. Memory: O(watched resources), at most MaxPaths here and
+// MaxNodePaths per agent node; one inotify watch per distinct parent
+// directory; one goroutine per watched stack, and one D-Bus connection
+// while services are watched here.
 type Watcher struct {
 	st     WatchStore
 	checks DriftChecks
