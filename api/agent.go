@@ -55,6 +55,7 @@ func (s *server) registerAgent(e *echo.Echo) {
 	e.Add(http.MethodPost, "/v1/clusters/:id/nodes/:node/token", s.issueNodeToken)
 	s.registerNodeTokens(e)
 	s.registerAgentFacts(e)
+	s.registerAgentWatch(e)
 }
 
 // nodeAuth accepts a request whose bearer token is the current token of an

@@ -178,6 +178,9 @@ type Deps struct {
 	// or went (the watchers re-read them at once rather than at their
 	// next sweep).
 	DriftChanged func(stackID string)
+	// AgentWatch tells agents what to watch on their nodes and takes what
+	// they saw; nil answers 503 on those routes.
+	AgentWatch AgentWatches
 	// Catalogue knows the kinds documents may use (the built-in kinds plus
 	// those loaded from the kinds directory); nil means kinds.Builtin().
 	Catalogue *kinds.Catalogue
@@ -248,7 +251,8 @@ type server struct {
 	// rules are the routes' permission rules (authzRules).
 	rules map[string]rule
 	// oidc verifies ID tokens (nil without Config.OIDC).
-	oidc *oidcAuth
+	oidc       *oidcAuth
+	agentWatch AgentWatches
 }
 
 // New builds the API. The returned echo has its http.Server timeouts set
@@ -279,7 +283,7 @@ func New(cfg Config, deps Deps) (*echo.Echo, error) {
 	}
 	s := &server{cfg: cfg, store: deps.Store, exec: deps.Executions, drift: deps.Drift, driftChanged: orNoop(deps.DriftChanged), catalogue: cat, registry: deps.Registry,
 		jsonnet: jsonnet, log: logger, ready: deps.Ready, fetch: f, env: deps.Env, secrets: deps.Secrets,
-		parts: make(chan struct{}, maxPartsAtOnce)}
+		parts: make(chan struct{}, maxPartsAtOnce), agentWatch: deps.AgentWatch}
 	if s.env == nil {
 		s.env = os.LookupEnv
 	}

@@ -140,6 +140,8 @@ func authzRules() map[string]rule {
 	add(get, agentapi.PathData, "", tNode)
 	add(post, agentapi.PathData, "", tNode)
 	add(post, agentapi.PathFacts, "", tNode)
+	add(get, agentapi.PathWatch, "", tNode)
+	add(post, agentapi.PathWatchEvents, "", tNode)
 	add(post, "/v1/clusters/:id/nodes/:node/token", admin, tCluster)
 	add(post, "/v1/clusters/:id/nodes/:node/token/rotate", admin, tCluster)
 	add(del, "/v1/clusters/:id/nodes/:node/token", admin, tCluster)

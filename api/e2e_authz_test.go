@@ -62,6 +62,7 @@ var wantPolicy = func() map[string]policy {
 		"POST /v1/executions/:id/decision": {d, sExecution}, "POST /v1/executions/:id/approve": {a, sExecution},
 		"POST /v1/executions/:id/reject": {a, sExecution},
 		"GET /v1/agent/node":             {"", sNode}, "GET /v1/agent/data": {"", sNode}, "POST /v1/agent/data": {"", sNode}, "POST /v1/agent/facts": {"", sNode},
+		"GET /v1/agent/watch": {"", sNode}, "POST /v1/agent/watch/events": {"", sNode},
 		"POST /v1/clusters/:id/nodes/:node/token": {ad, sCluster}, "POST /v1/clusters/:id/nodes/:node/token/rotate": {ad, sCluster},
 		"DELETE /v1/clusters/:id/nodes/:node/token": {ad, sCluster},
 		"POST /v1/principals":                       {ad, sGlobal}, "GET /v1/principals": {ad, sGlobal}, "GET /v1/principals/:id": {ad, sGlobal},

@@ -30,12 +30,13 @@ type dashboardAPI struct {
 	mu     sync.Mutex
 	objs   map[string]map[string]any
 	labels map[string][]string // dashboard id → label ids
+	names  map[string]string   // label id → its name, when it has one
 	next   int
 	writes []string
 }
 
 func newDashboardAPI(t *testing.T, token string) *dashboardAPI {
-	a := &dashboardAPI{token: token, objs: map[string]map[string]any{}, labels: map[string][]string{}, next: 40}
+	a := &dashboardAPI{token: token, objs: map[string]map[string]any{}, labels: map[string][]string{}, names: map[string]string{}, next: 40}
 	a.Server = httptest.NewServer(http.HandlerFunc(a.serve))
 	t.Cleanup(a.Close)
 	return a
@@ -52,7 +53,11 @@ func (a *dashboardAPI) serve(w http.ResponseWriter, r *http.Request) {
 	if obj, ok := strings.CutSuffix(id, "/labels"); ok && one && r.Method == http.MethodGet {
 		list := []any{}
 		for _, l := range a.labels[obj] {
-			list = append(list, map[string]any{"id": l})
+			link := map[string]any{"id": l}
+			if n, ok := a.names[l]; ok {
+				link["name"] = n
+			}
+			list = append(list, link)
 		}
 		_ = json.NewEncoder(w).Encode(map[string]any{"labels": list})
 		return
@@ -110,6 +115,13 @@ func (a *dashboardAPI) label(id, label string) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.labels[id] = append(a.labels[id], label)
+}
+
+// nameLabel gives a label a name, as the platform's labels have.
+func (a *dashboardAPI) nameLabel(label, name string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.names[label] = name
 }
 
 func (a *dashboardAPI) state() (int, []string) {
@@ -221,6 +233,22 @@ func TestE2EExportPlatformObjectsByID(t *testing.T) {
 			yamlPkg, err := h.client.Export(ctx, byLabel, "yaml")
 			require.NoError(t, err)
 			adoptNoop(t, h, "dashboards-by-label", yamlPkg, model.ApplyParams{Secrets: map[string]string{"API_TOKEN": token}})
+
+			t.Run("or by the label's name", func(t *testing.T) {
+				api.nameLabel("team-sales", "Team Sales")
+				byName := byLabel
+				sel := *byLabel.Selector
+				sel.Labels = []string{"Team Sales"}
+				byName.Selector = &sel
+				raw, err := h.client.Export(ctx, byName, "json")
+				require.NoError(t, err)
+				var docs []exportedDoc
+				require.NoError(t, json.Unmarshal(raw, &docs))
+				require.Len(t, docs, 1, "only the dashboard linked to the label of that name: %s", raw)
+				assert.Equal(t, id, docs[0].Spec["id"])
+				assert.Equal(t, map[string]any{"path": "/labels", "field": "labelID", "ids": []any{"prod", "team-sales"}}, docs[0].Spec["links"],
+					"the links stay by id")
+			})
 		})
 		n, writes := api.state()
 		assert.Equal(t, 2, n, "no dashboard added beside %s and %s", other, id)
@@ -233,7 +261,7 @@ func TestE2EExportPlatformObjectsByID(t *testing.T) {
 		require.NoError(t, err, "building the plugin: %s", out)
 		dir := t.TempDir()
 		// Made directly in the plugin's platform, by hand.
-		for _, obj := range []string{`{"id": "a17", "name": "cache", "size": 3}`, `{"id": "b42", "name": "queue", "size": 8, "labels": ["hot"]}`} {
+		for _, obj := range []string{`{"id": "a17", "name": "cache", "size": 3}`, `{"id": "b42", "name": "queue", "size": 8, "labels": ["l-7"], "labelNames": ["hot"]}`} {
 			var o struct{ ID string }
 			require.NoError(t, json.Unmarshal([]byte(obj), &o))
 			require.NoError(t, os.WriteFile(filepath.Join(dir, o.ID+".json"), []byte(obj), 0o644))
@@ -251,14 +279,16 @@ func TestE2EExportPlatformObjectsByID(t *testing.T) {
 		t.Run("by label", func(t *testing.T) {
 			byLabel := req
 			sel := *req.Selector
-			sel.IDs, sel.Labels = nil, []string{"hot"}
-			byLabel.Selector = &sel
-			raw, err := h.client.Export(ctx, byLabel, "json")
-			require.NoError(t, err)
-			var docs []exportedDoc
-			require.NoError(t, json.Unmarshal(raw, &docs))
-			require.Len(t, docs, 1, "only the instance with the label: %s", raw)
-			assert.Equal(t, "queue", docs[0].Metadata.Name)
+			for _, label := range []string{"l-7", "hot"} {
+				sel.IDs, sel.Labels = nil, []string{label}
+				byLabel.Selector = &sel
+				raw, err := h.client.Export(ctx, byLabel, "json")
+				require.NoError(t, err)
+				var docs []exportedDoc
+				require.NoError(t, json.Unmarshal(raw, &docs))
+				require.Len(t, docs, 1, "only the instance with the label %s (by id or name): %s", label, raw)
+				assert.Equal(t, "queue", docs[0].Metadata.Name)
+			}
 		})
 		t.Run("a plugin without a list operation cannot list", func(t *testing.T) {
 			old := req

@@ -47,3 +47,16 @@ dependsOn: [directory/nope]
 `
 	s.do(http.MethodPost, "/v1/packages/validate", pkg, "Content-Type", "application/yaml").expect(t, http.StatusUnprocessableEntity)
 }
+
+// The API's validate warns of a user's password written in the package,
+// as `cairn validate` does offline.
+func TestLiteralPasswordAnswersWithAWarning(t *testing.T) {
+	s := newTestServer(t, sqliteURL(t))
+	pkg := "kind: user\nmetadata: {name: deploy}\nspec:\n  password: \"$6$salt$hash\"\n"
+	r := s.do(http.MethodPost, "/v1/packages/validate", pkg, "Content-Type", "application/yaml").expect(t, http.StatusOK)
+	assert.Equal(t, []string{`299 cairn "request:4:13: spec.password: password is written in the package: give it as a secret ({secretRef: {key: KEY}} or {{ secret \"KEY\" }}); the apply refuses a literal"`}, r.Header.Values("Warning"))
+
+	pkg = "kind: user\nmetadata: {name: deploy}\nspec:\n  password: {secretRef: {key: DEPLOY_HASH}}\n"
+	r = s.do(http.MethodPost, "/v1/packages/validate", pkg, "Content-Type", "application/yaml").expect(t, http.StatusOK)
+	assert.Empty(t, r.Header.Values("Warning"))
+}

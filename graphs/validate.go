@@ -121,6 +121,7 @@ func checkSpec(cat *kinds.Catalogue, e *resourceEntry, c *collector) {
 	for _, se := range cat.ValidateSpec(e.r.Kind, e.r.Spec) {
 		c.add(e.pos(se.Path, strings.HasPrefix(se.Message, "unknown field")), se.Path, "%s", se.Message)
 	}
+	warnLiteralSecrets(cat, e, c)
 }
 
 // indexEntry is the index entry of a resource: its references with the

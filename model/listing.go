@@ -30,7 +30,10 @@ type Listed struct {
 	// one (an http object's id, an external instance's id or name).
 	ID string `json:"id,omitempty"`
 	// Labels are the ids of the platform's labels the object is linked
-	// to, for kinds that know them (an http object's links).
-	Labels []string `json:"labels,omitempty"`
-	Spec   Spec     `json:"spec"`
+	// to, for kinds that know them (an http object's links), and
+	// LabelNames their names where the platform says them: a label
+	// selector matches either.
+	Labels     []string `json:"labels,omitempty"`
+	LabelNames []string `json:"labelNames,omitempty"`
+	Spec       Spec     `json:"spec"`
 }

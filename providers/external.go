@@ -403,7 +403,7 @@ func (p *externalProvider) ListInstances(ctx context.Context, env Env, spec mode
 		} else {
 			ls["image"] = r.spec.Image
 		}
-		out = append(out, Listed{Name: inst.Name, ID: cmp.Or(inst.ID, inst.Name), Labels: inst.Labels, Spec: ls})
+		out = append(out, Listed{Name: inst.Name, ID: cmp.Or(inst.ID, inst.Name), Labels: inst.Labels, LabelNames: inst.LabelNames, Spec: ls})
 	}
 	return out, nil
 }

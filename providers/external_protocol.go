@@ -100,10 +100,12 @@ type extInstance struct {
 	// ID is the instance's id on its platform, when it has one besides
 	// its name.
 	ID string `json:"id,omitempty"`
-	// Labels are the ids of the platform labels the instance carries.
-	Labels []string       `json:"labels,omitempty"`
-	Config map[string]any `json:"config"`
-	State  map[string]any `json:"state,omitempty"`
+	// Labels are the ids of the platform labels the instance carries,
+	// LabelNames their names (when the platform tells them apart).
+	Labels     []string       `json:"labels,omitempty"`
+	LabelNames []string       `json:"labelNames,omitempty"`
+	Config     map[string]any `json:"config"`
+	State      map[string]any `json:"state,omitempty"`
 }
 
 const (

@@ -523,16 +523,16 @@ func (p *httpProvider) ListObjects(ctx context.Context, env Env, spec model.Spec
 		}
 		ls := copyMap(base)
 		ls["id"], ls["body"] = id, NormalizeValue(body)
-		var labels []string
+		var labels, labelNames []string
 		if s.Links != nil {
 			// One request per object: the links live under each.
-			if labels, err = p.linkIDs(ctx, s, id); err != nil {
+			if labels, labelNames, err = p.links(ctx, s, id); err != nil {
 				return nil, err
 			}
 			ls["links"] = s.Links.attr(labels)
 		}
 		name, _ := obj["name"].(string)
-		out = append(out, Listed{Name: cmp.Or(name, id), ID: id, Labels: labels, Spec: ls})
+		out = append(out, Listed{Name: cmp.Or(name, id), ID: id, Labels: labels, LabelNames: labelNames, Spec: ls})
 	}
 	return out, nil
 }
@@ -572,29 +572,40 @@ func (p *httpProvider) deleteObject(ctx context.Context, s *httpSpec, id string)
 // linkIDs lists the ids linked to object id: GET {object}{links.path},
 // the array at /<last segment of links.path> or the whole body.
 func (p *httpProvider) linkIDs(ctx context.Context, s *httpSpec, id string) ([]string, error) {
+	ids, _, err := p.links(ctx, s, id)
+	return ids, err
+}
+
+// links reads the ids of the labels the object id is linked to, sorted,
+// and the names of those the platform names (a link object's "name").
+func (p *httpProvider) links(ctx context.Context, s *httpSpec, id string) (ids, names []string, _ error) {
 	target := s.target(s.ReadPath, id) + s.Links.Path
 	_, body, err := p.do(ctx, s, "list", http.MethodGet, target, nil, false)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	items, err := httpArrayAt(body, "", lastSegment(s.Links.Path))
 	if err != nil {
-		return nil, fmt.Errorf("GET %s: %w", redactURL(target), err)
+		return nil, nil, fmt.Errorf("GET %s: %w", redactURL(target), err)
 	}
-	ids := make([]string, 0, len(items))
+	ids = make([]string, 0, len(items))
 	for i, item := range items {
 		v := item
 		if obj, ok := item.(map[string]any); ok {
 			v = obj["id"]
+			if name, ok := obj["name"].(string); ok && name != "" {
+				names = append(names, name)
+			}
 		}
 		lid, err := idString(v)
 		if err != nil {
-			return nil, fmt.Errorf("GET %s: link %d: %w", redactURL(target), i, err)
+			return nil, nil, fmt.Errorf("GET %s: link %d: %w", redactURL(target), i, err)
 		}
 		ids = append(ids, lid)
 	}
 	slices.Sort(ids)
-	return slices.Compact(ids), nil
+	slices.Sort(names)
+	return slices.Compact(ids), slices.Compact(names), nil
 }
 
 // syncLinks adds the ids in want and not in have, and removes the rest.

@@ -41,9 +41,10 @@ func (r *Registry) List(ctx context.Context, kind string, node Node, q ListQuery
 		items = slices.DeleteFunc(items, func(l Listed) bool { return l.ID == "" || !slices.Contains(q.IDs, l.ID) })
 	}
 	if len(q.Labels) > 0 {
-		items = slices.DeleteFunc(items, func(l Listed) bool {
-			return !slices.ContainsFunc(l.Labels, func(lid string) bool { return slices.Contains(q.Labels, lid) })
-		})
+		linked := func(ls []string) bool {
+			return slices.ContainsFunc(ls, func(l string) bool { return slices.Contains(q.Labels, l) })
+		}
+		items = slices.DeleteFunc(items, func(l Listed) bool { return !linked(l.Labels) && !linked(l.LabelNames) })
 	}
 	slices.SortFunc(items, func(a, b Listed) int { return strings.Compare(a.Name, b.Name) })
 	return items, nil

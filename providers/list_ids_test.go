@@ -42,8 +42,9 @@ func TestListByPlatformID(t *testing.T) {
 	})
 }
 
-// TestListByPlatformLabel keeps the http objects linked to a label, each
-// with its links; listing by label without links is refused.
+// TestListByPlatformLabel keeps the http objects linked to a label, by
+// the label's id or its name, each with its links; listing by label
+// without links is refused.
 func TestListByPlatformLabel(t *testing.T) {
 	f := newHTTPFixture(t)
 	l1, err := f.plat.Create("labels", map[string]any{"name": "l1"})
@@ -65,6 +66,27 @@ func TestListByPlatformLabel(t *testing.T) {
 	require.Len(t, listed, 1, "%+v", listed)
 	assert.Equal(t, b1, listed[0].ID)
 	assert.ElementsMatch(t, []string{l1, l2}, listed[0].Labels)
+	assert.Equal(t, []string{"l1", "l2"}, listed[0].LabelNames, "the names the platform gives its labels")
+	for _, tt := range []struct {
+		name   string
+		labels []string
+		want   []string
+	}{
+		{name: "a label's name", labels: []string{"l1"}, want: []string{b1}},
+		{name: "a name shared by both", labels: []string{"l2"}, want: []string{b1, b2}},
+		{name: "an id and a name", labels: []string{l1, "l2"}, want: []string{b1, b2}},
+		{name: "a name no label has", labels: []string{"l3"}},
+	} {
+		t.Run("by "+tt.name, func(t *testing.T) {
+			got, err := f.reg.List(context.Background(), "http", Node{}, ListQuery{Spec: spec, Labels: tt.labels})
+			require.NoError(t, err)
+			var ids []string
+			for _, l := range got {
+				ids = append(ids, l.ID)
+			}
+			assert.ElementsMatch(t, tt.want, ids)
+		})
+	}
 	// The listed spec, links and all, adopts the object: converging is a noop.
 	ch := f.converge(t, Request{Name: listed[0].Name, Spec: listed[0].Spec})
 	assert.Equal(t, model.ActionNoop, ch.Action, "%+v", ch.Changes)

@@ -25,7 +25,9 @@ import (
 // before it polls. Once the server refuses its token (revoked or rotated)
 // it stops polling, lets its steps in flight end, and returns
 // agentapi.ErrTokenRefused: the steps it leaves wait for an agent with a
-// valid token. ready, when set, is called once the agent polls.
+// valid token. While it serves, it watches the paths of its node the
+// server lists for the stacks whose drift settings say watch
+// (runAgentWatch). ready, when set, is called once the agent polls.
 func ServeAgent(ctx context.Context, cfg *config.Config, log *slog.Logger, ready func(*worker.Agent)) error {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
@@ -79,6 +81,8 @@ func ServeAgent(ctx context.Context, cfg *config.Config, log *slog.Logger, ready
 		return err
 	}
 	log.Info("agent polling", "cluster", a.Cluster, "node", a.Node.ID, "queue", a.Queue, "root", a.Root)
+	stopWatch := goWatch(ctx, api, a.Root, cfg.SystemdAddress, log)
+	defer stopWatch()
 	if ready != nil {
 		ready(a)
 	}

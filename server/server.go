@@ -170,7 +170,7 @@ func Run(ctx context.Context, cfg *config.Config, log *slog.Logger, o Options) e
 	go func() { _ = nodes.Run(ctx, 5*time.Second) }()
 	// Watchers of the stacks whose drift settings say watch, re-armed
 	// from the store now and kept in step with it.
-	watcher := NewWatcher(st, st0, WatchOptions{ControlRoot: cfg.ControlRoot, NodeRoot: nodes.NodeRoot}, log)
+	watcher := NewWatcher(st, st0, WatchOptions{ControlRoot: cfg.ControlRoot, NodeRoot: nodes.NodeRoot, SystemdAddress: cfg.SystemdAddress}, log)
 	watchCtx, stopWatch := context.WithCancel(ctx)
 	watched := make(chan struct{})
 	go func() {
@@ -219,7 +219,7 @@ func Run(ctx context.Context, cfg *config.Config, log *slog.Logger, o Options) e
 		CodecKeyID: keyID, TLSFingerprint: fingerprint,
 		UploadMaxBytes: cfg.UploadMaxBytes, UploadQuota: cfg.UploadQuota, UploadTTL: cfg.UploadTTL,
 	}, api.Deps{
-		Store: st, Executions: st0, Drift: st0, DriftChanged: watcher.Changed, Catalogue: cat, Registry: NewExportLister(registry), Graphs: deps.Graphs, Logger: log,
+		Store: st, Executions: st0, Drift: st0, DriftChanged: watcher.Changed, AgentWatch: watcher, Catalogue: cat, Registry: NewExportLister(registry), Graphs: deps.Graphs, Logger: log,
 		Ready: func(ctx context.Context) error {
 			_, err := c.CheckHealth(ctx, &client.CheckHealthRequest{})
 			return err

@@ -75,6 +75,7 @@ func NewRuntime(cfg *config.Config, log *slog.Logger) (*Runtime, error) {
 	registry := worker.DefaultRegistry(cat, nil)
 	worker.RegisterFuel(registry, cfg.RebootCommand, cfg.Hooks)
 	worker.RegisterExternal(registry, providers.ExternalOptions{PlugsDir: cfg.PlugsDir})
+	registry.Register(providers.NewService(cfg.SystemdAddress))
 	if rt.Key != nil {
 		// Every worker holding the codec key fingerprints secret content
 		// alike; without it each process keys its own.

@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"strconv"
 	"sync"
 	"time"
 
 	"github.com/fsnotify/fsnotify"
 
+	"github.com/cairn-io/cairn/internal/agentapi"
 	"github.com/cairn-io/cairn/starter"
 )
 
@@ -18,6 +20,9 @@ const (
 	// stack that would take it past the bound is not watched (its
 	// schedule still checks it) and the log says so.
 	DefaultWatchMaxPaths = 10000
+	// DefaultWatchMaxNodePaths bounds, in the same way, the resources
+	// one agent node watches (agentapi.MaxWatchPaths at most).
+	DefaultWatchMaxNodePaths = agentapi.MaxWatchPaths
 	// DefaultWatchDebounce is how long a watcher gathers changes of a
 	// stack before it checks them: an editor's save or a tar extraction
 	// is one check, not one per event.
@@ -44,25 +49,41 @@ type DriftChecks interface {
 
 // WatchOptions are a Watcher's settings; zero values take the defaults.
 type WatchOptions struct {
-	MaxPaths int
-	Debounce time.Duration
-	Resync   time.Duration
+	MaxPaths     int
+	MaxNodePaths int
+	Debounce     time.Duration
+	Resync       time.Duration
 	// ControlRoot is the control plane's root (config CAIRN_CONTROL_ROOT)
 	// and NodeRoot the directory of a local node.
 	ControlRoot string
 	NodeRoot    func(cluster, node string) string
+	// SystemdAddress is the D-Bus address of the systemd manager whose
+	// units service resources are (config CAIRN_SYSTEMD_ADDRESS; "": the
+	// system manager).
+	SystemdAddress string
+	// DpkgStatus is dpkg's status file, which changes whenever a package
+	// is installed, upgraded or removed (default DefaultDpkgStatus).
+	DpkgStatus string
 }
 
-// Watcher watches the files and directories of the stacks whose drift
-// settings say watch, where they live on this server (the control plane
-// and local nodes), with inotify. A change to one is debounced per stack
-// and starts a drift check limited to the resources that changed (with
-// repair, a repair of those alone, under the stack's lock). The stacks
-// watched are the store's: read at start (so watchers outlive a restart),
-// on Changed and every Resync; a stack newly armed has all its watched
-// resources checked once, for what changed while no one watched. Memory: O(watched paths), at most MaxPaths;
-// one inotify watch per distinct parent directory; one goroutine per
-// watched stack.
+// DefaultDpkgStatus is where dpkg keeps what is installed.
+const DefaultDpkgStatus = "/var/lib/dpkg/status"
+
+// Watcher watches the resources of the stacks whose drift settings say
+// watch, where they live: on this server (the control plane and local
+// nodes) files and directories with inotify, packages through dpkg's
+// status file and services through systemd's D-Bus signals; on agent
+// nodes through their agents (NodeWatchList tells an agent what to
+// watch, NodeWatchEvents takes what it saw). A change to one is debounced
+// per stack and starts a drift check limited to the resources that
+// changed (with repair, a repair of those alone, under the stack's lock).
+// The stacks watched are the store's: read at start (so watchers outlive
+// a restart), on Changed and every Resync; a stack newly armed has all
+// its watched resources checked once, for what changed while no one
+// watched. Memory: O(watched resources), at most MaxPaths here and
+// MaxNodePaths per agent node; one inotify watch per distinct parent
+// directory; one goroutine per watched stack, and one D-Bus connection
+// while services are watched here.
 type Watcher struct {
 	st     WatchStore
 	checks DriftChecks
@@ -70,12 +91,22 @@ type Watcher struct {
 	log    *slog.Logger
 	nudges chan string
 
+	// epoch tells this watcher's list versions from those of an earlier
+	// process; stopped is closed when Run returns.
+	epoch   string
+	stopped chan struct{}
+
 	mu     sync.Mutex
-	fs     *fsnotify.Watcher
 	stacks map[string]*watchedStack
 	byPath map[string][]pathOwner
-	dirs   map[string]int // parent directory -> targets in it
+	dirs   dirWatches
 	paths  int
+	agents map[nodeRef]*agentWatch
+	// byUnit indexes the service resources watched here by unit; while
+	// there are any, a goroutine follows systemd's signals (stopUnits
+	// stops it).
+	byUnit    map[string][]pathOwner
+	stopUnits context.CancelFunc
 }
 
 // watchedStack is one watched stack: its targets, the keys of those that
@@ -99,17 +130,25 @@ func NewWatcher(st WatchStore, checks DriftChecks, o WatchOptions, log *slog.Log
 	if o.MaxPaths <= 0 {
 		o.MaxPaths = DefaultWatchMaxPaths
 	}
+	if o.MaxNodePaths <= 0 || o.MaxNodePaths > agentapi.MaxWatchPaths {
+		o.MaxNodePaths = DefaultWatchMaxNodePaths
+	}
 	if o.Debounce <= 0 {
 		o.Debounce = DefaultWatchDebounce
 	}
 	if o.Resync <= 0 {
 		o.Resync = DefaultWatchResync
 	}
+	if o.DpkgStatus == "" {
+		o.DpkgStatus = DefaultDpkgStatus
+	}
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
 	return &Watcher{st: st, checks: checks, o: o, log: log, nudges: make(chan string, 64),
-		stacks: map[string]*watchedStack{}, byPath: map[string][]pathOwner{}, dirs: map[string]int{}}
+		epoch: strconv.FormatInt(time.Now().UnixNano(), 36), stopped: make(chan struct{}),
+		stacks: map[string]*watchedStack{}, byPath: map[string][]pathOwner{}, dirs: newDirWatches(nil),
+		agents: map[nodeRef]*agentWatch{}, byUnit: map[string][]pathOwner{}}
 }
 
 // Changed tells the watcher a stack's drift settings changed or went; it
@@ -136,11 +175,15 @@ func (w *Watcher) Run(ctx context.Context) error {
 		return err
 	}
 	w.mu.Lock()
-	w.fs = fsw
+	w.dirs.fs = fsw
 	w.mu.Unlock()
 	defer func() {
+		close(w.stopped)
 		w.mu.Lock()
 		defer w.mu.Unlock()
+		if w.stopUnits != nil {
+			w.stopUnits()
+		}
 		for _, s := range w.stacks {
 			s.stop()
 		}
@@ -184,13 +227,15 @@ func (w *Watcher) event(path string) {
 	}
 }
 
-// all marks every watched resource as changed.
+// all marks every resource watched here as changed.
 func (w *Watcher) all() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	for _, s := range w.stacks {
 		for _, t := range s.targets {
-			s.pending[t.key] = true
+			if t.agent.node == "" {
+				s.pending[t.key] = true
+			}
 		}
 		s.signal()
 	}

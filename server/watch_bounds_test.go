@@ -101,9 +101,11 @@ func otherOf(x, a, b string) string {
 	return a
 }
 
-// A stack's watched resources are its files and directories on this
-// server: the control plane's under its root, a local node's under the
-// node's directory; those on agent nodes are counted, not watched.
+// A stack's watched resources are its files and directories where they
+// live: the control plane's under its root, a local node's under the
+// node's directory, an agent node's by the path its agent resolves; its
+// packages by dpkg's status file and its services by unit, on their
+// node's host (an agent node's on the agent's).
 func TestStackTargetsAreWhereTheResourcesLive(t *testing.T) {
 	ctx := context.Background()
 	st, err := store.Open(ctx, store.DefaultURL(t.TempDir()))
@@ -119,24 +121,34 @@ func TestStackTargetsAreWhereTheResourcesLive(t *testing.T) {
 		{Kind: "Directory", PkgName: "www", ID: "/srv/www", Node: "web"},
 		{Kind: "File", PkgName: "conf", ID: "/etc/db.conf", Node: "db"},
 		{Kind: "Exec", PkgName: "reload", ID: "reload", Node: "web"},
+		{Kind: "package", PkgName: "nginx", ID: "nginx"},
+		{Kind: "service", PkgName: "nginx", ID: "nginx.service", Node: "web"},
+		{Kind: "package", PkgName: "pg", ID: "postgresql", Node: "db"},
+		{Kind: "service", PkgName: "pg", ID: "postgresql.service", Node: "db"},
 	}, "hash", "c1", true)
 	require.NoError(t, err)
 	nodeRoot := func(cluster, node string) string { return filepath.Join("/data/nodes", cluster, node) }
 	root := t.TempDir()
+	o := WatchOptions{ControlRoot: root, NodeRoot: nodeRoot, DpkgStatus: "/var/lib/dpkg/status"}
 
-	_, _, ok, err := stackTargets(ctx, st, root, nodeRoot, s.ID)
+	_, _, ok, err := stackTargets(ctx, st, o, s.ID)
 	require.NoError(t, err)
 	require.False(t, ok, "a stack without drift settings is watched")
 	require.NoError(t, st.PutDriftSettings(ctx, s.ID, true, true))
-	targets, skipped, ok, err := stackTargets(ctx, st, root, nodeRoot, s.ID)
+	targets, skipped, ok, err := stackTargets(ctx, st, o, s.ID)
 	require.NoError(t, err)
 	require.True(t, ok)
 	require.Equal(t, []watchTarget{
 		{path: filepath.Join(root, "etc/motd"), key: "file/motd@"},
 		{path: "/data/nodes/c1/web/srv/www", key: "directory/www@web"},
+		{path: "/etc/db.conf", key: "file/conf@db", agent: nodeRef{cluster: "c1", node: "db"}},
+		{path: "/var/lib/dpkg/status", key: "package/nginx@"},
+		{path: "nginx.service", key: "service/nginx@web", unit: true},
+		{path: "/var/lib/dpkg/status", key: "package/pg@db", agent: nodeRef{cluster: "c1", node: "db"}, host: true},
+		{path: "postgresql.service", key: "service/pg@db", agent: nodeRef{cluster: "c1", node: "db"}, unit: true},
 	}, targets)
-	require.Equal(t, 1, skipped, "the agent node's file")
-	_, _, ok, err = stackTargets(ctx, st, root, nodeRoot, "no-such-stack")
+	require.Zero(t, skipped)
+	_, _, ok, err = stackTargets(ctx, st, o, "no-such-stack")
 	require.NoError(t, err)
 	require.False(t, ok)
 }

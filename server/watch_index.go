@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"slices"
 )
@@ -30,7 +31,7 @@ func (w *Watcher) resyncAll(ctx context.Context) {
 // resync re-reads one stack's watched resources and watches them, or
 // stops watching the stack when its setting or the stack went.
 func (w *Watcher) resync(ctx context.Context, id string) {
-	targets, skipped, ok, err := stackTargets(ctx, w.st, w.o.ControlRoot, w.o.NodeRoot, id)
+	targets, skipped, ok, err := stackTargets(ctx, w.st, w.o, id)
 	if err != nil {
 		w.log.Warn("watch: read stack", "stack", id, "err", err)
 		return
@@ -51,14 +52,16 @@ func (w *Watcher) resync(ctx context.Context, id string) {
 	}
 	if !ok || len(targets) == 0 {
 		drop()
+		w.followUnits(ctx)
 		if s != nil {
 			w.log.Info("watch: stack no longer watched", "stack", id)
 		}
 		return
 	}
-	if w.paths-len(old)+len(targets) > w.o.MaxPaths {
+	if why := w.overBound(old, targets); why != "" {
 		drop()
-		w.log.Warn("watch: stack not watched: too many paths", "stack", id, "paths", len(targets), "watched", w.paths, "max", w.o.MaxPaths)
+		w.followUnits(ctx)
+		w.log.Warn("watch: stack not watched: too many paths", "stack", id, "paths", len(targets), "where", why)
 		return
 	}
 	if s == nil {
@@ -66,11 +69,12 @@ func (w *Watcher) resync(ctx context.Context, id string) {
 		s = &watchedStack{id: id, pending: map[string]bool{}, wake: make(chan struct{}, 1), stop: stop}
 		w.stacks[id] = s
 		go w.checkLoop(sctx, s)
-		w.log.Info("watch: stack watched", "stack", id, "paths", len(targets), "agentPaths", skipped)
+		w.log.Info("watch: stack watched", "stack", id, "paths", len(targets), "unwatchable", skipped)
 	}
 	w.watch(s, targets)
 	w.unwatch(s, old)
 	s.targets = targets
+	w.followUnits(ctx)
 	if old == nil {
 		// Newly armed (at start, or watching just asked for): what
 		// changed while no one watched is checked now.
@@ -81,25 +85,59 @@ func (w *Watcher) resync(ctx context.Context, id string) {
 	}
 }
 
+// overBound says where replacing old with targets would take the paths
+// watched past their bound (this server's, or an agent node's), or "".
+// Under w.mu.
+func (w *Watcher) overBound(old, targets []watchTarget) string {
+	count := func(ts []watchTarget) map[nodeRef]int {
+		m := map[nodeRef]int{}
+		for _, t := range ts {
+			m[t.agent]++
+		}
+		return m
+	}
+	was, now := count(old), count(targets)
+	if w.paths-was[nodeRef{}]+now[nodeRef{}] > w.o.MaxPaths {
+		return fmt.Sprintf("this server watches %d paths, at most %d", w.paths, w.o.MaxPaths)
+	}
+	for ref, n := range now {
+		if ref.node == "" {
+			continue
+		}
+		have := 0
+		if a := w.agents[ref]; a != nil {
+			have = a.targets
+		}
+		if have-was[ref]+n > w.o.MaxNodePaths {
+			return fmt.Sprintf("node %s of cluster %s watches %d paths, at most %d", ref.node, ref.cluster, have, w.o.MaxNodePaths)
+		}
+	}
+	return ""
+}
+
 // watch adds targets of s to the path index and the kernel's watches (on
 // each target's directory: a file deleted and written anew, or renamed
-// into place, stays seen). Under w.mu.
+// into place, stays seen), or to their agent node's list. Under w.mu.
 func (w *Watcher) watch(s *watchedStack, targets []watchTarget) {
 	added := map[string]bool{}
 	for _, t := range targets {
+		if t.agent.node != "" {
+			w.agentNode(t.agent).add(entryOf(t), pathOwner{stack: s, key: t.key})
+			continue
+		}
+		if t.unit {
+			w.byUnit[t.path] = append(w.byUnit[t.path], pathOwner{stack: s, key: t.key})
+			w.paths++
+			continue
+		}
 		w.byPath[t.path] = append(w.byPath[t.path], pathOwner{stack: s, key: t.key})
 		dir := filepath.Dir(t.path)
-		if !added[dir] {
-			// Adding a watched directory again is harmless and re-arms a
-			// directory that was removed and made again.
-			added[dir] = true
-			if err := w.fs.Add(dir); err != nil {
-				w.log.Warn("watch: directory", "stack", s.id, "dir", dir, "err", err)
-			}
+		if err := w.dirs.add(t.path, !added[dir]); err != nil {
+			w.log.Warn("watch: directory", "stack", s.id, "dir", dir, "err", err)
 		}
-		w.dirs[dir]++
+		added[dir] = true
+		w.paths++
 	}
-	w.paths += len(targets)
 }
 
 // unwatch removes targets of s from the index, one entry each (the
@@ -107,20 +145,26 @@ func (w *Watcher) watch(s *watchedStack, targets []watchTarget) {
 // the kernel's watches no one needs any more. Under w.mu.
 func (w *Watcher) unwatch(s *watchedStack, targets []watchTarget) {
 	for _, t := range targets {
-		owners := w.byPath[t.path]
+		if t.agent.node != "" {
+			w.agentNode(t.agent).remove(entryOf(t), pathOwner{stack: s, key: t.key})
+			continue
+		}
+		index := w.byPath
+		if t.unit {
+			index = w.byUnit
+		}
+		owners := index[t.path]
 		if i := slices.Index(owners, pathOwner{stack: s, key: t.key}); i >= 0 {
 			owners = slices.Delete(owners, i, i+1)
 		}
 		if len(owners) == 0 {
-			delete(w.byPath, t.path)
+			delete(index, t.path)
 		} else {
-			w.byPath[t.path] = owners
+			index[t.path] = owners
 		}
-		dir := filepath.Dir(t.path)
-		if w.dirs[dir]--; w.dirs[dir] <= 0 {
-			delete(w.dirs, dir)
-			_ = w.fs.Remove(dir)
+		if !t.unit {
+			w.dirs.remove(t.path)
 		}
+		w.paths--
 	}
-	w.paths -= len(targets)
 }

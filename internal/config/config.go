@@ -59,6 +59,7 @@ var Vars = append([]Var{
 	{"CAIRN_FILES_LIMIT", "files-limit", "4MiB", "most bytes one copy_files step may read on the control plane, all its files together"},
 	{"CAIRN_PLUGS_DIR", "plugs-dir", "", "directory of the plugs external programs ask for, one subdirectory each (empty: a required plug is refused)"},
 	{"CAIRN_HOOKS_ALLOW_PRIVATE", "hooks-allow-private", "false", "true lets webhooks reach loopback, private and link-local addresses (refused by default, checked on the address dialled)"},
+	{"CAIRN_SYSTEMD_ADDRESS", "systemd-address", "", "D-Bus address of the systemd manager service resources drive and are watched on (empty: the system manager, /run/systemd/private)"},
 	{"CAIRN_REBOOT_COMMAND", "reboot-command", "shutdown -r now", "agent: the command a reboot task runs (sh -c) before it waits for the agent to come back"},
 	{"CAIRN_HOOK_MOVE_TO_BOOTSTRAP", "hook-move-to-bootstrap", "", "command (sh -c, on the control plane) run for each node of a move_to_bootstrap task"},
 	{"CAIRN_HOOK_ERASE_NODE", "hook-erase-node", "", "command (sh -c, on the control plane) run for each node of an erase_node task"},
@@ -137,6 +138,9 @@ type Config struct {
 	HooksAllowPrivate bool
 	// RebootCommand is what an agent's reboot task runs.
 	RebootCommand string
+	// SystemdAddress is the D-Bus address of the systemd manager the
+	// service kind drives and watches ("": the system manager).
+	SystemdAddress string
 	// PlugsDir holds the plugs external programs ask for (PlugsDir/NAME).
 	PlugsDir string
 	// Hooks maps each configured provisioning hook (erase_node) to its
@@ -204,6 +208,7 @@ func Load(vals map[string]string) (*Config, error) {
 		ControlRoot:       vals["CAIRN_CONTROL_ROOT"],
 		FilesDir:          vals["CAIRN_FILES_DIR"],
 		RebootCommand:     vals["CAIRN_REBOOT_COMMAND"],
+		SystemdAddress:    vals["CAIRN_SYSTEMD_ADDRESS"],
 		PlugsDir:          vals["CAIRN_PLUGS_DIR"],
 		Hooks:             HookCommands(vals),
 		Cluster:           vals["CAIRN_CLUSTER"],

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -26,6 +27,8 @@ type Agent struct {
 type AgentSpec struct {
 	Bin, Server, Temporal, Token string
 	Node, Root, Log              string
+	// Env holds settings besides those (CAIRN_SYSTEMD_ADDRESS, APT_CONFIG).
+	Env map[string]string
 }
 
 // agentReadyWait bounds how long an agent may take to poll.
@@ -41,10 +44,12 @@ func (a AgentSpec) Start() (*Agent, error) {
 		return nil, err
 	}
 	cmd := exec.Command(a.Bin, "agent")
-	cmd.Env = ProcessEnv(filepath.Dir(a.Log), map[string]string{
+	vars := map[string]string{
 		"CAIRN_SERVER": a.Server, "CAIRN_NODE_TOKEN": a.Token, "CAIRN_NODE_ROOT": a.Root,
 		"CAIRN_TEMPORAL_ADDRESS": a.Temporal, "CAIRN_LOG_FORMAT": "json",
-	})
+	}
+	maps.Copy(vars, a.Env)
+	cmd.Env = ProcessEnv(filepath.Dir(a.Log), vars)
 	cmd.Stderr = logFile
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	out, err := cmd.StdoutPipe()

@@ -26,10 +26,11 @@ type request struct {
 }
 
 type object struct {
-	ID     string   `json:"id"`
-	Name   string   `json:"name"`
-	Size   any      `json:"size,omitempty"`
-	Labels []string `json:"labels,omitempty"`
+	ID         string   `json:"id"`
+	Name       string   `json:"name"`
+	Size       any      `json:"size,omitempty"`
+	Labels     []string `json:"labels,omitempty"`
+	LabelNames []string `json:"labelNames,omitempty"`
 }
 
 func main() {
@@ -84,7 +85,7 @@ func main() {
 	case "list":
 		var instances []any
 		for _, obj := range all(dir) {
-			instances = append(instances, map[string]any{"name": obj.Name, "id": obj.ID, "labels": append([]string{}, obj.Labels...),
+			instances = append(instances, map[string]any{"name": obj.Name, "id": obj.ID, "labels": append([]string{}, obj.Labels...), "labelNames": append([]string{}, obj.LabelNames...),
 				"config": map[string]any{"dir": dir, "id": obj.ID, "name": obj.Name, "size": obj.Size}})
 		}
 		emit(map[string]any{"instances": instances})
