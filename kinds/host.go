@@ -30,9 +30,9 @@ func hostKinds() []kindDef {
 		}, "file_line.json", fileLineRules},
 		{Kind{
 			Name: KindPackage,
-			Description: "a Debian package (apt-get/dpkg): present, absent, latest or a version; " +
+			Description: "a Debian package (apt-get/dpkg) or an RPM (dnf/rpm): present, absent, latest or a version; " +
 				"undo removes what the apply installed and reinstalls a version it changed (from the configured sources); " +
-				"listed for export by dpkg-query",
+				"listed for export by dpkg-query or rpm -q",
 			Attributes: map[string]AttrKind{
 				"name": Namevar, "ensure": Property,
 				// version is ensure's version (or latest) in canonical
@@ -55,8 +55,10 @@ func fileLineRules(spec map[string]any, root string) []SpecError {
 	return []SpecError{{Path: root, Message: `"line" is required unless ensure is absent, match_for_absence is true and match is given`}}
 }
 
-// debianVersion is the form of a Debian version ([epoch:]upstream[-revision]).
-var debianVersion = regexp.MustCompile(`^([0-9]+:)?[0-9][A-Za-z0-9.+~-]*$`)
+// packageVersion is the form of a Debian version ([epoch:]upstream[-revision])
+// or an RPM one ([epoch:]version[-release]); the provider checks the form of
+// the host's package manager.
+var packageVersion = regexp.MustCompile(`^([0-9]+:)?[0-9][A-Za-z0-9.+~^_-]*$`)
 
 // packageRules: a version is given as ensure, as in Puppet.
 func packageRules(spec map[string]any, root string) []SpecError {
@@ -71,8 +73,8 @@ func packageRules(spec map[string]any, root string) []SpecError {
 	switch e {
 	case "present", "installed", "absent", "latest":
 	default:
-		if !debianVersion.MatchString(e) {
-			errs = append(errs, SpecError{Path: nested.Key(root, "ensure"), Message: "want present, installed, absent, latest or a Debian version, got " + e})
+		if !packageVersion.MatchString(e) {
+			errs = append(errs, SpecError{Path: nested.Key(root, "ensure"), Message: "want present, installed, absent, latest or a Debian or RPM version, got " + e})
 		}
 	}
 	return errs

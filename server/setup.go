@@ -76,6 +76,7 @@ func NewRuntime(cfg *config.Config, log *slog.Logger) (*Runtime, error) {
 	worker.RegisterFuel(registry, cfg.RebootCommand, cfg.Hooks)
 	worker.RegisterExternal(registry, providers.ExternalOptions{PlugsDir: cfg.PlugsDir})
 	registry.Register(providers.NewService(cfg.SystemdAddress))
+	registry.Register(providers.NewPackage(providers.PackageOptions{Manager: cfg.PackageManager}))
 	if rt.Key != nil {
 		// Every worker holding the codec key fingerprints secret content
 		// alike; without it each process keys its own.

@@ -60,6 +60,7 @@ var Vars = append([]Var{
 	{"CAIRN_PLUGS_DIR", "plugs-dir", "", "directory of the plugs external programs ask for, one subdirectory each (empty: a required plug is refused)"},
 	{"CAIRN_HOOKS_ALLOW_PRIVATE", "hooks-allow-private", "false", "true lets webhooks reach loopback, private and link-local addresses (refused by default, checked on the address dialled)"},
 	{"CAIRN_SYSTEMD_ADDRESS", "systemd-address", "", "D-Bus address of the systemd manager service resources drive and are watched on (empty: the system manager, /run/systemd/private)"},
+	{"CAIRN_PACKAGE_MANAGER", "package-manager", "auto", "what the package kind drives: apt (apt-get, dpkg), dnf (dnf, rpm) or auto (apt where apt-get and dpkg-query are found, else dnf where dnf and rpm are)"},
 	{"CAIRN_REBOOT_COMMAND", "reboot-command", "shutdown -r now", "agent: the command a reboot task runs (sh -c) before it waits for the agent to come back"},
 	{"CAIRN_HOOK_MOVE_TO_BOOTSTRAP", "hook-move-to-bootstrap", "", "command (sh -c, on the control plane) run for each node of a move_to_bootstrap task"},
 	{"CAIRN_HOOK_ERASE_NODE", "hook-erase-node", "", "command (sh -c, on the control plane) run for each node of an erase_node task"},
@@ -141,6 +142,8 @@ type Config struct {
 	// SystemdAddress is the D-Bus address of the systemd manager the
 	// service kind drives and watches ("": the system manager).
 	SystemdAddress string
+	// PackageManager is what the package kind drives: auto, apt or dnf.
+	PackageManager string
 	// PlugsDir holds the plugs external programs ask for (PlugsDir/NAME).
 	PlugsDir string
 	// Hooks maps each configured provisioning hook (erase_node) to its
@@ -283,6 +286,9 @@ func Load(vals map[string]string) (*Config, error) {
 	}
 	if c.HooksAllowPrivate, err = strconv.ParseBool(vals["CAIRN_HOOKS_ALLOW_PRIVATE"]); err != nil {
 		return nil, fmt.Errorf("CAIRN_HOOKS_ALLOW_PRIVATE: want true or false, got %q", vals["CAIRN_HOOKS_ALLOW_PRIVATE"])
+	}
+	if c.PackageManager, err = loadPackageManager(vals); err != nil {
+		return nil, err
 	}
 	if c.CodecBodyLimit, err = ParseSize(vals["CAIRN_CODEC_BODY_LIMIT"]); err != nil {
 		return nil, fmt.Errorf("CAIRN_CODEC_BODY_LIMIT: %w", err)
