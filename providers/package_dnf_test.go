@@ -198,6 +198,30 @@ func (s *dnfSuite) TestEpoch() {
 	s.Equal("1:1.0-1", repo.Installed(t, e))
 }
 
+// TestNoCache: a plan for latest reads only dnf's metadata cache, and
+// fails without one; a transaction fetches the metadata of a repository
+// dnf has none of.
+func (s *dnfSuite) TestNoCache() {
+	t, ctx := s.T(), context.Background()
+	const a, b = "cairn-test-a", "cairn-test-b"
+	repo, r := s.setup(a, "1.0-1", b, "1.0-1")
+	_, err := r.Converge(ctx, pkgReq(b, "present"))
+	s.Require().NoError(err)
+	repo.DropCache(t)
+	latest := pkgReq(b, "latest")
+	latest.Noop = true
+	_, err = r.Converge(ctx, latest)
+	s.Require().Error(err)
+	s.Contains(err.Error(), "Cache-only enabled but no cache")
+	ch, err := r.Converge(ctx, pkgReq(a, "present"))
+	s.Require().NoError(err)
+	s.Equal(model.OutcomeCreated, ch.Outcome)
+	s.Equal("1.0-1", repo.Installed(t, a))
+	plan, err := r.Converge(ctx, latest)
+	s.Require().NoError(err, "the transaction fetched the metadata")
+	s.Equal(model.ActionNoop, plan.Action)
+}
+
 // TestIrreversible: the undo of an upgrade whose old version the
 // repository no longer offers fails as irreversible, and says why.
 func (s *dnfSuite) TestIrreversible() {

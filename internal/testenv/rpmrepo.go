@@ -173,6 +173,13 @@ func (r *RpmRepo) dnfArgs(args ...string) []string {
 	return append(append([]string{"--installroot=" + r.Root}, r.Options...), args...)
 }
 
+// DropCache deletes dnf's cache of the repository in the root (dnf clean
+// all), as on a host that never fetched its repositories' metadata.
+func (r *RpmRepo) DropCache(t testing.TB) {
+	t.Helper()
+	rpmRun(t, "dnf", r.dnfArgs("-q", "clean", "all")...)
+}
+
 // Installed is the root's installed version of name ([epoch:]version-
 // release, epoch only when not 0), "" when it is not installed.
 func (r *RpmRepo) Installed(t testing.TB, name string) string {
