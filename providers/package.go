@@ -296,6 +296,14 @@ func (p packageProvider) Compensate(ctx context.Context, env Env, _ model.Spec, 
 	if _, err := p.m.install(ctx, []pkgWant{{name: name, version: old}}); err != nil {
 		return fmt.Errorf("reinstall %s %s (the sources may no longer offer it): %w: %w", name, old, ErrIrreversible, err)
 	}
+	// An install-only package (a kernel) keeps its newer instance: the
+	// old one is there again, but is not what the host reads as installed.
+	if now, err = p.m.query(ctx, name); err != nil {
+		return err
+	}
+	if now.status != "installed" || now.version != old {
+		return fmt.Errorf("reinstall %s %s: %s left %s at %s: %w", name, old, p.m.tool(), name, cmpStr(now.version, "nothing installed"), ErrIrreversible)
+	}
 	return nil
 }
 

@@ -30,6 +30,7 @@ func (s *dnfSuite) SetupSuite() {
 		"cairn-test-a": {"1.0-1", "2.0-1", "3.0-1"},
 		"cairn-test-b": {"1.0-1"},
 		"cairn-test-e": {"1:1.0-1"},
+		"cairn-test-k": {"1.0-1", "2.0-1"},
 	})
 }
 
@@ -80,7 +81,7 @@ func (s *dnfSuite) TestLifecycle() {
 	s.Equal([]int{2}, repo.Transactions(t), "the steps' applies ran no dnf of their own")
 	s.Equal("1.0-1", repo.Installed(t, a))
 	s.Equal("1.0-1", repo.Installed(t, b))
-	data, err := os.ReadFile(filepath.Join(repo.Root, "usr/share", a, "version"))
+	data, err := os.ReadFile(filepath.Join(repo.Root, "usr/share", a, "1.0-1"))
 	s.Require().NoError(err)
 	s.Equal("1.0-1\n", string(data))
 
@@ -172,7 +173,7 @@ func (s *dnfSuite) TestLifecycle() {
 	s.Require().NoError(r.Compensate(ctx, reqB, chB))
 	s.Empty(repo.Installed(t, a))
 	s.Empty(repo.Installed(t, b))
-	_, err = os.Stat(filepath.Join(repo.Root, "usr/share", a, "version"))
+	_, err = os.Stat(filepath.Join(repo.Root, "usr/share", a, "1.0-1"))
 	s.True(os.IsNotExist(err), "files of the removed package are gone")
 }
 
@@ -220,6 +221,31 @@ func (s *dnfSuite) TestNoCache() {
 	plan, err := r.Converge(ctx, latest)
 	s.Require().NoError(err, "the transaction fetched the metadata")
 	s.Equal(model.ActionNoop, plan.Action)
+}
+
+// TestInstallOnly: of an install-only package's instances (kernels), the
+// one installed last is read and exported; undoing its upgrade cannot
+// make the old one the installed one again, and says so.
+func (s *dnfSuite) TestInstallOnly() {
+	ctx := context.Background()
+	const k = "cairn-test-k"
+	_, r := s.setup(k, "1.0-1", k, "2.0-1")
+	_, err := r.Converge(ctx, pkgReq(k, "1.0-1"))
+	s.Require().NoError(err)
+	up, err := r.Converge(ctx, pkgReq(k, "2.0-1"))
+	s.Require().NoError(err)
+	s.Equal(model.OutcomeUpdated, up.Outcome)
+	node := Node{Name: "node-1"}
+	listed, err := r.List(ctx, "package", node, ListQuery{Names: []string{k}})
+	s.Require().NoError(err)
+	s.Equal([]Listed{{Name: k, Spec: model.Spec{"name": k, "ensure": "2.0-1"}}}, listed)
+	all, err := r.List(ctx, "package", node, ListQuery{})
+	s.Require().NoError(err)
+	s.Equal(listed, all, "one entry for both instances")
+	err = r.Compensate(ctx, pkgReq(k, "2.0-1"), up)
+	s.Require().Error(err)
+	s.True(errors.Is(err, ErrIrreversible), "%v", err)
+	s.Contains(err.Error(), "dnf left cairn-test-k at 2.0-1")
 }
 
 // TestIrreversible: the undo of an upgrade whose old version the

@@ -14,8 +14,9 @@ import (
 )
 
 // RpmPool is a directory of small noarch rpms a test builds once (each
-// holds /usr/share/NAME/version, its version) to publish into the
-// repositories of its RpmRepos.
+// holds one file, /usr/share/NAME/VERSION-RELEASE, so that two versions
+// of an install-only package can be installed side by side) to publish
+// into the repositories of its RpmRepos.
 type RpmPool struct{ Dir string }
 
 // NeedDnf skips (fails under CAIRN_REQUIRE_ALL) when rpms cannot be built
@@ -81,9 +82,9 @@ BuildArch: noarch
 A package of a Cairn test.
 %install
 mkdir -p %{buildroot}/usr/share/%{name}
-echo %{version}-%{release} > %{buildroot}/usr/share/%{name}/version
+echo %{version}-%{release} > %{buildroot}/usr/share/%{name}/%{version}-%{release}
 %files
-/usr/share/%{name}/version
+/usr/share/%{name}/%{version}-%{release}
 `
 
 // rpmEVR is [epoch:]version-release.
@@ -104,7 +105,9 @@ func cmpDefault(s, def string) string {
 
 // RpmRepo is a dnf repository of a test (a file:// directory of rpms of
 // a pool, indexed by createrepo_c) and an install root with its own rpm
-// database that dnf installs into: dnf reads only the repository's
+// database that dnf installs into (cairn-test-k is install-only there,
+// as kernels are: its versions are installed side by side): dnf reads only
+// the repository's
 // configuration (Options), and keeps its cache, history and logs inside
 // Root, so the machine's own package databases are never read or
 // written.
@@ -130,6 +133,7 @@ func NewRpmRepo(t testing.TB, pool *RpmPool) *RpmRepo {
 reposdir=
 gpgcheck=0
 install_weak_deps=0
+installonlypkgs=cairn-test-k
 [cairn-test]
 name=Cairn test packages
 baseurl=file://%s
