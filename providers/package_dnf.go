@@ -163,7 +163,7 @@ func (m dnfManager) query(ctx context.Context, name string) (pkgStatus, error) {
 // candidate asks dnf repoquery, from the metadata cache only, for the
 // newest version of name the repositories offer.
 func (m dnfManager) candidate(ctx context.Context, name string) (string, error) {
-	res, err := m.dnf(ctx, time.Minute, "--cacheonly", "-q", "repoquery", "--available", "--latest-limit", "1",
+	res, err := m.dnf(ctx, time.Minute, "repoquery", "--cacheonly", "-q", "--available", "--latest-limit", "1",
 		"--qf", "%{epoch}\t%{version}\t%{release}", "--", name)
 	if err != nil {
 		return "", fmt.Errorf("package %s: %w", name, err)
@@ -175,6 +175,10 @@ func (m dnfManager) candidate(ctx context.Context, name string) (string, error) 
 	}
 	return "", fmt.Errorf("package %s: not in the dnf repositories (as last fetched)", name)
 }
+
+// noRefresh keeps a transaction on the metadata dnf has: no repository's
+// cache expires (one with no cache at all is still fetched).
+const noRefresh = "--setopt=*.metadata_expire=never"
 
 // install runs one dnf install of name or name-version for each want;
 // latest is the candidate, so that an installed package is upgraded (dnf
@@ -190,18 +194,35 @@ func (m dnfManager) install(ctx context.Context, wants []pkgWant) (string, error
 				return "", err
 			}
 		}
-		spec := w.name
-		if v != "" {
-			spec += "-" + v
-		}
+		spec := dnfSpec(w.name, v)
 		specs = append(specs, spec)
 		byspec[spec] = w
 	}
-	out, err := m.dnf(ctx, m.o.Timeout, append([]string{"-y", "--setopt=*.metadata_expire=never", "install", "--"}, specs...)...)
+	out, err := m.dnf(ctx, m.o.Timeout, "install", append([]string{"-y", noRefresh, "--"}, specs...)...)
 	if err != nil {
 		return "", notOffered(err, byspec)
 	}
 	return lastLines(string(out), 20), nil
+}
+
+// rpmArches are the architectures dnf reads after a name's last dot.
+var rpmArches = map[string]bool{
+	"noarch": true, "x86_64": true, "i386": true, "i486": true, "i586": true, "i686": true,
+	"aarch64": true, "armv7hl": true, "armv7hnl": true, "ppc64le": true, "ppc64": true,
+	"s390x": true, "riscv64": true, "loongarch64": true,
+}
+
+// dnfSpec is what dnf install gets for name at version ("": any): name,
+// name-version, or name-version.arch when name ends with an
+// architecture (dnf reads a NEVRA with the architecture last).
+func dnfSpec(name, version string) string {
+	if version == "" {
+		return name
+	}
+	if i := strings.LastIndexByte(name, '.'); i > 0 && rpmArches[name[i+1:]] {
+		return name[:i] + "-" + version + name[i:]
+	}
+	return name + "-" + version
 }
 
 // notOffered names the packages of a failed install dnf found no match
@@ -233,7 +254,7 @@ func notOffered(err error, byspec map[string]pkgWant) error {
 // clean_requirements_on_remove (dnf's default). rpm has no separate
 // configuration state: purge is remove.
 func (m dnfManager) remove(ctx context.Context, name string, _ bool) error {
-	_, err := m.dnf(ctx, m.o.Timeout, "-y", "--setopt=*.metadata_expire=never", "remove", "--", name)
+	_, err := m.dnf(ctx, m.o.Timeout, "remove", "-y", noRefresh, "--", name)
 	return err
 }
 
@@ -270,22 +291,15 @@ func (m dnfManager) list(ctx context.Context, names []string) ([]Listed, error) 
 	return out, nil
 }
 
-// dnf runs dnf with the install root and options of PackageOptions, then
-// args, and returns its output; a failure carries the last lines dnf
-// wrote.
-func (m dnfManager) dnf(ctx context.Context, timeout time.Duration, args ...string) ([]byte, error) {
+// dnf runs `dnf [--installroot=Root] DnfOptions... verb args...` (dnf
+// takes its options after the command too) and returns its output; a
+// failure carries the last lines dnf wrote.
+func (m dnfManager) dnf(ctx context.Context, timeout time.Duration, verb string, args ...string) ([]byte, error) {
 	argv := []string{m.o.Dnf}
 	if m.o.Root != "" {
 		argv = append(argv, "--installroot="+m.o.Root)
 	}
-	argv = append(append(argv, m.o.DnfOptions...), args...)
-	verb := ""
-	for _, a := range args {
-		if !strings.HasPrefix(a, "-") {
-			verb = a
-			break
-		}
-	}
+	argv = append(append(append(argv, m.o.DnfOptions...), verb), args...)
 	res, err := runCommand(ctx, command{Argv: argv, Env: dnfEnv(), Timeout: timeout})
 	if err != nil {
 		return nil, fmt.Errorf("dnf %s: %w", verb, err)

@@ -199,6 +199,24 @@ func (s *dnfSuite) TestEpoch() {
 	s.Equal("1:1.0-1", repo.Installed(t, e))
 }
 
+// TestArch: a name with dnf's .arch takes a version and latest.
+func (s *dnfSuite) TestArch() {
+	t, ctx := s.T(), context.Background()
+	const a = "cairn-test-a"
+	repo, r := s.setup(a, "1.0-1", a, "2.0-1")
+	ch, err := r.Converge(ctx, pkgReq(a+".noarch", "1.0-1"))
+	s.Require().NoError(err)
+	s.Equal(model.OutcomeCreated, ch.Outcome)
+	s.Equal("1.0-1", repo.Installed(t, a))
+	ch, err = r.Converge(ctx, pkgReq(a+".noarch", "latest"))
+	s.Require().NoError(err)
+	s.Equal(model.OutcomeUpdated, ch.Outcome)
+	s.Equal("2.0-1", repo.Installed(t, a))
+	again, err := r.Converge(ctx, pkgReq(a+".noarch", "2.0"))
+	s.Require().NoError(err)
+	s.Equal(model.ActionNoop, again.Action)
+}
+
 // TestNoCache: a plan for latest reads only dnf's metadata cache, and
 // fails without one; a transaction fetches the metadata of a repository
 // dnf has none of.
