@@ -317,3 +317,41 @@ func (s *dnfSuite) TestBadInput() {
 	}
 	s.Empty(repo.Transactions(t), "no transaction went through")
 }
+
+// TestRPMVersionMatch: the versions equal, the releases and epochs where
+// the wanted version gives them, each compared as written.
+func TestRPMVersionMatch(t *testing.T) {
+	tests := []struct {
+		want, installed string
+		match           bool
+	}{
+		{"2.4.62", "2.4.62-1.fc40", true},
+		{"2.4.62", "1:2.4.62-3.fc40", true},
+		{"2.4.62-1.fc40", "2.4.62-1.fc40", true},
+		{"2.4.62-1.fc40", "2.4.62-3.fc40", false},
+		{"0:2.4.62-1", "2.4.62-1", true},
+		{"0:2.4.62-1", "1:2.4.62-1", false},
+		{"1:2.4.62", "1:2.4.62-1", true},
+		{"01:2.4.62", "1:2.4.62-1", true},
+		{"2.4.6", "2.4.62-1", false},
+		{"2.4.62", "2.4.620-1", false},
+		{"2.4.062", "2.4.62-1", false},
+	}
+	m := newDnfManager(PackageOptions{})
+	for _, tt := range tests {
+		require.Equal(t, tt.match, m.matches(tt.want, tt.installed), "%s against installed %s", tt.want, tt.installed)
+	}
+}
+
+func TestDnfSpec(t *testing.T) {
+	tests := []struct{ name, version, want string }{
+		{"nginx", "", "nginx"},
+		{"nginx", "1:1.24.0-1.fc40", "nginx-1:1.24.0-1.fc40"},
+		{"glibc.i686", "2.39-1", "glibc-2.39-1.i686"},
+		{"python3.11", "3.11.9-1", "python3.11-3.11.9-1"},
+		{"python3.11.x86_64", "3.11.9-1", "python3.11-3.11.9-1.x86_64"},
+	}
+	for _, tt := range tests {
+		require.Equal(t, tt.want, dnfSpec(tt.name, tt.version))
+	}
+}
