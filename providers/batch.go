@@ -10,7 +10,7 @@ import (
 )
 
 // Batcher is implemented by kinds whose changes are cheaper made together
-// than one by one: a unit's packages are installed in one apt-get
+// than one by one: a unit's packages are installed in one apt-get or dnf
 // transaction. The batch runs before the resources' own applies, which
 // then read what it left and change only what it did not.
 type Batcher interface {
