@@ -104,9 +104,9 @@ func (p *parser) decodeResource(d *document, e *resourceEntry) {
 			r.Kind = kind
 			if kind == "" {
 				p.c.add(d.pos(kindNode), "kind", "missing kind")
-			} else if k, found := p.lookup(kind); found {
+			} else if k, found := p.lookup(resourceKind(kind)); found {
 				e.kindKnown = true
-				r.Kind = p.kindName(kind, k)
+				r.Kind = p.kindName(resourceKind(kind), k)
 			} else {
 				p.c.add(d.pos(kindNode), "kind", "%s", unknownKind(p.cat, kind))
 			}
@@ -160,6 +160,18 @@ func (p *parser) kindName(written string, k *kinds.Kind) string {
 		return strings.ToLower(written)
 	}
 	return k.Name
+}
+
+// resourceKind is the kind a resource document means by written: Puppet's
+// and mgmt's `group` is the account group (unix_group), as a Puppet user
+// writes it. Fuel's group kind orders a graph's member tasks (a task's
+// `type: group`) and has no meaning among a package's resources, where it
+// would silently change nothing.
+func resourceKind(written string) string {
+	if strings.EqualFold(written, kinds.KindGroup) {
+		return kinds.KindUnixGroup
+	}
+	return written
 }
 
 func unknownKind(cat *kinds.Catalogue, kind string) string {
@@ -255,8 +267,8 @@ func (p *parser) refs(d *document, n *yaml.Node, path string, refs []model.Ref, 
 			p.c.add(d.pos(item), ip, "expected a reference (\"Kind/name\" or {kind, name}), got %s", describe(item))
 			continue
 		}
-		if k, ok := p.lookup(ref.Kind); ok {
-			ref.Kind = p.kindName(ref.Kind, k)
+		if k, ok := p.lookup(resourceKind(ref.Kind)); ok {
+			ref.Kind = p.kindName(resourceKind(ref.Kind), k)
 		}
 		refs = append(refs, ref)
 		paths = append(paths, ip)
