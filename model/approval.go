@@ -31,4 +31,15 @@ type Approval struct {
 	// report once it completed.
 	ApplyExecutionID string  `json:"applyExecutionId,omitempty"`
 	Report           *Report `json:"report,omitempty"`
+	// Four eyes (ApprovalPolicy): Required distinct approvals are
+	// needed (0 or 1: one), Approvals are those given so far; Author
+	// started the plan and may approve it only when AuthorMayApprove;
+	// MayApprove says who may approve; Policy says why the execution
+	// waits when the request did not ask for approval.
+	Required         int            `json:"required,omitempty"`
+	Approvals        []ApprovalVote `json:"approvals,omitempty"`
+	Author           string         `json:"author,omitempty"`
+	AuthorMayApprove bool           `json:"authorMayApprove,omitempty"`
+	MayApprove       string         `json:"mayApprove,omitempty"`
+	Policy           string         `json:"policy,omitempty"`
 }

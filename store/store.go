@@ -142,4 +142,14 @@ type Store interface {
 
 	// Principals, API tokens, labels and the audit trail (teams.go).
 	Teams
+
+	// Four eyes: a stack's or cluster's approval policy (approvals.go).
+	PutApprovalPolicy(ctx context.Context, t ApprovalTarget, id string, p model.ApprovalPolicy) error
+	ApprovalPolicy(ctx context.Context, t ApprovalTarget, id string) (*model.ApprovalPolicy, error)
+	DeleteApprovalPolicy(ctx context.Context, t ApprovalTarget, id string) error
+
+	// Start nonces: each start of an execution is bound to one, which its
+	// workflow consumes once (nonces.go).
+	PutStartNonce(ctx context.Context, nonce, execID string) error
+	ConsumeStartNonce(ctx context.Context, nonce, run string) error
 }

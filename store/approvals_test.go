@@ -1,0 +1,74 @@
+package store
+
+import (
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/cairn-io/cairn/model"
+)
+
+func TestApprovalPoliciesGoWithTheirStackOrCluster(t *testing.T) {
+	eachBackend(t, func(t *testing.T, be testBackend) {
+		ctx := context.Background()
+		s := freshStore(t, be)
+		st := &model.Stack{Name: "web"}
+		require.NoError(t, s.CreateStack(ctx, st))
+		require.NoError(t, s.PutCluster(ctx, &model.Cluster{ID: "prod"}))
+		for _, tc := range []struct {
+			target ApprovalTarget
+			id     string
+			remove func() error
+		}{
+			{ApprovalStack, st.ID, func() error { return s.DeleteStack(ctx, st.ID) }},
+			{ApprovalCluster, "prod", func() error { return s.DeleteCluster(ctx, "prod") }},
+		} {
+			t.Run(string(tc.target), func(t *testing.T) {
+				_, err := s.ApprovalPolicy(ctx, tc.target, tc.id)
+				require.ErrorIs(t, err, ErrNotFound)
+				require.ErrorIs(t, s.PutApprovalPolicy(ctx, tc.target, "nope", model.ApprovalPolicy{Required: 1}), ErrNotFound)
+				require.NoError(t, s.PutApprovalPolicy(ctx, tc.target, tc.id, model.ApprovalPolicy{Required: 2}))
+				require.NoError(t, s.PutApprovalPolicy(ctx, tc.target, tc.id, model.ApprovalPolicy{Required: 3, AuthorMayApprove: true}))
+				got, err := s.ApprovalPolicy(ctx, tc.target, tc.id)
+				require.NoError(t, err)
+				assert.Equal(t, model.ApprovalPolicy{Required: 3, AuthorMayApprove: true}, *got)
+				require.NoError(t, s.DeleteApprovalPolicy(ctx, tc.target, tc.id))
+				require.ErrorIs(t, s.DeleteApprovalPolicy(ctx, tc.target, tc.id), ErrNotFound)
+				require.NoError(t, s.PutApprovalPolicy(ctx, tc.target, tc.id, model.ApprovalPolicy{Required: 1}))
+				require.NoError(t, tc.remove())
+				_, err = s.ApprovalPolicy(ctx, tc.target, tc.id)
+				assert.ErrorIs(t, err, ErrNotFound, "the policy outlived its owner")
+			})
+		}
+		require.Error(t, s.PutApprovalPolicy(ctx, "release", "x", model.ApprovalPolicy{Required: 1}))
+	})
+}
+
+func TestStartNoncesAreConsumedOnceByOneRun(t *testing.T) {
+	eachBackend(t, func(t *testing.T, be testBackend) {
+		ctx := context.Background()
+		s := freshStore(t, be)
+		require.NoError(t, s.PutStartNonce(ctx, "n1", "stack-a"))
+		require.Error(t, s.PutStartNonce(ctx, "n1", "stack-b"), "a nonce is recorded once")
+		for _, tc := range []struct {
+			name, nonce, run string
+			want             error
+		}{
+			{"first consume", "n1", "run-1", nil},
+			{"retry by the same run", "n1", "run-1", nil},
+			{"another run", "n1", "run-2", ErrNonceUsed},
+			{"unknown nonce", "n2", "run-1", ErrNonceUsed},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				err := s.ConsumeStartNonce(ctx, tc.nonce, tc.run)
+				if tc.want == nil {
+					require.NoError(t, err)
+				} else {
+					require.ErrorIs(t, err, tc.want)
+				}
+			})
+		}
+	})
+}
