@@ -423,6 +423,9 @@ func (s *server) register(e *echo.Echo, metrics http.Handler) {
 	e.Add(http.MethodPost, "/v1/executions/:id/approve", s.needExec(s.approveExecution))
 	e.Add(http.MethodPost, "/v1/executions/:id/reject", s.needExec(s.rejectExecution))
 
+	// Four-eyes settings of stacks and clusters.
+	s.registerApprovalSettings(e)
+
 	// Agents and their node tokens.
 	s.registerAgent(e)
 

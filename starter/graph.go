@@ -48,14 +48,15 @@ func (s *Starter) StartGraph(ctx context.Context, run contract.GraphRequest) (*E
 	if len(types) == 0 {
 		types = []string{model.DefaultGraphType}
 	}
-	in := workflows.GraphExecutionInput{
-		Settings: s.settings(StackRun{ClusterID: run.ClusterID, OnFailure: run.OnFailure, Parallelism: run.Parallelism}),
-		Request:  run,
-	}
 	id, lock := graphWorkflowID(run.ClusterID), true
 	if run.DryRun {
 		id, lock = workflows.GraphDryRunWorkflowID(run.ClusterID, uuid.NewString()), false
 	}
+	st, err := s.boundSettings(ctx, StackRun{ClusterID: run.ClusterID, OnFailure: run.OnFailure, Parallelism: run.Parallelism}, id)
+	if err != nil {
+		return nil, err
+	}
+	in := workflows.GraphExecutionInput{Settings: st, Request: run}
 	attrs := []temporal.SearchAttributeUpdate{
 		searchattr.Kind.ValueSet(string(model.ExecGraph)),
 		searchattr.Cluster.ValueSet(run.ClusterID),

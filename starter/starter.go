@@ -167,6 +167,18 @@ func (s *Starter) settings(run StackRun) workflows.Settings {
 	return st
 }
 
+// boundSettings are run's settings bound to a new start nonce for
+// workflow id wfID (see nonce).
+func (s *Starter) boundSettings(ctx context.Context, run StackRun, wfID string) (workflows.Settings, error) {
+	st := s.settings(run)
+	n, err := s.nonce(ctx, wfID)
+	if err != nil {
+		return st, err
+	}
+	st.Nonce = n
+	return st, nil
+}
+
 func (s *Starter) options(id string, kind model.ExecutionKind, run StackRun, summary string, lock bool) client.StartWorkflowOptions {
 	attrs := []temporal.SearchAttributeUpdate{searchattr.Kind.ValueSet(string(kind)), searchattr.Stack.ValueSet(run.StackID)}
 	if run.ClusterID != "" {
@@ -196,7 +208,11 @@ func (s *Starter) StartApply(ctx context.Context, run StackRun) (*Execution, err
 		return nil, errors.New("apply: stack id and a snapshot hash or URLs are required")
 	}
 	summary := fmt.Sprintf("apply %s to stack %s", packageName(run), run.StackID)
-	in := workflows.ApplyInput{Settings: s.settings(run), StackID: run.StackID, SnapshotHash: run.SnapshotHash, URLs: urlsUnlessSnapshot(run), Params: run.Params}
+	st, err := s.boundSettings(ctx, run, stackWorkflowID(run.StackID))
+	if err != nil {
+		return nil, err
+	}
+	in := workflows.ApplyInput{Settings: st, StackID: run.StackID, SnapshotHash: run.SnapshotHash, URLs: urlsUnlessSnapshot(run), Params: run.Params}
 	return s.start(ctx, model.ExecApply, run, s.options(stackWorkflowID(run.StackID), model.ExecApply, run, summary, true), workflows.ApplyWorkflow, in)
 }
 
@@ -206,7 +222,11 @@ func (s *Starter) StartDestroy(ctx context.Context, run StackRun) (*Execution, e
 		return nil, errors.New("destroy: stack id is required")
 	}
 	summary := "destroy stack " + run.StackID
-	in := workflows.DestroyInput{Settings: s.settings(run), StackID: run.StackID, RemoveStack: run.RemoveStack}
+	st, err := s.boundSettings(ctx, run, stackWorkflowID(run.StackID))
+	if err != nil {
+		return nil, err
+	}
+	in := workflows.DestroyInput{Settings: st, StackID: run.StackID, RemoveStack: run.RemoveStack}
 	return s.start(ctx, model.ExecDestroy, run, s.options(stackWorkflowID(run.StackID), model.ExecDestroy, run, summary, true), workflows.DestroyWorkflow, in)
 }
 
@@ -217,7 +237,10 @@ func (s *Starter) StartDryRun(ctx context.Context, run StackRun) (*Execution, er
 		return nil, errors.New("dry-run: stack id and a snapshot hash or URLs are required")
 	}
 	id := workflows.DryRunWorkflowID(run.StackID, uuid.NewString())
-	st := s.settings(run)
+	st, err := s.boundSettings(ctx, run, id)
+	if err != nil {
+		return nil, err
+	}
 	st.ExecutionID = id
 	summary := fmt.Sprintf("dry-run of %s on stack %s", packageName(run), run.StackID)
 	if run.Approval != nil {

@@ -47,6 +47,9 @@ func ApplyWorkflow(ctx workflow.Context, in ApplyInput) (*ApplyResult, error) {
 	if err := checkStackRun(ctx, in.Settings, in.StackID); err != nil {
 		return nil, err
 	}
+	if err := consumeStart(ctx, in.Settings); err != nil {
+		return nil, err
+	}
 	res, err := apply(ctx, in)
 	notifyEnd(ctx, in.StackID, ExecutionID(ctx, in.Settings), model.ExecApply, err)
 	return res, err

@@ -30,6 +30,9 @@ func DestroyWorkflow(ctx workflow.Context, in DestroyInput) (*ApplyResult, error
 	if err := checkStackRun(ctx, in.Settings, in.StackID); err != nil {
 		return nil, err
 	}
+	if err := consumeStart(ctx, in.Settings); err != nil {
+		return nil, err
+	}
 	res, err := destroy(ctx, in)
 	notifyEnd(ctx, in.StackID, ExecutionID(ctx, in.Settings), model.ExecDestroy, err)
 	return res, err

@@ -43,6 +43,9 @@ func DryRunWorkflow(ctx workflow.Context, in DryRunInput) (*DryRunResult, error)
 	if err := checkDryRun(ctx, in.Settings, in.StackID); err != nil {
 		return nil, err
 	}
+	if err := consumeStart(ctx, in.Settings); err != nil {
+		return nil, err
+	}
 	res, err := dryRun(ctx, in)
 	notifyEnd(ctx, in.StackID, ExecutionID(ctx, in.Settings), model.ExecDryRun, err)
 	return res, err

@@ -113,6 +113,15 @@ func (f *fakeActivities) register(env *testsuite.TestWorkflowEnvironment) {
 	env.RegisterWorkflow(HookDeliveryWorkflow)
 	env.RegisterActivityWithOptions(f.DeliverHooks, activity.RegisterOptions{Name: contract.DeliverHooksName})
 	env.RegisterActivityWithOptions(f.WantsHooks, activity.RegisterOptions{Name: contract.WantsHooksName})
+	registerAcceptStart(env)
+}
+
+// registerAcceptStart registers a ConsumeStart that accepts every start:
+// these tests start workflows without the starter (the store's check of
+// the nonce is tested end to end).
+func registerAcceptStart(env *testsuite.TestWorkflowEnvironment) {
+	env.RegisterActivityWithOptions(func(context.Context, contract.ConsumeStartInput) error { return nil },
+		activity.RegisterOptions{Name: contract.ConsumeStartName})
 }
 
 func (f *fakeActivities) Prepare(ctx context.Context, in contract.PrepareInput) (*contract.PreparedPlan, error) {

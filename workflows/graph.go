@@ -57,6 +57,9 @@ func GraphExecutionWorkflow(ctx workflow.Context, in GraphExecutionInput) (*Grap
 	if err := checkGraphRun(ctx, in); err != nil {
 		return nil, err
 	}
+	if err := consumeStart(ctx, in.Settings); err != nil {
+		return nil, err
+	}
 	opts := in.execOptions(ctx, contract.ModeApply, model.OnFailureStop)
 	// Cancelling a graph only stops it, unless it rolls back on failure.
 	opts.RollbackOnCancel = opts.OnFailure == model.OnFailureRollback

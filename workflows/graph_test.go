@@ -170,6 +170,7 @@ func graphEnv(t *testing.T, st store.Store, steps *graphSteps) *testsuite.TestWo
 	env.RegisterActivityWithOptions(acts.LoadUnits, activity.RegisterOptions{Name: contract.LoadUnitsName})
 	env.RegisterActivityWithOptions(steps.ApplyStep, activity.RegisterOptions{Name: contract.ApplyStepName})
 	env.RegisterActivityWithOptions(steps.ApplyBatch, activity.RegisterOptions{Name: contract.ApplyBatchName})
+	registerAcceptStart(env)
 	steps.store = st
 	return env
 }

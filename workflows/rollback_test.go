@@ -63,6 +63,7 @@ func TestRollbackRecordsRecreatedObjects(t *testing.T) {
 			env.RegisterWorkflow(HookDeliveryWorkflow)
 			env.RegisterActivityWithOptions(f.DeliverHooks, activity.RegisterOptions{Name: contract.DeliverHooksName})
 			env.RegisterActivityWithOptions(f.WantsHooks, activity.RegisterOptions{Name: contract.WantsHooksName})
+			registerAcceptStart(env)
 			env.ExecuteWorkflow(ApplyWorkflow, applyInput(model.OnFailureRollback, 1))
 			err := env.GetWorkflowError()
 			r := reportOf(t, err)

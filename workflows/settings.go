@@ -31,6 +31,9 @@ type Settings struct {
 	// nothing is deleted and the stack record keeps the other
 	// resources' entries. A watched change's check and repair use it.
 	Only []string `json:"only,omitempty"`
+	// Nonce binds the start to a one-time nonce the starter recorded
+	// (see consumeStart); children of a Cairn workflow carry none.
+	Nonce string `json:"nonce,omitempty"`
 }
 
 // prepareInput is the Prepare activity's input for execution execID of

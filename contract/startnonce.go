@@ -1,0 +1,18 @@
+package contract
+
+// ConsumeStartName is the activity every apply, destroy, dry-run and graph
+// execution started by Cairn runs first: it consumes the start's one-time
+// nonce (ConsumeStartInput), so a copy of the workflow's input started
+// again by someone holding Temporal access runs nothing.
+const ConsumeStartName = "ConsumeStart"
+
+// StartNotIssuedType marks a workflow whose start nonce is unknown or was
+// consumed by another run; nothing ran.
+const StartNotIssuedType = "StartNotIssued"
+
+// ConsumeStartInput names the nonce the starter recorded for the start
+// and the workflow run consuming it (a retry by the same run passes).
+type ConsumeStartInput struct {
+	Nonce string `json:"nonce"`
+	Run   string `json:"run"`
+}
