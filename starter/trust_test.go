@@ -42,6 +42,8 @@ type trustRig struct {
 	url     string // the package that runs the marker command
 	marker  string
 	fetched atomic.Int32
+	// failures is the sealed client's failure converter (nil unsealed).
+	failures converter.FailureConverter
 }
 
 func newTrustRig(t *testing.T, sealed bool) *trustRig {
@@ -64,7 +66,8 @@ func newTrustRig(t *testing.T, sealed bool) *trustRig {
 		var err error
 		dc, err = codec.DataConverter(key)
 		require.NoError(t, err)
-		r.c, err = client.NewClientFromExisting(r.dev.Client, client.Options{DataConverter: dc})
+		r.failures = codec.FailureConverter(dc)
+		r.c, err = client.NewClientFromExisting(r.dev.Client, client.Options{DataConverter: dc, FailureConverter: r.failures})
 		require.NoError(t, err)
 	}
 	r.starter = starter.New(r.c, starter.Config{TaskQueue: r.queue, Store: r.store, DataConverter: dc})

@@ -22,6 +22,7 @@ import (
 
 	commonpb "go.temporal.io/api/common/v1"
 	"go.temporal.io/sdk/converter"
+	"go.temporal.io/sdk/temporal"
 	"google.golang.org/protobuf/proto"
 )
 
@@ -181,6 +182,15 @@ func DataConverter(key []byte) (converter.DataConverter, error) {
 		return nil, err
 	}
 	return converter.NewCodecDataConverter(converter.GetDefaultDataConverter(), c), nil
+}
+
+// FailureConverter is the failure converter of every client and worker
+// using dc (the codec's): failures' messages and stack traces go into an
+// encoded attributes payload, sealed like any other, so history shows
+// "Encoded failure" in their place; a client with dc (and the Temporal
+// UI through the codec endpoint) reads them back.
+func FailureConverter(dc converter.DataConverter) converter.FailureConverter {
+	return temporal.NewDefaultFailureConverter(temporal.DefaultFailureConverterOptions{DataConverter: dc, EncodeCommonAttributes: true})
 }
 
 // HandlerOptions configure the codec endpoint.

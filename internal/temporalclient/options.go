@@ -16,6 +16,7 @@ import (
 	sdklog "go.temporal.io/sdk/log"
 	"google.golang.org/grpc"
 
+	"github.com/cairn-io/cairn/internal/codec"
 	"github.com/cairn-io/cairn/internal/config"
 )
 
@@ -48,6 +49,10 @@ func Options(cfg *config.Config, p Params) (client.Options, error) {
 		Logger:         sdklog.NewStructuredLogger(log),
 		MetricsHandler: p.MetricsHandler,
 		DataConverter:  p.DataConverter,
+	}
+	if p.DataConverter != nil {
+		// With the payload codec, failure messages are sealed too.
+		o.FailureConverter = codec.FailureConverter(p.DataConverter)
 	}
 	if len(p.Interceptors) > 0 {
 		o.ConnectionOptions.DialOptions = append(o.ConnectionOptions.DialOptions, grpc.WithChainUnaryInterceptor(p.Interceptors...))
