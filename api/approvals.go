@@ -103,6 +103,8 @@ func (s *server) answerApproval(c echo.Context, approve bool) error {
 		}}
 	case errors.Is(err, starter.ErrNotAwaiting):
 		return &Error{Status: http.StatusConflict, Message: err.Error(), Cause: err}
+	case errors.Is(err, starter.ErrApproverNotAllowed):
+		return &Error{Status: http.StatusForbidden, Message: err.Error(), Cause: err}
 	case errors.Is(err, starter.ErrInvalidApproval):
 		return &Error{Status: http.StatusBadRequest, Message: err.Error(), Cause: err}
 	case err != nil:

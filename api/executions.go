@@ -258,6 +258,8 @@ func (s *server) decideExecution(c echo.Context) error {
 			Document: "request", Path: field.Field, Message: field.Message,
 		}}}
 	}
+	// Who decided comes from the token alone.
+	req.By = principal(c)
 	res, err := s.exec.Decide(c.Request().Context(), id, req)
 	if err != nil {
 		return s.executionError(err, id)

@@ -16,6 +16,9 @@ type DecisionRequest struct {
 	Step   string   `json:"step,omitempty"`
 	Steps  []string `json:"steps,omitempty"`
 	All    bool     `json:"all,omitempty"`
+	// By is who decided: set by the API from the request's token, never
+	// taken from a body.
+	By string `json:"by,omitempty"`
 }
 
 // DecisionFieldError is a DecisionRequest that names its steps wrongly,

@@ -21,6 +21,9 @@ var (
 	ErrNotAwaiting = errors.New("not awaiting approval")
 	// ErrInvalidApproval says the request itself is refused.
 	ErrInvalidApproval = errors.New("invalid approval")
+	// ErrApproverNotAllowed says the principal may not approve this plan
+	// (its author, under a policy that keeps authors out).
+	ErrApproverNotAllowed = errors.New("approver not allowed")
 )
 
 // PlanMovedError refuses an approval whose plan no longer holds; the
@@ -72,6 +75,8 @@ func (s *Starter) Approve(ctx context.Context, id string, req model.ApprovalRequ
 	switch {
 	case strings.Contains(msg, "not awaiting approval"), strings.Contains(msg, "unknown update"):
 		return nil, fmt.Errorf("%w: %s", ErrNotAwaiting, workflows.ErrorMessage(err))
+	case strings.Contains(msg, workflows.ErrAuthorMayNotApprove):
+		return nil, fmt.Errorf("%w: %s", ErrApproverNotAllowed, workflows.ErrorMessage(err))
 	case strings.Contains(msg, "comment is longer"):
 		return nil, fmt.Errorf("%w: %s", ErrInvalidApproval, workflows.ErrorMessage(err))
 	case errors.As(err, &done), strings.Contains(msg, "workflow execution already completed"):

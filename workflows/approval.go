@@ -72,6 +72,27 @@ type approvalRun struct {
 	// awaits one.
 	shown    model.ApprovalStatus
 	awaiting awaitingMark
+	// memo is the execution's memo of operator acts.
+	memo *memoLog
+}
+
+// ErrAuthorMayNotApprove is the message of an approval refused because
+// its principal started the plan and the policy keeps authors out.
+const ErrAuthorMayNotApprove = "the author of a plan may not approve it"
+
+// fourEyes says the plan waits under a four-eyes policy (Required set):
+// distinct approvers are counted and the author kept out. Without one, a
+// single approval by anyone applies it, as before policies existed.
+func (a *approvalRun) fourEyes() bool { return a.state.Required > 0 }
+
+// approvedBy says whether principal by already approved the plan.
+func (a *approvalRun) approvedBy(by string) bool {
+	for _, v := range a.state.Approvals {
+		if v.By == by {
+			return true
+		}
+	}
+	return false
 }
 
 // stackBase reads the stack's last execution, before planning.
@@ -103,10 +124,15 @@ func planMoved(res contract.CheckPlanResult) error {
 // timeout), then, when approved, for the apply it started; it fills in
 // res.Approval. base is the stack's last execution when planning began.
 func awaitApproval(ctx workflow.Context, t *tracker, opts ExecOptions, in DryRunInput, res *DryRunResult, base string) error {
-	a := &approvalRun{in: in, opts: opts, plan: res.Summary, state: model.Approval{Status: model.ApprovalAwaiting, Base: base}}
+	a := &approvalRun{in: in, opts: opts, plan: res.Summary, memo: &t.memo, state: model.Approval{
+		Status: model.ApprovalAwaiting, Base: base,
+		Required: in.Approval.Required, Author: in.Approval.Author, AuthorMayApprove: in.Approval.AuthorMayApprove,
+		MayApprove: in.Approval.MayApprove, Policy: in.Approval.Policy,
+	}}
 	res.Approval = &a.state
 	if len(res.Failures) > 0 || len(res.MissingEnvRefs) > 0 || len(res.MissingSecrets) > 0 {
 		a.end(ctx, model.ApprovalRejected, "the plan is incomplete (failed steps or missing refs): it cannot be approved")
+		a.settleParams(ctx)
 		return nil
 	}
 	if in.Approval.Timeout > 0 {
@@ -120,6 +146,51 @@ func awaitApproval(ctx workflow.Context, t *tracker, opts ExecOptions, in DryRun
 		return err
 	}
 	a.details(ctx)
+	err = a.wait(ctx)
+	a.settleParams(ctx)
+	if err != nil {
+		return err
+	}
+	if a.child == nil {
+		return nil
+	}
+	var applied ApplyResult
+	if err := a.child.Get(ctx, &applied); err != nil {
+		return fmt.Errorf("apply %s: %w", a.state.ApplyExecutionID, err)
+	}
+	a.state.Report = &applied.Report
+	a.details(ctx)
+	return nil
+}
+
+// approvalParamsChange versions settling a waiting plan's parameters:
+// runs recorded before it left them to retention.
+const approvalParamsChange = "approval-params"
+
+// settleParams settles the plan's parameters once it stopped waiting
+// (contract.SettleParamsInput), on a context its cancellation does not
+// reach: approved, the secrets it was given become the stack's; else
+// they are deleted at once.
+func (a *approvalRun) settleParams(ctx workflow.Context) {
+	if a.in.Params == "" || workflow.GetVersion(ctx, approvalParamsChange, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+		return
+	}
+	in := contract.SettleParamsInput{StackID: a.in.StackID, Params: a.in.Params,
+		Approved: a.state.Status == model.ApprovalApproved, Keep: a.in.Approval.KeepSecrets,
+		Executions: []string{a.opts.ExecutionID}}
+	for n := 1; n <= a.checks; n++ {
+		in.Executions = append(in.Executions, fmt.Sprintf("%s.check-%d", a.opts.ExecutionID, n))
+	}
+	dctx, _ := workflow.NewDisconnectedContext(ctx)
+	actx := workflow.WithActivityOptions(dctx, controlOptions(a.opts.ControlQueue, "settle the plan's parameters", time.Minute))
+	if err := workflow.ExecuteActivity(actx, contract.SettleParamsName, in).Get(dctx, nil); err != nil {
+		workflow.GetLogger(ctx).Error("the plan's parameters were not settled", "error", err)
+	}
+}
+
+// wait waits until the plan is decided, expired or cancelled.
+func (a *approvalRun) wait(ctx workflow.Context) error {
+	in := a.in
 	if in.Approval.Timeout > 0 {
 		ok, err := workflow.AwaitWithTimeout(ctx, in.Approval.Timeout, func() bool { return a.done })
 		if err != nil {
@@ -137,15 +208,6 @@ func awaitApproval(ctx workflow.Context, t *tracker, opts ExecOptions, in DryRun
 	} else if err := workflow.Await(ctx, func() bool { return a.done }); err != nil {
 		return err
 	}
-	if a.child == nil {
-		return nil
-	}
-	var applied ApplyResult
-	if err := a.child.Get(ctx, &applied); err != nil {
-		return fmt.Errorf("apply %s: %w", a.state.ApplyExecutionID, err)
-	}
-	a.state.Report = &applied.Report
-	a.details(ctx)
 	return nil
 }
 
@@ -161,7 +223,18 @@ func (a *approvalRun) validate(req model.ApprovalRequest) error {
 	if a.busy {
 		return errors.New("the plan is not awaiting approval (an approval is being checked)")
 	}
+	if req.Approve && a.fourEyes() && !a.state.AuthorMayApprove && req.By == a.state.Author {
+		return fmt.Errorf("%s: %s started it", ErrAuthorMayNotApprove, principalName(req.By))
+	}
 	return nil
+}
+
+// principalName names principal p ("" is the anonymous token's).
+func principalName(p string) string {
+	if p == "" {
+		return "the anonymous token"
+	}
+	return p
 }
 
 // decide is the approval Update handler. A rejection ends the plan. An
@@ -174,8 +247,20 @@ func (a *approvalRun) decide(ctx workflow.Context, req model.ApprovalRequest) (m
 	defer func() { a.busy = false }()
 	if !req.Approve {
 		a.decided(ctx, req)
+		a.memo.add(ctx, MemoEntry{Action: "reject", By: req.By, Comment: req.Comment})
 		a.end(ctx, model.ApprovalRejected, "")
 		return a.state, nil
+	}
+	if a.fourEyes() {
+		if a.approvedBy(req.By) {
+			// The same approver twice counts once.
+			return a.state, nil
+		}
+		if len(a.state.Approvals)+1 < a.state.Required {
+			a.vote(ctx, req)
+			a.details(ctx)
+			return a.state, nil
+		}
 	}
 	moved, err := a.recheck(ctx)
 	if err != nil {
@@ -183,6 +268,9 @@ func (a *approvalRun) decide(ctx workflow.Context, req model.ApprovalRequest) (m
 	}
 	if !moved.Holds() {
 		a.decided(ctx, req)
+		if a.fourEyes() {
+			a.vote(ctx, req)
+		}
 		a.end(ctx, model.ApprovalStale, moved.String())
 		return model.Approval{}, planMoved(moved)
 	}
@@ -191,6 +279,11 @@ func (a *approvalRun) decide(ctx workflow.Context, req model.ApprovalRequest) (m
 		return model.Approval{}, err
 	}
 	a.decided(ctx, req)
+	if a.fourEyes() {
+		a.vote(ctx, req)
+	} else {
+		a.memo.add(ctx, MemoEntry{Action: "approve", By: req.By, Comment: req.Comment})
+	}
 	a.state.Status, a.state.ApplyExecutionID = model.ApprovalApproved, id
 	a.done = true
 	a.details(ctx)
@@ -200,6 +293,13 @@ func (a *approvalRun) decide(ctx workflow.Context, req model.ApprovalRequest) (m
 func (a *approvalRun) decided(ctx workflow.Context, req model.ApprovalRequest) {
 	at := workflow.Now(ctx)
 	a.state.By, a.state.Comment, a.state.At = req.By, req.Comment, &at
+}
+
+// vote counts req's approval (its principal's first) and notes it in
+// the memo.
+func (a *approvalRun) vote(ctx workflow.Context, req model.ApprovalRequest) {
+	a.state.Approvals = append(a.state.Approvals, model.ApprovalVote{By: req.By, At: workflow.Now(ctx), Comment: req.Comment})
+	a.memo.add(ctx, MemoEntry{Action: "approve", By: req.By, Comment: req.Comment})
 }
 
 // end closes the approval without applying anything.
@@ -300,6 +400,9 @@ func (a *approvalRun) details(ctx workflow.Context) {
 	switch s.Status {
 	case model.ApprovalAwaiting:
 		line += "awaiting approval"
+		if a.fourEyes() {
+			line += fmt.Sprintf(" (%d of %d given)", len(s.Approvals), s.Required)
+		}
 		if s.Deadline != nil {
 			line += " until " + s.Deadline.UTC().Format(time.RFC3339)
 		}

@@ -24,6 +24,8 @@ type tracker struct {
 	final  *Outcome
 	// approval is set while and after a plan awaits approval.
 	approval *approvalRun
+	// memo keeps the execution's operator acts in its Temporal memo.
+	memo memoLog
 }
 
 func newTracker(ctx workflow.Context, execID string) (*tracker, error) {
@@ -33,7 +35,11 @@ func newTracker(ctx workflow.Context, execID string) (*tracker, error) {
 	}
 	err := workflow.SetUpdateHandlerWithOptions(ctx, DecisionUpdate,
 		func(ctx workflow.Context, req model.DecisionRequest) (model.DecisionResult, error) {
-			return t.ex.Decide(ctx, req)
+			res, err := t.ex.Decide(ctx, req)
+			if err == nil {
+				t.memo.add(ctx, MemoEntry{Action: string(req.Action), By: req.By, Steps: res.Steps})
+			}
+			return res, err
 		},
 		workflow.UpdateHandlerOptions{Validator: func(req model.DecisionRequest) error {
 			if t.ex == nil {
@@ -115,6 +121,10 @@ func (t *tracker) execute(ctx workflow.Context, opts ExecOptions, plan *contract
 // finish waits for update handlers still answering, so no decision is left
 // without a reply when the workflow closes.
 func (t *tracker) finish(ctx workflow.Context, o *Outcome) {
+	if o != nil && o.Cancelled {
+		dctx, _ := workflow.NewDisconnectedContext(ctx)
+		t.memo.add(dctx, MemoEntry{Action: "cancel"})
+	}
 	t.final = o
 	t.stage = "finished"
 	dctx, _ := workflow.NewDisconnectedContext(ctx)
