@@ -228,6 +228,9 @@ func (s *server) retryExecution(c echo.Context) error {
 	if err != nil {
 		return s.executionError(err, id)
 	}
+	if err := s.refuseRetryUnderFourEyes(c, orig.Kind, orig.StackID, orig.ClusterID); err != nil {
+		return err
+	}
 	retry := s.exec.Retry
 	if orig.Kind == model.ExecGraph {
 		retry = s.exec.RetryGraph

@@ -74,9 +74,22 @@ func (s *server) executeGraph(c echo.Context) error {
 	if s.exec == nil {
 		return errNoExecutions()
 	}
+	var approval *contract.ApprovalSettings
+	if !req.DryRun {
+		if approval, err = s.clusterApproval(c, id); err != nil {
+			return err
+		}
+	}
 	pinned, err := s.graphs.Pin(ctx, checked)
 	if err != nil {
 		return storeError(err, "graph snapshot")
+	}
+	if approval != nil {
+		ex, err := s.exec.StartGraphApproval(ctx, pinned, approval)
+		if err != nil {
+			return s.executionError(err, "")
+		}
+		return s.answerAwaiting(c, fromStarter(ex))
 	}
 	ex, err := s.exec.StartGraph(ctx, pinned)
 	if err != nil {

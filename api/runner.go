@@ -21,6 +21,8 @@ type Executions interface {
 	// StartGraph runs graph types on a cluster: a request the API checked
 	// and pinned (its merged graphs and expanded steps as snapshots).
 	StartGraph(ctx context.Context, run contract.GraphRequest) (*starter.Execution, error)
+	// StartGraphApproval runs them once approved (a four-eyes policy).
+	StartGraphApproval(ctx context.Context, run contract.GraphRequest, approval *contract.ApprovalSettings) (*starter.Execution, error)
 	// Describe returns the execution with its steps and, once finished,
 	// its report or plan.
 	Describe(ctx context.Context, id string) (*starter.Execution, error)

@@ -210,8 +210,15 @@ func (s *server) applyStack(c echo.Context) error {
 	if s.exec == nil {
 		return errNoExecutions()
 	}
+	approval, err = s.stackApproval(c, st.ID, approval)
+	if err != nil {
+		return err
+	}
 	if len(body.given) > 0 {
-		if err := s.keepStackSecrets(c.Request().Context(), st.ID, body.params.Secrets); err != nil {
+		if approval != nil {
+			// Kept for the stack only once the plan is approved.
+			approval.KeepSecrets = true
+		} else if err := s.keepStackSecrets(c.Request().Context(), st.ID, body.params.Secrets); err != nil {
 			return err
 		}
 	}
@@ -319,6 +326,9 @@ func (s *server) deleteStack(c echo.Context) error {
 	}
 	if s.exec == nil {
 		return errNoExecutions()
+	}
+	if err := s.refuseUnderFourEyes(c, st.ID); err != nil {
+		return err
 	}
 	clusterID, err := s.stackCluster(c, st)
 	if err != nil {

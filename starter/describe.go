@@ -113,7 +113,7 @@ func (s *Starter) describe(ctx context.Context, id string, read func(wfID, runID
 			e.Status, e.Awaiting = model.ExecWaiting, e.Progress.Awaiting
 		}
 		if e.Approval != nil {
-			e.Plan = s.storedPlan(ctx, wfID, nil)
+			e.Plan = s.storedPlan(ctx, e.ID, nil)
 		}
 		return e, nil
 	case enumspb.WORKFLOW_EXECUTION_STATUS_COMPLETED:

@@ -41,6 +41,21 @@ func graphWorkflowID(clusterID string) string { return workflows.GraphWorkflowID
 // execution of the cluster runs it fails with *ConflictError naming it. A
 // dry run takes no lock.
 func (s *Starter) StartGraph(ctx context.Context, run contract.GraphRequest) (*Execution, error) {
+	return s.startGraph(ctx, run, nil)
+}
+
+// StartGraphApproval is StartGraph for a cluster under a four-eyes
+// policy: the execution first plans (its dry run) and waits for approval
+// under the cluster's lock, then runs exactly the steps it planned (the
+// pinned request, prepared again), or ends having run nothing.
+func (s *Starter) StartGraphApproval(ctx context.Context, run contract.GraphRequest, approval *contract.ApprovalSettings) (*Execution, error) {
+	if approval == nil || run.DryRun {
+		return nil, fmt.Errorf("%w: an approval is for an execution that runs its steps", ErrInvalidGraphRun)
+	}
+	return s.startGraph(ctx, run, approval)
+}
+
+func (s *Starter) startGraph(ctx context.Context, run contract.GraphRequest, approval *contract.ApprovalSettings) (*Execution, error) {
 	if run.ClusterID == "" {
 		return nil, fmt.Errorf("%w: a cluster is required", ErrInvalidGraphRun)
 	}
@@ -56,7 +71,7 @@ func (s *Starter) StartGraph(ctx context.Context, run contract.GraphRequest) (*E
 	if err != nil {
 		return nil, err
 	}
-	in := workflows.GraphExecutionInput{Settings: st, Request: run}
+	in := workflows.GraphExecutionInput{Settings: st, Request: run, Approval: approval}
 	attrs := []temporal.SearchAttributeUpdate{
 		searchattr.Kind.ValueSet(string(model.ExecGraph)),
 		searchattr.Cluster.ValueSet(run.ClusterID),
@@ -170,6 +185,14 @@ func (s *Starter) DescribeGraph(ctx context.Context, id string) (*Execution, err
 // store when there is one, else what the workflow returned).
 func (s *Starter) graphResult(ctx context.Context, e *Execution, res *workflows.GraphExecutionResult) {
 	e.Report = &res.Report
+	if a := res.Approval; a != nil {
+		e.Approval = a
+		if a.Status != model.ApprovalApproved {
+			e.Status, e.Report = model.ExecRejected, nil
+			e.Plan = s.storedPlan(ctx, res.ExecutionID, nil)
+			return
+		}
+	}
 	if res.DryRun == nil && !res.Noop {
 		return
 	}

@@ -262,6 +262,16 @@ func (a *approvalRun) decide(ctx workflow.Context, req model.ApprovalRequest) (m
 			return a.state, nil
 		}
 	}
+	if a.in.StackID == "" {
+		// A graph execution's plan: approved, the workflow runs it.
+		a.decided(ctx, req)
+		a.memo.add(ctx, MemoEntry{Action: "approve", By: req.By, Comment: req.Comment})
+		if a.fourEyes() {
+			a.state.Approvals = append(a.state.Approvals, model.ApprovalVote{By: req.By, At: workflow.Now(ctx), Comment: req.Comment})
+		}
+		a.end(ctx, model.ApprovalApproved, "")
+		return a.state, nil
+	}
 	moved, err := a.recheck(ctx)
 	if err != nil {
 		return model.Approval{}, err
@@ -410,7 +420,10 @@ func (a *approvalRun) details(ctx workflow.Context) {
 			line += " (checking an approval)"
 		}
 	case model.ApprovalApproved:
-		line += "approved" + byWhom(s.By) + "; applied by " + s.ApplyExecutionID
+		line += "approved" + byWhom(s.By)
+		if s.ApplyExecutionID != "" {
+			line += "; applied by " + s.ApplyExecutionID
+		}
 		if s.Report != nil {
 			line += "; done"
 		}

@@ -18,6 +18,9 @@ import (
 type GraphExecutionInput struct {
 	Settings
 	Request contract.GraphRequest `json:"request"`
+	// Approval, when set (a cluster's four-eyes policy), has the
+	// execution plan first and wait for approval (see graphApproval).
+	Approval *contract.ApprovalSettings `json:"approval,omitempty"`
 }
 
 // GraphExecutionResult is a finished graph execution. Report has the JSON
@@ -40,6 +43,8 @@ type GraphExecutionResult struct {
 	Tolerated []model.StepError `json:"tolerated,omitempty"`
 	// Done counts steps the retried executions had completed.
 	Done int `json:"done,omitempty"`
+	// Approval is where an execution that waited for approval stands.
+	Approval *model.Approval `json:"approval,omitempty"`
 }
 
 // GraphExecutionWorkflow prepares the steps the API expanded for the
@@ -74,14 +79,20 @@ func GraphExecutionWorkflow(ctx workflow.Context, in GraphExecutionInput) (*Grap
 	if len(types) == 0 {
 		types = []string{model.DefaultGraphType}
 	}
-	actx := workflow.WithActivityOptions(ctx, controlOptions(opts.ControlQueue,
-		"prepare graph "+strings.Join(types, ", ")+" on "+in.ClusterID, 30*time.Minute))
-	var plan contract.PreparedGraph
-	err = workflow.ExecuteActivity(actx, contract.PrepareGraphName, contract.PrepareGraphInput{
-		ExecutionID: opts.ExecutionID, Request: in.Request, BatchSize: in.BatchSize, ShardUnits: in.ShardUnits,
-	}).Get(ctx, &plan)
+	var approval *model.Approval
+	if in.Approval != nil && !in.Request.DryRun {
+		if approval, err = graphApproval(ctx, t, opts, in, types); err != nil {
+			return nil, err
+		}
+		if approval.Status != model.ApprovalApproved {
+			t.finish(ctx, &Outcome{})
+			return &GraphExecutionResult{ExecutionID: opts.ExecutionID, ClusterID: in.ClusterID, Types: types,
+				Snapshots: in.Request.Snapshots, Approval: approval}, nil
+		}
+	}
+	plan, err := prepareGraph(ctx, opts, in, in.Request, types)
 	if err != nil {
-		return nil, fmt.Errorf("prepare: %w", err)
+		return nil, err
 	}
 	// The UI shows which merged graphs ran.
 	if err := workflow.UpsertMemo(ctx, map[string]any{"graphSnapshots": plan.Snapshots, "graphSummary": plan.Summary}); err != nil {
@@ -89,7 +100,7 @@ func GraphExecutionWorkflow(ctx workflow.Context, in GraphExecutionInput) (*Grap
 	}
 	res := &GraphExecutionResult{
 		ExecutionID: opts.ExecutionID, ClusterID: in.ClusterID, Types: types,
-		Snapshots: plan.Snapshots, Steps: plan.Steps, Done: plan.Done, Noop: in.Request.Noop,
+		Snapshots: plan.Snapshots, Steps: plan.Steps, Done: plan.Done, Noop: in.Request.Noop, Approval: approval,
 	}
 	if in.Request.DryRun {
 		res.DryRun = plan.Plan
@@ -136,4 +147,48 @@ func GraphExecutionWorkflow(ctx workflow.Context, in GraphExecutionInput) (*Grap
 		return nil, err
 	}
 	return res, nil
+}
+
+// prepareGraph runs the PrepareGraph activity for req (the pinned
+// request, or its dry run).
+func prepareGraph(ctx workflow.Context, opts ExecOptions, in GraphExecutionInput, req contract.GraphRequest, types []string) (*contract.PreparedGraph, error) {
+	what := "prepare graph "
+	if req.DryRun {
+		what = "plan graph "
+	}
+	actx := workflow.WithActivityOptions(ctx, controlOptions(opts.ControlQueue,
+		what+strings.Join(types, ", ")+" on "+in.ClusterID, 30*time.Minute))
+	var plan contract.PreparedGraph
+	err := workflow.ExecuteActivity(actx, contract.PrepareGraphName, contract.PrepareGraphInput{
+		ExecutionID: opts.ExecutionID, Request: req, BatchSize: in.BatchSize, ShardUnits: in.ShardUnits,
+	}).Get(ctx, &plan)
+	if err != nil {
+		return nil, fmt.Errorf("prepare: %w", err)
+	}
+	return &plan, nil
+}
+
+// graphApproval plans the execution (its dry run, stored as its plan)
+// and waits for its approval under the cluster's lock, which it holds:
+// no other graph execution of the cluster runs meanwhile. Approved, the
+// execution then runs the pinned request it planned: the same merged
+// graphs and expanded steps (snapshots the request names), nothing merged
+// or expanded again. Cost: one preparation more than an execution without
+// approval.
+func graphApproval(ctx workflow.Context, t *tracker, opts ExecOptions, in GraphExecutionInput, types []string) (*model.Approval, error) {
+	req := in.Request
+	req.DryRun, req.Noop = true, false
+	planned, err := prepareGraph(ctx, opts, in, req, types)
+	if err != nil {
+		return nil, err
+	}
+	res := &DryRunResult{ExecutionID: opts.ExecutionID, Steps: planned.Steps}
+	if planned.Plan != nil {
+		res.Summary = planned.Plan.Summary
+	}
+	dry := DryRunInput{Settings: in.Settings, Approval: in.Approval}
+	if err := awaitApproval(ctx, t, opts, dry, res, ""); err != nil {
+		return nil, err
+	}
+	return res.Approval, nil
 }
