@@ -20,6 +20,8 @@ const maxApprovalTimeout = 366 * 24 * time.Hour
 // /v1/executions/{id}/approve and /reject.
 type ApprovalRequest struct {
 	Comment string `json:"comment,omitempty"`
+	// By is ignored: who approves comes from the request's token alone.
+	By string `json:"by,omitempty"`
 }
 
 // approvalParam reads ?approve=required and ?approvalTimeout= of an
