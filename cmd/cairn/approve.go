@@ -189,6 +189,37 @@ func approvalRows(t *table, ex *model.Execution) {
 	if ap.ApplyExecutionID != "" {
 		t.row("Applied by:", ap.ApplyExecutionID)
 	}
+	fourEyesRows(t, ap)
+}
+
+// fourEyesRows adds a four-eyes policy's state: approvals given of those
+// required, each with who, when and why, the author and who may approve.
+func fourEyesRows(t *table, ap *model.Approval) {
+	if ap.Required == 0 {
+		return
+	}
+	t.row("Approvals:", fmt.Sprintf("%d of %d", len(ap.Approvals), ap.Required))
+	for _, v := range ap.Approvals {
+		line := v.By + " at " + formatTime(v.At)
+		if v.Comment != "" {
+			line += ": " + v.Comment
+		}
+		t.row("  approved:", line)
+	}
+	author := ap.Author
+	if author == "" {
+		author = "(the anonymous token)"
+	}
+	if !ap.AuthorMayApprove {
+		author += " (may not approve)"
+	}
+	t.row("Author:", author)
+	if ap.MayApprove != "" {
+		t.row("May approve:", ap.MayApprove)
+	}
+	if ap.Policy != "" {
+		t.row("Policy:", ap.Policy)
+	}
 }
 
 // approvalPlan prints, after exec show's table, the plan of a plan that

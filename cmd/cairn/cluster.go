@@ -8,6 +8,8 @@ import (
 
 	"github.com/spf13/cobra"
 	"gopkg.in/yaml.v3"
+
+	"github.com/cairn-io/cairn/client"
 )
 
 func newClusterCmd(a *app) *cobra.Command {
@@ -20,7 +22,7 @@ func newClusterCmd(a *app) *cobra.Command {
 		Short: "Show and edit a cluster's settings tree (the target of settings: conditions and placeholders)",
 	}
 	settings.AddCommand(newSettingsShowCmd(a), newSettingsSetCmd(a))
-	cmd.AddCommand(settings, newClusterNodesCmd(a))
+	cmd.AddCommand(settings, newClusterNodesCmd(a), newApprovalsCmd(a, "cluster", client.ClusterApprovals, clusterIDOf))
 	return cmd
 }
 

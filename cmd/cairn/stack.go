@@ -17,7 +17,8 @@ func newStackCmd(a *app) *cobra.Command {
 		Use:   "stack",
 		Short: "Create, list, show and delete stacks (the record of what a package created)",
 	}
-	cmd.AddCommand(newStackCreateCmd(a), newStackListCmd(a), newStackShowCmd(a), newStackDeleteCmd(a), newStackDriftCmd(a))
+	cmd.AddCommand(newStackCreateCmd(a), newStackListCmd(a), newStackShowCmd(a), newStackDeleteCmd(a), newStackDriftCmd(a),
+		newApprovalsCmd(a, "stack", client.StackApprovals, stackIDOf))
 	return cmd
 }
 
