@@ -53,6 +53,23 @@ function decided(a) {
   return parts;
 }
 
+// fourEyes says, under a four-eyes policy, how many approvals were given
+// of those required (who, when, why), the author and who may approve.
+function fourEyes(a) {
+  if (!a || !a.required) return [];
+  const given = a.approvals || [];
+  const parts = [el('p', { id: 'approval-count' }, 'Approvals: ', el('strong', {}, given.length + ' of ' + a.required))];
+  if (given.length) {
+    parts.push(el('ul', { class: 'approvals' }, given.map((v) => el('li', {}, v.by, ' at ' + when(v.at),
+      v.comment ? ': ' : '', v.comment ? el('q', {}, v.comment) : ''))));
+  }
+  parts.push(el('p', { id: 'approval-author' }, 'Author: ', a.author || '(the anonymous token)',
+    a.authorMayApprove ? '' : ' (may not approve)'));
+  if (a.mayApprove) parts.push(el('p', { id: 'approval-who' }, 'May approve: ', a.mayApprove));
+  if (a.policy) parts.push(el('p', { class: 'note' }, a.policy));
+  return parts;
+}
+
 // renderApproval fills box for the execution ex (hidden when it has
 // nothing to do with an approval). opts: {onDecide(approve, comment) →
 // Promise of {approval} or {error, moved: [lines]}, refusal: the last
@@ -67,7 +84,7 @@ export function renderApproval(box, ex, opts) {
   }
   box.hidden = false;
   if (ex.awaiting !== 'approval') {
-    box.replaceChildren(el('h2', {}, 'Approval'), ...decided(a),
+    box.replaceChildren(el('h2', {}, 'Approval'), ...decided(a), ...fourEyes(a),
       el('div', { id: 'approval-result', role: 'status' }, opts.refusal ? refused(opts.refusal) : ''));
     return;
   }
@@ -94,6 +111,7 @@ export function renderApproval(box, ex, opts) {
     el('h2', {}, 'This plan awaits approval'),
     el('p', {}, 'Plan: ', el('strong', { id: 'approval-summary' }, summaryLine(plan.summary)),
       a && a.deadline ? ' · until ' + when(a.deadline) : ''),
+    ...fourEyes(a),
     ...planSteps(plan),
     opts.mayApprove ? el('div', { class: 'decisions' }, comment, ...buttons)
       : el('p', { id: 'approval-not-yours' }, 'This token may not approve or reject this plan.'),

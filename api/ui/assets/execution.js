@@ -133,9 +133,11 @@ function renderHeader(ex) {
 function renderApprovalOf(ex) {
   const a = { ...(page.approval || {}), ...(ex.approval || {}) };
   if (!a.applyExecutionId && page.approval) a.applyExecutionId = page.approval.applyExecutionId;
+  // This page's approval may be newer than the execution last streamed.
+  if (page.approval && (page.approval.approvals || []).length > (a.approvals || []).length) a.approvals = page.approval.approvals;
   const shown = { ...ex, approval: ex.approval || page.approval ? a : undefined };
   const key = JSON.stringify([shown.awaiting || '', a.status || '', a.applyExecutionId || '', a.reason || '', !!ex.plan,
-    !!page.refusal, page.can.has('approve')]);
+    !!page.refusal, page.can.has('approve'), (a.approvals || []).length]);
   if (key === page.approvalKey) return;
   page.approvalKey = key;
   renderApproval(document.getElementById('approval'), shown, { onDecide: approve, refusal: page.refusal,
@@ -148,6 +150,7 @@ async function approve(yes, comment) {
     const res = await call(base + (yes ? '/approve' : '/reject'), { method: 'POST', body: comment ? { comment } : {} });
     page.approval = res;
     say((yes ? 'approved' : 'rejected') + (res.applyExecutionId ? '; applying as ' + res.applyExecutionId : ''));
+    if (page.ex) renderApprovalOf(page.ex);
     return { approval: res };
   } catch (err) {
     say(err.message, true);
