@@ -86,7 +86,8 @@ func newApplyCmd(a *app) *cobra.Command {
 		if err != nil {
 			return apiFailure(a, err, pl.detailNames)
 		}
-		if approval.required {
+		// A stack requiring approvals (four eyes) has every apply wait.
+		if approval.required || ex.Awaiting == "approval" {
 			return r.awaitingApproval(ctx, c, st, ex, detailed || bitmask)
 		}
 		return r.started(ctx, c, ex, run.wait, newExitMode(detailed, bitmask))
@@ -136,6 +137,21 @@ func (f *runFlags) check() error {
 // the execution and reports it, else it prints the id (or the execution,
 // with -o json|yaml) and returns.
 func (r *remote) started(ctx context.Context, c *client.Client, ex *model.Execution, wait bool, mode exitMode) error {
+	if ex.Awaiting == "approval" {
+		// Under a four-eyes policy: waiting would wait for other people.
+		if err := r.print(ex, func(w io.Writer) error {
+			_, err := fmt.Fprintln(w, ex.ID)
+			return err
+		}); err != nil {
+			return err
+		}
+		why := "it awaits approval"
+		if ex.Approval != nil && ex.Approval.Policy != "" {
+			why = ex.Approval.Policy
+		}
+		fmt.Fprintf(r.a.stderr, "%s execution %s planned: %s; approve it with: cairn exec approve %s\n", ex.Kind, ex.ID, why, ex.ID)
+		return nil
+	}
 	if !wait {
 		if err := r.print(ex, func(w io.Writer) error {
 			_, err := fmt.Fprintln(w, ex.ID)

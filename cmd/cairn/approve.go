@@ -73,6 +73,13 @@ func (r *remote) awaitingApproval(ctx context.Context, c *client.Client, st *mod
 		hint = r.a.stderr
 	}
 	fmt.Fprintf(hint, "\nExecution %s awaits approval%s.\n", ex.ID, approvalDeadline(ex.Approval))
+	if a := ex.Approval; a != nil && a.Required > 0 {
+		fmt.Fprintf(hint, "It needs %d approval(s) (%d given) by %s", a.Required, len(a.Approvals), a.MayApprove)
+		if !a.AuthorMayApprove {
+			fmt.Fprintf(hint, ", not its author")
+		}
+		fmt.Fprintln(hint, ".")
+	}
 	fmt.Fprintf(hint, "Approve it with: cairn exec approve %s [--comment TEXT]\n", ex.ID)
 	fmt.Fprintf(hint, "Reject it with:  cairn exec reject %s [--comment TEXT]\n", ex.ID)
 	return planExit(plan, detailed)
