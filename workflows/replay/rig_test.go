@@ -32,7 +32,10 @@ const rigShardUnits = 6
 // of its own on the shared dev server, the local nodes' workers, the
 // starter and the HTTP API on a loopback listener, and a client of it.
 type rig struct {
-	client   *client.Client
+	client *client.Client
+	// ann and bob are clients with named tokens of their own: approvers
+	// of what the anonymous client starts.
+	ann, bob *client.Client
 	nodes    *worker.LocalNodes
 	temporal tclient.Client
 	queue    string
@@ -64,14 +67,18 @@ func newRig(t *testing.T) *rig {
 	t.Cleanup(nodes.Stop)
 	s := starter.New(dev.Client, starter.Config{TaskQueue: queue, Store: st, NodeWait: 30 * time.Second, ShardUnits: rigShardUnits})
 	require.NoError(t, s.EnsureSearchAttributes(ctx))
-	e, err := api.New(api.Config{TemporalNamespace: "default", WaitTimeout: 2 * time.Minute},
+	tokens := map[string]string{"ann": "ann-" + suffix, "bob": "bob-" + suffix}
+	e, err := api.New(api.Config{TemporalNamespace: "default", WaitTimeout: 2 * time.Minute, Token: "anon-" + suffix, Tokens: tokens},
 		api.Deps{Store: st, Executions: s, Drift: s, Catalogue: cat, Graphs: graphs, Registry: server.NewExportLister(worker.DefaultRegistry(cat, nil))})
 	require.NoError(t, err)
 	srv := httptest.NewServer(e)
 	t.Cleanup(srv.Close)
-	c, err := client.New(srv.URL, "")
-	require.NoError(t, err)
-	return &rig{client: c, nodes: nodes, temporal: dev.Client, queue: queue, suffix: suffix}
+	r := &rig{nodes: nodes, temporal: dev.Client, queue: queue, suffix: suffix}
+	for c, token := range map[**client.Client]string{&r.client: "anon-" + suffix, &r.ann: tokens["ann"], &r.bob: tokens["bob"]} {
+		*c, err = client.New(srv.URL, token)
+		require.NoError(t, err)
+	}
+	return r
 }
 
 // ctxFor is a context that ends with the test or after d.

@@ -37,6 +37,8 @@ var scenarios = []scenario{
 	{"apply-rollback", applyRollback},
 	{"apply-paused-retry", applyPausedRetry},
 	{"approval", approval},
+	{"four-eyes-stack", fourEyesStack},
+	{"four-eyes-graph", fourEyesGraph},
 	{"drift-repair", driftRepair},
 	{"graph-paused-retry", graphPausedRetry},
 	{"graph-sharded", graphSharded},
@@ -182,6 +184,48 @@ func approval(t *testing.T, r *rig) []string {
 	requireStatus(t, wait(t, r, ex.ID), model.ExecCompleted)
 	_, err = os.Stat(filepath.Join(dir, "a"))
 	require.NoError(t, err)
+	return []string{ex.ID}
+}
+
+// fourEyesStack: a stack requiring two approvals; an apply plans and
+// waits, ann approves (1 of 2), bob approves and it applies.
+func fourEyesStack(t *testing.T, r *rig) []string {
+	ctx := ctxFor(t, 3*time.Minute)
+	dir := t.TempDir()
+	stack := newStack(t, r, "four-eyes")
+	_, err := r.client.SetApprovals(ctx, client.StackApprovals, stack, model.ApprovalPolicy{Required: 2})
+	require.NoError(t, err)
+	pkg := fmt.Sprintf("kind: File\nmetadata: {name: a}\nspec: {path: %s/a, content: \"a\\n\"}\n", dir)
+	ex, err := r.client.Apply(ctx, stack, yamlDoc(pkg), client.ApplyOptions{})
+	require.NoError(t, err)
+	waitWaiting(t, r, ex.ID)
+	one, err := r.ann.Approve(ctx, ex.ID, "one")
+	require.NoError(t, err)
+	require.Equal(t, model.ApprovalAwaiting, one.Status)
+	_, err = r.bob.Approve(ctx, ex.ID, "two")
+	require.NoError(t, err)
+	requireStatus(t, wait(t, r, ex.ID), model.ExecCompleted)
+	_, err = os.Stat(filepath.Join(dir, "a"))
+	require.NoError(t, err)
+	return []string{ex.ID}
+}
+
+// fourEyesGraph: a cluster requiring an approval; a graph execution plans
+// and waits, ann approves and it runs what it planned.
+func fourEyesGraph(t *testing.T, r *rig) []string {
+	ctx := ctxFor(t, 3*time.Minute)
+	cluster := graphCluster(t, r, "four-eyes", 1, `[{"id": "t1", "type": "shell", "roles": ["*"], "parameters": {"cmd": "echo t1 >> order"}}]`)
+	_, err := r.client.SetApprovals(ctx, client.ClusterApprovals, cluster, model.ApprovalPolicy{Required: 1})
+	require.NoError(t, err)
+	ex, err := r.client.ExecuteGraph(ctx, cluster, contract.GraphRequest{})
+	require.NoError(t, err)
+	waitWaiting(t, r, ex.ID)
+	_, err = r.ann.Approve(ctx, ex.ID, "go")
+	require.NoError(t, err)
+	requireStatus(t, wait(t, r, ex.ID), model.ExecCompleted)
+	got, err := os.ReadFile(filepath.Join(r.nodes.NodeRoot(cluster, "n0"), "order"))
+	require.NoError(t, err)
+	require.Equal(t, "t1\n", string(got))
 	return []string{ex.ID}
 }
 
