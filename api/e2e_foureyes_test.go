@@ -288,3 +288,61 @@ func TestE2EFourEyesOnACluster(t *testing.T) {
 	require.NoError(t, err)
 	mustStatus(t, done, model.ExecCompleted)
 }
+
+// Decisions are written to the execution's Temporal memo with the
+// principal of the token that sent them (a `by` in the body is ignored),
+// and so is a cancellation.
+func TestE2EDecisionsAndCancelInTheMemo(t *testing.T) {
+	f := newFourEyes(t, cairnOptions{})
+	ctx := ctxTimeout(t, 4*time.Minute)
+	c := f.client
+	suffix := strings.ToLower(f.token[len(f.token)-8:])
+	rel, err := c.CreateRelease(ctx, model.ReleaseInput{ID: "rel-" + suffix, Name: "release"})
+	require.NoError(t, err)
+	cl, err := c.CreateCluster(ctx, model.ClusterInput{ID: "cl-" + suffix, Name: "cluster", ReleaseID: rel.ID, Nodes: []model.Node{
+		{ID: "n1", Roles: []string{"controller"}, Mode: model.NodeLocal},
+	}})
+	require.NoError(t, err)
+	require.NoError(t, f.nodes.Sync(ctx))
+	_, err = c.PutGraph(ctx, model.LayerRelease, rel.ID, "default", client.Document{
+		Data: []byte(`[{"id": "t1", "type": "shell", "roles": ["*"], "parameters": {"cmd": "test -f ok"}}]`), Format: "json"})
+	require.NoError(t, err)
+	paused := func() *model.Execution {
+		ex, err := f.dev.ExecuteGraph(ctx, cl.ID, contract.GraphRequest{OnFailure: model.OnFailurePause})
+		require.NoError(t, err)
+		waitUntil(t, "the step pauses", func() bool {
+			got, err := c.GetExecution(ctx, ex.ID)
+			require.NoError(t, err)
+			return got.Status == model.ExecWaiting
+		})
+		return ex
+	}
+
+	ex := paused()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, f.url+"/v1/executions/"+ex.ID+"/decision",
+		strings.NewReader(`{"action": "skip", "all": true, "by": "mallory"}`))
+	require.NoError(t, err)
+	req.Header.Set("Authorization", "Bearer "+f.tokens["ann"])
+	req.Header.Set("Content-Type", "application/json")
+	res, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	_ = res.Body.Close()
+	require.Equal(t, http.StatusOK, res.StatusCode)
+	_, err = c.Wait(ctx, ex.ID, 100*time.Millisecond)
+	require.NoError(t, err)
+	entries := f.memo(t, ex.ID)
+	require.Len(t, entries, 1)
+	assert.Equal(t, "skip", entries[0].Action)
+	assert.Equal(t, "ann", entries[0].By, "the token's principal, not the body's")
+	assert.Len(t, entries[0].Steps, 1, "the step decided")
+	assert.False(t, entries[0].At.IsZero())
+
+	ex = paused()
+	_, err = c.Cancel(ctx, ex.ID)
+	require.NoError(t, err)
+	_, err = c.Wait(ctx, ex.ID, 100*time.Millisecond)
+	require.NoError(t, err)
+	entries = f.memo(t, ex.ID)
+	require.NotEmpty(t, entries)
+	assert.Equal(t, "cancel", entries[len(entries)-1].Action)
+}
