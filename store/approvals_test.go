@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -71,4 +72,25 @@ func TestStartNoncesAreConsumedOnceByOneRun(t *testing.T) {
 			})
 		}
 	})
+}
+
+// BenchmarkStartNonce is what binding a start to a nonce costs the store:
+// the starter's write and the workflow's consume, per start.
+func BenchmarkStartNonce(b *testing.B) {
+	for _, be := range testBackends {
+		b.Run(be.name, func(b *testing.B) {
+			ctx := context.Background()
+			s := freshStore(b, be)
+			b.ResetTimer()
+			for i := range b.N {
+				n := fmt.Sprintf("nonce-%d", i)
+				if err := s.PutStartNonce(ctx, n, "stack-x"); err != nil {
+					b.Fatal(err)
+				}
+				if err := s.ConsumeStartNonce(ctx, n, "run"); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
 }
