@@ -156,6 +156,10 @@ func (s *Sweeper) Sweep(ctx context.Context) (int, error) {
 			delete(s.unknown, id)
 		}
 	}
+	// Start nonces are consumed within moments of their start.
+	if _, err := s.store.PruneStartNonces(ctx, s.now().Add(-s.retention)); err != nil && first == nil {
+		first = err
+	}
 	return deleted, first
 }
 

@@ -86,6 +86,7 @@ func TestSweeperDeletesStepDataPastRetention(t *testing.T) {
 	for _, id := range []string{closed, running, forgotten, stackSecrets} {
 		require.NoError(t, st.PutStepData(ctx, id, "s", "before", []byte(`{"before":{"private":"b2xkIGJ5dGVz"}}`)))
 	}
+	require.NoError(t, st.PutStartNonce(ctx, "old-nonce", closed))
 
 	// Within a long retention nothing goes.
 	n, err := retention.New(st, dev.Client, time.Hour, nil).Sweep(ctx)
@@ -94,6 +95,7 @@ func TestSweeperDeletesStepDataPastRetention(t *testing.T) {
 	for _, id := range []string{closed, running, forgotten} {
 		assert.True(t, hasData(t, st, id), id)
 	}
+	require.NoError(t, st.ConsumeStartNonce(ctx, "old-nonce", "run-1"), "a start nonce within the retention was dropped")
 
 	// With a short one, the closed execution's data goes; the unknown
 	// one's once it has been unknown that long; the running one's stays.
@@ -106,4 +108,5 @@ func TestSweeperDeletesStepDataPastRetention(t *testing.T) {
 		20*time.Second, 50*time.Millisecond)
 	assert.True(t, hasData(t, st, running), "a running execution's step data was deleted")
 	assert.True(t, hasData(t, st, stackSecrets), "a stack's secrets were deleted")
+	assert.ErrorIs(t, st.ConsumeStartNonce(ctx, "old-nonce", "run-1"), store.ErrNonceUsed, "a start nonce past the retention was kept")
 }

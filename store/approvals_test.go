@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -71,6 +72,14 @@ func TestStartNoncesAreConsumedOnceByOneRun(t *testing.T) {
 				}
 			})
 		}
+		n, err := s.PruneStartNonces(ctx, time.Now().Add(-time.Hour))
+		require.NoError(t, err)
+		assert.Zero(t, n, "a fresh nonce was pruned")
+		require.NoError(t, s.PutStartNonce(ctx, "n3", "stack-c"))
+		n, err = s.PruneStartNonces(ctx, time.Now().Add(time.Minute))
+		require.NoError(t, err)
+		assert.Equal(t, 2, n)
+		require.ErrorIs(t, s.ConsumeStartNonce(ctx, "n3", "run-3"), ErrNonceUsed, "a pruned nonce is no longer issued")
 	})
 }
 

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"time"
 )
 
 // ErrNonceUsed is returned (wrapped) when a start nonce is unknown or was
@@ -15,7 +16,7 @@ var ErrNonceUsed = errors.New("start not issued by this Cairn or already used")
 // One write.
 func (s *sqlStore) PutStartNonce(ctx context.Context, nonce, execID string) error {
 	if _, err := s.w.ExecContext(ctx, `INSERT INTO start_nonces (nonce, execution, created_at) VALUES ($1, $2, $3)`,
-		nonce, execID, s.d.timeArg(now())); err != nil {
+		nonce, execID, s.d.timeArg(normTime(now()))); err != nil {
 		return fmt.Errorf("record start nonce of %s: %w", execID, err)
 	}
 	return nil
@@ -44,4 +45,16 @@ func (s *sqlStore) ConsumeStartNonce(ctx context.Context, nonce, run string) err
 		return nil
 	}
 	return ErrNonceUsed
+}
+
+// PruneStartNonces drops the nonces recorded before t, consumed or not
+// (a start's workflow consumes its nonce within moments; one older than
+// the retention was never started, or its run is long over). It returns
+// how many it dropped. One statement.
+func (s *sqlStore) PruneStartNonces(ctx context.Context, t time.Time) (int, error) {
+	n, err := execCount(ctx, s.w, `DELETE FROM start_nonces WHERE created_at < $1`, s.d.timeArg(normTime(t)))
+	if err != nil {
+		return 0, fmt.Errorf("prune start nonces: %w", err)
+	}
+	return int(n), nil
 }

@@ -152,4 +152,5 @@ type Store interface {
 	// workflow consumes once (nonces.go).
 	PutStartNonce(ctx context.Context, nonce, execID string) error
 	ConsumeStartNonce(ctx context.Context, nonce, run string) error
+	PruneStartNonces(ctx context.Context, before time.Time) (int, error)
 }
