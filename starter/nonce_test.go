@@ -78,7 +78,7 @@ func TestACopiedSealedStartRunsNothing(t *testing.T) {
 				ID: ex.WorkflowID, TaskQueue: r.queue, WorkflowExecutionTimeout: time.Minute,
 			}, tt.typ, converter.NewRawValue(recordedInput(t, r.dev.Client, ex.WorkflowID, ex.RunID)))
 			require.NoError(t, err)
-			err = run.Get(ctx, nil)
+			err = r.c.GetWorkflow(ctx, ex.WorkflowID, run.GetRunID()).Get(ctx, nil)
 			require.Error(t, err, "the copy completed")
 			var app *temporal.ApplicationError
 			require.ErrorAs(t, err, &app)

@@ -47,11 +47,10 @@ func ApplyWorkflow(ctx workflow.Context, in ApplyInput) (*ApplyResult, error) {
 	if err := checkStackRun(ctx, in.Settings, in.StackID); err != nil {
 		return nil, err
 	}
-	if err := consumeStart(ctx, in.Settings); err != nil {
-		return nil, err
-	}
 	res, err := apply(ctx, in)
-	notifyEnd(ctx, in.StackID, ExecutionID(ctx, in.Settings), model.ExecApply, err)
+	if !startNotIssued(err) {
+		notifyEnd(ctx, in.StackID, ExecutionID(ctx, in.Settings), model.ExecApply, err)
+	}
 	return res, err
 }
 
@@ -60,6 +59,10 @@ func apply(ctx workflow.Context, in ApplyInput) (*ApplyResult, error) {
 	opts := in.execOptions(ctx, contract.ModeApply, model.OnFailureRollback)
 	t, err := newTracker(ctx, opts.ExecutionID)
 	if err != nil {
+		return nil, err
+	}
+	// After the tracker: its queries answer from the first task on.
+	if err := consumeStart(ctx, in.Settings); err != nil {
 		return nil, err
 	}
 	if base, ok := in.base(); ok {

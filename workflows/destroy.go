@@ -30,11 +30,10 @@ func DestroyWorkflow(ctx workflow.Context, in DestroyInput) (*ApplyResult, error
 	if err := checkStackRun(ctx, in.Settings, in.StackID); err != nil {
 		return nil, err
 	}
-	if err := consumeStart(ctx, in.Settings); err != nil {
-		return nil, err
-	}
 	res, err := destroy(ctx, in)
-	notifyEnd(ctx, in.StackID, ExecutionID(ctx, in.Settings), model.ExecDestroy, err)
+	if !startNotIssued(err) {
+		notifyEnd(ctx, in.StackID, ExecutionID(ctx, in.Settings), model.ExecDestroy, err)
+	}
 	return res, err
 }
 
@@ -43,6 +42,10 @@ func destroy(ctx workflow.Context, in DestroyInput) (*ApplyResult, error) {
 	opts := in.execOptions(ctx, contract.ModeDestroy, model.OnFailureContinue)
 	t, err := newTracker(ctx, opts.ExecutionID)
 	if err != nil {
+		return nil, err
+	}
+	// After the tracker: its queries answer from the first task on.
+	if err := consumeStart(ctx, in.Settings); err != nil {
 		return nil, err
 	}
 	plan, err := prepare(ctx, opts, in.prepareInput(opts.ExecutionID, contract.ModeDestroy, in.StackID, "", ""))

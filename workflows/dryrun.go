@@ -43,11 +43,10 @@ func DryRunWorkflow(ctx workflow.Context, in DryRunInput) (*DryRunResult, error)
 	if err := checkDryRun(ctx, in.Settings, in.StackID); err != nil {
 		return nil, err
 	}
-	if err := consumeStart(ctx, in.Settings); err != nil {
-		return nil, err
-	}
 	res, err := dryRun(ctx, in)
-	notifyEnd(ctx, in.StackID, ExecutionID(ctx, in.Settings), model.ExecDryRun, err)
+	if !startNotIssued(err) {
+		notifyEnd(ctx, in.StackID, ExecutionID(ctx, in.Settings), model.ExecDryRun, err)
+	}
 	return res, err
 }
 
@@ -57,6 +56,10 @@ func dryRun(ctx workflow.Context, in DryRunInput) (*DryRunResult, error) {
 	opts.OnFailure = model.OnFailureContinue // a plan reports every problem
 	t, err := newTracker(ctx, opts.ExecutionID)
 	if err != nil {
+		return nil, err
+	}
+	// After the tracker: its queries answer from the first task on.
+	if err := consumeStart(ctx, in.Settings); err != nil {
 		return nil, err
 	}
 	var base string

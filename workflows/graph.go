@@ -62,9 +62,6 @@ func GraphExecutionWorkflow(ctx workflow.Context, in GraphExecutionInput) (*Grap
 	if err := checkGraphRun(ctx, in); err != nil {
 		return nil, err
 	}
-	if err := consumeStart(ctx, in.Settings); err != nil {
-		return nil, err
-	}
 	opts := in.execOptions(ctx, contract.ModeApply, model.OnFailureStop)
 	// Cancelling a graph only stops it, unless it rolls back on failure.
 	opts.RollbackOnCancel = opts.OnFailure == model.OnFailureRollback
@@ -73,6 +70,10 @@ func GraphExecutionWorkflow(ctx workflow.Context, in GraphExecutionInput) (*Grap
 	}
 	t, err := newTracker(ctx, opts.ExecutionID)
 	if err != nil {
+		return nil, err
+	}
+	// After the tracker: its queries answer from the first task on.
+	if err := consumeStart(ctx, in.Settings); err != nil {
 		return nil, err
 	}
 	types := in.Request.Types

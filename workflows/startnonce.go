@@ -32,12 +32,20 @@ func consumeStart(ctx workflow.Context, s Settings) error {
 	err := workflow.ExecuteActivity(actx, contract.ConsumeStartName, contract.ConsumeStartInput{
 		Nonce: s.Nonce, Run: info.WorkflowExecution.RunID,
 	}).Get(ctx, nil)
-	var app *temporal.ApplicationError
-	if errors.As(err, &app) && app.Type() == contract.StartNotIssuedType {
+	if startNotIssued(err) {
+		var app *temporal.ApplicationError
+		errors.As(err, &app)
 		return temporal.NewNonRetryableApplicationError(app.Error(), contract.StartNotIssuedType, nil)
 	}
 	if err != nil {
 		return fmt.Errorf("consume the start nonce: %w", err)
 	}
 	return nil
+}
+
+// startNotIssued says err ended a run whose start nonce was not issued:
+// it ran nothing, and the stack's hooks hear nothing of it.
+func startNotIssued(err error) bool {
+	var app *temporal.ApplicationError
+	return errors.As(err, &app) && app.Type() == contract.StartNotIssuedType
 }
