@@ -88,6 +88,14 @@ func authzRules() map[string]rule {
 	add(put, "/v1/stacks/:id/hooks", admin, tStack)
 	add(get, "/v1/stacks/:id/hooks", admin, tStack)
 	add(del, "/v1/stacks/:id/hooks", admin, tStack)
+	// Four eyes: setting or clearing who must approve is an admin's act;
+	// what is required anyone who sees the stack or cluster may read.
+	add(put, "/v1/stacks/:id/approvals", admin, tStack)
+	add(get, "/v1/stacks/:id/approvals", viewer, tStack)
+	add(del, "/v1/stacks/:id/approvals", admin, tStack)
+	add(put, "/v1/clusters/:id/approvals", admin, tCluster)
+	add(get, "/v1/clusters/:id/approvals", viewer, tCluster)
+	add(del, "/v1/clusters/:id/approvals", admin, tCluster)
 	add(post, "/v1/export", viewer, tSomewhere) // export checks the body
 	add(get, "/v1/kinds", "", tSignedIn)
 	add(get, "/v1/kinds/:name", "", tSignedIn)

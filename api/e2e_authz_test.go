@@ -51,6 +51,8 @@ var wantPolicy = func() map[string]policy {
 		"PUT /v1/stacks/:id/drift": {d, sStack}, "PATCH /v1/stacks/:id/drift": {d, sStack}, "GET /v1/stacks/:id/drift": {v, sStack},
 		"DELETE /v1/stacks/:id/drift": {d, sStack}, "PUT /v1/stacks/:id/hooks": {ad, sStack}, "GET /v1/stacks/:id/hooks": {ad, sStack},
 		"DELETE /v1/stacks/:id/hooks": {ad, sStack}, "POST /v1/export": {v, sBodyStack}, "GET /v1/kinds": {"", sSignedIn},
+		"PUT /v1/stacks/:id/approvals": {ad, sStack}, "GET /v1/stacks/:id/approvals": {v, sStack}, "DELETE /v1/stacks/:id/approvals": {ad, sStack},
+		"PUT /v1/clusters/:id/approvals": {ad, sCluster}, "GET /v1/clusters/:id/approvals": {v, sCluster}, "DELETE /v1/clusters/:id/approvals": {ad, sCluster},
 		"GET /v1/kinds/:name":           {"", sSignedIn},
 		"GET /v1/clusters/:id/settings": {v, sCluster}, "PUT /v1/clusters/:id/settings": {g, sCluster}, "PATCH /v1/clusters/:id/settings": {g, sCluster},
 		"PUT /v1/clusters/:id/labels": {ad, sCluster}, "PUT /v1/releases/:id/labels": {ad, sRelease},
