@@ -14,7 +14,8 @@ import (
 
 // The live page of an apply waiting under a four-eyes policy says how many
 // approvals were given of those required, the author and who may
-// approve; an approval from the page is counted and shown.
+// approve; its author is offered Reject only; an approval from the page
+// is counted and shown.
 func TestE2ELivePageFourEyes(t *testing.T) {
 	f := newFourEyes(t, cairnOptions{})
 	ctx := ctxTimeout(t, 2*time.Minute)
@@ -25,6 +26,13 @@ func TestE2ELivePageFourEyes(t *testing.T) {
 	ex, err := f.dev.Apply(ctx, st.ID, &client.Document{Data: []byte(filesPackage(t.TempDir(), "x\n")), Format: "yaml"}, client.ApplyOptions{})
 	require.NoError(t, err)
 	require.Equal(t, model.ExecWaiting, ex.Status, "error %q", ex.Error)
+
+	// Its author sees Reject, and no Approve.
+	d := newBrowserTab(t, ctx)
+	d.do(chromedp.Navigate(f.url+"/ui/executions/"+ex.ID), visible(`#message.error`),
+		chromedp.SendKeys(chromedp.CSS(`#token`), f.tokens["dev"]), chromedp.Click(chromedp.CSS(`#token-form button[type=submit]`)),
+		visible(`#approval #reject`), visible(`#approval-author-only`))
+	assert.Zero(t, eval[int](d, `document.querySelectorAll('#approval #approve').length`), "the author is offered Approve")
 
 	b := newBrowserTab(t, ctx)
 	b.do(chromedp.Navigate(f.url+"/ui/executions/"+ex.ID), visible(`#message.error`),

@@ -74,7 +74,9 @@ function fourEyes(a) {
 // nothing to do with an approval). opts: {onDecide(approve, comment) →
 // Promise of {approval} or {error, moved: [lines]}, refusal: the last
 // such refusal, shown with the outcome, mayApprove: whether the token may
-// approve or reject (without, the panel shows the plan and no buttons)}.
+// approve or reject (without, the panel shows the plan and no buttons),
+// principal: the token's, which may reject but not approve a plan it
+// started under a four-eyes policy that keeps authors out}.
 export function renderApproval(box, ex, opts) {
   const a = ex.approval;
   if (!a && ex.awaiting !== 'approval') {
@@ -101,9 +103,12 @@ export function renderApproval(box, ex, opts) {
     const shown = document.getElementById('approval-result') || result;
     shown.replaceChildren(...(out.error ? refused(out) : decided(out.approval)));
   };
-  if (opts.mayApprove) {
+  const author = !!a && !!a.required && !a.authorMayApprove && (a.author || '') === (opts.principal || '');
+  if (opts.mayApprove && !author) {
     buttons.push(el('button', { type: 'button', id: 'approve', class: 'decision', dataset: { action: 'approve' },
       onclick: () => decide(true) }, 'Approve'));
+  }
+  if (opts.mayApprove) {
     buttons.push(el('button', { type: 'button', id: 'reject', class: 'decision', dataset: { action: 'reject' },
       onclick: () => decide(false) }, 'Reject'));
   }
@@ -113,6 +118,7 @@ export function renderApproval(box, ex, opts) {
       a && a.deadline ? ' · until ' + when(a.deadline) : ''),
     ...fourEyes(a),
     ...planSteps(plan),
+    author && opts.mayApprove ? el('p', { id: 'approval-author-only' }, 'You started this plan: others approve it; you may reject it.') : '',
     opts.mayApprove ? el('div', { class: 'decisions' }, comment, ...buttons)
       : el('p', { id: 'approval-not-yours' }, 'This token may not approve or reject this plan.'),
     result);

@@ -141,7 +141,7 @@ function renderApprovalOf(ex) {
   if (key === page.approvalKey) return;
   page.approvalKey = key;
   renderApproval(document.getElementById('approval'), shown, { onDecide: approve, refusal: page.refusal,
-    mayApprove: page.can.has('approve') });
+    mayApprove: page.can.has('approve'), principal: page.principal });
 }
 
 // approve approves or rejects the plan; a refusal carries what moved.
@@ -341,6 +341,7 @@ async function load() {
   try {
     const who = await call('/v1/whoami?execution=' + encodeURIComponent(id));
     page.can = new Set(who.can || []);
+    page.principal = who.principal || '';
     const ex = await call(base);
     // A running execution's states come with the event stream; a
     // finished one's are read once.
