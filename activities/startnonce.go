@@ -3,6 +3,9 @@ package activities
 import (
 	"context"
 	"errors"
+	"time"
+
+	"go.temporal.io/sdk/activity"
 
 	"go.temporal.io/sdk/temporal"
 
@@ -16,13 +19,41 @@ import (
 // Cost: one row update.
 func (a *Activities) ConsumeStart(ctx context.Context, in contract.ConsumeStartInput) error {
 	if in.Nonce == "" {
-		return notIssued()
+		return a.startWithoutNonce(ctx)
 	}
 	err := a.d.Store.ConsumeStartNonce(ctx, in.Nonce, in.Run)
 	if errors.Is(err, store.ErrNonceUsed) {
 		return notIssued()
 	}
 	return err
+}
+
+// nonceUpgradeWindow is how long after a store began recording start
+// nonces a start without one is still taken: one made by a server of an
+// earlier release during a rolling upgrade (its workflow first picked up
+// by a worker of this one). After it, such a start can only be a copy of
+// an old input, and is refused.
+const nonceUpgradeWindow = 24 * time.Hour
+
+// startWithoutNonce takes a start that carries no nonce within
+// nonceUpgradeWindow of the store's first nonce, and refuses it after.
+// One read.
+func (a *Activities) startWithoutNonce(ctx context.Context) error {
+	since, err := a.d.Store.StartNoncesSince(ctx)
+	if err != nil {
+		return err
+	}
+	if !inUpgradeWindow(since, time.Now()) {
+		return notIssued()
+	}
+	activity.GetLogger(ctx).Warn("a start without a nonce, from a server of an earlier release, taken during the upgrade window",
+		"until", since.Add(nonceUpgradeWindow))
+	return nil
+}
+
+// inUpgradeWindow says whether now is within nonceUpgradeWindow of since.
+func inUpgradeWindow(since, now time.Time) bool {
+	return !now.Before(since) && now.Before(since.Add(nonceUpgradeWindow))
 }
 
 func notIssued() error {

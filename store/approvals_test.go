@@ -80,6 +80,9 @@ func TestStartNoncesAreConsumedOnceByOneRun(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, 2, n)
 		require.ErrorIs(t, s.ConsumeStartNonce(ctx, "n3", "run-3"), ErrNonceUsed, "a pruned nonce is no longer issued")
+		since, err := s.StartNoncesSince(ctx)
+		require.NoError(t, err)
+		assert.WithinDuration(t, time.Now(), since, time.Hour, "the nonces' migration was applied by this test run")
 	})
 }
 

@@ -47,6 +47,27 @@ func (s *sqlStore) ConsumeStartNonce(ctx context.Context, nonce, run string) err
 	return ErrNonceUsed
 }
 
+// startNoncesMigration is the version of the migration that made start
+// nonces (0013_start_nonces.sql).
+const startNoncesMigration = 13
+
+// StartNoncesSince is when this store began recording start nonces (the
+// migration that made their table was applied), so that a start without
+// one, from a server of an earlier release, can be told from a copy made
+// long after. One read.
+func (s *sqlStore) StartNoncesSince(ctx context.Context) (time.Time, error) {
+	var at string
+	err := s.r.QueryRowContext(ctx, `SELECT applied_at FROM schema_migrations WHERE version = $1`, startNoncesMigration).Scan(&at)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("when start nonces began: %w", err)
+	}
+	t, err := time.Parse(sqliteTimeLayout, at)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("when start nonces began: %q: %w", at, err)
+	}
+	return t, nil
+}
+
 // PruneStartNonces drops the nonces recorded before t, consumed or not
 // (a start's workflow consumes its nonce within moments; one older than
 // the retention was never started, or its run is long over). It returns

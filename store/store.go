@@ -153,4 +153,5 @@ type Store interface {
 	PutStartNonce(ctx context.Context, nonce, execID string) error
 	ConsumeStartNonce(ctx context.Context, nonce, run string) error
 	PruneStartNonces(ctx context.Context, before time.Time) (int, error)
+	StartNoncesSince(ctx context.Context) (time.Time, error)
 }
