@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -156,6 +157,18 @@ func TestE2EFourEyesOnAStack(t *testing.T) {
 		acts = append(acts, e.Action+" "+e.By)
 	}
 	assert.Equal(t, []string{"approve ann", "approve bob"}, acts, "the memo keeps the approvals")
+
+	// The audit trail has each answer to the plan, refused or not, oldest
+	// last.
+	trail, err := f.client.Audit(ctx, model.AuditFilter{Execution: ex.ID})
+	require.NoError(t, err)
+	var answers []string
+	for _, e := range trail.Entries {
+		if e.Route == "/v1/executions/:id/approve" {
+			answers = append(answers, fmt.Sprintf("%s %d", e.Principal, e.Status))
+		}
+	}
+	assert.Equal(t, []string{"bob 200", "ann 200", "ann 200", "dev 403"}, answers, "the trail of the plan's approvals")
 
 	_, err = f.client.Retry(ctx, res.ApplyExecutionID)
 	assertStatus(t, err, http.StatusConflict)
