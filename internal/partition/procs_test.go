@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net"
 	"os"
@@ -132,15 +133,31 @@ func startTemporal(t *testing.T, n *network) string {
 		}
 		t.Skip(err)
 	}
-	port := freePort(t, "0.0.0.0")
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	srv, err := testsuite.StartDevServer(ctx, testsuite.DevServerOptions{
-		ExistingPath: bin, LogLevel: "error", ExtraArgs: devserver.Args(),
-		ClientOptions: &client.Options{HostPort: net.JoinHostPort("0.0.0.0", port)},
-		Stdout:        io.Discard, Stderr: io.Discard,
-	})
-	require.NoError(t, err, "start the Temporal dev server on port %s", port)
+	// A port free now may be taken before the dev server binds it, or
+	// the ports it derives from it (its HTTP API's, 1,000 above) may be
+	// in use: another port is tried, up to three in all.
+	var (
+		srv  *testsuite.DevServer
+		port string
+		errs []error
+	)
+	for attempt := 0; attempt < 3 && srv == nil; attempt++ {
+		port = freePort(t, "0.0.0.0")
+		var out testenv.SyncBuffer
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		s, err := testsuite.StartDevServer(ctx, testsuite.DevServerOptions{
+			ExistingPath: bin, LogLevel: "error", ExtraArgs: devserver.Args(),
+			ClientOptions: &client.Options{HostPort: net.JoinHostPort("0.0.0.0", port)},
+			Stdout:        io.Discard, Stderr: &out,
+		})
+		cancel()
+		if err != nil {
+			errs = append(errs, fmt.Errorf("port %s: %w; its errors: %s", port, err, out.String()))
+			continue
+		}
+		srv = s
+	}
+	require.NotNil(t, srv, "start the Temporal dev server: %v", errs)
 	t.Cleanup(func() { _ = srv.Stop() })
 	return net.JoinHostPort(n.Addr, port)
 }
