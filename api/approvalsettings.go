@@ -4,7 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
+	"slices"
+	"strings"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -85,4 +89,63 @@ func (s *server) approvalPolicy(ctx context.Context, t store.ApprovalTarget, id 
 // id: principals holding the approver role on it.
 func mayApprove(t store.ApprovalTarget, id string) string {
 	return fmt.Sprintf("principals with approver on %s %s", t, id)
+}
+
+// maxApproverNames bounds the names mayApproveNames lists.
+const maxApproverNames = 20
+
+// mayApproveNames says who may approve a plan of t id as it starts: the
+// principals whose tokens (unexpired) hold approver there, and the named
+// CAIRN_API_TOKENS (admins everywhere), sorted, at most maxApproverNames
+// and a count of the rest, then the rule itself; the author is left out
+// unless the policy lets them approve. Reads every token once and the
+// target's labels once: a plan starts rarely.
+func (s *server) mayApproveNames(ctx context.Context, t store.ApprovalTarget, id, author string, authorMay bool) (string, error) {
+	kind := model.ScopeStack
+	if t == store.ApprovalCluster {
+		kind = model.ScopeCluster
+	}
+	names := map[string]bool{}
+	for name := range s.cfg.Tokens {
+		names[name] = true
+	}
+	tokens, err := s.store.ListTokens(ctx)
+	if err != nil {
+		return "", fmt.Errorf("who may approve: %w", err)
+	}
+	var labels map[string]string
+	read := false
+	now := time.Now()
+	for _, tok := range tokens {
+		if names[tok.Principal] || (tok.ExpiresAt != nil && !tok.ExpiresAt.After(now)) {
+			continue
+		}
+		for _, g := range tok.Roles {
+			if !g.Role.Implies(model.RoleApprover) {
+				continue
+			}
+			if g.Selector != "" && !read {
+				if labels, err = s.store.Labels(ctx, kind, id); err != nil {
+					return "", fmt.Errorf("who may approve: labels of %s %s: %w", kind, id, err)
+				}
+				read = true
+			}
+			if g.Holds(model.RoleApprover, kind, id, labels) {
+				names[tok.Principal] = true
+				break
+			}
+		}
+	}
+	if !authorMay {
+		delete(names, author)
+	}
+	list := slices.Sorted(maps.Keys(names))
+	rule := mayApprove(t, id)
+	switch {
+	case len(list) == 0:
+		return "no principal yet: " + rule, nil
+	case len(list) > maxApproverNames:
+		return fmt.Sprintf("%s and %d more (%s)", strings.Join(list[:maxApproverNames], ", "), len(list)-maxApproverNames, rule), nil
+	}
+	return fmt.Sprintf("%s (%s)", strings.Join(list, ", "), rule), nil
 }

@@ -101,6 +101,23 @@ func TestE2EFourEyesOnAStack(t *testing.T) {
 	got, err := f.client.Approvals(ctx, client.StackApprovals, st.ID)
 	require.NoError(t, err)
 	assert.Equal(t, *set, *got)
+	// Principals of the store: an approver of this stack is named among
+	// those who may approve; one of another stack, and a viewer, are not.
+	other, err := f.client.CreateStack(ctx, model.StackInput{Name: "db"})
+	require.NoError(t, err)
+	for _, p := range []struct {
+		name  string
+		grant model.Grant
+	}{
+		{"carol", model.Grant{Role: model.RoleApprover, Stacks: []string{st.ID}}},
+		{"dave", model.Grant{Role: model.RoleApprover, Stacks: []string{other.ID}}},
+		{"erin", model.Grant{Role: model.RoleViewer, Stacks: []string{st.ID}}},
+	} {
+		_, err := f.client.CreatePrincipal(ctx, model.PrincipalInput{Name: p.name})
+		require.NoError(t, err)
+		_, err = f.client.CreateToken(ctx, model.TokenInput{Principal: p.name, Roles: []model.Grant{p.grant}})
+		require.NoError(t, err)
+	}
 
 	ex, err := f.dev.Apply(ctx, st.ID, &client.Document{Data: []byte(filesPackage(dir, "four eyes\n")), Format: "yaml"}, client.ApplyOptions{Wait: true})
 	require.NoError(t, err)
@@ -109,7 +126,8 @@ func TestE2EFourEyesOnAStack(t *testing.T) {
 	require.NotNil(t, ex.Approval)
 	assert.Equal(t, 2, ex.Approval.Required)
 	assert.Equal(t, "dev", ex.Approval.Author)
-	assert.Equal(t, "principals with approver on stack "+st.ID, ex.Approval.MayApprove)
+	assert.Equal(t, "ann, bob, carol (principals with approver on stack "+st.ID+")", ex.Approval.MayApprove,
+		"the named tokens are admins; carol approves this stack; dev is the author")
 	assert.Contains(t, ex.Approval.Policy, "requires 2 approval(s)", "the answer says why it waits")
 	require.NotNil(t, ex.Plan)
 	assert.Equal(t, model.Summary{Create: 3}, ex.Plan.Summary)
@@ -274,7 +292,7 @@ func TestE2EFourEyesOnACluster(t *testing.T) {
 			require.Equal(t, "approval", ex.Awaiting)
 			require.NotNil(t, ex.Approval)
 			assert.Equal(t, "dev", ex.Approval.Author)
-			assert.Equal(t, "principals with approver on cluster "+cl.ID, ex.Approval.MayApprove)
+			assert.Equal(t, "ann, bob (principals with approver on cluster "+cl.ID+")", ex.Approval.MayApprove)
 			require.NotNil(t, ex.Plan, "the waiting execution shows its plan")
 			assert.Equal(t, 1, ex.Plan.Summary.Run+ex.Plan.Summary.Create+ex.Plan.Summary.Update+ex.Plan.Summary.Noop, "plan %+v", ex.Plan.Summary)
 			assert.NoFileExists(t, logFile, "a graph execution awaiting approval ran a step")

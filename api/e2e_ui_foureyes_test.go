@@ -40,7 +40,7 @@ func TestE2ELivePageFourEyes(t *testing.T) {
 		visible(`#approval #approve`))
 	assert.Equal(t, "Approvals: 0 of 2", b.text(`#approval-count`))
 	assert.Equal(t, "Author: dev (may not approve)", b.text(`#approval-author`))
-	assert.Equal(t, "May approve: principals with approver on stack "+st.ID, b.text(`#approval-who`))
+	assert.Equal(t, "May approve: ann, bob (principals with approver on stack "+st.ID+")", b.text(`#approval-who`))
 
 	b.click(`#approve`)
 	b.poll(`(document.getElementById('approval-count') || {}).textContent === 'Approvals: 1 of 2'`, 30*time.Second)

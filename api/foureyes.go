@@ -25,7 +25,9 @@ func (s *server) stackApproval(c echo.Context, stackID string, asked *contract.A
 		set.Timeout = asked.Timeout
 	}
 	set.Required, set.AuthorMayApprove, set.Author = p.Required, p.AuthorMayApprove, principal(c)
-	set.MayApprove = mayApprove(store.ApprovalStack, stackID)
+	if set.MayApprove, err = s.mayApproveNames(c.Request().Context(), store.ApprovalStack, stackID, set.Author, p.AuthorMayApprove); err != nil {
+		return nil, err
+	}
 	set.Policy = fmt.Sprintf("stack %s requires %d approval(s) of every apply (four eyes): this apply waits for them", stackID, p.Required)
 	return set, nil
 }
@@ -50,9 +52,13 @@ func (s *server) clusterApproval(c echo.Context, id string) (*contract.ApprovalS
 	if err != nil || p == nil {
 		return nil, err
 	}
+	may, err := s.mayApproveNames(c.Request().Context(), store.ApprovalCluster, id, principal(c), p.AuthorMayApprove)
+	if err != nil {
+		return nil, err
+	}
 	return &contract.ApprovalSettings{
 		Required: p.Required, AuthorMayApprove: p.AuthorMayApprove, Author: principal(c),
-		MayApprove: mayApprove(store.ApprovalCluster, id),
+		MayApprove: may,
 		Policy:     fmt.Sprintf("cluster %s requires %d approval(s) of every graph execution (four eyes): this execution planned and waits for them", id, p.Required),
 	}, nil
 }
