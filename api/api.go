@@ -23,6 +23,7 @@ import (
 	"github.com/cairn-io/cairn/expr"
 	"github.com/cairn-io/cairn/graphs"
 	"github.com/cairn-io/cairn/internal/fetch"
+	"github.com/cairn-io/cairn/internal/ttlcache"
 	"github.com/cairn-io/cairn/kinds"
 	"github.com/cairn-io/cairn/model"
 	"github.com/cairn-io/cairn/prepare"
@@ -245,7 +246,7 @@ type server struct {
 	// (cached), owners the executions' stacks and clusters (cached).
 	bearers []bearer
 	tokens  *tokenCache
-	owners  ownerCache
+	owners  *ttlcache.Cache[execOwner]
 	// audit appends the audit trail.
 	audit *auditor
 	// rules are the routes' permission rules (authzRules).
@@ -289,6 +290,7 @@ func New(cfg Config, deps Deps) (*echo.Echo, error) {
 	}
 	s.bearers = envBearers(cfg.Token, cfg.Tokens)
 	s.tokens = newTokenCache(deps.Store, logger)
+	s.owners = ttlcache.New[execOwner](ownerCacheMax, ownerCacheTTL)
 	oa, err := newOIDCAuth(cfg.OIDC)
 	if err != nil {
 		return nil, err

@@ -10,7 +10,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
-	"sync"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -297,7 +297,7 @@ func (s *server) requireOnExecution(c echo.Context, id *identity, role model.Rol
 // executionOwner looks up (and remembers, bounded: they never change) an
 // execution's kind, stack and cluster.
 func (s *server) executionOwner(ctx context.Context, execID string) (model.ExecutionKind, string, string, error) {
-	if o, ok := s.owners.get(execID); ok {
+	if o, ok := s.owners.Get(execID); ok {
 		return o.kind, o.stack, o.cluster, nil
 	}
 	var (
@@ -316,7 +316,7 @@ func (s *server) executionOwner(ctx context.Context, execID string) (model.Execu
 	if err != nil {
 		return "", "", "", err
 	}
-	s.owners.put(execID, execOwner{kind, stack, cluster})
+	s.owners.Put(execID, execOwner{kind, stack, cluster})
 	return kind, stack, cluster, nil
 }
 
@@ -325,35 +325,12 @@ type execOwner struct {
 	stack, cluster string
 }
 
-// ownerCache is a bounded map of executions' owners.
-type ownerCache struct {
-	mu sync.Mutex
-	m  map[string]execOwner
-}
-
-const ownerCacheMax = 4096
-
-func (oc *ownerCache) get(id string) (execOwner, bool) {
-	oc.mu.Lock()
-	defer oc.mu.Unlock()
-	o, ok := oc.m[id]
-	return o, ok
-}
-
-func (oc *ownerCache) put(id string, o execOwner) {
-	oc.mu.Lock()
-	defer oc.mu.Unlock()
-	if oc.m == nil {
-		oc.m = map[string]execOwner{}
-	}
-	if len(oc.m) >= ownerCacheMax {
-		for k := range oc.m {
-			delete(oc.m, k)
-			break
-		}
-	}
-	oc.m[id] = o
-}
+// Executions' owners never change: they are kept for ownerCacheTTL, at
+// most ownerCacheMax.
+const (
+	ownerCacheMax = 4096
+	ownerCacheTTL = time.Hour
+)
 
 // visibleFilter answers which resources of kind id may read (viewer),
 // reading every label of the kind once when a selector needs them.

@@ -11,9 +11,9 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
-	"sync"
 	"time"
 
+	"github.com/cairn-io/cairn/internal/ttlcache"
 	"github.com/cairn-io/cairn/model"
 	"github.com/cairn-io/cairn/store"
 )
@@ -67,7 +67,6 @@ type cachedToken struct {
 	tok      *model.Token
 	hash     []byte
 	disabled bool
-	read     time.Time
 }
 
 // tokenCache keeps recently read token records, bounded, so a request is
@@ -75,14 +74,13 @@ type cachedToken struct {
 type tokenCache struct {
 	store store.Teams
 	log   *slog.Logger
-	mu    sync.Mutex
-	byID  map[string]cachedToken
+	byID  *ttlcache.Cache[cachedToken]
 	// touching bounds lastUsed writes in flight to one.
 	touching chan struct{}
 }
 
 func newTokenCache(st store.Teams, log *slog.Logger) *tokenCache {
-	return &tokenCache{store: st, log: log, byID: map[string]cachedToken{}, touching: make(chan struct{}, 1)}
+	return &tokenCache{store: st, log: log, byID: ttlcache.New[cachedToken](tokenCacheMax, tokenCacheTTL), touching: make(chan struct{}, 1)}
 }
 
 // errBadToken is a token that is not (or no longer) valid.
@@ -97,16 +95,14 @@ func (tc *tokenCache) lookup(ctx context.Context, token string) (*model.Token, e
 		return nil, errBadToken
 	}
 	at := time.Now()
-	tc.mu.Lock()
-	e, hit := tc.byID[id]
-	tc.mu.Unlock()
-	if !hit || at.Sub(e.read) >= tokenCacheTTL {
+	e, hit := tc.byID.Get(id)
+	if !hit {
 		tok, hash, disabled, err := tc.store.TokenByID(ctx, id)
 		if err != nil && !errors.Is(err, store.ErrNotFound) {
 			return nil, fmt.Errorf("read token: %w", err)
 		}
-		e = cachedToken{tok: tok, hash: hash, disabled: disabled, read: at}
-		tc.put(id, e)
+		e = cachedToken{tok: tok, hash: hash, disabled: disabled}
+		tc.byID.Put(id, e)
 		if tok != nil && (tok.LastUsed == nil || at.Sub(*tok.LastUsed) > lastUsedEvery) {
 			tc.touch(id, at)
 		}
@@ -124,33 +120,11 @@ func (tc *tokenCache) lookup(ctx context.Context, token string) (*model.Token, e
 	return e.tok, nil
 }
 
-func (tc *tokenCache) put(id string, e cachedToken) {
-	tc.mu.Lock()
-	defer tc.mu.Unlock()
-	if _, ok := tc.byID[id]; !ok && len(tc.byID) >= tokenCacheMax {
-		for k := range tc.byID { // drop one at random
-			delete(tc.byID, k)
-			break
-		}
-	}
-	tc.byID[id] = e
-}
-
 // forget drops cached records: a token deleted here stops at once.
-func (tc *tokenCache) forget(ids ...string) {
-	tc.mu.Lock()
-	defer tc.mu.Unlock()
-	for _, id := range ids {
-		delete(tc.byID, id)
-	}
-}
+func (tc *tokenCache) forget(ids ...string) { tc.byID.Delete(ids...) }
 
 // forgetAll drops every cached record (a principal went).
-func (tc *tokenCache) forgetAll() {
-	tc.mu.Lock()
-	defer tc.mu.Unlock()
-	clear(tc.byID)
-}
+func (tc *tokenCache) forgetAll() { tc.byID.Clear() }
 
 // touch records lastUsed in the background, one write at a time; one
 // arriving while another is in flight is skipped (lastUsed is to the
