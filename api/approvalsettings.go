@@ -113,27 +113,18 @@ func (s *server) mayApproveNames(ctx context.Context, t store.ApprovalTarget, id
 	if err != nil {
 		return "", fmt.Errorf("who may approve: %w", err)
 	}
-	var labels map[string]string
-	read := false
+	labels := s.labelsOnce(ctx, kind, id)
 	now := time.Now()
 	for _, tok := range tokens {
 		if names[tok.Principal] || (tok.ExpiresAt != nil && !tok.ExpiresAt.After(now)) {
 			continue
 		}
-		for _, g := range tok.Roles {
-			if !g.Role.Implies(model.RoleApprover) {
-				continue
-			}
-			if g.Selector != "" && !read {
-				if labels, err = s.store.Labels(ctx, kind, id); err != nil {
-					return "", fmt.Errorf("who may approve: labels of %s %s: %w", kind, id, err)
-				}
-				read = true
-			}
-			if g.Holds(model.RoleApprover, kind, id, labels) {
-				names[tok.Principal] = true
-				break
-			}
+		ok, err := grantsHold(tok.Roles, model.RoleApprover, kind, id, labels)
+		if err != nil {
+			return "", fmt.Errorf("who may approve: %w", err)
+		}
+		if ok {
+			names[tok.Principal] = true
 		}
 	}
 	if !authorMay {

@@ -212,9 +212,13 @@ func (s *server) allowed(c echo.Context, role model.Role, kind model.ScopeKind, 
 // holds reads the resource's labels only when a grant's selector needs
 // them.
 func (s *server) holds(ctx context.Context, id *identity, role model.Role, kind model.ScopeKind, resID string) (bool, error) {
-	var labels map[string]string
-	read := false
-	for _, g := range id.grants {
+	return grantsHold(id.grants, role, kind, resID, s.labelsOnce(ctx, kind, resID))
+}
+
+// grantsHold reports whether grants give role on kind resID; labels is
+// asked for the resource's labels only when a selector needs them.
+func grantsHold(grants []model.Grant, role model.Role, kind model.ScopeKind, resID string, labels func() (map[string]string, error)) (bool, error) {
+	for _, g := range grants {
 		if !g.Role.Implies(role) {
 			continue
 		}
@@ -224,18 +228,34 @@ func (s *server) holds(ctx context.Context, id *identity, role model.Role, kind 
 		if g.Selector == "" || kind == "" || resID == "" {
 			continue
 		}
-		if !read {
-			l, err := s.store.Labels(ctx, kind, resID)
-			if err != nil {
-				return false, fmt.Errorf("labels of %s %q: %w", kind, resID, err)
-			}
-			labels, read = l, true
+		l, err := labels()
+		if err != nil {
+			return false, err
 		}
-		if g.Holds(role, kind, resID, labels) {
+		if g.Holds(role, kind, resID, l) {
 			return true, nil
 		}
 	}
 	return false, nil
+}
+
+// labelsOnce returns the labels of kind resID, read from the store on the
+// first call only.
+func (s *server) labelsOnce(ctx context.Context, kind model.ScopeKind, resID string) func() (map[string]string, error) {
+	var (
+		labels map[string]string
+		err    error
+		read   bool
+	)
+	return func() (map[string]string, error) {
+		if !read {
+			read = true
+			if labels, err = s.store.Labels(ctx, kind, resID); err != nil {
+				err = fmt.Errorf("labels of %s %q: %w", kind, resID, err)
+			}
+		}
+		return labels, err
+	}
 }
 
 // forbidden is the 403 naming the missing role and scope (kind "": every
