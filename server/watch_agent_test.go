@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"log/slog"
 	"maps"
 	"net"
 	"net/http"
@@ -15,7 +14,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -27,7 +25,6 @@ import (
 	"github.com/cairn-io/cairn/internal/config"
 	"github.com/cairn-io/cairn/internal/testenv"
 	"github.com/cairn-io/cairn/model"
-	"github.com/cairn-io/cairn/server"
 )
 
 // runServerAt serves Cairn on dataDir at addr, with the settings extra
@@ -35,7 +32,6 @@ import (
 // called again: the second call does nothing).
 func runServerAt(t *testing.T, temporal, dataDir, addr string, extra map[string]string) (stop func()) {
 	t.Helper()
-	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	vals := map[string]string{
 		"CAIRN_TEMPORAL_ADDRESS":    temporal,
 		"CAIRN_DATA_DIR":            dataDir,
@@ -47,32 +43,7 @@ func runServerAt(t *testing.T, temporal, dataDir, addr string, extra map[string]
 	maps.Copy(vals, extra)
 	cfg, err := config.Load(config.Values(func(k string) string { return vals[k] }))
 	require.NoError(t, err)
-	ctx, cancel := context.WithCancel(context.Background())
-	ready := make(chan string, 1)
-	done := make(chan error, 1)
-	go func() {
-		done <- server.Run(ctx, cfg, log, server.Options{API: true, Ready: func(addr string) { ready <- addr }})
-	}()
-	select {
-	case <-ready:
-	case err := <-done:
-		t.Fatalf("server stopped: %v", err)
-	case <-time.After(90 * time.Second):
-		t.Fatal("server not ready")
-	}
-	var once sync.Once
-	stop = func() {
-		once.Do(func() {
-			cancel()
-			select {
-			case err := <-done:
-				require.NoError(t, err, "Run")
-			case <-time.After(60 * time.Second):
-				t.Fatal("server did not stop")
-			}
-		})
-	}
-	t.Cleanup(stop)
+	_, stop = serve(t, cfg)
 	return stop
 }
 

@@ -63,7 +63,6 @@ func (d *driftEvents) reported(name string, t0 time.Time) time.Time {
 
 // runServer serves Cairn on dataDir until the returned stop is called.
 func runServer(t *testing.T, temporal, dataDir string) (addr string, stop func()) {
-	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	t.Helper()
 	cfg, err := config.Load(config.Values(func(k string) string {
 		return map[string]string{
@@ -76,6 +75,15 @@ func runServer(t *testing.T, temporal, dataDir string) (addr string, stop func()
 		}[k]
 	}))
 	require.NoError(t, err)
+	return serve(t, cfg)
+}
+
+// serve runs `cairn server` with cfg until the returned stop is called
+// (it may be called again: the second call does nothing), and returns its
+// API's address.
+func serve(t *testing.T, cfg *config.Config) (addr string, stop func()) {
+	t.Helper()
+	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	ctx, cancel := context.WithCancel(context.Background())
 	ready := make(chan string, 1)
 	done := make(chan error, 1)
