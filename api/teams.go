@@ -196,11 +196,11 @@ func (s *server) whoami(c echo.Context) error {
 	if execID := c.QueryParam("execution"); execID != "" {
 		out.Can = []string{}
 		for _, a := range []struct {
-			action string
-			role   model.Role
-		}{{"cancel", model.RoleDeployer}, {"retry", model.RoleDeployer}, {"decide", model.RoleDeployer}, {"approve", model.RoleApprover}} {
+			role    model.Role
+			actions []string
+		}{{model.RoleDeployer, []string{"cancel", "retry", "decide"}}, {model.RoleApprover, []string{"approve"}}} {
 			if s.requireOnExecution(c, id, a.role, execID) == nil {
-				out.Can = append(out.Can, a.action)
+				out.Can = append(out.Can, a.actions...)
 			}
 		}
 	}
