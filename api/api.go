@@ -256,10 +256,21 @@ type server struct {
 	agentWatch AgentWatches
 }
 
-// New builds the API. The returned echo has its http.Server timeouts set
-// from cfg, so e.Start(addr) (or serving e.Server) applies them; call
-// CheckListen before listening beyond loopback.
-func New(cfg Config, deps Deps) (*echo.Echo, error) {
+// Handler is the API: an echo whose http.Server has cfg's timeouts set,
+// so Start(addr) (or serving its Server) applies them, and what it keeps
+// running behind its requests. Close it once its server is shut down.
+type Handler struct {
+	*echo.Echo
+	audit *auditor
+}
+
+// Close writes the audit entries of the requests served so far and stops
+// the audit writer; call it after the HTTP server has shut down (a request
+// still served after Close writes its own entry).
+func (h *Handler) Close(ctx context.Context) error { return h.audit.close(ctx) }
+
+// New builds the API; call CheckListen before listening beyond loopback.
+func New(cfg Config, deps Deps) (*Handler, error) {
 	cfg = cfg.withDefaults()
 	if deps.Store == nil {
 		return nil, errors.New("api: a store is required")
@@ -296,7 +307,6 @@ func New(cfg Config, deps Deps) (*echo.Echo, error) {
 		return nil, err
 	}
 	s.oidc = oa
-	s.audit = newAuditor(deps.Store, logger)
 	if s.graphs = deps.Graphs; s.graphs == nil {
 		s.graphs = prepare.NewPreparer(deps.Store, cat, prepare.Files{})
 	}
@@ -356,7 +366,8 @@ func New(cfg Config, deps Deps) (*echo.Echo, error) {
 	if deps.Codec != nil {
 		e.Add(http.MethodPost, CodecPrefix+"*", s.serveCodec(deps.Codec))
 	}
-	return e, nil
+	s.audit = newAuditor(deps.Store, logger)
+	return &Handler{Echo: e, audit: s.audit}, nil
 }
 
 func (s *server) register(e *echo.Echo, metrics http.Handler) {

@@ -2,9 +2,11 @@ package api
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -24,11 +26,21 @@ const (
 )
 
 // auditor appends audit entries to the store from one goroutine, in
-// batches, so a request pays a channel send rather than a write.
+// batches, so a request pays a channel send rather than a write. close
+// writes what is queued and stops the goroutine; an entry added after it
+// is written by its request.
 type auditor struct {
 	store store.Teams
 	log   *slog.Logger
 	queue chan auditItem
+	// mu orders sends on queue before close: they hold it shared, close
+	// exclusively while it sets closed and closes stop, so nothing is
+	// queued after run has drained the queue. done is closed once run
+	// has returned.
+	mu     sync.RWMutex
+	closed bool
+	stop   chan struct{}
+	done   chan struct{}
 }
 
 // auditItem is an entry to write, or (flushed set) a marker closed once
@@ -39,22 +51,63 @@ type auditItem struct {
 }
 
 func newAuditor(st store.Teams, log *slog.Logger) *auditor {
-	a := &auditor{store: st, log: log, queue: make(chan auditItem, auditQueueSize)}
+	a := &auditor{store: st, log: log, queue: make(chan auditItem, auditQueueSize),
+		stop: make(chan struct{}), done: make(chan struct{})}
 	go a.run()
 	return a
 }
 
-// add queues e, waiting while the queue is full.
-func (a *auditor) add(e model.AuditEntry) { a.queue <- auditItem{entry: e} }
+// add queues e, waiting while the queue is full; once the auditor is
+// closed it writes e itself.
+func (a *auditor) add(e model.AuditEntry) {
+	a.mu.RLock()
+	if a.closed {
+		a.mu.RUnlock()
+		a.write([]model.AuditEntry{e})
+		return
+	}
+	a.queue <- auditItem{entry: e}
+	a.mu.RUnlock()
+}
+
+// close writes every entry queued so far and stops the writer, or gives
+// up waiting when ctx ends (the writer still finishes the queue).
+func (a *auditor) close(ctx context.Context) error {
+	a.mu.Lock()
+	if !a.closed {
+		a.closed = true
+		close(a.stop)
+	}
+	a.mu.Unlock()
+	select {
+	case <-a.done:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("audit entries still being written: %w", context.Cause(ctx))
+	}
+}
 
 // flush waits until every entry queued so far is written (or ctx ends).
 func (a *auditor) flush(ctx context.Context) {
 	done := make(chan struct{})
+	a.mu.RLock()
+	if a.closed {
+		a.mu.RUnlock()
+		// close drains the queue; entries after it are written by their
+		// requests.
+		select {
+		case <-a.done:
+		case <-ctx.Done():
+		}
+		return
+	}
 	select {
 	case a.queue <- auditItem{flushed: done}:
 	case <-ctx.Done():
+		a.mu.RUnlock()
 		return
 	}
+	a.mu.RUnlock()
 	select {
 	case <-done:
 	case <-ctx.Done():
@@ -62,31 +115,53 @@ func (a *auditor) flush(ctx context.Context) {
 }
 
 func (a *auditor) run() {
-	for item := range a.queue {
-		var (
-			batch []model.AuditEntry
-			marks []chan struct{}
-		)
-		take := func(it auditItem) {
-			if it.flushed != nil {
-				marks = append(marks, it.flushed)
-			} else {
-				batch = append(batch, it.entry)
+	defer close(a.done)
+	for {
+		select {
+		case it := <-a.queue:
+			a.writeItems(a.gather(it))
+		case <-a.stop:
+			// What requests queued before the stop is written; a request
+			// after it writes its own entry.
+			for {
+				select {
+				case it := <-a.queue:
+					a.writeItems(a.gather(it))
+				default:
+					return
+				}
 			}
 		}
-		take(item)
-	gather:
-		for len(batch) < auditBatchMax {
-			select {
-			case it := <-a.queue:
-				take(it)
-			default:
-				break gather
-			}
+	}
+}
+
+// gather takes first and what else is queued, up to a batch.
+func (a *auditor) gather(first auditItem) []auditItem {
+	items := []auditItem{first}
+	for len(items) < auditBatchMax {
+		select {
+		case it := <-a.queue:
+			items = append(items, it)
+		default:
+			return items
 		}
-		a.write(batch)
-		for _, m := range marks {
-			close(m)
+	}
+	return items
+}
+
+// writeItems writes the entries among items, then closes their flush
+// markers.
+func (a *auditor) writeItems(items []auditItem) {
+	var batch []model.AuditEntry
+	for _, it := range items {
+		if it.flushed == nil {
+			batch = append(batch, it.entry)
+		}
+	}
+	a.write(batch)
+	for _, it := range items {
+		if it.flushed != nil {
+			close(it.flushed)
 		}
 	}
 }

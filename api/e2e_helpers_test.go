@@ -107,6 +107,7 @@ func newCairn(t *testing.T, o cairnOptions) *cairn {
 	e, err := New(cfg, Deps{Store: st, Executions: s, Drift: s, Catalogue: cat, Graphs: h.graphs, Registry: controlPlaneLister{worker.DefaultRegistry(cat, nil)}, Logger: newTestLogger(h.logs), Env: h.lookupEnv,
 		Ready: func(ctx context.Context) error { _, err := dev.Client.CheckHealth(ctx, nil); return err }})
 	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, e.Close(context.Background())) })
 	srv := httptest.NewServer(e)
 	t.Cleanup(srv.Close)
 	h.url = srv.URL

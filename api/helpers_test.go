@@ -83,6 +83,7 @@ func newTestServer(t testing.TB, dbURL string, opts ...serverOption) *testServer
 	}
 	e, err := New(cfg, deps)
 	require.NoError(t, err, "api.New")
+	t.Cleanup(func() { require.NoError(t, e.Close(context.Background())) })
 	srv := httptest.NewServer(e)
 	t.Cleanup(srv.Close)
 	return &testServer{t: t, URL: srv.URL, Store: st, Token: cfg.Token, logs: logs}

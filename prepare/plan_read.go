@@ -48,6 +48,27 @@ func StepIndex(ctx context.Context, st PlanReader, execID string) ([]IndexEntry,
 	return entries, nil
 }
 
+// stepOrder reads the ids of an execution's step index, in package
+// order, leaving the rest of each entry undecoded: on 1,000 nodes the
+// entries' dependencies alone decode to some 70 MB. Cost: one store read.
+func stepOrder(ctx context.Context, st PlanReader, execID string) ([]string, error) {
+	raw, err := st.GetStepData(ctx, execID, contract.IndexKey, contract.DataIndex)
+	if err != nil {
+		return nil, fmt.Errorf("step index of %s: %w", execID, err)
+	}
+	var entries []struct {
+		ID string `json:"id"`
+	}
+	if err := json.Unmarshal(raw, &entries); err != nil {
+		return nil, fmt.Errorf("step index of %s: %w", execID, err)
+	}
+	ids := make([]string, len(entries))
+	for i, e := range entries {
+		ids[i] = e.ID
+	}
+	return ids, nil
+}
+
 // AllSteps loads every step Persist kept for an execution, in package
 // order. Cost: two store reads, every step's spec decoded.
 func AllSteps(ctx context.Context, st PlanReader, execID string) ([]*planner.StoredStep, error) {
@@ -90,7 +111,7 @@ func ReadPlan(ctx context.Context, st PlanReader, execID string) (*model.Plan, e
 	if err := json.Unmarshal(raw, &plan); err != nil {
 		return nil, fmt.Errorf("plan summary of %s: %w", execID, err)
 	}
-	steps, err := StepIndex(ctx, st, execID)
+	order, err := stepOrder(ctx, st, execID)
 	if err != nil {
 		return nil, err
 	}
@@ -109,8 +130,8 @@ func ReadPlan(ctx context.Context, st PlanReader, execID string) (*model.Plan, e
 		return nil, err
 	}
 	plan.Steps = make([]model.PlanStep, 0, len(entries))
-	for _, s := range steps {
-		if ps, ok := entries[s.ID]; ok {
+	for _, id := range order {
+		if ps, ok := entries[id]; ok {
 			plan.Steps = append(plan.Steps, ps)
 		}
 	}

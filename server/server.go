@@ -181,6 +181,7 @@ func Run(ctx context.Context, cfg *config.Config, log *slog.Logger, o Options) e
 	}()
 	defer func() { stopWatch(); <-watched }()
 	log.Info("worker polling", "queue", cfg.TaskQueue, "temporal", cfg.TemporalAddress)
+	go watchMemoryLimit(ctx, log, time.Minute)
 	if cfg.DebugAddr != "" {
 		if _, err := serveDebug(ctx, cfg.DebugAddr, log); err != nil {
 			return err
@@ -262,6 +263,9 @@ func Run(ctx context.Context, cfg *config.Config, log *slog.Logger, o Options) e
 	shutdown, cancel := context.WithTimeout(context.Background(), cfg.ShutdownTimeout)
 	defer cancel()
 	_ = srv.Shutdown(shutdown)
+	if err := e.Close(shutdown); err != nil {
+		log.Error("shutting down", "error", err)
+	}
 	<-stopped
 	return nil
 }

@@ -251,13 +251,14 @@ func startEnv(ctx context.Context, o envOptions) (e *env, err error) {
 	return e, nil
 }
 
-// serverEnv is this program's environment without any CAIRN_ setting (so
-// a developer's own overrides do not leak into the measurement), plus vars.
+// serverEnv is this program's environment without any CAIRN_ setting or
+// Go collector setting (so a developer's own overrides do not leak into
+// the measurement), plus vars.
 func serverEnv(vars map[string]string) []string {
 	var out []string
 	for _, kv := range os.Environ() {
 		k, _, _ := strings.Cut(kv, "=")
-		if strings.HasPrefix(k, "CAIRN_") || k == "PLATFORM_URL" {
+		if strings.HasPrefix(k, "CAIRN_") || k == "PLATFORM_URL" || k == "GOMEMLIMIT" || k == "GOGC" {
 			continue
 		}
 		out = append(out, kv)

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/cairn-io/cairn/client"
 	"github.com/cairn-io/cairn/model"
@@ -174,6 +175,23 @@ func (r *runner) runFileShape(ctx context.Context, shape string, n int) ([]row, 
 	rows, err := r.withEnv(ctx, name, func(e *env) ([]row, error) { return r.runPackage(ctx, e, p) })
 	if err != nil {
 		return rows, err
+	}
+	// The disk's floor for the create, measured right after it.
+	for i := range rows {
+		if rows[i].Phase != "create" || rows[i].Err != "" {
+			continue
+		}
+		floorDir := filepath.Join(r.tmp, name, "floor-files")
+		rows[i].Floor, err = fileFloor(ctx, floorDir, fs)
+		if rerr := os.RemoveAll(floorDir); err == nil {
+			err = rerr
+		}
+		if err != nil {
+			return rows, fmt.Errorf("floor: %w", err)
+		}
+		rows[i].Note += fmt.Sprintf("; floor: %s durable creates, %d at a time in batches of %d, in %s",
+			thousands(n), floorParallel, floorBatch, secs(rows[i].Floor))
+		r.logf("  floor of %s: %s durable creates in %s", rows[i].Phase, thousands(n), rows[i].Floor.Round(time.Millisecond))
 	}
 	switch {
 	case r.opts.puppet == "":

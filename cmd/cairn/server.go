@@ -29,7 +29,7 @@ var devSettings = []string{
 	"CAIRN_CODEC_KEY", "CAIRN_SECRETS_FILE", "CAIRN_KINDS_DIR", "CAIRN_FETCH_SCHEMES", "CAIRN_FETCH_DIR",
 	"CAIRN_CONTROL_ROOT", "CAIRN_PARALLELISM", "CAIRN_WORKER_POLLERS", "CAIRN_NODE_POLLERS", "CAIRN_NODE_WAIT", "CAIRN_WORKER_DRAIN", "CAIRN_LOG_LEVEL", "CAIRN_LOG_FORMAT",
 	"CAIRN_EVENTS_MAX_EXECUTIONS", "CAIRN_EVENTS_MAX_CLIENTS",
-	"CAIRN_DEBUG_ADDR", "CAIRN_PACKAGE_MANAGER", "CAIRN_SYSTEMD_ADDRESS",
+	"CAIRN_DEBUG_ADDR", "CAIRN_MEMORY_LIMIT", "CAIRN_PACKAGE_MANAGER", "CAIRN_SYSTEMD_ADDRESS",
 	"CAIRN_FILES_DIR", "CAIRN_FILES_LIMIT", "CAIRN_HOOK_MOVE_TO_BOOTSTRAP", "CAIRN_HOOK_ERASE_NODE", "CAIRN_HOOK_COBBLER_SYNC",
 }
 
@@ -59,7 +59,9 @@ func newServerCmd(a *app) *cobra.Command {
 		if err != nil {
 			return err
 		}
-		return server.Run(cmd.Context(), cfg, newLogger(a, cfg), server.Options{API: true, ExampleCluster: *example})
+		log := newLogger(a, cfg)
+		config.ApplyMemoryLimit(cfg, log)
+		return server.Run(cmd.Context(), cfg, log, server.Options{API: true, ExampleCluster: *example})
 	}
 	return cmd
 }
@@ -78,7 +80,9 @@ func newWorkerCmd(a *app) *cobra.Command {
 		if err != nil {
 			return err
 		}
-		return server.Run(cmd.Context(), cfg, newLogger(a, cfg), server.Options{})
+		log := newLogger(a, cfg)
+		config.ApplyMemoryLimit(cfg, log)
+		return server.Run(cmd.Context(), cfg, log, server.Options{})
 	}
 	return cmd
 }
@@ -103,6 +107,7 @@ func newDevCmd(a *app) *cobra.Command {
 			return err
 		}
 		log := newLogger(a, cfg)
+		config.ApplyMemoryLimit(cfg, log)
 		if cfg.Temporal != (config.TemporalSecurity{}) {
 			log.Warn("cairn dev connects to the Temporal dev server it starts on loopback, without TLS; the CAIRN_TEMPORAL_TLS* and CAIRN_TEMPORAL_API_KEY* settings are ignored")
 			cfg.Temporal = config.TemporalSecurity{}

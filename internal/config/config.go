@@ -85,6 +85,7 @@ var Vars = append([]Var{
 	{"CAIRN_NODE_ROOT", "node-root", "", "agent: confine the node's paths to this directory (empty: the host's filesystem)"},
 	{"CAIRN_NODE_TOKEN", "node-token", "", "agent: the node's credential for the server's agent API (POST /v1/clusters/{id}/nodes/{node}/token)"},
 	{"CAIRN_SERVER", "server", "http://127.0.0.1:8080", "CLI and agent: base URL of the Cairn API"},
+	{"CAIRN_MEMORY_LIMIT", "memory-limit", DefaultMemoryLimit, "soft limit of the server's Go memory: near it garbage is collected sooner and memory handed back to the system (off: none; GOMEMLIMIT, when set, wins)"},
 	{"CAIRN_DEBUG_ADDR", "debug-addr", "", "loopback address (127.0.0.1:PORT) serving Go's runtime profiles at /debug/pprof/ (empty: none)"},
 	{"CAIRN_LOG_LEVEL", "log-level", "info", "debug, info, warn or error"},
 	{"CAIRN_LOG_FORMAT", "log-format", "", "json or text (default: text on a terminal, json otherwise)"},
@@ -166,6 +167,9 @@ type Config struct {
 	Server              string
 	LogLevel            string
 	LogFormat           string
+	// MemoryLimit is the soft limit of the server's Go memory in bytes
+	// (0: none); see memlimit.go.
+	MemoryLimit int64
 	// DebugAddr serves the runtime's profiles (loopback only).
 	DebugAddr       string
 	ShutdownTimeout time.Duration
@@ -236,6 +240,9 @@ func Load(vals map[string]string) (*Config, error) {
 	}
 	if c.APITLS, err = loadAPITLS(vals); err != nil {
 		return nil, err
+	}
+	if c.MemoryLimit, err = parseMemoryLimit(vals["CAIRN_MEMORY_LIMIT"]); err != nil {
+		return nil, fmt.Errorf("CAIRN_MEMORY_LIMIT: %w", err)
 	}
 	if c.BodyLimit, err = ParseSize(vals["CAIRN_BODY_LIMIT"]); err != nil {
 		return nil, fmt.Errorf("CAIRN_BODY_LIMIT: %w", err)
