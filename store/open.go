@@ -114,7 +114,11 @@ func openSQLiteOnce(ctx context.Context, path string) (Store, error) {
 		wparams[k] = append([]string(nil), v...)
 	}
 	wparams.Add("_pragma", "journal_mode(WAL)")
-	wparams.Add("_pragma", "cache_size(-32768)") // 32 MiB, so a large batch stays in memory until commit
+	// 8 MiB of pages: a transaction larger than that spills its pages to
+	// the WAL before it commits, which costs writes but no fsync. A cache
+	// of 32 MiB made no apply of 100,000 files faster and was 40 MiB more
+	// of the server's memory, outside the Go limit (CAIRN_MEMORY_LIMIT).
+	wparams.Add("_pragma", "cache_size(-8192)")
 	wparams.Set("_txlock", "immediate")
 
 	w, err := sql.Open("sqlite", path+"?"+wparams.Encode())
