@@ -32,6 +32,7 @@ const page = {
   approval: null, // the answer of this page's approve or reject
   refusal: null, // its refusal: {error, moved}
   approvalKey: '',
+  loadRetry: 0, // ms before the next try of a failed first load (1 s, doubling to 15 s)
   // What the token may do here (GET /v1/whoami?execution=): the page
   // shows only those buttons; the API refuses the others anyway.
   can: new Set(),
@@ -336,6 +337,14 @@ function nextFrame() {
   return new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
 }
 
+// transient says whether a failed first load is worth trying again: the
+// server or a proxy failing or busy (5xx, 429), or the network. A refusal
+// (401, 403), a missing execution (404) or a bad request stays said.
+function transient(err) {
+  if (err instanceof ApiError) return err.status >= 500 || err.status === 429;
+  return err instanceof TypeError; // fetch's network failure
+}
+
 async function load() {
   say('Loading…');
   try {
@@ -376,8 +385,15 @@ async function load() {
     // How long the first full drawing took, from the navigation.
     const graph = document.getElementById('graph');
     if (!graph.dataset.renderMs) graph.dataset.renderMs = String(Math.round(performance.now()));
+    page.loadRetry = 0;
   } catch (err) {
-    say(err.message, true);
+    if (!transient(err)) {
+      say(err.message, true);
+      return;
+    }
+    page.loadRetry = Math.min(page.loadRetry ? page.loadRetry * 2 : 1000, 15000);
+    say(err.message + ' (trying again in ' + Math.round(page.loadRetry / 1000) + ' s)', true);
+    setTimeout(load, page.loadRetry);
   }
 }
 
