@@ -166,7 +166,10 @@ func errorHandler(logger *slog.Logger) echo.HTTPErrorHandler {
 		}
 		e := toError(err)
 		if e.Status >= 500 {
-			requestLogger(c, logger).Error("request failed", "status", e.Status, "error", e.Cause)
+			// The route's template, not its path: it names what failed
+			// without an id or a query.
+			requestLogger(c, logger).Error("request failed", "method", c.Request().Method, "route", c.Path(),
+				"status", e.Status, "error", e.Cause)
 		}
 		if c.Request().Method == http.MethodHead {
 			_ = c.NoContent(e.Status)

@@ -12,6 +12,9 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/cairn-io/cairn/model"
+	"github.com/cairn-io/cairn/store"
 )
 
 func sqliteURL(t testing.TB) string {
@@ -196,4 +199,26 @@ func TestPanicBecomes500InErrorShape(t *testing.T) {
 	require.NoError(t, err, "after panic: %v %v", resp2, err)
 	require.Equal(t, http.StatusOK, resp2.StatusCode, "after panic: %v %v", resp2, err)
 	resp2.Body.Close()
+}
+
+// failingStacks fails every read of a stack, as a store that is down does.
+type failingStacks struct{ store.Store }
+
+func (failingStacks) GetStack(context.Context, string) (*model.Stack, error) {
+	return nil, errors.New("database is down")
+}
+
+// TestServerErrorsNameTheirRoute: a 500 is logged with its method and the
+// route's template (what failed, without the id it was asked for), its
+// status and cause; the client gets the error shape, not the cause.
+func TestServerErrorsNameTheirRoute(t *testing.T) {
+	s := newTestServer(t, sqliteURL(t), withDeps(func(d *Deps) { d.Store = failingStacks{d.Store} }))
+	r := s.do(http.MethodGet, "/v1/stacks/st-123", nil).expect(t, http.StatusInternalServerError)
+	require.NotContains(t, string(r.Body), "database is down")
+	logs := s.logs.String()
+	require.Contains(t, logs, `"msg":"request failed"`)
+	require.Contains(t, logs, `"method":"GET"`)
+	require.Contains(t, logs, `"route":"/v1/stacks/:id"`)
+	require.Contains(t, logs, `"error":"`)
+	require.NotContains(t, logs, `"route":"/v1/stacks/st-123"`)
 }
