@@ -37,36 +37,38 @@ type IndexEntry struct {
 // StepIndex loads an execution's step index, in package order. Cost: one
 // store read.
 func StepIndex(ctx context.Context, st PlanReader, execID string) ([]IndexEntry, error) {
-	raw, err := st.GetStepData(ctx, execID, contract.IndexKey, contract.DataIndex)
-	if err != nil {
-		return nil, fmt.Errorf("step index of %s: %w", execID, err)
-	}
-	var entries []IndexEntry
-	if err := json.Unmarshal(raw, &entries); err != nil {
-		return nil, fmt.Errorf("step index of %s: %w", execID, err)
-	}
-	return entries, nil
+	return readIndex[IndexEntry](ctx, st, execID)
 }
 
 // stepOrder reads the ids of an execution's step index, in package
 // order, leaving the rest of each entry undecoded: on 1,000 nodes the
 // entries' dependencies alone decode to some 70 MB. Cost: one store read.
 func stepOrder(ctx context.Context, st PlanReader, execID string) ([]string, error) {
-	raw, err := st.GetStepData(ctx, execID, contract.IndexKey, contract.DataIndex)
-	if err != nil {
-		return nil, fmt.Errorf("step index of %s: %w", execID, err)
-	}
-	var entries []struct {
+	entries, err := readIndex[struct {
 		ID string `json:"id"`
-	}
-	if err := json.Unmarshal(raw, &entries); err != nil {
-		return nil, fmt.Errorf("step index of %s: %w", execID, err)
+	}](ctx, st, execID)
+	if err != nil {
+		return nil, err
 	}
 	ids := make([]string, len(entries))
 	for i, e := range entries {
 		ids[i] = e.ID
 	}
 	return ids, nil
+}
+
+// readIndex decodes an execution's step index into entries of type T:
+// the fields T names, the rest skipped.
+func readIndex[T any](ctx context.Context, st PlanReader, execID string) ([]T, error) {
+	raw, err := st.GetStepData(ctx, execID, contract.IndexKey, contract.DataIndex)
+	if err != nil {
+		return nil, fmt.Errorf("step index of %s: %w", execID, err)
+	}
+	var entries []T
+	if err := json.Unmarshal(raw, &entries); err != nil {
+		return nil, fmt.Errorf("step index of %s: %w", execID, err)
+	}
+	return entries, nil
 }
 
 // AllSteps loads every step Persist kept for an execution, in package
