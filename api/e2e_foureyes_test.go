@@ -189,7 +189,8 @@ func TestE2EFourEyesOnAStack(t *testing.T) {
 	assert.Equal(t, []string{"bob 200", "ann 200", "ann 200", "dev 403"}, answers, "the trail of the plan's approvals")
 
 	_, err = f.client.Retry(ctx, res.ApplyExecutionID)
-	assertStatus(t, err, http.StatusConflict)
+	assert.Contains(t, assertStatus(t, err, http.StatusConflict).Message, "four eyes",
+		"refused by the policy (a finished execution is refused anyway, with another message)")
 
 	require.NoError(t, f.client.ClearApprovals(ctx, client.StackApprovals, st.ID))
 	_, err = f.client.Approvals(ctx, client.StackApprovals, st.ID)
@@ -261,18 +262,8 @@ func TestE2EFourEyesOnACluster(t *testing.T) {
 	f := newFourEyes(t, cairnOptions{})
 	ctx := ctxTimeout(t, 4*time.Minute)
 	c := f.client
-	suffix := strings.ToLower(f.token[len(f.token)-8:])
-	rel, err := c.CreateRelease(ctx, model.ReleaseInput{ID: "rel-" + suffix, Name: "release"})
-	require.NoError(t, err)
-	cl, err := c.CreateCluster(ctx, model.ClusterInput{ID: "cl-" + suffix, Name: "cluster", ReleaseID: rel.ID, Nodes: []model.Node{
-		{ID: "n1", Roles: []string{"controller"}, Mode: model.NodeLocal},
-	}})
-	require.NoError(t, err)
-	require.NoError(t, f.nodes.Sync(ctx))
-	_, err = c.PutGraph(ctx, model.LayerRelease, rel.ID, "default", client.Document{
-		Data: []byte(`[{"id": "t1", "type": "shell", "roles": ["*"], "parameters": {"cmd": "echo ran >> log"}}]`), Format: "json"})
-	require.NoError(t, err)
-	_, err = c.SetApprovals(ctx, client.ClusterApprovals, cl.ID, model.ApprovalPolicy{Required: 1})
+	cl := f.oneTaskCluster(ctx, "echo ran >> log")
+	_, err := c.SetApprovals(ctx, client.ClusterApprovals, cl.ID, model.ApprovalPolicy{Required: 1})
 	require.NoError(t, err)
 	logFile := filepath.Join(f.nodes.NodeRoot(cl.ID, "n1"), "log")
 
@@ -327,17 +318,8 @@ func TestE2EDecisionsAndCancelInTheMemo(t *testing.T) {
 	f := newFourEyes(t, cairnOptions{})
 	ctx := ctxTimeout(t, 4*time.Minute)
 	c := f.client
-	suffix := strings.ToLower(f.token[len(f.token)-8:])
-	rel, err := c.CreateRelease(ctx, model.ReleaseInput{ID: "rel-" + suffix, Name: "release"})
-	require.NoError(t, err)
-	cl, err := c.CreateCluster(ctx, model.ClusterInput{ID: "cl-" + suffix, Name: "cluster", ReleaseID: rel.ID, Nodes: []model.Node{
-		{ID: "n1", Roles: []string{"controller"}, Mode: model.NodeLocal},
-	}})
-	require.NoError(t, err)
-	require.NoError(t, f.nodes.Sync(ctx))
-	_, err = c.PutGraph(ctx, model.LayerRelease, rel.ID, "default", client.Document{
-		Data: []byte(`[{"id": "t1", "type": "shell", "roles": ["*"], "parameters": {"cmd": "test -f ok"}}]`), Format: "json"})
-	require.NoError(t, err)
+	cl := f.oneTaskCluster(ctx, "test -f ok")
+	var err error
 	paused := func() *model.Execution {
 		ex, err := f.dev.ExecuteGraph(ctx, cl.ID, contract.GraphRequest{OnFailure: model.OnFailurePause})
 		require.NoError(t, err)
@@ -376,4 +358,24 @@ func TestE2EDecisionsAndCancelInTheMemo(t *testing.T) {
 	entries = f.memo(t, ex.ID)
 	require.NotEmpty(t, entries)
 	assert.Equal(t, "cancel", entries[len(entries)-1].Action)
+}
+
+// oneTaskCluster makes a release whose default graph is one shell task
+// running cmd on every node, and a cluster of it with one local node n1.
+func (f *fourEyes) oneTaskCluster(ctx context.Context, cmd string) *model.Cluster {
+	f.t.Helper()
+	c := f.client
+	suffix := strings.ToLower(f.token[len(f.token)-8:])
+	rel, err := c.CreateRelease(ctx, model.ReleaseInput{ID: "rel-" + suffix, Name: "release"})
+	require.NoError(f.t, err)
+	cl, err := c.CreateCluster(ctx, model.ClusterInput{ID: "cl-" + suffix, Name: "cluster", ReleaseID: rel.ID, Nodes: []model.Node{
+		{ID: "n1", Roles: []string{"controller"}, Mode: model.NodeLocal},
+	}})
+	require.NoError(f.t, err)
+	require.NoError(f.t, f.nodes.Sync(ctx))
+	task, err := json.Marshal([]map[string]any{{"id": "t1", "type": "shell", "roles": []string{"*"}, "parameters": map[string]string{"cmd": cmd}}})
+	require.NoError(f.t, err)
+	_, err = c.PutGraph(ctx, model.LayerRelease, rel.ID, "default", client.Document{Data: task, Format: "json"})
+	require.NoError(f.t, err)
+	return cl
 }

@@ -258,6 +258,7 @@ func (a *approvalRun) decide(ctx workflow.Context, req model.ApprovalRequest) (m
 		}
 		if len(a.state.Approvals)+1 < a.state.Required {
 			a.vote(ctx, req)
+			a.busy = false // nothing to check: the plan keeps waiting
 			a.details(ctx)
 			return a.state, nil
 		}
