@@ -48,9 +48,7 @@ func ApplyWorkflow(ctx workflow.Context, in ApplyInput) (*ApplyResult, error) {
 		return nil, err
 	}
 	res, err := apply(ctx, in)
-	if !startNotIssued(err) {
-		notifyEnd(ctx, in.StackID, ExecutionID(ctx, in.Settings), model.ExecApply, err)
-	}
+	notifyEnd(ctx, in.StackID, ExecutionID(ctx, in.Settings), model.ExecApply, err)
 	return res, err
 }
 

@@ -31,9 +31,7 @@ func DestroyWorkflow(ctx workflow.Context, in DestroyInput) (*ApplyResult, error
 		return nil, err
 	}
 	res, err := destroy(ctx, in)
-	if !startNotIssued(err) {
-		notifyEnd(ctx, in.StackID, ExecutionID(ctx, in.Settings), model.ExecDestroy, err)
-	}
+	notifyEnd(ctx, in.StackID, ExecutionID(ctx, in.Settings), model.ExecDestroy, err)
 	return res, err
 }
 

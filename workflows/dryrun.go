@@ -44,9 +44,7 @@ func DryRunWorkflow(ctx workflow.Context, in DryRunInput) (*DryRunResult, error)
 		return nil, err
 	}
 	res, err := dryRun(ctx, in)
-	if !startNotIssued(err) {
-		notifyEnd(ctx, in.StackID, ExecutionID(ctx, in.Settings), model.ExecDryRun, err)
-	}
+	notifyEnd(ctx, in.StackID, ExecutionID(ctx, in.Settings), model.ExecDryRun, err)
 	return res, err
 }
 

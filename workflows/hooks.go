@@ -51,8 +51,12 @@ func hookOptions(queue, summary string) workflow.ActivityOptions {
 }
 
 // notifyEnd tells the stack's hooks that execution execID of kind ended
-// with err (nil: completed).
+// with err (nil: completed); a run refused for its start nonce ran
+// nothing and is not told.
 func notifyEnd(ctx workflow.Context, stackID, execID string, kind model.ExecutionKind, err error) {
+	if startNotIssued(err) {
+		return // it ran nothing: the stack's hooks hear nothing of it
+	}
 	ev := model.HookEvent{Type: model.EventExecutionCompleted, StackID: stackID, ExecutionID: execID, Kind: kind, Status: string(model.ExecCompleted)}
 	if err != nil {
 		ev.Type, ev.Status, ev.Error = model.EventExecutionFailed, string(model.ExecFailed), err.Error()
