@@ -13,22 +13,38 @@ import (
 
 // stackApproval is the approval an apply of stack stackID waits for: the
 // stack's four-eyes policy when it has one, whatever the request asked
-// (asked's timeout kept), else asked (?approve=required, or nil). The
-// author is the request's principal. One store read.
+// (asked's timeout kept), else asked (?approve=required, or nil).
 func (s *server) stackApproval(c echo.Context, stackID string, asked *contract.ApprovalSettings) (*contract.ApprovalSettings, error) {
-	p, err := s.approvalPolicy(c.Request().Context(), store.ApprovalStack, stackID)
-	if err != nil || p == nil {
+	set, err := s.policyApproval(c, store.ApprovalStack, stackID, "every apply", "this apply waits for them")
+	if err != nil || set == nil {
 		return asked, err
 	}
-	set := &contract.ApprovalSettings{}
 	if asked != nil {
 		set.Timeout = asked.Timeout
 	}
-	set.Required, set.AuthorMayApprove, set.Author = p.Required, p.AuthorMayApprove, principal(c)
-	if set.MayApprove, err = s.mayApproveNames(c.Request().Context(), store.ApprovalStack, stackID, set.Author, p.AuthorMayApprove); err != nil {
+	return set, nil
+}
+
+// clusterApproval is the approval a graph execution on cluster id waits
+// for: the cluster's four-eyes policy, nil without one.
+func (s *server) clusterApproval(c echo.Context, id string) (*contract.ApprovalSettings, error) {
+	return s.policyApproval(c, store.ApprovalCluster, id, "every graph execution", "this execution planned and waits for them")
+}
+
+// policyApproval is the approval target id's four-eyes policy asks of
+// what (nil without a policy); the author is the request's principal.
+// One store read for the policy, one for who may approve.
+func (s *server) policyApproval(c echo.Context, target store.ApprovalTarget, id, what, waits string) (*contract.ApprovalSettings, error) {
+	ctx := c.Request().Context()
+	p, err := s.approvalPolicy(ctx, target, id)
+	if err != nil || p == nil {
 		return nil, err
 	}
-	set.Policy = fmt.Sprintf("stack %s requires %d approval(s) of every apply (four eyes): this apply waits for them", stackID, p.Required)
+	set := &contract.ApprovalSettings{Required: p.Required, AuthorMayApprove: p.AuthorMayApprove, Author: principal(c),
+		Policy: fmt.Sprintf("%s %s requires %d approval(s) of %s (four eyes): %s", target, id, p.Required, what, waits)}
+	if set.MayApprove, err = s.mayApproveNames(ctx, target, id, set.Author, p.AuthorMayApprove); err != nil {
+		return nil, err
+	}
 	return set, nil
 }
 
@@ -43,24 +59,6 @@ func (s *server) refuseUnderFourEyes(c echo.Context, stackID string) error {
 	return &Error{Status: http.StatusConflict, Message: fmt.Sprintf(
 		"stack %s requires %d approval(s) of every change (four eyes) and a destroy cannot wait for one: clear its approvals (DELETE /v1/stacks/%s/approvals) first",
 		stackID, p.Required, stackID)}
-}
-
-// clusterApproval is the approval a graph execution on cluster id waits
-// for: the cluster's four-eyes policy, nil without one. One store read.
-func (s *server) clusterApproval(c echo.Context, id string) (*contract.ApprovalSettings, error) {
-	p, err := s.approvalPolicy(c.Request().Context(), store.ApprovalCluster, id)
-	if err != nil || p == nil {
-		return nil, err
-	}
-	may, err := s.mayApproveNames(c.Request().Context(), store.ApprovalCluster, id, principal(c), p.AuthorMayApprove)
-	if err != nil {
-		return nil, err
-	}
-	return &contract.ApprovalSettings{
-		Required: p.Required, AuthorMayApprove: p.AuthorMayApprove, Author: principal(c),
-		MayApprove: may,
-		Policy:     fmt.Sprintf("cluster %s requires %d approval(s) of every graph execution (four eyes): this execution planned and waits for them", id, p.Required),
-	}, nil
 }
 
 // refuseRetryUnderFourEyes refuses, with 409, a retry of an apply,
