@@ -60,7 +60,7 @@ func apply(ctx workflow.Context, in ApplyInput) (*ApplyResult, error) {
 		return nil, err
 	}
 	// After the tracker: its queries answer from the first task on.
-	if err := consumeStart(ctx, in.Settings); err != nil {
+	if err := consumeStart(ctx, in.Settings, in.StackID); err != nil {
 		return nil, err
 	}
 	if base, ok := in.base(); ok {

@@ -43,7 +43,7 @@ func destroy(ctx workflow.Context, in DestroyInput) (*ApplyResult, error) {
 		return nil, err
 	}
 	// After the tracker: its queries answer from the first task on.
-	if err := consumeStart(ctx, in.Settings); err != nil {
+	if err := consumeStart(ctx, in.Settings, in.StackID); err != nil {
 		return nil, err
 	}
 	plan, err := prepare(ctx, opts, in.prepareInput(opts.ExecutionID, contract.ModeDestroy, in.StackID, "", ""))

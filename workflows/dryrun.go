@@ -57,7 +57,7 @@ func dryRun(ctx workflow.Context, in DryRunInput) (*DryRunResult, error) {
 		return nil, err
 	}
 	// After the tracker: its queries answer from the first task on.
-	if err := consumeStart(ctx, in.Settings); err != nil {
+	if err := consumeStart(ctx, in.Settings, in.StackID); err != nil {
 		return nil, err
 	}
 	var base string

@@ -73,7 +73,7 @@ func GraphExecutionWorkflow(ctx workflow.Context, in GraphExecutionInput) (*Grap
 		return nil, err
 	}
 	// After the tracker: its queries answer from the first task on.
-	if err := consumeStart(ctx, in.Settings); err != nil {
+	if err := consumeStart(ctx, in.Settings, ""); err != nil {
 		return nil, err
 	}
 	types := in.Request.Types

@@ -18,15 +18,23 @@ const startNonceChange = "start-nonce"
 // consumeStart consumes the start's one-time nonce before anything else
 // runs (the ConsumeStart activity: one row update), so a copy of a sealed
 // input started again under this or another id ends failed, having run
-// nothing. A child of a Cairn workflow (an approved apply, a shard, a
-// drift check's run) was started by one that did, and consumes none.
-func consumeStart(ctx workflow.Context, s Settings) error {
+// nothing. A child of one of stackID's own executions (the apply of an
+// approved plan, a drift check's dry-run and repair: Temporal, not the
+// input, names the parent) was started by one that did, and consumes
+// none; a child of any other workflow is refused the same way, and so is
+// every child of a graph execution (stackID "").
+func consumeStart(ctx workflow.Context, s Settings, stackID string) error {
 	if workflow.GetVersion(ctx, startNonceChange, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
 		return nil
 	}
 	info := workflow.GetInfo(ctx)
-	if info.ParentWorkflowExecution != nil {
-		return nil
+	if p := info.ParentWorkflowExecution; p != nil {
+		if stackID != "" && (isDryRunID(stackID, p.ID) || isDriftCheckID(stackID, p.ID)) {
+			return nil
+		}
+		return temporal.NewNonRetryableApplicationError(
+			fmt.Sprintf("started by %q, which is not an execution of this stack, and without a nonce of its own", p.ID),
+			contract.StartNotIssuedType, nil)
 	}
 	actx := workflow.WithActivityOptions(ctx, controlOptions(s.ControlQueue, "consume the start nonce", time.Minute))
 	err := workflow.ExecuteActivity(actx, contract.ConsumeStartName, contract.ConsumeStartInput{
