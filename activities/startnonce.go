@@ -13,15 +13,17 @@ import (
 	"github.com/cairn-io/cairn/store"
 )
 
-// ConsumeStart consumes the start's one-time nonce for in.Run: it fails,
-// not to be retried (StartNotIssuedType), when the nonce is unknown or
-// another run consumed it. A retry after a consume that succeeded passes.
-// Cost: one row update.
+// ConsumeStart consumes the start's one-time nonce for the workflow run
+// that asks (Temporal names it, not the input): it fails, not to be
+// retried (StartNotIssuedType), when the nonce is unknown, was issued for
+// another workflow id, or another run consumed it. A retry after a
+// consume that succeeded passes. Cost: one row update.
 func (a *Activities) ConsumeStart(ctx context.Context, in contract.ConsumeStartInput) error {
 	if in.Nonce == "" {
 		return a.startWithoutNonce(ctx)
 	}
-	err := a.d.Store.ConsumeStartNonce(ctx, in.Nonce, in.Run)
+	wf := activity.GetInfo(ctx).WorkflowExecution
+	err := a.d.Store.ConsumeStartNonce(ctx, in.Nonce, wf.ID, wf.RunID)
 	if errors.Is(err, store.ErrNonceUsed) {
 		return notIssued()
 	}
@@ -32,18 +34,19 @@ func (a *Activities) ConsumeStart(ctx context.Context, in contract.ConsumeStartI
 // nonces a start without one is still taken: one made by a server of an
 // earlier release during a rolling upgrade (its workflow first picked up
 // by a worker of this one). After it, such a start can only be a copy of
-// an old input, and is refused.
+// an old input, and is refused; so is every one on a store that no
+// earlier release ever used.
 const nonceUpgradeWindow = 24 * time.Hour
 
 // startWithoutNonce takes a start that carries no nonce within
-// nonceUpgradeWindow of the store's first nonce, and refuses it after.
-// One read.
+// nonceUpgradeWindow of the store's first nonce, on a store that earlier
+// releases used, and refuses it otherwise. One read, the first time.
 func (a *Activities) startWithoutNonce(ctx context.Context) error {
-	since, err := a.d.Store.StartNoncesSince(ctx)
+	since, fresh, err := a.d.Store.StartNoncesSince(ctx)
 	if err != nil {
 		return err
 	}
-	if !inUpgradeWindow(since, time.Now()) {
+	if fresh || !inUpgradeWindow(since, time.Now()) {
 		return notIssued()
 	}
 	activity.GetLogger(ctx).Warn("a start without a nonce, from a server of an earlier release, taken during the upgrade window",

@@ -10,9 +10,9 @@ const ConsumeStartName = "ConsumeStart"
 // consumed by another run; nothing ran.
 const StartNotIssuedType = "StartNotIssued"
 
-// ConsumeStartInput names the nonce the starter recorded for the start
-// and the workflow run consuming it (a retry by the same run passes).
+// ConsumeStartInput names the nonce the starter recorded for the start;
+// the activity takes the workflow id and run consuming it from Temporal
+// (a retry by the same run passes).
 type ConsumeStartInput struct {
 	Nonce string `json:"nonce"`
-	Run   string `json:"run"`
 }

@@ -95,7 +95,7 @@ func TestSweeperDeletesStepDataPastRetention(t *testing.T) {
 	for _, id := range []string{closed, running, forgotten} {
 		assert.True(t, hasData(t, st, id), id)
 	}
-	require.NoError(t, st.ConsumeStartNonce(ctx, "old-nonce", "run-1"), "a start nonce within the retention was dropped")
+	require.NoError(t, st.ConsumeStartNonce(ctx, "old-nonce", closed, "run-1"), "a start nonce within the retention was dropped")
 
 	// With a short one, the closed execution's data goes; the unknown
 	// one's once it has been unknown that long; the running one's stays.
@@ -108,5 +108,5 @@ func TestSweeperDeletesStepDataPastRetention(t *testing.T) {
 		20*time.Second, 50*time.Millisecond)
 	assert.True(t, hasData(t, st, running), "a running execution's step data was deleted")
 	assert.True(t, hasData(t, st, stackSecrets), "a stack's secrets were deleted")
-	assert.ErrorIs(t, st.ConsumeStartNonce(ctx, "old-nonce", "run-1"), store.ErrNonceUsed, "a start nonce past the retention was kept")
+	assert.ErrorIs(t, st.ConsumeStartNonce(ctx, "old-nonce", closed, "run-1"), store.ErrNonceUsed, "a start nonce past the retention was kept")
 }

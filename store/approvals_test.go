@@ -55,16 +55,18 @@ func TestStartNoncesAreConsumedOnceByOneRun(t *testing.T) {
 		require.NoError(t, s.PutStartNonce(ctx, "n1", "stack-a"))
 		require.Error(t, s.PutStartNonce(ctx, "n1", "stack-b"), "a nonce is recorded once")
 		for _, tc := range []struct {
-			name, nonce, run string
-			want             error
+			name, nonce, execution, run string
+			want                        error
 		}{
-			{"first consume", "n1", "run-1", nil},
-			{"retry by the same run", "n1", "run-1", nil},
-			{"another run", "n1", "run-2", ErrNonceUsed},
-			{"unknown nonce", "n2", "run-1", ErrNonceUsed},
+			{"under another workflow id", "n1", "stack-b", "run-9", ErrNonceUsed},
+			{"first consume", "n1", "stack-a", "run-1", nil},
+			{"retry by the same run", "n1", "stack-a", "run-1", nil},
+			{"another run", "n1", "stack-a", "run-2", ErrNonceUsed},
+			{"another run under another id", "n1", "stack-b", "run-1", ErrNonceUsed},
+			{"unknown nonce", "n2", "stack-a", "run-1", ErrNonceUsed},
 		} {
 			t.Run(tc.name, func(t *testing.T) {
-				err := s.ConsumeStartNonce(ctx, tc.nonce, tc.run)
+				err := s.ConsumeStartNonce(ctx, tc.nonce, tc.execution, tc.run)
 				if tc.want == nil {
 					require.NoError(t, err)
 				} else {
@@ -79,10 +81,31 @@ func TestStartNoncesAreConsumedOnceByOneRun(t *testing.T) {
 		n, err = s.PruneStartNonces(ctx, time.Now().Add(time.Minute))
 		require.NoError(t, err)
 		assert.Equal(t, 2, n)
-		require.ErrorIs(t, s.ConsumeStartNonce(ctx, "n3", "run-3"), ErrNonceUsed, "a pruned nonce is no longer issued")
-		since, err := s.StartNoncesSince(ctx)
+		require.ErrorIs(t, s.ConsumeStartNonce(ctx, "n3", "stack-c", "run-3"), ErrNonceUsed, "a pruned nonce is no longer issued")
+	})
+}
+
+// TestStartNoncesSinceTellsAFreshStore: a store made at this release
+// (every migration in one run) is fresh, no start without a nonce can come
+// from an earlier release; one whose first migration was applied long
+// before the nonces' is not.
+func TestStartNoncesSinceTellsAFreshStore(t *testing.T) {
+	eachBackend(t, func(t *testing.T, be testBackend) {
+		ctx := context.Background()
+		s := freshStore(t, be)
+		since, fresh, err := s.StartNoncesSince(ctx)
 		require.NoError(t, err)
 		assert.WithinDuration(t, time.Now(), since, time.Hour, "the nonces' migration was applied by this test run")
+		assert.True(t, fresh, "a store made by this release")
+
+		upgraded := freshStore(t, be)
+		_, err = upgraded.(*sqlStore).w.ExecContext(ctx, `UPDATE schema_migrations SET applied_at = $1 WHERE version = 1`,
+			time.Now().Add(-30*24*time.Hour).UTC().Format(sqliteTimeLayout))
+		require.NoError(t, err)
+		since2, fresh, err := upgraded.StartNoncesSince(ctx)
+		require.NoError(t, err)
+		assert.False(t, fresh, "a store an earlier release made")
+		assert.WithinDuration(t, time.Now(), since2, time.Hour)
 	})
 }
 
@@ -99,7 +122,7 @@ func BenchmarkStartNonce(b *testing.B) {
 				if err := s.PutStartNonce(ctx, n, "stack-x"); err != nil {
 					b.Fatal(err)
 				}
-				if err := s.ConsumeStartNonce(ctx, n, "run"); err != nil {
+				if err := s.ConsumeStartNonce(ctx, n, "stack-x", "run"); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"time"
@@ -22,29 +21,21 @@ func (s *sqlStore) PutStartNonce(ctx context.Context, nonce, execID string) erro
 	return nil
 }
 
-// ConsumeStartNonce marks the nonce consumed by run (a workflow run id):
-// nil when it was unconsumed, or consumed by that same run already (a
-// retry); ErrNonceUsed when it is unknown or another run consumed it. One
-// write (a second read only when the write changed nothing).
-func (s *sqlStore) ConsumeStartNonce(ctx context.Context, nonce, run string) error {
-	n, err := execCount(ctx, s.w, `UPDATE start_nonces SET consumed_by = $2 WHERE nonce = $1 AND consumed_by IS NULL`, nonce, run)
+// ConsumeStartNonce marks the nonce recorded for workflow execution
+// consumed by run (a workflow run id): nil when it was unconsumed, or
+// consumed by that same run already (a retry); ErrNonceUsed when it is
+// unknown, was recorded for another execution (an input copied under
+// another id), or another run consumed it. One statement.
+func (s *sqlStore) ConsumeStartNonce(ctx context.Context, nonce, execution, run string) error {
+	n, err := execCount(ctx, s.w, `UPDATE start_nonces SET consumed_by = $3
+		WHERE nonce = $1 AND execution = $2 AND (consumed_by IS NULL OR consumed_by = $3)`, nonce, execution, run)
 	if err != nil {
 		return fmt.Errorf("consume start nonce: %w", err)
 	}
-	if n == 1 {
-		return nil
-	}
-	var by sql.NullString
-	err = s.r.QueryRowContext(ctx, `SELECT consumed_by FROM start_nonces WHERE nonce = $1`, nonce).Scan(&by)
-	switch {
-	case errors.Is(err, sql.ErrNoRows):
+	if n != 1 {
 		return ErrNonceUsed
-	case err != nil:
-		return fmt.Errorf("consume start nonce: %w", err)
-	case by.String == run:
-		return nil
 	}
-	return ErrNonceUsed
+	return nil
 }
 
 // startNoncesMigration is the version of the migration that made start
@@ -54,18 +45,41 @@ const startNoncesMigration = 13
 // StartNoncesSince is when this store began recording start nonces (the
 // migration that made their table was applied), so that a start without
 // one, from a server of an earlier release, can be told from a copy made
-// long after. One read.
-func (s *sqlStore) StartNoncesSince(ctx context.Context) (time.Time, error) {
-	var at string
-	err := s.r.QueryRowContext(ctx, `SELECT applied_at FROM schema_migrations WHERE version = $1`, startNoncesMigration).Scan(&at)
-	if err != nil {
-		return time.Time{}, fmt.Errorf("when start nonces began: %w", err)
+// long after. fresh says the store never held anything before: its first
+// migration was applied in the same run (within a minute), so no server
+// of an earlier release ever used it. One read, the first time.
+func (s *sqlStore) StartNoncesSince(ctx context.Context) (since time.Time, fresh bool, err error) {
+	s.noncesMu.Lock()
+	defer s.noncesMu.Unlock()
+	if !s.noncesSince.IsZero() {
+		return s.noncesSince, s.noncesFresh, nil
 	}
-	t, err := time.Parse(sqliteTimeLayout, at)
+	var first time.Time
+	rows, err := s.r.QueryContext(ctx, `SELECT version, applied_at FROM schema_migrations WHERE version IN (1, $1)`, startNoncesMigration)
 	if err != nil {
-		return time.Time{}, fmt.Errorf("when start nonces began: %q: %w", at, err)
+		return time.Time{}, false, fmt.Errorf("when start nonces began: %w", err)
 	}
-	return t, nil
+	defer rows.Close()
+	for rows.Next() {
+		var v int
+		var at time.Time
+		if err := rows.Scan(&v, timeCol{&at}); err != nil {
+			return time.Time{}, false, fmt.Errorf("when start nonces began: %w", err)
+		}
+		if v == 1 {
+			first = at
+		} else {
+			since = at
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return time.Time{}, false, fmt.Errorf("when start nonces began: %w", err)
+	}
+	if since.IsZero() || first.IsZero() {
+		return time.Time{}, false, errors.New("when start nonces began: the store's migrations are not recorded")
+	}
+	s.noncesSince, s.noncesFresh = since, since.Sub(first) < time.Minute
+	return s.noncesSince, s.noncesFresh, nil
 }
 
 // PruneStartNonces drops the nonces recorded before t, consumed or not

@@ -7,6 +7,8 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"sync"
+	"time"
 )
 
 // sqlStore implements Store over database/sql for both dialects.
@@ -20,6 +22,12 @@ type sqlStore struct {
 	// group, for SQLite, commits the write transactions that arrive
 	// together at once (groupCommit).
 	group *groupCommit
+
+	// noncesSince and noncesFresh are StartNoncesSince's answer, which
+	// never changes once read.
+	noncesMu    sync.Mutex
+	noncesSince time.Time
+	noncesFresh bool
 }
 
 var _ Store = (*sqlStore)(nil)

@@ -151,7 +151,7 @@ type Store interface {
 	// Start nonces: each start of an execution is bound to one, which its
 	// workflow consumes once (nonces.go).
 	PutStartNonce(ctx context.Context, nonce, execID string) error
-	ConsumeStartNonce(ctx context.Context, nonce, run string) error
+	ConsumeStartNonce(ctx context.Context, nonce, execution, run string) error
 	PruneStartNonces(ctx context.Context, before time.Time) (int, error)
-	StartNoncesSince(ctx context.Context) (time.Time, error)
+	StartNoncesSince(ctx context.Context) (since time.Time, fresh bool, err error)
 }

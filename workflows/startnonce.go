@@ -38,7 +38,7 @@ func consumeStart(ctx workflow.Context, s Settings, stackID string) error {
 	}
 	actx := workflow.WithActivityOptions(ctx, controlOptions(s.ControlQueue, "consume the start nonce", time.Minute))
 	err := workflow.ExecuteActivity(actx, contract.ConsumeStartName, contract.ConsumeStartInput{
-		Nonce: s.Nonce, Run: info.WorkflowExecution.RunID,
+		Nonce: s.Nonce,
 	}).Get(ctx, nil)
 	if startNotIssued(err) {
 		var app *temporal.ApplicationError
