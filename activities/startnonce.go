@@ -30,6 +30,24 @@ func (a *Activities) ConsumeStart(ctx context.Context, in contract.ConsumeStartI
 	return err
 }
 
+// ConsumeApproval consumes the nonce of an approval or rejection of the
+// workflow that asks (Temporal names it) and returns the principal
+// recorded with it; it fails, not to be retried (ApprovalNotIssuedType),
+// when the nonce is unknown, was issued for another execution or act, or
+// another run used it. Cost: one row update.
+func (a *Activities) ConsumeApproval(ctx context.Context, in contract.ConsumeApprovalInput) (contract.ConsumeApprovalResult, error) {
+	wf := activity.GetInfo(ctx).WorkflowExecution
+	by, err := a.d.Store.ConsumeActNonce(ctx, in.Nonce, wf.ID, contract.ApprovalAct(in.Approve), wf.RunID)
+	if errors.Is(err, store.ErrNonceUsed) {
+		return contract.ConsumeApprovalResult{}, temporal.NewNonRetryableApplicationError(
+			"approval not issued by this Cairn or already used", contract.ApprovalNotIssuedType, nil)
+	}
+	if err != nil {
+		return contract.ConsumeApprovalResult{}, err
+	}
+	return contract.ConsumeApprovalResult{By: by}, nil
+}
+
 // nonceUpgradeWindow is how long after a store began recording start
 // nonces a start without one is still taken: one made by a server of an
 // earlier release during a rolling upgrade (its workflow first picked up

@@ -16,3 +16,36 @@ const StartNotIssuedType = "StartNotIssued"
 type ConsumeStartInput struct {
 	Nonce string `json:"nonce"`
 }
+
+// ConsumeApprovalName is the activity a plan awaiting approval runs when
+// it is asked to approve or reject: it consumes the one-time nonce the
+// starter recorded for that act on this execution (the workflow id
+// Temporal names) and returns the principal recorded with it, so who
+// decided is the store's word, not the Update's.
+const ConsumeApprovalName = "ConsumeApproval"
+
+// ApprovalNotIssuedType marks an approval or rejection whose nonce is
+// unknown, was issued for another execution or act, or was used: the plan
+// keeps waiting.
+const ApprovalNotIssuedType = "ApprovalNotIssued"
+
+// ConsumeApprovalInput names the act's nonce and the act (approve or
+// reject).
+type ConsumeApprovalInput struct {
+	Nonce   string `json:"nonce"`
+	Approve bool   `json:"approve"`
+}
+
+// ConsumeApprovalResult is who the nonce was issued to ("" is the
+// anonymous token).
+type ConsumeApprovalResult struct {
+	By string `json:"by"`
+}
+
+// ApprovalAct is the act a nonce of an approval names.
+func ApprovalAct(approve bool) string {
+	if approve {
+		return "approve"
+	}
+	return "reject"
+}

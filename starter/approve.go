@@ -42,10 +42,15 @@ func (e *PlanMovedError) Error() string {
 // (Approval.ApplyExecutionID); it fails with *PlanMovedError when the
 // stack or a planned resource moved, *ConflictError when another apply of
 // the stack runs (the plan keeps waiting), ErrNotAwaiting otherwise.
-// Cost: the approval plans the package again (a dry-run's reads).
+// The act is recorded with its principal (req.By) under a one-time nonce
+// the workflow consumes. Cost: one row write; an approval plans the
+// package again (a dry-run's reads).
 func (s *Starter) Approve(ctx context.Context, id string, req model.ApprovalRequest) (*model.Approval, error) {
 	wfID, runID, info, err := s.describeOurs(ctx, id)
 	if err != nil {
+		return nil, err
+	}
+	if req.Nonce, err = s.actNonce(ctx, wfID, contract.ApprovalAct(req.Approve), req.By); err != nil {
 		return nil, err
 	}
 	res, err := update[model.Approval](ctx, s.c, wfID, runID, workflows.ApprovalUpdate, req)
@@ -61,6 +66,8 @@ func (s *Starter) Approve(ctx context.Context, id string, req model.ApprovalRequ
 				_ = app.Details(&moved.Moved)
 			}
 			return nil, moved
+		case contract.ApprovalNotIssuedType:
+			return nil, fmt.Errorf("%w: %s", ErrInvalidApproval, workflows.ErrorMessage(err))
 		case workflows.StackBusyType:
 			stack := keyword(info.GetSearchAttributes().GetIndexedFields()[searchattr.Stack.GetName()])
 			running := stackWorkflowID(stack)

@@ -15,7 +15,9 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/cairn-io/cairn/contract"
+	"github.com/cairn-io/cairn/model"
 	"github.com/cairn-io/cairn/starter"
+	"github.com/cairn-io/cairn/workflows"
 )
 
 // recordedInput is the first payload of a run's input as Temporal holds
@@ -87,4 +89,69 @@ func TestACopiedSealedStartRunsNothing(t *testing.T) {
 			r.ranNothing(t, fetched)
 		})
 	}
+}
+
+// recordedApproval is the first approval Update a run accepted, as
+// Temporal holds it (sealed by the codec).
+func recordedApproval(t *testing.T, c client.Client, wfID, runID string) *commonpb.Payload {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	it := c.GetWorkflowHistory(ctx, wfID, runID, false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	for it.HasNext() {
+		ev, err := it.Next()
+		require.NoError(t, err)
+		if a := ev.GetWorkflowExecutionUpdateAcceptedEventAttributes(); a != nil {
+			return a.GetAcceptedRequest().GetInput().GetArgs().GetPayloads()[0]
+		}
+	}
+	t.Fatalf("%s accepted no approval", wfID)
+	return nil
+}
+
+// An approval's Update copied from one plan's history and sent to another
+// plan of the same stack, as anyone who reaches Temporal can (no codec key
+// needed: the payload goes as it is), is refused, its nonce being the
+// first plan's: the second keeps waiting, and its own approval, through
+// the starter, still decides it, under the principal the starter named.
+func TestACopiedApprovalDecidesNothing(t *testing.T) {
+	r := newTrustRig(t, true)
+	s := r.stackWithURL()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	plan := func() *starter.Execution {
+		ex, err := r.starter.StartDryRun(ctx, starter.StackRun{StackID: s.ID, URLs: s.URLs,
+			Approval: &contract.ApprovalSettings{Timeout: time.Hour}})
+		require.NoError(t, err)
+		return ex
+	}
+	answer := func(ex *starter.Execution, req model.ApprovalRequest) *model.Approval {
+		var res *model.Approval
+		require.EventuallyWithT(t, func(c *assert.CollectT) {
+			var err error
+			res, err = r.starter.Approve(ctx, ex.ID, req)
+			assert.NoError(c, err)
+		}, time.Minute, 100*time.Millisecond, "%s never awaited approval", ex.ID)
+		return res
+	}
+	first, second := plan(), plan()
+	got := answer(first, model.ApprovalRequest{Approve: false, By: "alice", Comment: "no"})
+	require.Equal(t, model.ApprovalRejected, got.Status)
+	copied := recordedApproval(t, r.dev.Client, first.WorkflowID, first.RunID)
+
+	h, err := r.dev.Client.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
+		WorkflowID: second.WorkflowID, RunID: second.RunID, UpdateName: workflows.ApprovalUpdate,
+		Args: []any{converter.NewRawValue(copied)}, WaitForStage: client.WorkflowUpdateStageCompleted,
+	})
+	if err == nil {
+		err = h.Get(ctx, nil)
+	}
+	require.Error(t, err, "the copied rejection was taken")
+	var app *temporal.ApplicationError
+	require.ErrorAs(t, err, &app, "got %v", err)
+	assert.Equal(t, contract.ApprovalNotIssuedType, app.Type())
+
+	got = answer(second, model.ApprovalRequest{Approve: false, By: "bob", Comment: "not yet"})
+	assert.Equal(t, model.ApprovalRejected, got.Status)
+	assert.Equal(t, "bob", got.By, "who rejected")
 }

@@ -129,3 +129,40 @@ func BenchmarkStartNonce(b *testing.B) {
 		})
 	}
 }
+
+// TestActNoncesVouchForTheirPrincipal: an approval's nonce is consumed
+// once, for the execution and act it was issued for, and answers with the
+// principal recorded with it; it is never taken as a start nonce, nor a
+// start nonce as an act's.
+func TestActNoncesVouchForTheirPrincipal(t *testing.T) {
+	eachBackend(t, func(t *testing.T, be testBackend) {
+		ctx := context.Background()
+		s := freshStore(t, be)
+		require.NoError(t, s.PutActNonce(ctx, "a1", "dryrun-1", "approve", "bob"))
+		require.NoError(t, s.PutStartNonce(ctx, "s1", "dryrun-1"))
+		require.Error(t, s.PutActNonce(ctx, "a2", "dryrun-1", "", "bob"), "an act nonce names its act")
+		require.ErrorIs(t, s.ConsumeStartNonce(ctx, "a1", "dryrun-1", "run-1"), ErrNonceUsed, "an approval's nonce started a run")
+		for _, tc := range []struct {
+			name, nonce, execution, act, run string
+			want                             error
+		}{
+			{"another execution", "a1", "dryrun-2", "approve", "run-1", ErrNonceUsed},
+			{"another act", "a1", "dryrun-1", "reject", "run-1", ErrNonceUsed},
+			{"a start nonce", "s1", "dryrun-1", "approve", "run-1", ErrNonceUsed},
+			{"the one it was issued for", "a1", "dryrun-1", "approve", "run-1", nil},
+			{"a retry by the same run", "a1", "dryrun-1", "approve", "run-1", nil},
+			{"another run", "a1", "dryrun-1", "approve", "run-2", ErrNonceUsed},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				by, err := s.ConsumeActNonce(ctx, tc.nonce, tc.execution, tc.act, tc.run)
+				if tc.want != nil {
+					require.ErrorIs(t, err, tc.want)
+					return
+				}
+				require.NoError(t, err)
+				assert.Equal(t, "bob", by)
+			})
+		}
+		require.NoError(t, s.ConsumeStartNonce(ctx, "s1", "dryrun-1", "run-1"), "the start nonce is still its own")
+	})
+}

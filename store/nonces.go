@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"time"
@@ -28,7 +29,7 @@ func (s *sqlStore) PutStartNonce(ctx context.Context, nonce, execID string) erro
 // another id), or another run consumed it. One statement.
 func (s *sqlStore) ConsumeStartNonce(ctx context.Context, nonce, execution, run string) error {
 	n, err := execCount(ctx, s.w, `UPDATE start_nonces SET consumed_by = $3
-		WHERE nonce = $1 AND execution = $2 AND (consumed_by IS NULL OR consumed_by = $3)`, nonce, execution, run)
+		WHERE nonce = $1 AND execution = $2 AND act IS NULL AND (consumed_by IS NULL OR consumed_by = $3)`, nonce, execution, run)
 	if err != nil {
 		return fmt.Errorf("consume start nonce: %w", err)
 	}
@@ -36,6 +37,39 @@ func (s *sqlStore) ConsumeStartNonce(ctx context.Context, nonce, execution, run 
 		return ErrNonceUsed
 	}
 	return nil
+}
+
+// PutActNonce records a one-time nonce for an operator's act on workflow
+// execution (act "approve" or "reject"), naming the principal the API
+// authenticated. One write.
+func (s *sqlStore) PutActNonce(ctx context.Context, nonce, execution, act, principal string) error {
+	if act == "" {
+		return errors.New("record act nonce: no act")
+	}
+	if _, err := s.w.ExecContext(ctx, `INSERT INTO start_nonces (nonce, execution, act, principal, created_at) VALUES ($1, $2, $3, $4, $5)`,
+		nonce, execution, act, principal, s.d.timeArg(normTime(now()))); err != nil {
+		return fmt.Errorf("record %s nonce of %s: %w", act, execution, err)
+	}
+	return nil
+}
+
+// ConsumeActNonce marks the nonce of act on execution consumed by run and
+// returns the principal recorded with it: what the store vouches for, not
+// what the caller claims. ErrNonceUsed when it is unknown, was issued for
+// another execution or act, or another run consumed it; a retry by the
+// same run passes. One statement.
+func (s *sqlStore) ConsumeActNonce(ctx context.Context, nonce, execution, act, run string) (string, error) {
+	var principal sql.NullString
+	err := s.w.QueryRowContext(ctx, `UPDATE start_nonces SET consumed_by = $4
+		WHERE nonce = $1 AND execution = $2 AND act = $3 AND (consumed_by IS NULL OR consumed_by = $4)
+		RETURNING principal`, nonce, execution, act, run).Scan(&principal)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return "", ErrNonceUsed
+	case err != nil:
+		return "", fmt.Errorf("consume %s nonce: %w", act, err)
+	}
+	return principal.String, nil
 }
 
 // startNoncesMigration is the version of the migration that made start

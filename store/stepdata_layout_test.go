@@ -27,7 +27,7 @@ func TestStepDataMigratesToARowidTable(t *testing.T) {
 	for _, q := range []string{
 		`DROP TABLE step_data`,
 		`CREATE TABLE step_data (exec_id TEXT NOT NULL, kind TEXT NOT NULL, step_id TEXT NOT NULL, data BLOB NOT NULL, PRIMARY KEY (exec_id, kind, step_id)) WITHOUT ROWID`,
-		`DELETE FROM schema_migrations WHERE version >= 14`,
+		`DELETE FROM schema_migrations WHERE version = 14`,
 	} {
 		_, err := raw.Exec(q)
 		require.NoError(t, err, q)

@@ -149,9 +149,12 @@ type Store interface {
 	DeleteApprovalPolicy(ctx context.Context, t ApprovalTarget, id string) error
 
 	// Start nonces: each start of an execution is bound to one, which its
-	// workflow consumes once (nonces.go).
+	// workflow consumes once; so is each approval or rejection, which also
+	// names its principal (nonces.go).
 	PutStartNonce(ctx context.Context, nonce, execID string) error
 	ConsumeStartNonce(ctx context.Context, nonce, execution, run string) error
+	PutActNonce(ctx context.Context, nonce, execution, act, principal string) error
+	ConsumeActNonce(ctx context.Context, nonce, execution, act, run string) (principal string, err error)
 	PruneStartNonces(ctx context.Context, before time.Time) (int, error)
 	StartNoncesSince(ctx context.Context) (since time.Time, fresh bool, err error)
 }

@@ -245,6 +245,14 @@ func principalName(p string) string {
 func (a *approvalRun) decide(ctx workflow.Context, req model.ApprovalRequest) (model.Approval, error) {
 	a.busy = true
 	defer func() { a.busy = false }()
+	by, err := a.vouch(ctx, req)
+	if err != nil {
+		return model.Approval{}, err
+	}
+	req.By = by
+	if req.Approve && a.fourEyes() && !a.state.AuthorMayApprove && req.By == a.state.Author {
+		return model.Approval{}, fmt.Errorf("%s: %s started it", ErrAuthorMayNotApprove, principalName(req.By))
+	}
 	if !req.Approve {
 		a.decided(ctx, req)
 		a.memo.add(ctx, MemoEntry{Action: "reject", By: req.By, Comment: req.Comment})
@@ -299,6 +307,35 @@ func (a *approvalRun) decide(ctx workflow.Context, req model.ApprovalRequest) (m
 	a.done = true
 	a.details(ctx)
 	return a.state, nil
+}
+
+// approvalNonceChange versions the approval's nonce: decisions recorded
+// before it consumed none.
+const approvalNonceChange = "approval-nonce"
+
+// vouch consumes the nonce the starter recorded for req's act on this
+// execution (the ConsumeApproval activity: one row update) and returns
+// the principal recorded with it: who decided is the store's word, not
+// the payload's By, and an Update copied from another plan's history, or
+// made up by someone reaching Temporal, is refused (ApprovalNotIssuedType)
+// with the plan still waiting. The validator has already refused what it
+// could tell from the payload.
+func (a *approvalRun) vouch(ctx workflow.Context, req model.ApprovalRequest) (string, error) {
+	if workflow.GetVersion(ctx, approvalNonceChange, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+		return req.By, nil
+	}
+	actx := workflow.WithActivityOptions(ctx, controlOptions(a.opts.ControlQueue, "check who "+contract.ApprovalAct(req.Approve)+"s", time.Minute))
+	var res contract.ConsumeApprovalResult
+	err := workflow.ExecuteActivity(actx, contract.ConsumeApprovalName,
+		contract.ConsumeApprovalInput{Nonce: req.Nonce, Approve: req.Approve}).Get(ctx, &res)
+	if err != nil {
+		var app *temporal.ApplicationError
+		if errors.As(err, &app) && app.Type() == contract.ApprovalNotIssuedType {
+			return "", temporal.NewNonRetryableApplicationError(app.Error(), contract.ApprovalNotIssuedType, nil)
+		}
+		return "", fmt.Errorf("check who decided: %w", err)
+	}
+	return res.By, nil
 }
 
 func (a *approvalRun) decided(ctx workflow.Context, req model.ApprovalRequest) {

@@ -92,7 +92,7 @@ func TestApprovalWorkflow(t *testing.T) {
 								upd = res.(model.Approval)
 							}
 						},
-					}, model.ApprovalRequest{Approve: tt.answer.approve, By: "alice", Comment: "ok"})
+					}, model.ApprovalRequest{Approve: tt.answer.approve, By: "alice", Nonce: "by:alice", Comment: "ok"})
 				}, tt.answer.at)
 			}
 			env.ExecuteWorkflow(DryRunWorkflow, DryRunInput{
@@ -135,4 +135,65 @@ func TestApprovalWorkflow(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestApprovalTakesWhoDecidedFromTheNonce: an approval whose nonce the
+// store does not vouch for (copied from another plan, or made up by
+// someone reaching Temporal) is refused and the plan keeps waiting; one it
+// vouches for counts under the principal recorded with the nonce, whatever
+// name the payload claims.
+func TestApprovalTakesWhoDecidedFromTheNonce(t *testing.T) {
+	f := newFake(unit(0, "exec/a"))
+	var s testsuite.WorkflowTestSuite
+	s.SetLogger(log.NewStructuredLogger(slog.New(slog.DiscardHandler)))
+	env := s.NewTestWorkflowEnvironment()
+	env.SetTestTimeout(30 * time.Second)
+	id := DryRunWorkflowID("s1", uuid.NewString())
+	env.SetStartWorkflowOptions(client.StartWorkflowOptions{ID: id})
+	f.register(env)
+	env.RegisterActivityWithOptions((&planChecker{}).CheckPlan, activity.RegisterOptions{Name: contract.CheckPlanName})
+	env.RegisterWorkflow(ApplyWorkflow)
+
+	var forgedErr, vouchedErr error
+	var after model.Approval
+	send := func(name string, req model.ApprovalRequest, errp *error, res *model.Approval) {
+		env.UpdateWorkflow(ApprovalUpdate, name, &testsuite.TestUpdateCallback{
+			OnAccept: func() {},
+			OnReject: func(err error) { *errp = err },
+			OnComplete: func(v any, err error) {
+				*errp = err
+				if err == nil && res != nil {
+					*res = v.(model.Approval)
+				}
+			},
+		}, req)
+	}
+	env.RegisterDelayedCallback(func() {
+		send("forged", model.ApprovalRequest{Approve: true, By: "alice", Nonce: "copied-from-another-plan"}, &forgedErr, nil)
+	}, time.Hour)
+	env.RegisterDelayedCallback(func() {
+		var p model.ProgressPage
+		v, err := env.QueryWorkflow(ProgressQuery, 0, 0)
+		require.NoError(t, err)
+		require.NoError(t, v.Get(&p))
+		assert.Equal(t, AwaitingApproval, p.Awaiting, "the refused approval ended the wait")
+		send("vouched", model.ApprovalRequest{Approve: true, By: "alice", Nonce: "by:bob", Comment: "ok"}, &vouchedErr, &after)
+	}, 2*time.Hour)
+	env.ExecuteWorkflow(DryRunWorkflow, DryRunInput{
+		Settings: Settings{ExecutionID: id}, StackID: "s1", SnapshotHash: "h1",
+		Approval: &contract.ApprovalSettings{Timeout: 48 * time.Hour},
+	})
+	require.True(t, env.IsWorkflowCompleted())
+	require.NoError(t, env.GetWorkflowError())
+
+	var app *temporal.ApplicationError
+	require.ErrorAs(t, forgedErr, &app, "the forged approval: %v", forgedErr)
+	assert.Equal(t, contract.ApprovalNotIssuedType, app.Type())
+	require.NoError(t, vouchedErr)
+	var res DryRunResult
+	require.NoError(t, env.GetWorkflowResult(&res))
+	assert.Equal(t, model.ApprovalApproved, res.Approval.Status)
+	assert.Equal(t, "bob", res.Approval.By, "who approved is the nonce's principal, not the payload's")
+	assert.Equal(t, "bob", after.By)
+	require.Len(t, f.records, 1, "the approved plan was applied once")
 }

@@ -114,6 +114,7 @@ func (f *fakeActivities) register(env *testsuite.TestWorkflowEnvironment) {
 	env.RegisterActivityWithOptions(f.DeliverHooks, activity.RegisterOptions{Name: contract.DeliverHooksName})
 	env.RegisterActivityWithOptions(f.WantsHooks, activity.RegisterOptions{Name: contract.WantsHooksName})
 	registerAcceptStart(env)
+	registerVouchApprovals(env)
 }
 
 // registerAcceptStart registers a ConsumeStart that accepts every start:
@@ -122,6 +123,20 @@ func (f *fakeActivities) register(env *testsuite.TestWorkflowEnvironment) {
 func registerAcceptStart(env *testsuite.TestWorkflowEnvironment) {
 	env.RegisterActivityWithOptions(func(context.Context, contract.ConsumeStartInput) error { return nil },
 		activity.RegisterOptions{Name: contract.ConsumeStartName})
+}
+
+// registerVouchApprovals registers a ConsumeApproval that vouches for the
+// principal a test names in the nonce ("by:<principal>") and refuses any
+// other nonce: these tests send Updates without the starter (the store's
+// check is tested end to end).
+func registerVouchApprovals(env *testsuite.TestWorkflowEnvironment) {
+	env.RegisterActivityWithOptions(func(_ context.Context, in contract.ConsumeApprovalInput) (contract.ConsumeApprovalResult, error) {
+		by, ok := strings.CutPrefix(in.Nonce, "by:")
+		if !ok {
+			return contract.ConsumeApprovalResult{}, temporal.NewNonRetryableApplicationError("approval not issued", contract.ApprovalNotIssuedType, nil)
+		}
+		return contract.ConsumeApprovalResult{By: by}, nil
+	}, activity.RegisterOptions{Name: contract.ConsumeApprovalName})
 }
 
 func (f *fakeActivities) Prepare(ctx context.Context, in contract.PrepareInput) (*contract.PreparedPlan, error) {

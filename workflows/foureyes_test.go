@@ -1,6 +1,7 @@
 package workflows
 
 import (
+	"cmp"
 	"context"
 	"log/slog"
 	"sync"
@@ -47,6 +48,7 @@ func TestFourEyesApproval(t *testing.T) {
 	type ask struct {
 		by      string
 		approve bool
+		claim   string // the name the payload claims, when not by's
 	}
 	tests := []struct {
 		name    string
@@ -59,15 +61,23 @@ func TestFourEyesApproval(t *testing.T) {
 	}{
 		{
 			name:    "two distinct approvers apply it; the author and a repeat do not count",
-			asks:    []ask{{"alice", true}, {"bob", true}, {"bob", true}, {"carol", true}},
+			asks:    []ask{{"alice", true, ""}, {"bob", true, ""}, {"bob", true, ""}, {"carol", true, ""}},
 			want:    model.ApprovalApproved,
 			wantErr: []string{ErrAuthorMayNotApprove, "", "", ""},
 			wantN:   []int{0, 1, 1, 2},
 			applied: true,
 		},
 		{
+			name:    "the author claiming another name in the payload is still the author",
+			asks:    []ask{{"alice", true, "mallory"}, {"bob", true, ""}, {"carol", true, "dave"}},
+			want:    model.ApprovalApproved,
+			wantErr: []string{ErrAuthorMayNotApprove, "", ""},
+			wantN:   []int{0, 1, 2},
+			applied: true,
+		},
+		{
 			name:    "the author may approve when the policy says so",
-			asks:    []ask{{"alice", true}, {"bob", true}},
+			asks:    []ask{{"alice", true, ""}, {"bob", true, ""}},
 			author:  true,
 			want:    model.ApprovalApproved,
 			wantErr: []string{"", ""},
@@ -76,7 +86,7 @@ func TestFourEyesApproval(t *testing.T) {
 		},
 		{
 			name:    "one rejection ends it after an approval",
-			asks:    []ask{{"bob", true}, {"carol", false}},
+			asks:    []ask{{"bob", true, ""}, {"carol", false, ""}},
 			want:    model.ApprovalRejected,
 			wantErr: []string{"", ""},
 			wantN:   []int{1, 1},
@@ -110,7 +120,7 @@ func TestFourEyesApproval(t *testing.T) {
 								got[i].state = res.(model.Approval)
 							}
 						},
-					}, model.ApprovalRequest{Approve: a.approve, By: a.by, Comment: "ask " + a.by})
+					}, model.ApprovalRequest{Approve: a.approve, By: cmp.Or(a.claim, a.by), Nonce: "by:" + a.by, Comment: "ask " + a.by})
 				}, time.Duration(i+1)*time.Hour)
 			}
 			env.ExecuteWorkflow(DryRunWorkflow, DryRunInput{
@@ -142,6 +152,11 @@ func TestFourEyesApproval(t *testing.T) {
 			}
 			if !tt.author {
 				assert.NotContains(t, by, "alice", "the author was counted")
+			}
+			for _, a := range tt.asks {
+				if a.claim != "" {
+					assert.NotContains(t, by, a.claim, "a claimed name was counted")
+				}
 			}
 			assert.Len(t, by, tt.wantN[len(tt.wantN)-1], "approvals counted: %v", by)
 			if tt.applied {
