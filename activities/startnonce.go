@@ -31,13 +31,14 @@ func (a *Activities) ConsumeStart(ctx context.Context, in contract.ConsumeStartI
 }
 
 // ConsumeApproval consumes the nonce of an approval or rejection of the
-// workflow that asks (Temporal names it) and returns the principal
-// recorded with it; it fails, not to be retried (ApprovalNotIssuedType),
-// when the nonce is unknown, was issued for another execution or act, or
-// another run used it. Cost: one row update.
+// workflow that asks (Temporal names it and its run) for the Update
+// in.Update, and returns the principal recorded with it; it fails, not to
+// be retried (ApprovalNotIssuedType), when the nonce is unknown, was
+// issued for another execution or act, or another run or Update used it.
+// Cost: one row update.
 func (a *Activities) ConsumeApproval(ctx context.Context, in contract.ConsumeApprovalInput) (contract.ConsumeApprovalResult, error) {
 	wf := activity.GetInfo(ctx).WorkflowExecution
-	by, err := a.d.Store.ConsumeActNonce(ctx, in.Nonce, wf.ID, contract.ApprovalAct(in.Approve), wf.RunID)
+	by, err := a.d.Store.ConsumeActNonce(ctx, in.Nonce, wf.ID, contract.ApprovalAct(in.Approve), wf.RunID+"/"+in.Update)
 	if errors.Is(err, store.ErrNonceUsed) {
 		return contract.ConsumeApprovalResult{}, temporal.NewNonRetryableApplicationError(
 			"approval not issued by this Cairn or already used", contract.ApprovalNotIssuedType, nil)

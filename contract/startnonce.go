@@ -29,11 +29,15 @@ const ConsumeApprovalName = "ConsumeApproval"
 // keeps waiting.
 const ApprovalNotIssuedType = "ApprovalNotIssued"
 
-// ConsumeApprovalInput names the act's nonce and the act (approve or
-// reject).
+// ConsumeApprovalInput names the act's nonce, the act (approve or
+// reject) and the id of the Update that carries it: the nonce is consumed
+// by that Update of that run (Temporal's run id), so the same request sent
+// again under another Update id is refused, while a retry of the activity
+// passes.
 type ConsumeApprovalInput struct {
 	Nonce   string `json:"nonce"`
 	Approve bool   `json:"approve"`
+	Update  string `json:"update"`
 }
 
 // ConsumeApprovalResult is who the nonce was issued to ("" is the

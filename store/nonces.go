@@ -53,16 +53,17 @@ func (s *sqlStore) PutActNonce(ctx context.Context, nonce, execution, act, princ
 	return nil
 }
 
-// ConsumeActNonce marks the nonce of act on execution consumed by run and
-// returns the principal recorded with it: what the store vouches for, not
-// what the caller claims. ErrNonceUsed when it is unknown, was issued for
-// another execution or act, or another run consumed it; a retry by the
-// same run passes. One statement.
-func (s *sqlStore) ConsumeActNonce(ctx context.Context, nonce, execution, act, run string) (string, error) {
+// ConsumeActNonce marks the nonce of act on execution consumed by
+// consumer (the run, and the Update carrying the act) and returns the
+// principal recorded with it: what the store vouches for, not what the
+// caller claims. ErrNonceUsed when it is unknown, was issued for another
+// execution or act, or another consumer took it; a retry by the same
+// consumer passes. One statement.
+func (s *sqlStore) ConsumeActNonce(ctx context.Context, nonce, execution, act, consumer string) (string, error) {
 	var principal sql.NullString
 	err := s.w.QueryRowContext(ctx, `UPDATE start_nonces SET consumed_by = $4
 		WHERE nonce = $1 AND execution = $2 AND act = $3 AND (consumed_by IS NULL OR consumed_by = $4)
-		RETURNING principal`, nonce, execution, act, run).Scan(&principal)
+		RETURNING principal`, nonce, execution, act, consumer).Scan(&principal)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		return "", ErrNonceUsed

@@ -154,7 +154,7 @@ type Store interface {
 	PutStartNonce(ctx context.Context, nonce, execID string) error
 	ConsumeStartNonce(ctx context.Context, nonce, execution, run string) error
 	PutActNonce(ctx context.Context, nonce, execution, act, principal string) error
-	ConsumeActNonce(ctx context.Context, nonce, execution, act, run string) (principal string, err error)
+	ConsumeActNonce(ctx context.Context, nonce, execution, act, consumer string) (principal string, err error)
 	PruneStartNonces(ctx context.Context, before time.Time) (int, error)
 	StartNoncesSince(ctx context.Context) (since time.Time, fresh bool, err error)
 }

@@ -325,9 +325,12 @@ func (a *approvalRun) vouch(ctx workflow.Context, req model.ApprovalRequest) (st
 		return req.By, nil
 	}
 	actx := workflow.WithActivityOptions(ctx, controlOptions(a.opts.ControlQueue, "check who "+contract.ApprovalAct(req.Approve)+"s", time.Minute))
+	in := contract.ConsumeApprovalInput{Nonce: req.Nonce, Approve: req.Approve}
+	if u := workflow.GetCurrentUpdateInfo(ctx); u != nil {
+		in.Update = u.ID
+	}
 	var res contract.ConsumeApprovalResult
-	err := workflow.ExecuteActivity(actx, contract.ConsumeApprovalName,
-		contract.ConsumeApprovalInput{Nonce: req.Nonce, Approve: req.Approve}).Get(ctx, &res)
+	err := workflow.ExecuteActivity(actx, contract.ConsumeApprovalName, in).Get(ctx, &res)
 	if err != nil {
 		var app *temporal.ApplicationError
 		if errors.As(err, &app) && app.Type() == contract.ApprovalNotIssuedType {

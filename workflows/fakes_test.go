@@ -127,12 +127,13 @@ func registerAcceptStart(env *testsuite.TestWorkflowEnvironment) {
 
 // registerVouchApprovals registers a ConsumeApproval that vouches for the
 // principal a test names in the nonce ("by:<principal>") and refuses any
-// other nonce: these tests send Updates without the starter (the store's
-// check is tested end to end).
+// other nonce, or one not bound to the Update carrying it: these tests
+// send Updates without the starter (the store's check is tested end to
+// end).
 func registerVouchApprovals(env *testsuite.TestWorkflowEnvironment) {
 	env.RegisterActivityWithOptions(func(_ context.Context, in contract.ConsumeApprovalInput) (contract.ConsumeApprovalResult, error) {
 		by, ok := strings.CutPrefix(in.Nonce, "by:")
-		if !ok {
+		if !ok || in.Update == "" {
 			return contract.ConsumeApprovalResult{}, temporal.NewNonRetryableApplicationError("approval not issued", contract.ApprovalNotIssuedType, nil)
 		}
 		return contract.ConsumeApprovalResult{By: by}, nil
