@@ -30,23 +30,23 @@ func (a *Activities) ConsumeStart(ctx context.Context, in contract.ConsumeStartI
 	return err
 }
 
-// ConsumeApproval consumes the nonce of an approval or rejection of the
-// workflow that asks (Temporal names it and its run) for the Update
-// in.Update, and returns the principal recorded with it; it fails, not to
-// be retried (ApprovalNotIssuedType), when the nonce is unknown, was
-// issued for another execution or act, or another run or Update used it.
-// Cost: one row update.
-func (a *Activities) ConsumeApproval(ctx context.Context, in contract.ConsumeApprovalInput) (contract.ConsumeApprovalResult, error) {
+// ConsumeAct consumes the nonce of an operator's act on the workflow that
+// asks (Temporal names it and its run) for the Update in.Update, and
+// returns the principal recorded with it; it fails, not to be retried
+// (ActNotIssuedType), when the nonce is unknown, was issued for another
+// execution or act, or another run or Update used it. Cost: one row
+// update.
+func (a *Activities) ConsumeAct(ctx context.Context, in contract.ConsumeActInput) (contract.ConsumeActResult, error) {
 	wf := activity.GetInfo(ctx).WorkflowExecution
-	by, err := a.d.Store.ConsumeActNonce(ctx, in.Nonce, wf.ID, contract.ApprovalAct(in.Approve), wf.RunID+"/"+in.Update)
+	by, err := a.d.Store.ConsumeActNonce(ctx, in.Nonce, wf.ID, in.Act, wf.RunID+"/"+in.Update)
 	if errors.Is(err, store.ErrNonceUsed) {
-		return contract.ConsumeApprovalResult{}, temporal.NewNonRetryableApplicationError(
-			"approval not issued by this Cairn or already used", contract.ApprovalNotIssuedType, nil)
+		return contract.ConsumeActResult{}, temporal.NewNonRetryableApplicationError(
+			in.Act+" not issued by this Cairn or already used", contract.ActNotIssuedType, nil)
 	}
 	if err != nil {
-		return contract.ConsumeApprovalResult{}, err
+		return contract.ConsumeActResult{}, err
 	}
-	return contract.ConsumeApprovalResult{By: by}, nil
+	return contract.ConsumeActResult{By: by}, nil
 }
 
 // nonceUpgradeWindow is how long after a store began recording start

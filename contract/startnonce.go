@@ -17,39 +17,46 @@ type ConsumeStartInput struct {
 	Nonce string `json:"nonce"`
 }
 
-// ConsumeApprovalName is the activity a plan awaiting approval runs when
-// it is asked to approve or reject: it consumes the one-time nonce the
-// starter recorded for that act on this execution (the workflow id
-// Temporal names) and returns the principal recorded with it, so who
-// decided is the store's word, not the Update's.
-const ConsumeApprovalName = "ConsumeApproval"
+// ConsumeActName is the activity a workflow runs when an operator's act
+// arrives by Update (an approval, a rejection, a decision on waiting
+// steps): it consumes the one-time nonce the starter recorded for that act
+// on this execution (the workflow id Temporal names) and returns the
+// principal recorded with it, so who acted is the store's word, not the
+// Update's.
+const ConsumeActName = "ConsumeAct"
 
-// ApprovalNotIssuedType marks an approval or rejection whose nonce is
-// unknown, was issued for another execution or act, or was used: the plan
-// keeps waiting.
-const ApprovalNotIssuedType = "ApprovalNotIssued"
+// ActNotIssuedType marks an act whose nonce is unknown, was issued for
+// another execution or act, or was used by another Update: nothing
+// changes.
+const ActNotIssuedType = "ActNotIssued"
 
-// ConsumeApprovalInput names the act's nonce, the act (approve or
-// reject) and the id of the Update that carries it: the nonce is consumed
-// by that Update of that run (Temporal's run id), so the same request sent
-// again under another Update id is refused, while a retry of the activity
-// passes.
-type ConsumeApprovalInput struct {
-	Nonce   string `json:"nonce"`
-	Approve bool   `json:"approve"`
-	Update  string `json:"update"`
+// The acts a nonce names.
+const (
+	ActApprove = "approve"
+	ActReject  = "reject"
+	ActDecide  = "decide"
+)
+
+// ConsumeActInput names the act's nonce, the act, and the id of the
+// Update that carries it: the nonce is consumed by that Update of that
+// run (Temporal's run id), so the same request sent again under another
+// Update id is refused, while a retry of the activity passes.
+type ConsumeActInput struct {
+	Nonce  string `json:"nonce"`
+	Act    string `json:"act"`
+	Update string `json:"update"`
 }
 
-// ConsumeApprovalResult is who the nonce was issued to ("" is the
-// anonymous token).
-type ConsumeApprovalResult struct {
+// ConsumeActResult is who the nonce was issued to ("" is the anonymous
+// token).
+type ConsumeActResult struct {
 	By string `json:"by"`
 }
 
-// ApprovalAct is the act a nonce of an approval names.
+// ApprovalAct is the act of an approval's answer.
 func ApprovalAct(approve bool) string {
 	if approve {
-		return "approve"
+		return ActApprove
 	}
-	return "reject"
+	return ActReject
 }

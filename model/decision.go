@@ -19,6 +19,10 @@ type DecisionRequest struct {
 	// By is who decided: set by the API from the request's token, never
 	// taken from a body.
 	By string `json:"by,omitempty"`
+	// Nonce is the one-time nonce the starter recorded for this decision
+	// on the execution, with By: the workflow takes who decided from the
+	// store's record of it, By being only what the sender claims.
+	Nonce string `json:"nonce,omitempty"`
 }
 
 // DecisionFieldError is a DecisionRequest that names its steps wrongly,

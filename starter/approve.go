@@ -66,7 +66,7 @@ func (s *Starter) Approve(ctx context.Context, id string, req model.ApprovalRequ
 				_ = app.Details(&moved.Moved)
 			}
 			return nil, moved
-		case contract.ApprovalNotIssuedType:
+		case contract.ActNotIssuedType:
 			return nil, fmt.Errorf("%w: %s", ErrInvalidApproval, workflows.ErrorMessage(err))
 		case workflows.StackBusyType:
 			stack := keyword(info.GetSearchAttributes().GetIndexedFields()[searchattr.Stack.GetName()])

@@ -11,6 +11,7 @@ import (
 	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/temporal"
 
+	"github.com/cairn-io/cairn/contract"
 	"github.com/cairn-io/cairn/internal/searchattr"
 	"github.com/cairn-io/cairn/model"
 	"github.com/cairn-io/cairn/prepare"
@@ -332,12 +333,18 @@ func (s *Starter) Decide(ctx context.Context, id string, req model.DecisionReque
 	if p, err := s.progress(ctx, wfID, runID, 0, 1); err == nil && p.Shard != nil && p.Shard.WorkflowID != "" {
 		wfID, runID = p.Shard.WorkflowID, ""
 	}
+	if req.Nonce, err = s.actNonce(ctx, wfID, contract.ActDecide, req.By); err != nil {
+		return nil, err
+	}
 	res, err := update[model.DecisionResult](ctx, s.c, wfID, runID, workflows.DecisionUpdate, req)
 	if err == nil {
 		return res, nil
 	}
 	msg := err.Error()
+	var app *temporal.ApplicationError
 	switch {
+	case errors.As(err, &app) && app.Type() == contract.ActNotIssuedType:
+		return nil, fmt.Errorf("invalid decision: %s", workflows.ErrorMessage(err))
 	case strings.Contains(msg, "no step is waiting"), strings.Contains(msg, "not waiting for a decision"):
 		return nil, fmt.Errorf("%w: %s", ErrNotWaiting, workflows.ErrorMessage(err))
 	case strings.Contains(msg, "unknown decision"):

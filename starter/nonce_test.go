@@ -149,7 +149,7 @@ func TestACopiedApprovalDecidesNothing(t *testing.T) {
 	require.Error(t, err, "the copied rejection was taken")
 	var app *temporal.ApplicationError
 	require.ErrorAs(t, err, &app, "got %v", err)
-	assert.Equal(t, contract.ApprovalNotIssuedType, app.Type())
+	assert.Equal(t, contract.ActNotIssuedType, app.Type())
 
 	got = answer(second, model.ApprovalRequest{Approve: false, By: "bob", Comment: "not yet"})
 	assert.Equal(t, model.ApprovalRejected, got.Status)

@@ -283,7 +283,7 @@ func RegisterActivities(r sdkworker.ActivityRegistry, a *activities.Activities, 
 		reg(a.RemoveStack, contract.RemoveStackName)
 		reg(a.CheckPlan, contract.CheckPlanName)
 		reg(a.ConsumeStart, contract.ConsumeStartName)
-		reg(a.ConsumeApproval, contract.ConsumeApprovalName)
+		reg(a.ConsumeAct, contract.ConsumeActName)
 		reg(a.SettleParams, contract.SettleParamsName)
 		reg(a.DeliverHooks, contract.DeliverHooksName)
 		reg(a.WantsHooks, contract.WantsHooksName)

@@ -313,32 +313,14 @@ func (a *approvalRun) decide(ctx workflow.Context, req model.ApprovalRequest) (m
 // before it consumed none.
 const approvalNonceChange = "approval-nonce"
 
-// vouch consumes the nonce the starter recorded for req's act on this
-// execution (the ConsumeApproval activity: one row update) and returns
-// the principal recorded with it: who decided is the store's word, not
-// the payload's By, and an Update copied from another plan's history, or
-// made up by someone reaching Temporal, is refused (ApprovalNotIssuedType)
-// with the plan still waiting. The validator has already refused what it
-// could tell from the payload.
+// vouch takes who answered from the nonce the starter recorded for req's
+// act (vouchAct); the validator has already refused what it could tell
+// from the payload.
 func (a *approvalRun) vouch(ctx workflow.Context, req model.ApprovalRequest) (string, error) {
 	if workflow.GetVersion(ctx, approvalNonceChange, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
 		return req.By, nil
 	}
-	actx := workflow.WithActivityOptions(ctx, controlOptions(a.opts.ControlQueue, "check who "+contract.ApprovalAct(req.Approve)+"s", time.Minute))
-	in := contract.ConsumeApprovalInput{Nonce: req.Nonce, Approve: req.Approve}
-	if u := workflow.GetCurrentUpdateInfo(ctx); u != nil {
-		in.Update = u.ID
-	}
-	var res contract.ConsumeApprovalResult
-	err := workflow.ExecuteActivity(actx, contract.ConsumeApprovalName, in).Get(ctx, &res)
-	if err != nil {
-		var app *temporal.ApplicationError
-		if errors.As(err, &app) && app.Type() == contract.ApprovalNotIssuedType {
-			return "", temporal.NewNonRetryableApplicationError(app.Error(), contract.ApprovalNotIssuedType, nil)
-		}
-		return "", fmt.Errorf("check who decided: %w", err)
-	}
-	return res.By, nil
+	return vouchAct(ctx, a.opts.ControlQueue, req.Nonce, contract.ApprovalAct(req.Approve))
 }
 
 func (a *approvalRun) decided(ctx workflow.Context, req model.ApprovalRequest) {

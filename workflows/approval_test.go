@@ -188,7 +188,7 @@ func TestApprovalTakesWhoDecidedFromTheNonce(t *testing.T) {
 
 	var app *temporal.ApplicationError
 	require.ErrorAs(t, forgedErr, &app, "the forged approval: %v", forgedErr)
-	assert.Equal(t, contract.ApprovalNotIssuedType, app.Type())
+	assert.Equal(t, contract.ActNotIssuedType, app.Type())
 	require.NoError(t, vouchedErr)
 	var res DryRunResult
 	require.NoError(t, env.GetWorkflowResult(&res))

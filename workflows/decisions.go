@@ -8,6 +8,7 @@ import (
 
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/cairn-io/cairn/contract"
 	"github.com/cairn-io/cairn/dag"
 	"github.com/cairn-io/cairn/model"
 )
@@ -25,6 +26,9 @@ type pendingDecision struct {
 	targets []int
 	steps   []string
 	applied bool
+	// checking: who asked is being checked; the decision holds its
+	// targets and its place in the queue meanwhile.
+	checking bool
 }
 
 // ValidateDecision accepts a decision only while every step it names waits
@@ -43,17 +47,27 @@ func (e *Executor) ValidateDecision(req model.DecisionRequest) error {
 
 // Decide is the decision Update handler: it queues the decision for the run
 // loop and returns once the loop applied it to every unit it names, in one
-// pass of the loop.
-func (e *Executor) Decide(ctx workflow.Context, req model.DecisionRequest) (model.DecisionResult, error) {
+// pass of the loop. check, when set, says whether the decision may be
+// applied (who asked, see vouchAct); the decision takes its targets and
+// its place in the queue before, so decisions sent together apply in the
+// order they came, and leaves both when check refuses it.
+func (e *Executor) Decide(ctx workflow.Context, req model.DecisionRequest, check func(workflow.Context) error) (model.DecisionResult, error) {
 	targets, err := e.decisionTargets(req)
 	if err != nil {
 		return model.DecisionResult{}, err
 	}
-	d := &pendingDecision{req: req, targets: targets}
+	d := &pendingDecision{req: req, targets: targets, checking: check != nil}
 	for _, i := range targets {
 		d.steps = append(d.steps, e.waitingStep(i))
 	}
 	e.decisions = append(e.decisions, d)
+	if check != nil {
+		if err := check(ctx); err != nil {
+			e.decisions = slices.DeleteFunc(e.decisions, func(p *pendingDecision) bool { return p == d })
+			return model.DecisionResult{}, err
+		}
+		d.checking = false
+	}
 	if err := workflow.Await(ctx, func() bool { return d.applied }); err != nil {
 		return model.DecisionResult{}, err
 	}
@@ -67,6 +81,27 @@ func (e *Executor) Decide(ctx workflow.Context, req model.DecisionRequest) (mode
 		res.Scope = model.DecisionScopeSteps
 	}
 	return res, nil
+}
+
+// decisionNonceChange versions the decision's nonce: decisions recorded
+// before it consumed none.
+const decisionNonceChange = "decision-nonce"
+
+// decideChecked is Decide with who asked checked against the nonce the
+// starter recorded for the decision (vouchAct), in runs that record
+// decisionNonceChange; it returns that principal (the payload's By in
+// runs recorded before).
+func (e *Executor) decideChecked(ctx workflow.Context, req model.DecisionRequest) (model.DecisionResult, string, error) {
+	by := req.By
+	var check func(workflow.Context) error
+	if workflow.GetVersion(ctx, decisionNonceChange, workflow.DefaultVersion, 1) != workflow.DefaultVersion {
+		check = func(ctx workflow.Context) (err error) {
+			by, err = vouchAct(ctx, e.opts.ControlQueue, req.Nonce, contract.ActDecide)
+			return err
+		}
+	}
+	res, err := e.Decide(ctx, req, check)
+	return res, by, err
 }
 
 // waitingStep names the step waiting unit i waits on: its first failed
@@ -166,7 +201,7 @@ func (e *Executor) unitHasStep(i int, step string) bool {
 func (e *Executor) hasDecision() bool {
 	for _, d := range e.decisions {
 		if !d.applied {
-			return true
+			return !d.checking // the oldest goes first
 		}
 	}
 	return false

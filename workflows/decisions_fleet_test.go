@@ -6,8 +6,10 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/testsuite"
 
+	"github.com/cairn-io/cairn/contract"
 	"github.com/cairn-io/cairn/model"
 )
 
@@ -81,14 +83,20 @@ func TestDecisionStepsAppliesToTheNamedSteps(t *testing.T) {
 
 	require.Empty(t, r.rejected)
 	require.Len(t, r.results, 2)
+	// Each caller hears of its own decision once both are applied, in
+	// either order.
+	byAction := map[model.Decision]model.DecisionResult{}
+	for _, res := range r.results {
+		byAction[res.Action] = res
+	}
 	// Applied in unit order, whatever order the request named them in.
 	assert.Equal(t, model.DecisionResult{
 		Steps: []string{"exec/a", "exec/c"}, Action: model.DecisionSkip, Scope: model.DecisionScopeSteps,
-	}, r.results[0])
+	}, byAction[model.DecisionSkip])
 	// With no step named, the one left waiting takes the next decision.
 	assert.Equal(t, model.DecisionResult{
 		Step: "exec/b", Steps: []string{"exec/b"}, Action: model.DecisionRetry, Scope: model.DecisionScopeSteps,
-	}, r.results[1])
+	}, byAction[model.DecisionRetry])
 	require.NoError(t, r.env.GetWorkflowError())
 	assert.Equal(t, 1, r.f.runs["exec/a"], "skipped a ran again")
 	assert.Equal(t, 2, r.f.runs["exec/b"], "retried b did not run again")
@@ -118,5 +126,44 @@ func TestDecisionStepsIsAllOrNothing(t *testing.T) {
 	require.Error(t, r.env.GetWorkflowError())
 	for _, s := range []string{"exec/a", "exec/b", "exec/c"} {
 		assert.Equal(t, 1, r.f.runs[s], s)
+	}
+}
+
+// TestDecisionNotIssuedChangesNothing: a decision whose nonce the store
+// does not vouch for (copied from another execution, or made up by
+// someone reaching Temporal) is refused, and the steps it named keep
+// waiting for the decision that is.
+func TestDecisionNotIssuedChangesNothing(t *testing.T) {
+	r := newFleetRun(t)
+	var forged error
+	var vouched []model.DecisionResult
+	r.env.RegisterDelayedCallback(func() {
+		send := func(id string, req model.DecisionRequest, done func(any, error)) {
+			r.env.UpdateWorkflow(DecisionUpdate, id, &testsuite.TestUpdateCallback{
+				OnReject: func(err error) { done(nil, err) }, OnAccept: func() {}, OnComplete: done,
+			}, req)
+		}
+		// The steps a decision names are its own while it is checked:
+		// the next is sent once the forged one was refused.
+		send("forged", model.DecisionRequest{Action: model.DecisionSkip, All: true, Nonce: "copied"}, func(_ any, err error) {
+			forged = err
+			send("vouched", model.DecisionRequest{Action: model.DecisionRetry, All: true, Nonce: "by:bob"}, func(res any, err error) {
+				assert.NoError(t, err)
+				if d, ok := res.(model.DecisionResult); ok {
+					vouched = append(vouched, d)
+				}
+			})
+		})
+	}, time.Minute)
+	r.env.ExecuteWorkflow(ApplyWorkflow, applyInput(model.OnFailurePause, 10))
+
+	require.NoError(t, r.env.GetWorkflowError())
+	var app *temporal.ApplicationError
+	require.ErrorAs(t, forged, &app, "the forged decision: %v", forged)
+	assert.Equal(t, contract.ActNotIssuedType, app.Type())
+	require.Len(t, vouched, 1)
+	assert.Equal(t, []string{"exec/a", "exec/b", "exec/c"}, vouched[0].Steps, "the forged skip held back a step")
+	for _, s := range []string{"exec/a", "exec/b", "exec/c"} {
+		assert.Equal(t, 2, r.f.runs[s], "%s was not retried (or was skipped)", s)
 	}
 }

@@ -164,7 +164,10 @@ func (e *Executor) Register(ctx workflow.Context) error {
 		return err
 	}
 	return workflow.SetUpdateHandlerWithOptions(ctx, DecisionUpdate,
-		e.Decide,
+		func(ctx workflow.Context, req model.DecisionRequest) (model.DecisionResult, error) {
+			res, _, err := e.decideChecked(ctx, req)
+			return res, err
+		},
 		workflow.UpdateHandlerOptions{Validator: e.ValidateDecision},
 	)
 }

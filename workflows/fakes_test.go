@@ -114,7 +114,7 @@ func (f *fakeActivities) register(env *testsuite.TestWorkflowEnvironment) {
 	env.RegisterActivityWithOptions(f.DeliverHooks, activity.RegisterOptions{Name: contract.DeliverHooksName})
 	env.RegisterActivityWithOptions(f.WantsHooks, activity.RegisterOptions{Name: contract.WantsHooksName})
 	registerAcceptStart(env)
-	registerVouchApprovals(env)
+	registerVouchActs(env)
 }
 
 // registerAcceptStart registers a ConsumeStart that accepts every start:
@@ -125,19 +125,23 @@ func registerAcceptStart(env *testsuite.TestWorkflowEnvironment) {
 		activity.RegisterOptions{Name: contract.ConsumeStartName})
 }
 
-// registerVouchApprovals registers a ConsumeApproval that vouches for the
-// principal a test names in the nonce ("by:<principal>") and refuses any
-// other nonce, or one not bound to the Update carrying it: these tests
+// registerVouchActs registers a ConsumeAct that vouches for the principal
+// a test names in the nonce ("by:<principal>"), and for no one ("") when
+// a decision carries none; it refuses any other nonce, an approval
+// without one, and one not bound to the Update carrying it. These tests
 // send Updates without the starter (the store's check is tested end to
 // end).
-func registerVouchApprovals(env *testsuite.TestWorkflowEnvironment) {
-	env.RegisterActivityWithOptions(func(_ context.Context, in contract.ConsumeApprovalInput) (contract.ConsumeApprovalResult, error) {
+func registerVouchActs(env *testsuite.TestWorkflowEnvironment) {
+	env.RegisterActivityWithOptions(func(_ context.Context, in contract.ConsumeActInput) (contract.ConsumeActResult, error) {
 		by, ok := strings.CutPrefix(in.Nonce, "by:")
-		if !ok || in.Update == "" {
-			return contract.ConsumeApprovalResult{}, temporal.NewNonRetryableApplicationError("approval not issued", contract.ApprovalNotIssuedType, nil)
+		if in.Nonce == "" && in.Act == contract.ActDecide {
+			ok = true
 		}
-		return contract.ConsumeApprovalResult{By: by}, nil
-	}, activity.RegisterOptions{Name: contract.ConsumeApprovalName})
+		if !ok || in.Update == "" {
+			return contract.ConsumeActResult{}, temporal.NewNonRetryableApplicationError(in.Act+" not issued", contract.ActNotIssuedType, nil)
+		}
+		return contract.ConsumeActResult{By: by}, nil
+	}, activity.RegisterOptions{Name: contract.ConsumeActName})
 }
 
 func (f *fakeActivities) Prepare(ctx context.Context, in contract.PrepareInput) (*contract.PreparedPlan, error) {

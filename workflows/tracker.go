@@ -35,9 +35,9 @@ func newTracker(ctx workflow.Context, execID string) (*tracker, error) {
 	}
 	err := workflow.SetUpdateHandlerWithOptions(ctx, DecisionUpdate,
 		func(ctx workflow.Context, req model.DecisionRequest) (model.DecisionResult, error) {
-			res, err := t.ex.Decide(ctx, req)
+			res, by, err := t.ex.decideChecked(ctx, req)
 			if err == nil {
-				t.memo.add(ctx, MemoEntry{Action: string(req.Action), By: req.By, Steps: res.Steps})
+				t.memo.add(ctx, MemoEntry{Action: string(req.Action), By: by, Steps: res.Steps})
 			}
 			return res, err
 		},
