@@ -35,6 +35,23 @@ func (p *planChecker) CheckPlan(_ context.Context, in contract.CheckPlanInput) (
 	return res, nil
 }
 
+// planEnv is a test environment for a dry-run of stack s1 that may await
+// approval and apply its plan: f's activities, checker's CheckPlan, the
+// apply workflow; id is the dry-run's workflow id.
+func planEnv(t *testing.T, f *fakeActivities, checker *planChecker) (*testsuite.TestWorkflowEnvironment, string) {
+	t.Helper()
+	var s testsuite.WorkflowTestSuite
+	s.SetLogger(log.NewStructuredLogger(slog.New(slog.DiscardHandler)))
+	env := s.NewTestWorkflowEnvironment()
+	env.SetTestTimeout(30 * time.Second)
+	id := DryRunWorkflowID("s1", uuid.NewString())
+	env.SetStartWorkflowOptions(client.StartWorkflowOptions{ID: id})
+	f.register(env)
+	env.RegisterActivityWithOptions(checker.CheckPlan, activity.RegisterOptions{Name: contract.CheckPlanName})
+	env.RegisterWorkflow(ApplyWorkflow)
+	return env, id
+}
+
 func TestApprovalWorkflow(t *testing.T) {
 	type answer struct {
 		approve bool
@@ -59,15 +76,7 @@ func TestApprovalWorkflow(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			f := newFake(unit(0, "exec/a"), unit(1, "exec/b", 0))
 			checker := &planChecker{moved: tt.moved}
-			var s testsuite.WorkflowTestSuite
-			s.SetLogger(log.NewStructuredLogger(slog.New(slog.DiscardHandler)))
-			env := s.NewTestWorkflowEnvironment()
-			env.SetTestTimeout(30 * time.Second)
-			id := DryRunWorkflowID("s1", uuid.NewString())
-			env.SetStartWorkflowOptions(client.StartWorkflowOptions{ID: id})
-			f.register(env)
-			env.RegisterActivityWithOptions(checker.CheckPlan, activity.RegisterOptions{Name: contract.CheckPlanName})
-			env.RegisterWorkflow(ApplyWorkflow)
+			env, id := planEnv(t, f, checker)
 			// The approval's status goes into the CairnApproval search
 			// attribute, and CairnAwaiting is "approval" while it waits,
 			// for lists.
@@ -144,15 +153,7 @@ func TestApprovalWorkflow(t *testing.T) {
 // name the payload claims.
 func TestApprovalTakesWhoDecidedFromTheNonce(t *testing.T) {
 	f := newFake(unit(0, "exec/a"))
-	var s testsuite.WorkflowTestSuite
-	s.SetLogger(log.NewStructuredLogger(slog.New(slog.DiscardHandler)))
-	env := s.NewTestWorkflowEnvironment()
-	env.SetTestTimeout(30 * time.Second)
-	id := DryRunWorkflowID("s1", uuid.NewString())
-	env.SetStartWorkflowOptions(client.StartWorkflowOptions{ID: id})
-	f.register(env)
-	env.RegisterActivityWithOptions((&planChecker{}).CheckPlan, activity.RegisterOptions{Name: contract.CheckPlanName})
-	env.RegisterWorkflow(ApplyWorkflow)
+	env, id := planEnv(t, f, &planChecker{})
 
 	var forgedErr, vouchedErr error
 	var after model.Approval

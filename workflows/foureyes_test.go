@@ -3,7 +3,6 @@ package workflows
 import (
 	"cmp"
 	"context"
-	"log/slog"
 	"sync"
 	"testing"
 	"time"
@@ -12,8 +11,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/activity"
-	"go.temporal.io/sdk/client"
-	"go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/testsuite"
 
 	"github.com/cairn-io/cairn/contract"
@@ -97,16 +94,8 @@ func TestFourEyesApproval(t *testing.T) {
 			f := newFake(unit(0, "exec/a"))
 			checker := &planChecker{}
 			settler := &paramsSettler{}
-			var s testsuite.WorkflowTestSuite
-			s.SetLogger(log.NewStructuredLogger(slog.New(slog.DiscardHandler)))
-			env := s.NewTestWorkflowEnvironment()
-			env.SetTestTimeout(30 * time.Second)
-			id := DryRunWorkflowID("s1", uuid.NewString())
-			env.SetStartWorkflowOptions(client.StartWorkflowOptions{ID: id})
-			f.register(env)
-			env.RegisterActivityWithOptions(checker.CheckPlan, activity.RegisterOptions{Name: contract.CheckPlanName})
+			env, id := planEnv(t, f, checker)
 			env.RegisterActivityWithOptions(settler.SettleParams, activity.RegisterOptions{Name: contract.SettleParamsName})
-			env.RegisterWorkflow(ApplyWorkflow)
 
 			got := make([]answerOutcome, len(tt.asks))
 			for i, a := range tt.asks {
