@@ -61,7 +61,10 @@ type LoadDriftTargetResult struct {
 	ClusterID string `json:"clusterId,omitempty"`
 	Params    string `json:"params,omitempty"`
 	Repair    bool   `json:"repair"`
-	Gone      bool   `json:"gone,omitempty"`
+	// RepairHeld says why a repair asked for may not run by itself: the
+	// stack's approval policy (four eyes) wants every apply approved.
+	RepairHeld string `json:"repairHeld,omitempty"`
+	Gone       bool   `json:"gone,omitempty"`
 	Error     string `json:"error,omitempty"`
 }
 

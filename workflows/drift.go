@@ -112,7 +112,11 @@ func driftCheck(ctx workflow.Context, queue, stackID, execID string, only []stri
 	notify(ctx, model.HookEvent{Type: model.EventDriftDetected, StackID: stackID, ExecutionID: execID,
 		Kind: model.ExecDrift, Drifted: res.Resources}, false)
 	if target.Repair {
-		res.Repair = repairDrift(ctx, queue, stackID, only, target)
+		if target.RepairHeld != "" {
+			res.Repair = &model.DriftRepair{Status: model.RepairSkipped, Reason: target.RepairHeld}
+		} else {
+			res.Repair = repairDrift(ctx, queue, stackID, only, target)
+		}
 		err := workflow.ExecuteActivity(rctx, contract.RecordDriftRepairName, contract.RecordDriftRepairInput{
 			StackID: stackID, ExecutionID: execID, Repair: *res.Repair,
 		}).Get(ctx, nil)

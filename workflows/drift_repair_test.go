@@ -87,23 +87,29 @@ func (d *driftTarget) RecordDriftRepair(_ context.Context, in contract.RecordDri
 // TestDriftRepairAfterAnApply: a check's repair applies the package the
 // check read only while the stack still has the execution the check read
 // it after; when an apply landed between the check and its repair, the
-// repair is skipped and the newer package stays.
+// repair is skipped and the newer package stays. Under the stack's
+// approval policy the repair is skipped too, nothing applied without the
+// approvals every apply of the stack needs.
 func TestDriftRepairAfterAnApply(t *testing.T) {
 	tests := []struct {
 		name    string
 		readAt  string
+		held    string // the target's RepairHeld
 		want    string
 		applied bool
+		reason  string
 	}{
-		{"nothing landed: repaired", "exec-1", model.RepairApplied, true},
-		{"an apply landed: skipped", "exec-0", model.RepairSkipped, false},
+		{"nothing landed: repaired", "exec-1", "", model.RepairApplied, true, ""},
+		{"an apply landed: skipped", "exec-0", "", model.RepairSkipped, false, "applied since the check"},
+		{"the stack requires approvals: skipped", "exec-1", "the stack requires 2 approval(s) of every apply: apply it to repair the drift",
+			model.RepairSkipped, false, "requires 2 approval(s)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			f := newFake(unit(0, "file/a"))
 			env := newEnv(t, f)
 			env.SetStartWorkflowOptions(client.StartWorkflowOptions{ID: contract.DriftScheduleID("s1") + "-2026-11-27T12:00:00Z"})
-			d := &driftTarget{target: contract.LoadDriftTargetResult{SnapshotHash: "h1", Base: tt.readAt, Repair: true}}
+			d := &driftTarget{target: contract.LoadDriftTargetResult{SnapshotHash: "h1", Base: tt.readAt, Repair: true, RepairHeld: tt.held}}
 			env.RegisterActivityWithOptions(d.LoadDriftTarget, activity.RegisterOptions{Name: contract.LoadDriftTargetName})
 			env.RegisterActivityWithOptions(d.RecordDrift, activity.RegisterOptions{Name: contract.RecordDriftName})
 			env.RegisterActivityWithOptions(d.RecordDriftRepair, activity.RegisterOptions{Name: contract.RecordDriftRepairName})
@@ -124,7 +130,7 @@ func TestDriftRepairAfterAnApply(t *testing.T) {
 				assert.Len(t, f.records, 1, "the repair recorded the stack")
 			} else {
 				assert.Empty(t, f.records, "the repair changed nothing")
-				assert.Contains(t, res.Repair.Reason, "applied since the check")
+				assert.Contains(t, res.Repair.Reason, tt.reason)
 			}
 		})
 	}
