@@ -65,7 +65,7 @@ type LoadDriftTargetResult struct {
 	// stack's approval policy (four eyes) wants every apply approved.
 	RepairHeld string `json:"repairHeld,omitempty"`
 	Gone       bool   `json:"gone,omitempty"`
-	Error     string `json:"error,omitempty"`
+	Error      string `json:"error,omitempty"`
 }
 
 // RecordDriftInput records a drift check: the plan of dry-run
