@@ -38,7 +38,7 @@ func (a *Activities) LoadDriftTarget(ctx context.Context, in contract.LoadDriftT
 	}
 	out := &contract.LoadDriftTargetResult{SnapshotHash: st.SnapshotHash, Base: st.LastExecutionID, ClusterID: st.ClusterID, Repair: rec.Repair}
 	if rec.Repair {
-		policy, err := a.d.Store.ApprovalPolicy(ctx, store.ApprovalStack, in.StackID)
+		policy, err := a.d.Store.ApprovalPolicy(ctx, model.ScopeStack, in.StackID)
 		switch {
 		case err == nil && policy.Required > 0:
 			out.RepairHeld = fmt.Sprintf("the stack requires %d approval(s) of every apply: apply it to repair the drift", policy.Required)

@@ -32,7 +32,7 @@ func TestDriftRepairHeldByTheStacksPolicy(t *testing.T) {
 	assert.True(t, got.Repair)
 	assert.Empty(t, got.RepairHeld, "no policy holds the repair")
 
-	require.NoError(t, st.PutApprovalPolicy(ctx, store.ApprovalStack, stack.ID, model.ApprovalPolicy{Required: 2}))
+	require.NoError(t, st.PutApprovalPolicy(ctx, model.ScopeStack, stack.ID, model.ApprovalPolicy{Required: 2}))
 	got, err = acts.LoadDriftTarget(ctx, contract.LoadDriftTargetInput{StackID: stack.ID})
 	require.NoError(t, err)
 	assert.Contains(t, got.RepairHeld, "requires 2 approval(s)")

@@ -19,7 +19,7 @@ import (
 // registerApprovalSettings adds the four-eyes settings of stacks and
 // clusters: PUT|GET|DELETE /v1/{stacks|clusters}/{id}/approvals.
 func (s *server) registerApprovalSettings(e *echo.Echo) {
-	for _, t := range []store.ApprovalTarget{store.ApprovalStack, store.ApprovalCluster} {
+	for _, t := range []model.ScopeKind{model.ScopeStack, model.ScopeCluster} {
 		path := "/v1/" + string(t) + "s/:id/approvals"
 		e.Add(http.MethodPut, path, s.putApprovals(t))
 		e.Add(http.MethodGet, path, s.getApprovals(t))
@@ -31,7 +31,7 @@ func (s *server) registerApprovalSettings(e *echo.Echo) {
 // defaults to 1, at most model.MaxApprovers): from then on every apply of
 // the stack, or graph execution on the cluster, waits for approval.
 // Executions already started keep what they started with.
-func (s *server) putApprovals(t store.ApprovalTarget) echo.HandlerFunc {
+func (s *server) putApprovals(t model.ScopeKind) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		var p model.ApprovalPolicy
 		if err := decodeJSON(c, &p, true); err != nil {
@@ -49,7 +49,7 @@ func (s *server) putApprovals(t store.ApprovalTarget) echo.HandlerFunc {
 }
 
 // getApprovals answers the policy; 404 when the stack or cluster has none.
-func (s *server) getApprovals(t store.ApprovalTarget) echo.HandlerFunc {
+func (s *server) getApprovals(t model.ScopeKind) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		id := c.Param("id")
 		p, err := s.store.ApprovalPolicy(c.Request().Context(), t, id)
@@ -62,7 +62,7 @@ func (s *server) getApprovals(t store.ApprovalTarget) echo.HandlerFunc {
 
 // deleteApprovals clears the policy: later executions need no approval
 // unless asked (?approve=required).
-func (s *server) deleteApprovals(t store.ApprovalTarget) echo.HandlerFunc {
+func (s *server) deleteApprovals(t model.ScopeKind) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		id := c.Param("id")
 		if err := s.store.DeleteApprovalPolicy(c.Request().Context(), t, id); err != nil {
@@ -74,7 +74,7 @@ func (s *server) deleteApprovals(t store.ApprovalTarget) echo.HandlerFunc {
 
 // approvalPolicy is the policy of a stack or cluster; nil when it has
 // none.
-func (s *server) approvalPolicy(ctx context.Context, t store.ApprovalTarget, id string) (*model.ApprovalPolicy, error) {
+func (s *server) approvalPolicy(ctx context.Context, t model.ScopeKind, id string) (*model.ApprovalPolicy, error) {
 	p, err := s.store.ApprovalPolicy(ctx, t, id)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, nil
@@ -87,7 +87,7 @@ func (s *server) approvalPolicy(ctx context.Context, t store.ApprovalTarget, id 
 
 // mayApprove says who may approve an execution of the stack or cluster
 // id: principals holding the approver role on it.
-func mayApprove(t store.ApprovalTarget, id string) string {
+func mayApprove(t model.ScopeKind, id string) string {
 	return fmt.Sprintf("principals with approver on %s %s", t, id)
 }
 
@@ -100,11 +100,7 @@ const maxApproverNames = 20
 // and a count of the rest, then the rule itself; the author is left out
 // unless the policy lets them approve. Reads every token once and the
 // target's labels once: a plan starts rarely.
-func (s *server) mayApproveNames(ctx context.Context, t store.ApprovalTarget, id, author string, authorMay bool) (string, error) {
-	kind := model.ScopeStack
-	if t == store.ApprovalCluster {
-		kind = model.ScopeCluster
-	}
+func (s *server) mayApproveNames(ctx context.Context, kind model.ScopeKind, id, author string, authorMay bool) (string, error) {
 	names := map[string]bool{}
 	for name := range s.cfg.Tokens {
 		names[name] = true
@@ -131,7 +127,7 @@ func (s *server) mayApproveNames(ctx context.Context, t store.ApprovalTarget, id
 		delete(names, author)
 	}
 	list := slices.Sorted(maps.Keys(names))
-	rule := mayApprove(t, id)
+	rule := mayApprove(kind, id)
 	switch {
 	case len(list) == 0:
 		return "no principal yet: " + rule, nil

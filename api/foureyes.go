@@ -8,14 +8,13 @@ import (
 
 	"github.com/cairn-io/cairn/contract"
 	"github.com/cairn-io/cairn/model"
-	"github.com/cairn-io/cairn/store"
 )
 
 // stackApproval is the approval an apply of stack stackID waits for: the
 // stack's four-eyes policy when it has one, whatever the request asked
 // (asked's timeout kept), else asked (?approve=required, or nil).
 func (s *server) stackApproval(c echo.Context, stackID string, asked *contract.ApprovalSettings) (*contract.ApprovalSettings, error) {
-	set, err := s.policyApproval(c, store.ApprovalStack, stackID, "every apply", "this apply waits for them")
+	set, err := s.policyApproval(c, model.ScopeStack, stackID, "every apply", "this apply waits for them")
 	if err != nil || set == nil {
 		return asked, err
 	}
@@ -28,13 +27,13 @@ func (s *server) stackApproval(c echo.Context, stackID string, asked *contract.A
 // clusterApproval is the approval a graph execution on cluster id waits
 // for: the cluster's four-eyes policy, nil without one.
 func (s *server) clusterApproval(c echo.Context, id string) (*contract.ApprovalSettings, error) {
-	return s.policyApproval(c, store.ApprovalCluster, id, "every graph execution", "this execution planned and waits for them")
+	return s.policyApproval(c, model.ScopeCluster, id, "every graph execution", "this execution planned and waits for them")
 }
 
 // policyApproval is the approval target id's four-eyes policy asks of
 // what (nil without a policy); the author is the request's principal.
 // One store read for the policy, one for who may approve.
-func (s *server) policyApproval(c echo.Context, target store.ApprovalTarget, id, what, waits string) (*contract.ApprovalSettings, error) {
+func (s *server) policyApproval(c echo.Context, target model.ScopeKind, id, what, waits string) (*contract.ApprovalSettings, error) {
 	ctx := c.Request().Context()
 	p, err := s.approvalPolicy(ctx, target, id)
 	if err != nil || p == nil {
@@ -52,7 +51,7 @@ func (s *server) policyApproval(c echo.Context, target store.ApprovalTarget, id,
 // policy with 409: a destroy has no plan to approve, so the policy is
 // cleared first (DELETE /v1/stacks/{id}/approvals, an admin's act).
 func (s *server) refuseUnderFourEyes(c echo.Context, stackID string) error {
-	p, err := s.approvalPolicy(c.Request().Context(), store.ApprovalStack, stackID)
+	p, err := s.approvalPolicy(c.Request().Context(), model.ScopeStack, stackID)
 	if err != nil || p == nil {
 		return err
 	}
@@ -66,11 +65,11 @@ func (s *server) refuseUnderFourEyes(c echo.Context, stackID string) error {
 // policy: a retry would run without approval; apply or execute anew
 // (which waits for it).
 func (s *server) refuseRetryUnderFourEyes(c echo.Context, kind model.ExecutionKind, stackID, clusterID string) error {
-	t, id := store.ApprovalStack, stackID
+	t, id := model.ScopeStack, stackID
 	switch kind {
 	case model.ExecApply, model.ExecDestroy:
 	case model.ExecGraph:
-		t, id = store.ApprovalCluster, clusterID
+		t, id = model.ScopeCluster, clusterID
 	default:
 		return nil
 	}

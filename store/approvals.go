@@ -9,22 +9,14 @@ import (
 	"github.com/cairn-io/cairn/model"
 )
 
-// ApprovalTarget is what an approval policy is set on.
-type ApprovalTarget string
-
-// Approval targets.
-const (
-	ApprovalStack   ApprovalTarget = "stack"
-	ApprovalCluster ApprovalTarget = "cluster"
-)
-
-// approvalTable is the table and key column of a target's policies, and
-// the table its ids live in.
-func approvalTable(t ApprovalTarget) (table, key, owners string, err error) {
+// approvalTable is the table and key column of the approval policies of a
+// kind of scope (stacks and clusters have them), and the table its ids
+// live in.
+func approvalTable(t model.ScopeKind) (table, key, owners string, err error) {
 	switch t {
-	case ApprovalStack:
+	case model.ScopeStack:
 		return "stack_approvals", "stack_id", "stacks", nil
-	case ApprovalCluster:
+	case model.ScopeCluster:
 		return "cluster_approvals", "cluster_id", "clusters", nil
 	}
 	return "", "", "", fmt.Errorf("approval target %q: want stack or cluster", t)
@@ -32,7 +24,7 @@ func approvalTable(t ApprovalTarget) (table, key, owners string, err error) {
 
 // PutApprovalPolicy sets the four-eyes policy of a stack or cluster
 // (ErrNotFound without it). One write.
-func (s *sqlStore) PutApprovalPolicy(ctx context.Context, t ApprovalTarget, id string, p model.ApprovalPolicy) error {
+func (s *sqlStore) PutApprovalPolicy(ctx context.Context, t model.ScopeKind, id string, p model.ApprovalPolicy) error {
 	table, key, owners, err := approvalTable(t)
 	if err != nil {
 		return err
@@ -56,7 +48,7 @@ func (s *sqlStore) PutApprovalPolicy(ctx context.Context, t ApprovalTarget, id s
 
 // ApprovalPolicy returns the four-eyes policy of a stack or cluster
 // (ErrNotFound when it has none). One read.
-func (s *sqlStore) ApprovalPolicy(ctx context.Context, t ApprovalTarget, id string) (*model.ApprovalPolicy, error) {
+func (s *sqlStore) ApprovalPolicy(ctx context.Context, t model.ScopeKind, id string) (*model.ApprovalPolicy, error) {
 	table, key, _, err := approvalTable(t)
 	if err != nil {
 		return nil, err
@@ -71,7 +63,7 @@ func (s *sqlStore) ApprovalPolicy(ctx context.Context, t ApprovalTarget, id stri
 
 // DeleteApprovalPolicy drops the policy of a stack or cluster
 // (ErrNotFound when it has none). One write.
-func (s *sqlStore) DeleteApprovalPolicy(ctx context.Context, t ApprovalTarget, id string) error {
+func (s *sqlStore) DeleteApprovalPolicy(ctx context.Context, t model.ScopeKind, id string) error {
 	table, key, _, err := approvalTable(t)
 	if err != nil {
 		return err

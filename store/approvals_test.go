@@ -20,12 +20,12 @@ func TestApprovalPoliciesGoWithTheirStackOrCluster(t *testing.T) {
 		require.NoError(t, s.CreateStack(ctx, st))
 		require.NoError(t, s.PutCluster(ctx, &model.Cluster{ID: "prod"}))
 		for _, tc := range []struct {
-			target ApprovalTarget
+			target model.ScopeKind
 			id     string
 			remove func() error
 		}{
-			{ApprovalStack, st.ID, func() error { return s.DeleteStack(ctx, st.ID) }},
-			{ApprovalCluster, "prod", func() error { return s.DeleteCluster(ctx, "prod") }},
+			{model.ScopeStack, st.ID, func() error { return s.DeleteStack(ctx, st.ID) }},
+			{model.ScopeCluster, "prod", func() error { return s.DeleteCluster(ctx, "prod") }},
 		} {
 			t.Run(string(tc.target), func(t *testing.T) {
 				_, err := s.ApprovalPolicy(ctx, tc.target, tc.id)

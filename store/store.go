@@ -144,9 +144,9 @@ type Store interface {
 	Teams
 
 	// Four eyes: a stack's or cluster's approval policy (approvals.go).
-	PutApprovalPolicy(ctx context.Context, t ApprovalTarget, id string, p model.ApprovalPolicy) error
-	ApprovalPolicy(ctx context.Context, t ApprovalTarget, id string) (*model.ApprovalPolicy, error)
-	DeleteApprovalPolicy(ctx context.Context, t ApprovalTarget, id string) error
+	PutApprovalPolicy(ctx context.Context, t model.ScopeKind, id string, p model.ApprovalPolicy) error
+	ApprovalPolicy(ctx context.Context, t model.ScopeKind, id string) (*model.ApprovalPolicy, error)
+	DeleteApprovalPolicy(ctx context.Context, t model.ScopeKind, id string) error
 
 	// Start nonces: each start of an execution is bound to one, which its
 	// workflow consumes once; so is each approval or rejection, which also
