@@ -39,8 +39,8 @@ func (s *server) policyApproval(c echo.Context, target model.ScopeKind, id, what
 	if err != nil || p == nil {
 		return nil, err
 	}
-	set := &contract.ApprovalSettings{Required: p.Required, AuthorMayApprove: p.AuthorMayApprove, Author: principal(c),
-		Policy: fmt.Sprintf("%s %s requires %d approval(s) of %s (four eyes): %s", target, id, p.Required, what, waits)}
+	set := &contract.ApprovalSettings{ApprovalRule: model.ApprovalRule{Required: p.Required, AuthorMayApprove: p.AuthorMayApprove, Author: principal(c),
+		Policy: fmt.Sprintf("%s %s requires %d approval(s) of %s (four eyes): %s", target, id, p.Required, what, waits)}}
 	if set.MayApprove, err = s.mayApproveNames(ctx, target, id, set.Author, p.AuthorMayApprove); err != nil {
 		return nil, err
 	}

@@ -1,6 +1,10 @@
 package contract
 
-import "time"
+import (
+	"time"
+
+	"github.com/cairn-io/cairn/model"
+)
 
 // ApprovalSettings make a dry-run wait for approval of its plan and apply
 // it once approved (the workflows' DryRunInput.Approval, which the API
@@ -8,16 +12,11 @@ import "time"
 // four-eyes policy). Timeout 0 waits until a decision or cancellation.
 type ApprovalSettings struct {
 	Timeout time.Duration `json:"timeout,omitempty"`
-	// Required, when set (a four-eyes policy, model.ApprovalPolicy),
-	// is how many distinct principals must approve; Author, who started
-	// the execution, is not one of them unless AuthorMayApprove. Without
-	// it one approval by anyone applies the plan.
-	Required         int    `json:"required,omitempty"`
-	AuthorMayApprove bool   `json:"authorMayApprove,omitempty"`
-	Author           string `json:"author,omitempty"`
-	// MayApprove says who may approve; Policy why the execution waits.
-	MayApprove string `json:"mayApprove,omitempty"`
-	Policy     string `json:"policy,omitempty"`
+	// ApprovalRule, when Required is set (a four-eyes policy,
+	// model.ApprovalPolicy), says how many distinct principals must
+	// approve and whether the author is one of them. Without it one
+	// approval by anyone applies the plan.
+	model.ApprovalRule
 	// KeepSecrets says the request gave secrets, which the stack keeps
 	// only once the plan is approved (SettleParamsInput).
 	KeepSecrets bool `json:"keepSecrets,omitempty"`

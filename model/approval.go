@@ -31,15 +31,21 @@ type Approval struct {
 	// report once it completed.
 	ApplyExecutionID string  `json:"applyExecutionId,omitempty"`
 	Report           *Report `json:"report,omitempty"`
-	// Four eyes (ApprovalPolicy): Required distinct approvals are
-	// needed (0 or 1: one), Approvals are those given so far; Author
-	// started the plan and may approve it only when AuthorMayApprove;
-	// MayApprove says who may approve; Policy says why the execution
-	// waits when the request did not ask for approval.
-	Required         int            `json:"required,omitempty"`
-	Approvals        []ApprovalVote `json:"approvals,omitempty"`
-	Author           string         `json:"author,omitempty"`
-	AuthorMayApprove bool           `json:"authorMayApprove,omitempty"`
-	MayApprove       string         `json:"mayApprove,omitempty"`
-	Policy           string         `json:"policy,omitempty"`
+	// Four eyes: the rule the plan waits under, and the approvals given
+	// so far.
+	ApprovalRule
+	Approvals []ApprovalVote `json:"approvals,omitempty"`
+}
+
+// ApprovalRule is how a plan is approved, fixed when it starts: Required
+// distinct approvals are needed (0 or 1: one, by anyone allowed); Author
+// started the plan and may approve it only when AuthorMayApprove;
+// MayApprove says who may approve; Policy says why the execution waits
+// when the request did not ask for approval (a four-eyes ApprovalPolicy).
+type ApprovalRule struct {
+	Required         int    `json:"required,omitempty"`
+	Author           string `json:"author,omitempty"`
+	AuthorMayApprove bool   `json:"authorMayApprove,omitempty"`
+	MayApprove       string `json:"mayApprove,omitempty"`
+	Policy           string `json:"policy,omitempty"`
 }

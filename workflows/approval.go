@@ -125,9 +125,7 @@ func planMoved(res contract.CheckPlanResult) error {
 // res.Approval. base is the stack's last execution when planning began.
 func awaitApproval(ctx workflow.Context, t *tracker, opts ExecOptions, in DryRunInput, res *DryRunResult, base string) error {
 	a := &approvalRun{in: in, opts: opts, plan: res.Summary, memo: &t.memo, state: model.Approval{
-		Status: model.ApprovalAwaiting, Base: base,
-		Required: in.Approval.Required, Author: in.Approval.Author, AuthorMayApprove: in.Approval.AuthorMayApprove,
-		MayApprove: in.Approval.MayApprove, Policy: in.Approval.Policy,
+		Status: model.ApprovalAwaiting, Base: base, ApprovalRule: in.Approval.ApprovalRule,
 	}}
 	res.Approval = &a.state
 	if len(res.Failures) > 0 || len(res.MissingEnvRefs) > 0 || len(res.MissingSecrets) > 0 {

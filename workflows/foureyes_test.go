@@ -114,8 +114,8 @@ func TestFourEyesApproval(t *testing.T) {
 			}
 			env.ExecuteWorkflow(DryRunWorkflow, DryRunInput{
 				Settings: Settings{ExecutionID: id}, StackID: "s1", SnapshotHash: "h1", Params: "ref1",
-				Approval: &contract.ApprovalSettings{Required: 2, Author: "alice", AuthorMayApprove: tt.author,
-					MayApprove: "principals with approver on stack s1", KeepSecrets: true},
+				Approval: &contract.ApprovalSettings{ApprovalRule: model.ApprovalRule{Required: 2, Author: "alice", AuthorMayApprove: tt.author,
+					MayApprove: "principals with approver on stack s1"}, KeepSecrets: true},
 			})
 			require.True(t, env.IsWorkflowCompleted())
 			require.NoError(t, env.GetWorkflowError())
