@@ -4,6 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
+
+	"go.temporal.io/sdk/activity"
 
 	"github.com/cairn-io/cairn/contract"
 	"github.com/cairn-io/cairn/model"
@@ -17,6 +20,14 @@ import (
 func (a *Activities) SettleParams(ctx context.Context, in contract.SettleParamsInput) error {
 	if in.Params == "" {
 		return nil
+	}
+	// The executions whose copies it empties are the plan's own and its
+	// checks' (Temporal names the plan), whatever the input says.
+	plan := activity.GetInfo(ctx).WorkflowExecution.ID
+	for _, id := range in.Executions {
+		if id != plan && !strings.HasPrefix(id, plan+".check-") {
+			return configError(fmt.Sprintf("execution %s is neither plan %s nor one of its checks", id, plan))
+		}
 	}
 	if in.Approved {
 		if !in.Keep {

@@ -33,21 +33,8 @@ func TestConsumeStartTakesTheWorkflowFromTemporal(t *testing.T) {
 	require.NoError(t, st.PutStartNonce(ctx, "nonce-1", "stack-a-dryrun-1"))
 	acts := activities.New(activities.Deps{Store: st})
 
-	// consume runs the activity in a workflow under id wfID, as a start's
-	// first step does.
 	consume := func(wfID, nonce string) error {
-		var s testsuite.WorkflowTestSuite
-		env := s.NewTestWorkflowEnvironment()
-		env.RegisterActivityWithOptions(acts.ConsumeStart, activity.RegisterOptions{Name: contract.ConsumeStartName})
-		env.RegisterWorkflowWithOptions(func(ctx workflow.Context) error {
-			ctx = workflow.WithActivityOptions(ctx, workflow.ActivityOptions{StartToCloseTimeout: time.Minute,
-				RetryPolicy: &temporal.RetryPolicy{MaximumAttempts: 1}})
-			return workflow.ExecuteActivity(ctx, contract.ConsumeStartName, contract.ConsumeStartInput{Nonce: nonce}).Get(ctx, nil)
-		}, workflow.RegisterOptions{Name: "start"})
-		env.SetStartWorkflowOptions(client.StartWorkflowOptions{ID: wfID})
-		env.ExecuteWorkflow("start")
-		require.True(t, env.IsWorkflowCompleted())
-		return env.GetWorkflowError()
+		return runInWorkflow(t, wfID, contract.ConsumeStartName, acts.ConsumeStart, contract.ConsumeStartInput{Nonce: nonce})
 	}
 	notIssued := func(t *testing.T, err error) {
 		t.Helper()
@@ -60,4 +47,23 @@ func TestConsumeStartTakesTheWorkflowFromTemporal(t *testing.T) {
 	require.NoError(t, consume("stack-a-dryrun-1", "nonce-1"), "the copy used up the nonce")
 	require.NoError(t, consume("stack-a-dryrun-1", "nonce-1"), "a retry of the same run")
 	notIssued(t, consume("stack-a-dryrun-3", ""))
+}
+
+// runInWorkflow runs activity fn, registered as name, with in as the one
+// step of a workflow under id wfID (so the activity's info names it), and
+// returns the workflow's error: the activity's, not retried.
+func runInWorkflow(t *testing.T, wfID, name string, fn, in any) error {
+	t.Helper()
+	var s testsuite.WorkflowTestSuite
+	env := s.NewTestWorkflowEnvironment()
+	env.RegisterActivityWithOptions(fn, activity.RegisterOptions{Name: name})
+	env.RegisterWorkflowWithOptions(func(ctx workflow.Context) error {
+		ctx = workflow.WithActivityOptions(ctx, workflow.ActivityOptions{StartToCloseTimeout: time.Minute,
+			RetryPolicy: &temporal.RetryPolicy{MaximumAttempts: 1}})
+		return workflow.ExecuteActivity(ctx, name, in).Get(ctx, nil)
+	}, workflow.RegisterOptions{Name: "run"})
+	env.SetStartWorkflowOptions(client.StartWorkflowOptions{ID: wfID})
+	env.ExecuteWorkflow("run")
+	require.True(t, env.IsWorkflowCompleted())
+	return env.GetWorkflowError()
 }
