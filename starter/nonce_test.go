@@ -39,7 +39,7 @@ func recordedInput(t *testing.T, c client.Client, wfID, runID string) *commonpb.
 // on Temporal by someone holding access to it (no codec key needed: the
 // payload goes as it is), finds its start nonce consumed and ends failed
 // before its first step: the apply's command does not run again, the
-// dry-run's package is not read again. (Under another id the copy is
+// destroy removes nothing again, the dry-run's package is not read again. (Under another id the copy is
 // refused before, by the workflows' check of their ids.)
 func TestACopiedSealedStartRunsNothing(t *testing.T) {
 	r := newTrustRig(t, true)
@@ -58,6 +58,13 @@ func TestACopiedSealedStartRunsNothing(t *testing.T) {
 				return r.starter.StartApply(ctx, starter.StackRun{StackID: s.ID, URLs: s.URLs})
 			},
 			typ: "ApplyWorkflow",
+		},
+		{
+			name: "destroy under its own id, once it ended",
+			start: func() (*starter.Execution, error) {
+				return r.starter.StartDestroy(ctx, starter.StackRun{StackID: s.ID})
+			},
+			typ: "DestroyWorkflow",
 		},
 		{
 			name: "dry-run, once it ended",
