@@ -1,6 +1,7 @@
 package testenv
 
 import (
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -85,7 +86,10 @@ func StartUserSystemd(t testing.TB) UserSystemd {
 	socket := filepath.Join(run, "systemd", "private")
 	deadline := time.Now().Add(60 * time.Second)
 	for {
-		if fi, err := os.Stat(socket); err == nil && fi.Mode()&os.ModeSocket != 0 {
+		// Listening, not only bound: the socket's file appears before the
+		// manager accepts on it (a connect then is refused).
+		if c, err := net.Dial("unix", socket); err == nil {
+			_ = c.Close()
 			break
 		}
 		select {
