@@ -26,6 +26,11 @@ type LocalNodes struct {
 	o       Options
 	dataDir string
 
+	// syncMu makes Syncs one at a time: each reads the clusters and
+	// reconciles the workers under it, so a Sync that read the store
+	// earlier never undoes one that read it later.
+	syncMu sync.Mutex
+
 	mu      sync.Mutex
 	running map[string]sdkworker.Worker                 // task queue → worker
 	builds  map[string]func() (sdkworker.Worker, error) // task queue → how to build its worker
@@ -44,11 +49,15 @@ func (l *LocalNodes) NodeRoot(cluster, node string) string {
 }
 
 // Sync starts a worker for each local node not yet served and stops those
-// of nodes that are gone or no longer local.
+// of nodes that are gone or no longer local. Syncs run one at a time (a
+// periodic one and one after a cluster was created, say): one that read
+// the clusters before another stopped nothing the other started.
 func (l *LocalNodes) Sync(ctx context.Context) error {
 	if l.d.Store == nil {
 		return errors.New("local nodes: a store is required")
 	}
+	l.syncMu.Lock()
+	defer l.syncMu.Unlock()
 	clusters, err := l.d.Store.ListClusters(ctx)
 	if err != nil {
 		return fmt.Errorf("local nodes: %w", err)
@@ -131,6 +140,13 @@ func (l *LocalNodes) restart(queue string) {
 	}
 	l.running[queue] = nw
 	l.boots[queue]++
+}
+
+// Serving reports whether a worker serves the task queue now.
+func (l *LocalNodes) Serving(queue string) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.running[queue] != nil
 }
 
 // Boots reports how many times the worker of a queue has started: a
