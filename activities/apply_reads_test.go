@@ -17,7 +17,6 @@ import (
 	"github.com/cairn-io/cairn/model"
 	"github.com/cairn-io/cairn/prepare"
 	"github.com/cairn-io/cairn/providers"
-	"github.com/cairn-io/cairn/store"
 )
 
 // countingFile is the file provider counting its reads.
@@ -43,9 +42,7 @@ func (c countingFile) RestoreSpec(before providers.State) (model.Spec, error) {
 // when it plans, and applies against that read: creates, an update and
 // unchanged files alike.
 func TestApplyBatchReadsEachFileOnce(t *testing.T) {
-	st, err := store.Open(context.Background(), "sqlite://"+filepath.Join(t.TempDir(), "cairn.db"))
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = st.Close() })
+	st := openStore(t)
 	var reads atomic.Int32
 	reg := providers.NewRegistry(kinds.Builtin())
 	for _, p := range providers.LocalProviders() {

@@ -2,7 +2,6 @@ package activities_test
 
 import (
 	"context"
-	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -11,7 +10,6 @@ import (
 	"github.com/cairn-io/cairn/activities"
 	"github.com/cairn-io/cairn/contract"
 	"github.com/cairn-io/cairn/model"
-	"github.com/cairn-io/cairn/store"
 )
 
 // TestDriftRepairHeldByTheStacksPolicy: a stack whose drift checks repair
@@ -19,9 +17,7 @@ import (
 // approved, and not otherwise.
 func TestDriftRepairHeldByTheStacksPolicy(t *testing.T) {
 	ctx := context.Background()
-	st, err := store.Open(ctx, "sqlite://"+filepath.Join(t.TempDir(), "cairn.db"))
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = st.Close() })
+	st := openStore(t)
 	stack := &model.Stack{Name: "web"}
 	require.NoError(t, st.CreateStack(ctx, stack))
 	require.NoError(t, st.PutDriftSettings(ctx, stack.ID, true, false))

@@ -18,7 +18,6 @@ import (
 	"github.com/cairn-io/cairn/model"
 	"github.com/cairn-io/cairn/prepare"
 	"github.com/cairn-io/cairn/providers"
-	"github.com/cairn-io/cairn/store"
 )
 
 // serviceDocs: two config files notify a systemd service (nginx's shape:
@@ -70,9 +69,7 @@ func TestConfigFileNotifiesServiceOnRealSystemd(t *testing.T) {
 	starts := filepath.Join(sd.Dir, "starts")
 	unit := "[Service]\nExecStartPre=/bin/sh -c 'echo started >> " + starts + "'\nExecStart=/bin/sleep 100000\n[Install]\nWantedBy=default.target\n"
 	require.NoError(t, os.WriteFile(filepath.Join(sd.UnitDir, "cairn-web.service"), []byte(unit), 0o644))
-	st, err := store.Open(context.Background(), "sqlite://"+filepath.Join(t.TempDir(), "cairn.db"))
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = st.Close() })
+	st := openStore(t)
 	reg := providers.NewRegistry(kinds.Builtin())
 	for _, p := range providers.LocalProviders() {
 		reg.Register(p)
@@ -121,7 +118,7 @@ func TestConfigFileNotifiesServiceOnRealSystemd(t *testing.T) {
 	assert.Equal(t, model.OutcomeUpdated, got["service/web"].Outcome, got["service/web"].Error)
 	assert.False(t, got["service/web"].Refreshed, "the start is its refresh")
 	assert.Equal(t, 1, startCount(), "started once")
-	_, err = os.Lstat(filepath.Join(sd.UnitDir, "default.target.wants", "cairn-web.service"))
+	_, err := os.Lstat(filepath.Join(sd.UnitDir, "default.target.wants", "cairn-web.service"))
 	assert.NoError(t, err, "enabled")
 	assert.Equal(t, model.OutcomeCreated, got["unix_group/web"].Outcome, got["unix_group/web"].Error)
 	assert.Equal(t, model.OutcomeCreated, got["user/web"].Outcome, got["user/web"].Error)

@@ -2,7 +2,6 @@ package activities_test
 
 import (
 	"context"
-	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -10,7 +9,6 @@ import (
 
 	"github.com/cairn-io/cairn/activities"
 	"github.com/cairn-io/cairn/contract"
-	"github.com/cairn-io/cairn/store"
 )
 
 // TestSettleParamsEmptiesOnlyThePlansOwn: a plan that ends without
@@ -19,9 +17,7 @@ import (
 // and left as it was, whatever the input says.
 func TestSettleParamsEmptiesOnlyThePlansOwn(t *testing.T) {
 	ctx := context.Background()
-	st, err := store.Open(ctx, "sqlite://"+filepath.Join(t.TempDir(), "cairn.db"))
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = st.Close() })
+	st := openStore(t)
 	acts := activities.New(activities.Deps{Store: st})
 	const plan = "dryrun-s1-0f8c7c9e-0000-4000-8000-000000000001"
 	secret := []byte(`{"secrets":{"db":"hunter2"}}`)
@@ -38,7 +34,7 @@ func TestSettleParamsEmptiesOnlyThePlansOwn(t *testing.T) {
 			contract.SettleParamsInput{StackID: "s1", Params: "ref1", Executions: executions})
 	}
 
-	err = settle(plan, "stack-s2.run-9")
+	err := settle(plan, "stack-s2.run-9")
 	require.Error(t, err, "another execution's parameters were emptied")
 	assert.Contains(t, err.Error(), "is neither plan")
 	assert.Equal(t, string(secret), params("stack-s2.run-9"))

@@ -27,9 +27,7 @@ import (
 // without a nonce is refused on a store no earlier release used.
 func TestConsumeStartTakesTheWorkflowFromTemporal(t *testing.T) {
 	ctx := context.Background()
-	st, err := store.Open(ctx, "sqlite://"+filepath.Join(t.TempDir(), "cairn.db"))
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = st.Close() })
+	st := openStore(t)
 	require.NoError(t, st.PutStartNonce(ctx, "nonce-1", "stack-a-dryrun-1"))
 	acts := activities.New(activities.Deps{Store: st})
 
@@ -66,4 +64,13 @@ func runInWorkflow(t *testing.T, wfID, name string, fn, in any) error {
 	env.ExecuteWorkflow("run")
 	require.True(t, env.IsWorkflowCompleted())
 	return env.GetWorkflowError()
+}
+
+// openStore is a fresh SQLite store, closed when the test ends.
+func openStore(t *testing.T) store.Store {
+	t.Helper()
+	st, err := store.Open(context.Background(), "sqlite://"+filepath.Join(t.TempDir(), "cairn.db"))
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = st.Close() })
+	return st
 }
