@@ -1,11 +1,9 @@
 package workflows
 
 import (
-	"errors"
 	"fmt"
 	"time"
 
-	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/cairn-io/cairn/contract"
@@ -26,11 +24,10 @@ func vouchAct(ctx workflow.Context, queue, nonce, act string) (string, error) {
 	}
 	var res contract.ConsumeActResult
 	err := workflow.ExecuteActivity(actx, contract.ConsumeActName, in).Get(ctx, &res)
+	if refused, ok := refusal(err, contract.ActNotIssuedType); ok {
+		return "", refused
+	}
 	if err != nil {
-		var app *temporal.ApplicationError
-		if errors.As(err, &app) && app.Type() == contract.ActNotIssuedType {
-			return "", temporal.NewNonRetryableApplicationError(app.Error(), contract.ActNotIssuedType, nil)
-		}
 		return "", fmt.Errorf("check who asked to %s: %w", act, err)
 	}
 	return res.By, nil

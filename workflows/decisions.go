@@ -45,31 +45,39 @@ func (e *Executor) ValidateDecision(req model.DecisionRequest) error {
 	return nil
 }
 
-// Decide is the decision Update handler: it queues the decision for the run
-// loop and returns once the loop applied it to every unit it names, in one
-// pass of the loop. check, when set, says whether the decision may be
-// applied (who asked, see vouchAct); the decision takes its targets and
-// its place in the queue before, so decisions sent together apply in the
-// order they came, and leaves both when check refuses it.
-func (e *Executor) Decide(ctx workflow.Context, req model.DecisionRequest, check func(workflow.Context) error) (model.DecisionResult, error) {
+// decisionNonceChange versions the decision's nonce: decisions recorded
+// before it consumed none.
+const decisionNonceChange = "decision-nonce"
+
+// Decide is the decision Update handler: it checks who asked against the
+// nonce the starter recorded for the decision (vouchAct; runs recorded
+// before decisionNonceChange take the payload's By), queues the decision
+// for the run loop and returns once the loop applied it to every unit it
+// names, in one pass of the loop, with the principal who decided. The
+// decision takes its targets and its place in the queue before the check,
+// so decisions sent together apply in the order they came, and leaves
+// both when the check refuses it.
+func (e *Executor) Decide(ctx workflow.Context, req model.DecisionRequest) (model.DecisionResult, string, error) {
+	check := workflow.GetVersion(ctx, decisionNonceChange, workflow.DefaultVersion, 1) != workflow.DefaultVersion
 	targets, err := e.decisionTargets(req)
 	if err != nil {
-		return model.DecisionResult{}, err
+		return model.DecisionResult{}, "", err
 	}
-	d := &pendingDecision{req: req, targets: targets, checking: check != nil}
+	d := &pendingDecision{req: req, targets: targets, checking: check}
 	for _, i := range targets {
 		d.steps = append(d.steps, e.waitingStep(i))
 	}
 	e.decisions = append(e.decisions, d)
-	if check != nil {
-		if err := check(ctx); err != nil {
+	by := req.By
+	if check {
+		if by, err = vouchAct(ctx, e.opts.ControlQueue, req.Nonce, contract.ActDecide); err != nil {
 			e.decisions = slices.DeleteFunc(e.decisions, func(p *pendingDecision) bool { return p == d })
-			return model.DecisionResult{}, err
+			return model.DecisionResult{}, "", err
 		}
 		d.checking = false
 	}
 	if err := workflow.Await(ctx, func() bool { return d.applied }); err != nil {
-		return model.DecisionResult{}, err
+		return model.DecisionResult{}, "", err
 	}
 	res := model.DecisionResult{Action: req.Action, Steps: d.steps}
 	if len(d.steps) == 1 {
@@ -80,28 +88,7 @@ func (e *Executor) Decide(ctx workflow.Context, req model.DecisionRequest, check
 	} else {
 		res.Scope = model.DecisionScopeSteps
 	}
-	return res, nil
-}
-
-// decisionNonceChange versions the decision's nonce: decisions recorded
-// before it consumed none.
-const decisionNonceChange = "decision-nonce"
-
-// decideChecked is Decide with who asked checked against the nonce the
-// starter recorded for the decision (vouchAct), in runs that record
-// decisionNonceChange; it returns that principal (the payload's By in
-// runs recorded before).
-func (e *Executor) decideChecked(ctx workflow.Context, req model.DecisionRequest) (model.DecisionResult, string, error) {
-	by := req.By
-	var check func(workflow.Context) error
-	if workflow.GetVersion(ctx, decisionNonceChange, workflow.DefaultVersion, 1) != workflow.DefaultVersion {
-		check = func(ctx workflow.Context) (err error) {
-			by, err = vouchAct(ctx, e.opts.ControlQueue, req.Nonce, contract.ActDecide)
-			return err
-		}
-	}
-	res, err := e.Decide(ctx, req, check)
-	return res, by, err
+	return res, by, nil
 }
 
 // waitingStep names the step waiting unit i waits on: its first failed

@@ -165,7 +165,7 @@ func (e *Executor) Register(ctx workflow.Context) error {
 	}
 	return workflow.SetUpdateHandlerWithOptions(ctx, DecisionUpdate,
 		func(ctx workflow.Context, req model.DecisionRequest) (model.DecisionResult, error) {
-			res, _, err := e.decideChecked(ctx, req)
+			res, _, err := e.Decide(ctx, req)
 			return res, err
 		},
 		workflow.UpdateHandlerOptions{Validator: e.ValidateDecision},

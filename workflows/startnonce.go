@@ -40,15 +40,25 @@ func consumeStart(ctx workflow.Context, s Settings, stackID string) error {
 	err := workflow.ExecuteActivity(actx, contract.ConsumeStartName, contract.ConsumeStartInput{
 		Nonce: s.Nonce,
 	}).Get(ctx, nil)
-	if startNotIssued(err) {
-		var app *temporal.ApplicationError
-		errors.As(err, &app)
-		return temporal.NewNonRetryableApplicationError(app.Error(), contract.StartNotIssuedType, nil)
+	if refused, ok := refusal(err, contract.StartNotIssuedType); ok {
+		return refused
 	}
 	if err != nil {
 		return fmt.Errorf("consume the start nonce: %w", err)
 	}
 	return nil
+}
+
+// refusal is the workflow's own failure of type typ when err is an
+// activity's refusal of that type (a nonce not issued), so the workflow
+// or Update fails with the refusal's type and message rather than as a
+// failed activity; ok is false for any other err.
+func refusal(err error, typ string) (refused error, ok bool) {
+	var app *temporal.ApplicationError
+	if !errors.As(err, &app) || app.Type() != typ {
+		return nil, false
+	}
+	return temporal.NewNonRetryableApplicationError(app.Error(), typ, nil), true
 }
 
 // startNotIssued says err ended a run whose start nonce was not issued:

@@ -35,7 +35,7 @@ func newTracker(ctx workflow.Context, execID string) (*tracker, error) {
 	}
 	err := workflow.SetUpdateHandlerWithOptions(ctx, DecisionUpdate,
 		func(ctx workflow.Context, req model.DecisionRequest) (model.DecisionResult, error) {
-			res, by, err := t.ex.decideChecked(ctx, req)
+			res, by, err := t.ex.Decide(ctx, req)
 			if err == nil {
 				t.memo.add(ctx, MemoEntry{Action: string(req.Action), By: by, Steps: res.Steps})
 			}
