@@ -118,12 +118,12 @@ meta: {timeout: 30s}
 		require.NoError(t, err, "outputs of %s: %v", id, err)
 	}
 
-	// A single step keeps its own fsyncs: the temporary file and the
-	// directory, during the write.
+	// A single step keeps its own fsyncs: the new file (made unnamed,
+	// synced before it is linked in) and the directory, during the write.
 	var one syncRecorder
 	_, err = f.acts.ApplyStep(one.ctx(t, f.st, execID, nil), contract.UnitInput{ExecutionID: execID, Unit: *single})
 	require.NoError(t, err)
 	slices.Sort(one.paths)
-	wantOne := []string{dir, filepath.Join(dir, ".alone.cairn-tmp")}
+	wantOne := []string{dir, filepath.Join(dir, "alone")}
 	require.True(t, slices.Equal(one.paths, wantOne), "single step synced %v, want %v", one.paths, wantOne)
 }

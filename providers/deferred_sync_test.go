@@ -2,6 +2,7 @@ package providers
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -67,11 +68,11 @@ func TestFileSyncsAtOnceOrDeferred(t *testing.T) {
 				require.Equal(t, name, string(got), "%s holds %q, %v", name, got, err)
 			}
 			if !tt.deferred {
-				// Each write syncs its temporary file before the rename
-				// and the directory after it.
+				// Each create syncs its file, made unnamed, before it is
+				// linked in, and the directory after it.
 				var want []string
 				for _, name := range tt.files {
-					want = append(want, tempPath(filepath.Join(dir, name)), dir)
+					want = append(want, filepath.Join(dir, name), dir)
 				}
 				slices.Sort(want)
 				got := log.take()
@@ -128,4 +129,40 @@ func TestDeferredSyncSkipsWhatIsGone(t *testing.T) {
 	require.NoError(t, pending.Sync(log.observe(ctx)), "sync after the file was removed")
 	got := log.take()
 	require.True(t, slices.Equal(got, []string{node.Root}), "synced %v", got)
+}
+
+// TestDeferredSyncSyncsAFilesystemOfManyFilesOnce checks that a unit's
+// many files on one filesystem are made durable by one sync of that
+// filesystem, while the few on another are still synced one by one.
+func TestDeferredSyncSyncsAFilesystemOfManyFilesOnce(t *testing.T) {
+	r := localRegistry(t)
+	many := localNode(t)
+	require.NoError(t, os.Mkdir(filepath.Join(many.Root, "d"), 0o755))
+	// /dev/shm is a filesystem of its own (tmpfs), beside the test's
+	// temporary directory.
+	shm, err := os.MkdirTemp("/dev/shm", "cairn-sync-")
+	require.NoError(t, err, "a directory on a second filesystem")
+	t.Cleanup(func() { _ = os.RemoveAll(shm) })
+	few := Node{Name: "shm", Root: shm}
+	pending := NewDeferredSync()
+	ctx := WithDeferredSync(context.Background(), pending)
+	converge := func(node Node, path string) {
+		ch, err := r.Converge(ctx, Request{Kind: "file", Name: path, Node: node, Spec: model.Spec{"path": path, "content": path}})
+		require.NoError(t, err, "converge %s: %v %+v", path, err, ch)
+		require.Equal(t, model.OutcomeCreated, ch.Outcome, "converge %s: %+v", path, ch)
+	}
+	for i := range syncfsAtLeast + 8 {
+		converge(many, fmt.Sprintf("/d/f%03d", i))
+	}
+	converge(few, "/a")
+	converge(few, "/b")
+
+	var log syncLog
+	require.NoError(t, pending.Sync(log.observe(ctx)))
+	got := log.take()
+	want := []string{filepath.Join(many.Root, "d"), shm, filepath.Join(shm, "a"), filepath.Join(shm, "b")}
+	slices.Sort(want)
+	require.True(t, slices.Equal(got, want), "synced %v, want the first filesystem once (through %s) and the second's files and directory each: %v", got, want[0], want)
+	f, d := pending.Pending()
+	require.Zero(t, f+d, "pending %d files, %d dirs after Sync", f, d)
 }

@@ -26,7 +26,8 @@ import (
 // the same directory is written, synced and renamed over the target, so a
 // reader sees the old bytes or the new ones, and an apply cut off half-way
 // leaves the target untouched (the next apply replaces the stale temporary
-// file). The parent directory must exist: creating it is the job of a
+// file). A new file is made unnamed and linked in once written
+// (createUnnamed): the name shows all of it or nothing. The parent directory must exist: creating it is the job of a
 // directory resource, which the file depends on through an auto-edge.
 type fileProvider struct{}
 
@@ -360,11 +361,18 @@ func tempPath(target string) string {
 }
 
 // writeAtomic replaces loc's target with data and mode: temporary file in
-// the same directory, fsync, rename, fsync of the directory. The previous
+// the same directory, fsync, rename, fsync of the directory. A target
+// that was not there is created unnamed and linked in (createUnnamed) when
+// the system allows. The previous
 // owner is kept when the worker may set it. Under a DeferredSync the two
 // fsyncs are left to it: the file and directory are recorded instead, and
 // the data reaches the disk when the DeferredSync is synced.
 func writeAtomic(ctx context.Context, loc fileLocation, data []byte, mode uint32, existed bool) (err error) {
+	if !existed {
+		if made, err := createUnnamed(ctx, loc, data, mode); made || err != nil {
+			return err
+		}
+	}
 	dir := filepath.Dir(loc.target)
 	tmp := tempPath(loc.target)
 	// The temporary file is written through its bare descriptor: an

@@ -122,3 +122,28 @@ func TestFileWriteSetsSpecialModeBits(t *testing.T) {
 		})
 	}
 }
+
+// TestCreateFindsItsNameTaken checks a create whose target appeared after
+// it was read as absent: a symlink planted at the name is replaced, never
+// followed, and the new bytes land at the name itself.
+func TestCreateFindsItsNameTaken(t *testing.T) {
+	dir := t.TempDir()
+	outside := filepath.Join(t.TempDir(), "secret")
+	mustWrite(t, outside, []byte("keep"), 0o600)
+	target := filepath.Join(dir, "f")
+	require.NoError(t, os.Symlink(outside, target))
+
+	loc := fileLocation{id: target, host: target, target: target, absent: true}
+	require.NoError(t, writeAtomic(context.Background(), loc, []byte("new"), 0o640, false))
+
+	fi, err := os.Lstat(target)
+	require.NoError(t, err)
+	require.True(t, fi.Mode().IsRegular(), "%s is %s, want a regular file", target, fi.Mode())
+	require.Equal(t, fs.FileMode(0o640), fi.Mode().Perm(), "mode %s", fi.Mode())
+	got, _ := os.ReadFile(target)
+	require.Equal(t, "new", string(got))
+	kept, _ := os.ReadFile(outside)
+	require.Equal(t, "keep", string(kept), "the symlink was followed")
+	_, err = os.Lstat(tempPath(target))
+	require.ErrorIs(t, err, fs.ErrNotExist, "temporary file left behind: %v", err)
+}

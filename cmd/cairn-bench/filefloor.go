@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"sync"
-	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // File floor: what this disk takes to create a file shape's files durably
@@ -24,10 +26,11 @@ const (
 )
 
 // fileFloor creates fs's files under dir (their names, contents and mode
-// 0644) the way the file provider creates a file: a temporary file beside
-// it (O_EXCL), write, chmod, close, rename; the files and their directory
-// synced once per batch. It returns the time the creates and syncs took;
-// the caller removes dir.
+// 0644) the way the file provider creates a new file: made unnamed in
+// the directory (O_TMPFILE), written, chmod, linked in under its name (a
+// temporary file and rename where the system has no O_TMPFILE); the
+// batch's filesystem synced once, as a unit of that many files is. It
+// returns the time the creates and syncs took; the caller removes dir.
 func fileFloor(ctx context.Context, dir string, fs *fileSet) (time.Duration, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return 0, err
@@ -67,37 +70,46 @@ func fileFloor(ctx context.Context, dir string, fs *fileSet) (time.Duration, err
 	return d, nil
 }
 
-// createBatch creates a batch of files in dir, then syncs them and dir.
+// createBatch creates a batch of files in dir, then syncs dir's
+// filesystem.
 func createBatch(dir string, files []fileRes) error {
-	paths := make([]string, len(files))
-	for i, f := range files {
-		paths[i] = filepath.Join(dir, f.name)
-		tmp := filepath.Join(dir, "."+f.name+".tmp")
-		fd, err := syscall.Open(tmp, syscall.O_WRONLY|syscall.O_CREAT|syscall.O_EXCL|syscall.O_CLOEXEC, 0o600)
-		if err != nil {
-			return fmt.Errorf("create %s: %w", tmp, err)
-		}
-		_, werr := syscall.Write(fd, []byte(f.content))
-		cerr := syscall.Fchmod(fd, 0o644)
-		if err := errors.Join(werr, cerr, syscall.Close(fd)); err != nil {
-			return fmt.Errorf("write %s: %w", tmp, err)
-		}
-		if err := os.Rename(tmp, paths[i]); err != nil {
+	for _, f := range files {
+		if err := createFile(dir, f); err != nil {
 			return err
 		}
 	}
-	for _, p := range append(paths, dir) {
-		f, err := os.Open(p)
-		if err != nil {
-			return err
+	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(fd)
+	if err := unix.Syncfs(fd); err != nil {
+		return fmt.Errorf("sync the filesystem of %s: %w", dir, err)
+	}
+	return nil
+}
+
+// createFile creates one file of the floor in dir.
+func createFile(dir string, f fileRes) error {
+	path := filepath.Join(dir, f.name)
+	fd, err := unix.Open(dir, unix.O_WRONLY|unix.O_TMPFILE|unix.O_CLOEXEC, 0o600)
+	unnamed := err == nil
+	tmp := filepath.Join(dir, "."+f.name+".tmp")
+	if !unnamed {
+		if fd, err = unix.Open(tmp, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_CLOEXEC, 0o600); err != nil {
+			return fmt.Errorf("create %s: %w", tmp, err)
 		}
-		err = f.Sync()
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-		if err != nil {
-			return fmt.Errorf("sync %s: %w", p, err)
-		}
+	}
+	_, werr := unix.Write(fd, []byte(f.content))
+	cerr := unix.Fchmod(fd, 0o644)
+	if unnamed && werr == nil && cerr == nil {
+		err = unix.Linkat(unix.AT_FDCWD, "/proc/self/fd/"+strconv.Itoa(fd), unix.AT_FDCWD, path, unix.AT_SYMLINK_FOLLOW)
+	}
+	if err := errors.Join(werr, cerr, err, unix.Close(fd)); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if !unnamed {
+		return os.Rename(tmp, path)
 	}
 	return nil
 }
