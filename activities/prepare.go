@@ -24,7 +24,7 @@ func (a *Activities) Prepare(ctx context.Context, in contract.PrepareInput) (*co
 	}
 	t0 := time.Now()
 	p, err := prepare.Package(ctx, a.d.Store, a.snapshots, prepare.PackageRun{
-		Mode: in.Mode, StackID: in.StackID, ClusterID: in.ClusterID, SnapshotHash: in.SnapshotHash, BatchSize: in.BatchSize,
+		Mode: in.Mode, StackID: in.StackID, ClusterID: in.ClusterID, SnapshotHash: in.SnapshotHash, BatchSize: in.BatchSize, Parallelism: in.Parallelism,
 		Only: in.Only,
 	}, a.log)
 	if err != nil {

@@ -190,11 +190,14 @@ type PrepareInput struct {
 	StackID      string `json:"stackId,omitempty"`
 	SnapshotHash string `json:"snapshotHash,omitempty"`
 	ClusterID    string `json:"clusterId,omitempty"`
-	// BatchSize is the most steps one batch unit holds (0 = default 100,
-	// 1 = no batching). ShardUnits is the most units one workflow runs
-	// before the plan is split into child workflows (0 = default 2000).
-	BatchSize  int `json:"batchSize,omitempty"`
-	ShardUnits int `json:"shardUnits,omitempty"`
+	// BatchSize is the most steps one batch unit holds (0 = sized by the
+	// plan's steps and Parallelism, see planner.UnitSize; 1 = no
+	// batching). ShardUnits is the most units one workflow runs before
+	// the plan is split into child workflows (0 = default 2000).
+	// Parallelism is the units the execution runs at once (0 = default).
+	BatchSize   int `json:"batchSize,omitempty"`
+	ShardUnits  int `json:"shardUnits,omitempty"`
+	Parallelism int `json:"parallelism,omitempty"`
 	// Params names the execution's parameters in the store (see
 	// ParamsExecution): the workflow carries the name, never the values.
 	Params string `json:"params,omitempty"`

@@ -15,7 +15,32 @@ const (
 	// DefaultShardUnits is the most units one workflow runs before the
 	// plan is split into child workflows.
 	DefaultShardUnits = 2000
+	// RoundsPerSlot and MaxAutoUnitSize shape UnitSize's units.
+	RoundsPerSlot   = 25
+	MaxAutoUnitSize = 1000
 )
+
+// UnitSize is the unit size of a plan of steps run parallelism units at
+// a time when none is asked for (asked 0): DefaultUnitSize, until the
+// plan would take each of its parallel slots through more than
+// RoundsPerSlot units; above, units grow so that it takes about that
+// many, up to MaxAutoUnitSize. Each unit costs a round trip through
+// Temporal (its activity's completion, the workflow's decision, the next
+// dispatch: tens of milliseconds on a busy control plane, whatever the
+// unit holds), so 100,000 files at 10 at a time go in 250 units of 400
+// rather than 1,000 of 100. Progress is reported per unit, so a larger
+// one reports less often; and a plan of at most 25,000 steps at the
+// default parallelism keeps the default. An asked size is kept.
+func UnitSize(asked, steps, parallelism int) int {
+	if asked > 0 {
+		return asked
+	}
+	if parallelism <= 0 {
+		parallelism = contract.DefaultParallelism
+	}
+	slots := parallelism * RoundsPerSlot
+	return min(max(DefaultUnitSize, (steps+slots-1)/slots), MaxAutoUnitSize)
+}
 
 // Plan is an execution's steps ordered and grouped: Units[i] runs the
 // steps Members[i], listed so each comes after its dependencies in the

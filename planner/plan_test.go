@@ -274,3 +274,24 @@ func TestPlanRandomDAGs(t *testing.T) {
 		plan(t, steps, 1+r.IntN(20))
 	}
 }
+
+func TestUnitSize(t *testing.T) {
+	tests := []struct {
+		name                            string
+		asked, steps, parallelism, want int
+	}{
+		{"small plan", 0, 1000, 10, DefaultUnitSize},
+		{"25 rounds of default units", 0, 25000, 10, DefaultUnitSize},
+		{"100,000 steps at 10", 0, 100000, 10, 400},
+		{"rounded up", 0, 100001, 10, 401},
+		{"default parallelism", 0, 100000, 0, 400},
+		{"wide parallelism keeps the default", 0, 100000, 100, DefaultUnitSize},
+		{"capped", 0, 10000000, 10, MaxAutoUnitSize},
+		{"asked", 7, 100000, 10, 7},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			require.Equal(t, tt.want, UnitSize(tt.asked, tt.steps, tt.parallelism))
+		})
+	}
+}

@@ -2,7 +2,9 @@ package prepare_test
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -128,4 +130,43 @@ func TestSnapshotsKeepParsedPackages(t *testing.T) {
 
 	_, err = prepare.NewSnapshots(st, nil).Load(ctx, hash, nil)
 	assert.True(t, prepare.IsPackageError(err), "no loader: %v", err)
+}
+
+// A package larger than its parallel slots take in planner.RoundsPerSlot
+// rounds of default units is planned in larger units; one asked for a
+// size keeps it.
+func TestPackageSizesUnitsForItsParallelism(t *testing.T) {
+	st := newPlanStore(t)
+	var docs strings.Builder
+	const n = 6000
+	for i := range n {
+		fmt.Fprintf(&docs, "---\napiVersion: cairn/v1\nkind: File\nmetadata: {name: f%d}\nspec: {path: /tmp/f%d, content: x}\n", i, i)
+	}
+	hash := putPackageSnapshot(t, st, docs.String())
+	largest := func(p *prepare.PackagePlan) int {
+		m := 0
+		for _, u := range p.Units {
+			m = max(m, u.Count)
+		}
+		return m
+	}
+	tests := []struct {
+		name                   string
+		parallelism, batchSize int
+		units, largest         int
+	}{
+		{"default parallelism: default units", 0, 0, 60, 100},
+		{"one at a time: 25 rounds of 240", 1, 0, 25, 240},
+		{"two at a time: 50 rounds of 120", 2, 0, 50, 120},
+		{"an asked size is kept", 1, 50, 120, 50},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p, err := planPackage(t, st, prepare.PackageRun{Mode: contract.ModeApply, SnapshotHash: hash, Parallelism: tt.parallelism, BatchSize: tt.batchSize})
+			require.NoError(t, err)
+			assert.Equal(t, n, p.Steps)
+			assert.Len(t, p.Units, tt.units)
+			assert.Equal(t, tt.largest, largest(p))
+		})
+	}
 }

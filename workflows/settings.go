@@ -44,7 +44,8 @@ func (s Settings) prepareInput(execID string, mode contract.Mode, stackID, snaps
 	return contract.PrepareInput{
 		ExecutionID: execID, Mode: mode, StackID: stackID,
 		SnapshotHash: snapshotHash, ClusterID: s.ClusterID, BatchSize: s.BatchSize, ShardUnits: s.ShardUnits,
-		Params: params, Only: s.Only,
+		Parallelism: s.Parallelism,
+		Params:      params, Only: s.Only,
 	}
 }
 
