@@ -191,8 +191,8 @@ type PrepareInput struct {
 	SnapshotHash string `json:"snapshotHash,omitempty"`
 	ClusterID    string `json:"clusterId,omitempty"`
 	// BatchSize is the most steps one batch unit holds (0 = sized by the
-	// plan's steps and Parallelism, see planner.UnitSize; 1 = no
-	// batching). ShardUnits is the most units one workflow runs before
+	// mode, the plan's steps and Parallelism, see planner.UnitSize; 1 =
+	// no batching). ShardUnits is the most units one workflow runs before
 	// the plan is split into child workflows (0 = default 2000).
 	// Parallelism is the units the execution runs at once (0 = default).
 	BatchSize   int `json:"batchSize,omitempty"`

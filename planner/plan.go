@@ -20,20 +20,26 @@ const (
 	MaxAutoUnitSize = 1000
 )
 
-// UnitSize is the unit size of a plan of steps run parallelism units at
-// a time when none is asked for (asked 0): DefaultUnitSize, until the
-// plan would take each of its parallel slots through more than
-// RoundsPerSlot units; above, units grow so that it takes about that
-// many, up to MaxAutoUnitSize. Each unit costs a round trip through
-// Temporal (its activity's completion, the workflow's decision, the next
-// dispatch: tens of milliseconds on a busy control plane, whatever the
-// unit holds), so 100,000 files at 10 at a time go in 250 units of 400
-// rather than 1,000 of 100. Progress is reported per unit, so a larger
-// one reports less often; and a plan of at most 25,000 steps at the
-// default parallelism keeps the default. An asked size is kept.
-func UnitSize(asked, steps, parallelism int) int {
+// UnitSize is the unit size of a plan of steps in mode, run parallelism
+// units at a time, when none is asked for (asked 0): DefaultUnitSize,
+// except that a dry-run that would take each of its parallel slots
+// through more than RoundsPerSlot units gets units large enough to take
+// about that many, up to MaxAutoUnitSize. Each unit costs a round trip
+// through Temporal (its activity's completion, the workflow's decision,
+// the next dispatch: tens of milliseconds on a busy control plane,
+// whatever the unit holds), and a dry-run's steps only read, so that
+// round trip is most of a unit's time: a dry-run of 100,000 files at 10
+// at a time runs 250 units of 400 rather than 1,000 of 100. An apply
+// keeps units of 100: its steps' writes share the machine, and larger
+// units made the same create no faster, its time less even (measured in
+// docs/performance.md). Progress is reported per unit, so a larger one
+// reports less often. An asked size is kept.
+func UnitSize(asked int, mode contract.Mode, steps, parallelism int) int {
 	if asked > 0 {
 		return asked
+	}
+	if mode != contract.ModeDryRun {
+		return DefaultUnitSize
 	}
 	if parallelism <= 0 {
 		parallelism = contract.DefaultParallelism

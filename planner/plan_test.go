@@ -276,22 +276,27 @@ func TestPlanRandomDAGs(t *testing.T) {
 }
 
 func TestUnitSize(t *testing.T) {
+	dry, apply := contract.ModeDryRun, contract.ModeApply
 	tests := []struct {
-		name                            string
-		asked, steps, parallelism, want int
+		name                     string
+		asked                    int
+		mode                     contract.Mode
+		steps, parallelism, want int
 	}{
-		{"small plan", 0, 1000, 10, DefaultUnitSize},
-		{"25 rounds of default units", 0, 25000, 10, DefaultUnitSize},
-		{"100,000 steps at 10", 0, 100000, 10, 400},
-		{"rounded up", 0, 100001, 10, 401},
-		{"default parallelism", 0, 100000, 0, 400},
-		{"wide parallelism keeps the default", 0, 100000, 100, DefaultUnitSize},
-		{"capped", 0, 10000000, 10, MaxAutoUnitSize},
-		{"asked", 7, 100000, 10, 7},
+		{"small dry-run", 0, dry, 1000, 10, DefaultUnitSize},
+		{"25 rounds of default units", 0, dry, 25000, 10, DefaultUnitSize},
+		{"100,000 steps at 10", 0, dry, 100000, 10, 400},
+		{"rounded up", 0, dry, 100001, 10, 401},
+		{"default parallelism", 0, dry, 100000, 0, 400},
+		{"wide parallelism keeps the default", 0, dry, 100000, 100, DefaultUnitSize},
+		{"capped", 0, dry, 10000000, 10, MaxAutoUnitSize},
+		{"an apply keeps the default", 0, apply, 100000, 10, DefaultUnitSize},
+		{"a destroy keeps the default", 0, contract.ModeDestroy, 100000, 10, DefaultUnitSize},
+		{"asked", 7, dry, 100000, 10, 7},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			require.Equal(t, tt.want, UnitSize(tt.asked, tt.steps, tt.parallelism))
+			require.Equal(t, tt.want, UnitSize(tt.asked, tt.mode, tt.steps, tt.parallelism))
 		})
 	}
 }

@@ -29,7 +29,8 @@ type PackageRun struct {
 	ClusterID    string
 	SnapshotHash string
 	// BatchSize bounds a unit's steps (0: planner.UnitSize's for the
-	// plan's steps at Parallelism, units at once; 0: the default).
+	// run's mode and steps at Parallelism units at once, 0: the
+	// default).
 	BatchSize   int
 	Parallelism int
 	// Only limits the run to these resources (planner.RecordKey) and
@@ -107,7 +108,7 @@ func Package(ctx context.Context, st PackageStore, snaps *Snapshots, run Package
 			return nil, err
 		}
 	}
-	if out.Plan, err = b.Plan(planner.UnitSize(run.BatchSize, b.Len(), run.Parallelism)); err != nil {
+	if out.Plan, err = b.Plan(planner.UnitSize(run.BatchSize, run.Mode, b.Len(), run.Parallelism)); err != nil {
 		return nil, packageError(err.Error())
 	}
 	out.Steps, out.Deletes, out.Summary = b.Len(), b.Deletes(), b.Summary()

@@ -132,9 +132,9 @@ func TestSnapshotsKeepParsedPackages(t *testing.T) {
 	assert.True(t, prepare.IsPackageError(err), "no loader: %v", err)
 }
 
-// A package larger than its parallel slots take in planner.RoundsPerSlot
-// rounds of default units is planned in larger units; one asked for a
-// size keeps it.
+// A dry-run larger than its parallel slots take in planner.RoundsPerSlot
+// rounds of default units is planned in larger units; an apply, or a
+// dry-run asked for a size, keeps it.
 func TestPackageSizesUnitsForItsParallelism(t *testing.T) {
 	st := newPlanStore(t)
 	var docs strings.Builder
@@ -152,17 +152,19 @@ func TestPackageSizesUnitsForItsParallelism(t *testing.T) {
 	}
 	tests := []struct {
 		name                   string
+		mode                   contract.Mode
 		parallelism, batchSize int
 		units, largest         int
 	}{
-		{"default parallelism: default units", 0, 0, 60, 100},
-		{"one at a time: 25 rounds of 240", 1, 0, 25, 240},
-		{"two at a time: 50 rounds of 120", 2, 0, 50, 120},
-		{"an asked size is kept", 1, 50, 120, 50},
+		{"default parallelism: default units", contract.ModeDryRun, 0, 0, 60, 100},
+		{"one at a time: 25 rounds of 240", contract.ModeDryRun, 1, 0, 25, 240},
+		{"two at a time: 50 rounds of 120", contract.ModeDryRun, 2, 0, 50, 120},
+		{"an apply keeps units of 100", contract.ModeApply, 1, 0, 60, 100},
+		{"an asked size is kept", contract.ModeDryRun, 1, 50, 120, 50},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p, err := planPackage(t, st, prepare.PackageRun{Mode: contract.ModeApply, SnapshotHash: hash, Parallelism: tt.parallelism, BatchSize: tt.batchSize})
+			p, err := planPackage(t, st, prepare.PackageRun{Mode: tt.mode, SnapshotHash: hash, Parallelism: tt.parallelism, BatchSize: tt.batchSize})
 			require.NoError(t, err)
 			assert.Equal(t, n, p.Steps)
 			assert.Len(t, p.Units, tt.units)
