@@ -373,7 +373,6 @@ func writeAtomic(ctx context.Context, loc fileLocation, data []byte, mode uint32
 			return err
 		}
 	}
-	dir := filepath.Dir(loc.target)
 	tmp := tempPath(loc.target)
 	// The temporary file is written through its bare descriptor: an
 	// os.File would register it with the poller, a call per file that a
@@ -391,26 +390,17 @@ func writeAtomic(ctx context.Context, loc fileLocation, data []byte, mode uint32
 			_ = os.Remove(tmp)
 		}
 	}()
-	if err = writeAll(fd, data); err != nil {
-		return fmt.Errorf("write %s: %w", loc.id, err)
-	}
-	if err = retryEINTR(func() error { return syscall.Fchmod(fd, mode&0o7777) }); err != nil {
-		return fmt.Errorf("chmod %s: %w", loc.id, err)
-	}
 	if existed {
-		// Only a file that was there has an owner to keep.
+		// Only a file that was there has an owner to keep. Before the
+		// chmod: a change of owner clears the setuid and setgid bits.
 		if fi, serr := os.Stat(loc.target); serr == nil {
 			if st, ok := fi.Sys().(*syscall.Stat_t); ok {
 				_ = syscall.Fchown(fd, int(st.Uid), int(st.Gid)) // best effort: needs privilege
 			}
 		}
 	}
-	deferred := deferredSync(ctx)
-	if deferred == nil {
-		observeSync(ctx, tmp)
-		if err = retryEINTR(func() error { return syscall.Fsync(fd) }); err != nil {
-			return fmt.Errorf("sync %s: %w", loc.id, err)
-		}
+	if err = fill(ctx, fd, data, mode, loc.id, tmp); err != nil {
+		return err
 	}
 	closed = true
 	if err = syscall.Close(fd); err != nil {
@@ -419,13 +409,41 @@ func writeAtomic(ctx context.Context, loc fileLocation, data []byte, mode uint32
 	if err = os.Rename(tmp, loc.target); err != nil {
 		return fmt.Errorf("rename into %s: %w", loc.id, err)
 	}
-	if deferred != nil {
-		deferred.addFile(loc.target)
-		deferred.addDir(dir)
+	named(ctx, loc.target)
+	return nil
+}
+
+// fill writes data to the new file open at fd and sets its mode; unless
+// ctx defers syncs, it syncs the file (path is what a sync observer is
+// told). id names the file in errors.
+func fill(ctx context.Context, fd int, data []byte, mode uint32, id, path string) error {
+	if err := writeAll(fd, data); err != nil {
+		return fmt.Errorf("write %s: %w", id, err)
+	}
+	if err := retryEINTR(func() error { return syscall.Fchmod(fd, mode&0o7777) }); err != nil {
+		return fmt.Errorf("chmod %s: %w", id, err)
+	}
+	if deferredSync(ctx) != nil {
 		return nil
 	}
-	syncDir(ctx, dir)
+	observeSync(ctx, path)
+	if err := retryEINTR(func() error { return syscall.Fsync(fd) }); err != nil {
+		return fmt.Errorf("sync %s: %w", id, err)
+	}
 	return nil
+}
+
+// named makes the name a write just gave target durable: its directory
+// synced now or, under a DeferredSync, target and its directory recorded
+// for it.
+func named(ctx context.Context, target string) {
+	dir := filepath.Dir(target)
+	if d := deferredSync(ctx); d != nil {
+		d.addFile(target)
+		d.addDir(dir)
+		return
+	}
+	syncDir(ctx, dir)
 }
 
 // createTemp creates tmp, the temporary file of a write of loc, and

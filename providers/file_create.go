@@ -2,7 +2,6 @@ package providers
 
 import (
 	"context"
-	"fmt"
 	"path/filepath"
 	"strconv"
 
@@ -25,27 +24,16 @@ import (
 // file and rename, which also reports why the directory cannot be
 // written to. A failure to write or sync the bytes is returned.
 func createUnnamed(ctx context.Context, loc fileLocation, data []byte, mode uint32) (made bool, err error) {
-	dir := filepath.Dir(loc.target)
 	var fd int
 	if err := retryEINTR(func() (err error) {
-		fd, err = unix.Open(dir, unix.O_WRONLY|unix.O_TMPFILE|unix.O_CLOEXEC|unix.O_NOCTTY, 0o600)
+		fd, err = unix.Open(filepath.Dir(loc.target), unix.O_WRONLY|unix.O_TMPFILE|unix.O_CLOEXEC|unix.O_NOCTTY, 0o600)
 		return err
 	}); err != nil {
 		return false, nil
 	}
 	defer unix.Close(fd)
-	if err := writeAll(fd, data); err != nil {
-		return false, fmt.Errorf("write %s: %w", loc.id, err)
-	}
-	if err := retryEINTR(func() error { return unix.Fchmod(fd, mode&0o7777) }); err != nil {
-		return false, fmt.Errorf("chmod %s: %w", loc.id, err)
-	}
-	deferred := deferredSync(ctx)
-	if deferred == nil {
-		observeSync(ctx, loc.target)
-		if err := retryEINTR(func() error { return unix.Fsync(fd) }); err != nil {
-			return false, fmt.Errorf("sync %s: %w", loc.id, err)
-		}
+	if err := fill(ctx, fd, data, mode, loc.id, loc.target); err != nil {
+		return false, err
 	}
 	// linkat never follows or replaces what is at the new name: a file or
 	// symlink planted there since the read fails it with EEXIST.
@@ -57,11 +45,6 @@ func createUnnamed(ctx context.Context, loc fileLocation, data []byte, mode uint
 	// A temporary file left by a write through rename that was cut off
 	// goes, as that write's next attempt would remove it.
 	_ = unix.Unlink(tempPath(loc.target))
-	if deferred != nil {
-		deferred.addFile(loc.target)
-		deferred.addDir(dir)
-		return true, nil
-	}
-	syncDir(ctx, dir)
+	named(ctx, loc.target)
 	return true, nil
 }

@@ -147,3 +147,18 @@ func TestCreateFindsItsNameTaken(t *testing.T) {
 	_, err = os.Lstat(tempPath(target))
 	require.ErrorIs(t, err, fs.ErrNotExist, "temporary file left behind: %v", err)
 }
+
+// TestFileRewriteKeepsSpecialModeBits: a file's bytes written again keep
+// its setuid and setgid bits (keeping the owner must not clear them).
+func TestFileRewriteKeepsSpecialModeBits(t *testing.T) {
+	r := localRegistry(t)
+	node := localNode(t)
+	for _, content := range []string{"one", "two"} {
+		req := Request{Kind: "file", Name: "f", Node: node, Spec: model.Spec{"path": "/f", "content": content, "mode": "6755"}}
+		ch, err := r.Converge(context.Background(), req)
+		require.NoError(t, err, "converge %q: %v %+v", content, err, ch)
+		fi, err := os.Stat(filepath.Join(node.Root, "f"))
+		require.NoError(t, err)
+		require.Equal(t, 0o755|fs.ModeSetuid|fs.ModeSetgid, fi.Mode()&(fs.ModePerm|fs.ModeSetuid|fs.ModeSetgid), "mode after writing %q", content)
+	}
+}
